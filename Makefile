@@ -1,0 +1,40 @@
+# privopt — build, test and demo. See README.md.
+GO        ?= go
+PKGCONFIG_PATHS := /usr/local/lib/pkgconfig:/usr/local/lib64/pkgconfig:/usr/local/share/pkgconfig
+export PKG_CONFIG_PATH := $(PKGCONFIG_PATHS)$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+export LD_LIBRARY_PATH := /usr/local/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
+
+.PHONY: all deps build test demo bench fuzz vet clean
+
+all: build
+
+## deps: install HiGHS when pkg-config cannot find it (idempotent), fetch Go modules.
+deps:
+	@pkg-config --exists highs || bash scripts/install-highs.sh
+	@$(GO) mod download
+
+build: deps
+	$(GO) build -o bin/privopt ./cmd/privopt
+
+vet: deps
+	$(GO) vet ./...
+
+## test: the full test suite (what CI runs).
+test: deps
+	$(GO) vet ./...
+	$(GO) test -timeout 20m ./...
+
+## demo: the main job on a bundled example.
+demo: build
+	./bin/privopt demo
+
+## bench: Go benchmarks (long sweeps live in bench/, see BENCHMARKS.md).
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: one minute of fuzzing of the CBF reader.
+fuzz: deps
+	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime 60s ./cbf
+
+clean:
+	rm -rf bin
