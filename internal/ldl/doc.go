@@ -1,0 +1,29 @@
+// Package ldl is a sparse LDLᵀ factorization for symmetric quasi-definite
+// matrices, the KKT systems of privopt's interior-point solver:
+//
+//	K = [ H   Aᵀ ]     H ≻ 0 (n₁×n₁),  G ≻ 0 (n₂×n₂),
+//	    [ A  −G  ]
+//
+// Every symmetric permutation of a quasi-definite matrix has a factorization
+// P K Pᵀ = L D Lᵀ with L unit lower triangular and D diagonal (n₁ positive and
+// n₂ negative pivots), so the permutation can be chosen for sparsity alone, once,
+// from the pattern (Vanderbei, "Symmetric quasi-definite matrices", SIAM J.
+// Optim. 5(1), 1995).
+//
+// The work is split in three phases:
+//
+//   - Analyze (pattern only): a fill-reducing ordering (approximate minimum
+//     degree by default), the elimination tree and the column counts of L.
+//   - Symbolic.Factor / Factor.Refactor (values): the numeric factorization,
+//     up-looking row by row, with optional dynamic regularization of pivots whose
+//     sign differs from the expected one. Refactor reuses all memory.
+//   - Factor.Solve / Factor.SolveRefine: triangular solves, and iterative
+//     refinement against the unregularized matrix.
+//
+// Invariants: matrices are passed as their upper triangle including the
+// diagonal (sparse.CSC, rows sorted in each column, every diagonal entry stored);
+// a Symbolic is immutable and may be shared; a Factor owns its workspaces, so its
+// methods allocate nothing after Factor returns but a Factor must not be used
+// concurrently. Indices and signs in the API are in the original ordering; the
+// permutation is internal.
+package ldl
