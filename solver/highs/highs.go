@@ -1,22 +1,48 @@
-// Package highs solves LPs and convex QPs in privopt's standard form with the
-// HiGHS optimizer (cgo, github.com/lanl/highs). Work in progress.
 package highs
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/sparse"
 )
 
 var _ solver.Solver = (*Solver)(nil)
 
-// Solver is the HiGHS backend.
-type Solver struct{}
+// ErrUnsupportedCone is wrapped by the error Solve returns for a problem with a
+// cone other than Zero or Nonnegative.
+var ErrUnsupportedCone = errors.New("highs: unsupported cone")
 
-// New returns a HiGHS solver.
+// ErrTooLarge is wrapped by the error returned when a problem does not fit
+// HiGHS's 32-bit indices.
+var ErrTooLarge = errors.New("highs: problem too large")
+
+// Solver is the HiGHS backend for LPs and convex QPs in standard form (zero and
+// nonnegative cones only). It is safe for concurrent use: each Solve creates its
+// own HiGHS instance.
+type Solver struct {
+	opts Options
+}
+
+// New returns a HiGHS solver with default options (HiGHS defaults, output off).
 func New() *Solver { return &Solver{} }
+
+// NewWithOptions returns a HiGHS solver with options o, or an error if o is
+// invalid. The solver.Settings passed to Solve override the non-zero fields of
+// o.Settings.
+func NewWithOptions(o Options) (*Solver, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	return &Solver{opts: o}, nil
+}
+
+// Options returns the solver's options.
+func (s *Solver) Options() Options { return s.opts }
 
 // Name returns "highs".
 func (*Solver) Name() string { return "highs" }
@@ -24,7 +50,553 @@ func (*Solver) Name() string { return "highs" }
 // Supports reports whether k is a zero or nonnegative cone.
 func (*Solver) Supports(k cone.Kind) bool { return k == cone.Zero || k == cone.Nonnegative }
 
-// Solve is not implemented yet.
-func (*Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
-	return nil, errors.New("highs: not implemented yet")
+// Solve solves the LP or convex QP
+//
+//	minimize ½xᵀPx + qᵀx + r  subject to  Ax + s = b, s ∈ K (zero and nonnegative cones)
+//
+// with HiGHS. Zero rows become a·x = b, nonnegative rows a·x ≤ b, rows with a
+// single nonzero become column bounds (their duals are recovered from the
+// reduced costs), rows without nonzeros are checked directly and not passed on.
+// For an OK status the Solution satisfies Px + q + Aᵀy = 0, Ax + s = b, s ∈ K,
+// y ∈ K* to HiGHS's tolerances (HiGHS's row duals are negated into this
+// convention). Infeasible problems get a certificate y in Solution.Y and
+// unbounded ones a ray x in Solution.X when HiGHS provides one and it verifies
+// (otherwise they are nil). When HiGHS reports "unbounded or infeasible", Solve
+// re-runs without presolve and, if still undecided, solves the feasibility
+// problem (zero objective) to tell the two apart; it never guesses.
+//
+// Cancellation of ctx interrupts the simplex and interior-point iterations
+// through HiGHS's interrupt callbacks and yields status Cancelled; HiGHS's QP
+// solver has no interrupt callback, so a QP solve is bounded by
+// Settings.TimeLimit only, and ctx is checked before and after it. A solve that
+// finished Optimal is reported Optimal even if ctx was cancelled meanwhile.
+func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settings) (*solver.Solution, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: problem is nil", solver.ErrInvalidProblem)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	for i, c := range p.Cones {
+		if !s.Supports(c.Kind) {
+			return nil, fmt.Errorf("%w: cone %d is %v; HiGHS solves LPs and QPs (zero and nonnegative cones) only", ErrUnsupportedCone, i, c)
+		}
+	}
+	o := s.opts.merged(set)
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	sol := &solver.Solution{Solver: "highs"}
+	if ctx.Err() != nil {
+		sol.Status = solver.Cancelled
+		return sol, nil
+	}
+	d, err := newStdLP(p)
+	if err != nil {
+		return nil, err
+	}
+	if r := d.emptyInfeasibleRow; r >= 0 {
+		// An empty row 0 = b or 0 ≤ b that fails: y = e_r (scaled) certifies it.
+		sol.Status = solver.PrimalInfeasible
+		sol.Y = make([]float64, p.NumRows())
+		sol.Y[r] = 1
+		if p.B[r] > 0 {
+			sol.Y[r] = -1 // only possible on a zero row
+		}
+		return sol, nil
+	}
+	if p.NumVars() == 0 {
+		// Nothing to optimize: every row is empty and feasible.
+		sol.Status = solver.Optimal
+		sol.X = []float64{}
+		d.finish(sol, p, nil)
+		return sol, nil
+	}
+	in := newInstance()
+	defer in.destroy()
+	if err := in.applyOptions(&o); err != nil {
+		return nil, err
+	}
+	if err := d.pass(in); err != nil {
+		return nil, err
+	}
+	runSt, ms, el := in.run(ctx)
+	sol.SolveTime += el
+	sol.Iterations += in.iterations()
+	if ms == hsUnboundedOrInfeasible {
+		// Presolve often stops at "unbounded or infeasible": decide properly.
+		_ = in.setString("presolve", "off")
+		in.clearSolver()
+		_, ms, el = in.run(ctx)
+		sol.SolveTime += el
+		sol.Iterations += in.iterations()
+		if ms == hsUnboundedOrInfeasible {
+			if err := in.zeroObjective(d.numCol, len(d.qValue) > 0); err != nil {
+				return nil, err
+			}
+			in.clearSolver()
+			_, fs, el := in.run(ctx)
+			sol.SolveTime += el
+			sol.Iterations += in.iterations()
+			switch fs {
+			case hsOptimal:
+				ms = hsUnbounded // feasible and dual infeasible
+			case hsInfeasible:
+				ms = hsInfeasible
+			default:
+				ms = fs
+			}
+		}
+	}
+	if runSt == hsStatusError && ms == hsModelError {
+		if len(d.qValue) > 0 {
+			return nil, fmt.Errorf("%w: HiGHS rejected the QP (is P positive semidefinite?)", solver.ErrInvalidProblem)
+		}
+		return nil, fmt.Errorf("%w: HiGHS rejected the model", solver.ErrInvalidProblem)
+	}
+	sol.Status = mapStatus(ms, ctx)
+	switch sol.Status {
+	case solver.Optimal:
+		x := make([]float64, d.numCol)
+		rowDual := make([]float64, d.numRow)
+		if err := in.solution(x, nil, nil, rowDual); err != nil {
+			sol.Status = solver.NumericalError
+			return sol, nil
+		}
+		sol.X = x
+		d.finish(sol, p, rowDual)
+	case solver.PrimalInfeasible:
+		if ray := in.dualRay(d.numRow); ray != nil {
+			sol.Y = d.infeasibilityCertificate(p, ray)
+		}
+	case solver.DualInfeasible:
+		if ray := in.primalRay(d.numCol); ray != nil {
+			sol.X = unboundedRay(p, ray)
+		}
+	}
+	return sol, nil
+}
+
+// mapStatus translates a HiGHS model status into a solver.Status. Only HiGHS's
+// Optimal maps to Optimal.
+func mapStatus(ms int, ctx context.Context) solver.Status {
+	switch ms {
+	case hsOptimal:
+		return solver.Optimal
+	case hsInfeasible:
+		return solver.PrimalInfeasible
+	case hsUnbounded:
+		return solver.DualInfeasible
+	case hsTimeLimit:
+		return solver.TimeLimit
+	case hsIterationLimit:
+		return solver.IterationLimit
+	case hsInterrupt:
+		return solver.Cancelled
+	}
+	if ctx.Err() != nil {
+		return solver.Cancelled
+	}
+	return solver.NumericalError
+}
+
+// stdLP is the HiGHS form of a standard-form problem and the maps back.
+type stdLP struct {
+	numCol, numRow int
+	colLo, colUp   []float64
+	rowLo, rowUp   []float64
+	rowOf          []int32 // HiGHS row of each standard-form row, -1 if not passed on
+	aStart, aIndex []int32
+	aValue         []float64
+	qStart, qIndex []int32 // lower triangle of P, column-wise
+	qValue         []float64
+	cost           []float64
+	offset         float64
+	// singleton rows turned into bounds: for column j, the row that set its
+	// lower / upper bound or fixed it (-1: none).
+	loRow, upRow, fixRow []int32
+	single               []int32 // column of each singleton row, -1 otherwise
+	singleVal            []float64
+	emptyInfeasibleRow   int // an empty row with b violating its cone, or -1
+}
+
+// maxHighsInt is the largest index HiGHS's default (32-bit) build accepts.
+const maxHighsInt = math.MaxInt32
+
+func newStdLP(p *solver.Problem) (*stdLP, error) {
+	A := p.A
+	n, m := p.NumVars(), p.NumRows()
+	if A.Nnz() > maxHighsInt || m > maxHighsInt || n > maxHighsInt {
+		return nil, fmt.Errorf("%w: A is %d×%d with %d nonzeros; HiGHS's indices are 32-bit", ErrTooLarge, m, n, A.Nnz())
+	}
+	if p.P != nil && p.P.Nnz() > maxHighsInt {
+		return nil, fmt.Errorf("%w: P has %d nonzeros; HiGHS's indices are 32-bit", ErrTooLarge, p.P.Nnz())
+	}
+	zero := make([]bool, m)
+	{
+		r := 0
+		for _, c := range p.Cones {
+			if c.Kind == cone.Zero {
+				for k := r; k < r+c.Dim; k++ {
+					zero[k] = true
+				}
+			}
+			r += c.Dim
+		}
+	}
+	// Count the nonzeros of each row; remember the last one.
+	cnt := make([]int32, m)
+	single := make([]int32, m)
+	singleVal := make([]float64, m)
+	for j := 0; j < n; j++ {
+		for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+			if v := A.Val[k]; v != 0 {
+				i := A.RowIdx[k]
+				cnt[i]++
+				single[i] = int32(j)
+				singleVal[i] = v
+			}
+		}
+	}
+	d := &stdLP{numCol: n, cost: p.Q, offset: p.R, emptyInfeasibleRow: -1}
+	d.colLo = make([]float64, n)
+	d.colUp = make([]float64, n)
+	for j := range d.colLo {
+		d.colLo[j] = math.Inf(-1)
+		d.colUp[j] = math.Inf(1)
+	}
+	d.rowOf = make([]int32, m)
+	d.single = single
+	d.singleVal = singleVal
+	nKeep := 0
+	hasSingle := false
+	for i := 0; i < m; i++ {
+		switch cnt[i] {
+		case 0:
+			d.rowOf[i] = -1
+			single[i] = -1
+			if (zero[i] && p.B[i] != 0) || (!zero[i] && p.B[i] < 0) {
+				if d.emptyInfeasibleRow < 0 {
+					d.emptyInfeasibleRow = i
+				}
+			}
+		case 1:
+			d.rowOf[i] = -1
+			if !hasSingle {
+				hasSingle = true
+				d.loRow = filled(n, -1)
+				d.upRow = filled(n, -1)
+				d.fixRow = filled(n, -1)
+			}
+			j, a := single[i], singleVal[i]
+			v := p.B[i] / a
+			switch {
+			case zero[i]:
+				if v > d.colLo[j] {
+					d.colLo[j] = v
+				}
+				if v < d.colUp[j] {
+					d.colUp[j] = v
+				}
+				if d.fixRow[j] < 0 {
+					d.fixRow[j] = int32(i)
+				}
+			case a > 0: // x_j ≤ b/a
+				if v < d.colUp[j] || d.upRow[j] < 0 {
+					d.colUp[j] = math.Min(d.colUp[j], v)
+					d.upRow[j] = int32(i)
+				}
+			default: // x_j ≥ b/a
+				if v > d.colLo[j] || d.loRow[j] < 0 {
+					d.colLo[j] = math.Max(d.colLo[j], v)
+					d.loRow[j] = int32(i)
+				}
+			}
+		default:
+			d.rowOf[i] = int32(nKeep)
+			single[i] = -1
+			nKeep++
+		}
+	}
+	d.numRow = nKeep
+	d.rowLo = make([]float64, nKeep)
+	d.rowUp = make([]float64, nKeep)
+	for i := 0; i < m; i++ {
+		r := d.rowOf[i]
+		if r < 0 {
+			continue
+		}
+		d.rowUp[r] = p.B[i]
+		if zero[i] {
+			d.rowLo[r] = p.B[i]
+		} else {
+			d.rowLo[r] = math.Inf(-1)
+		}
+	}
+	// Column-wise A restricted to the kept rows, with 32-bit indices.
+	d.aStart = make([]int32, n+1)
+	if nKeep == m {
+		d.aIndex = make([]int32, A.Nnz())
+		for k, i := range A.RowIdx {
+			d.aIndex[k] = int32(i)
+		}
+		for j := 0; j <= n; j++ {
+			d.aStart[j] = int32(A.ColPtr[j])
+		}
+		d.aValue = A.Val
+	} else {
+		nnz := 0
+		for j := 0; j < n; j++ {
+			for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+				if d.rowOf[A.RowIdx[k]] >= 0 {
+					nnz++
+				}
+			}
+		}
+		d.aIndex = make([]int32, 0, nnz)
+		d.aValue = make([]float64, 0, nnz)
+		for j := 0; j < n; j++ {
+			for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+				if r := d.rowOf[A.RowIdx[k]]; r >= 0 {
+					d.aIndex = append(d.aIndex, r)
+					d.aValue = append(d.aValue, A.Val[k])
+				}
+			}
+			d.aStart[j+1] = int32(len(d.aIndex))
+		}
+	}
+	if p.P != nil && p.P.Nnz() > 0 {
+		d.qStart, d.qIndex, d.qValue = lowerFromUpper(p.P)
+	}
+	return d, nil
+}
+
+func filled(n int, v int32) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+// lowerFromUpper returns the lower triangle, column-wise, of the symmetric
+// matrix whose upper triangle U is given column-wise; it is Uᵀ in CSC form
+// (equivalently U read row-wise), the layout HiGHS expects for its Hessian.
+func lowerFromUpper(U *sparse.CSC) (start, index []int32, value []float64) {
+	n := U.Cols
+	nnz := U.Nnz()
+	start = make([]int32, n+1)
+	for _, i := range U.RowIdx {
+		start[i+1]++
+	}
+	for j := 0; j < n; j++ {
+		start[j+1] += start[j]
+	}
+	next := make([]int32, n)
+	copy(next, start[:n])
+	index = make([]int32, nnz)
+	value = make([]float64, nnz)
+	for j := 0; j < n; j++ { // column j of U → row j of L; entries (i, j) → (j, i)
+		for k := U.ColPtr[j]; k < U.ColPtr[j+1]; k++ {
+			i := U.RowIdx[k]
+			t := next[i]
+			index[t] = int32(j)
+			value[t] = U.Val[k]
+			next[i]++
+		}
+	}
+	return start, index, value
+}
+
+// pass copies the model into HiGHS with one bulk call.
+func (d *stdLP) pass(in *instance) error {
+	cost := d.cost
+	if len(cost) != d.numCol { // never: Validate checked; keeps explicit costs explicit
+		return fmt.Errorf("highs: internal error: %d costs for %d columns", len(cost), d.numCol)
+	}
+	return in.passModel(d.numCol, d.numRow, d.offset, cost, d.colLo, d.colUp, d.rowLo, d.rowUp,
+		d.aStart, d.aIndex, d.aValue, d.qStart, d.qIndex, d.qValue)
+}
+
+// finish fills S, Y, Objective and DualObjective from sol.X and HiGHS's row
+// duals (HiGHS convention: c + Qx − Aᵀλ − μ = 0, so y = −λ on passed rows).
+func (d *stdLP) finish(sol *solver.Solution, p *solver.Problem, rowDual []float64) {
+	m := p.NumRows()
+	x := sol.X
+	y := make([]float64, m)
+	for i, r := range d.rowOf {
+		if r >= 0 {
+			y[i] = -rowDual[r]
+		}
+	}
+	// Stationarity residual without the singleton rows: g = Px + q + Aᵀy.
+	px := symMulVec(p.P, x)
+	g := make([]float64, len(x))
+	for j := range g {
+		g[j] = px[j] + p.Q[j]
+	}
+	p.A.MulTransVecTo(g, 1, y, 1)
+	d.assignSingletonDuals(y, g)
+	sol.Y = y
+	s := make([]float64, m)
+	copy(s, p.B)
+	p.A.MulVecTo(s, -1, x, 1)
+	sol.S = s
+	var xpx, qx, by float64
+	for j := range x {
+		xpx += x[j] * px[j]
+		qx += p.Q[j] * x[j]
+	}
+	for i := range y {
+		by += p.B[i] * y[i]
+	}
+	sol.Objective = 0.5*xpx + qx + p.R
+	sol.DualObjective = -0.5*xpx - by + p.R
+}
+
+// assignSingletonDuals sets the duals of the rows that became column bounds so
+// that column j's stationarity g_j + Σ a_r y_r = 0 holds, using the fixing row
+// if any, else the row defining the bound on the side that keeps y_r ≥ 0.
+func (d *stdLP) assignSingletonDuals(y, g []float64) {
+	if d.fixRow == nil {
+		return
+	}
+	for j := range g {
+		need := -g[j] // Σ a_r y_r over the singleton rows of column j
+		if need == 0 {
+			continue
+		}
+		r := d.fixRow[j]
+		if r < 0 {
+			if need > 0 {
+				r = d.upRow[j] // a_r > 0
+			} else {
+				r = d.loRow[j] // a_r < 0
+			}
+		}
+		if r < 0 {
+			continue
+		}
+		y[r] += need / d.singleVal[r]
+	}
+}
+
+// symMulVec returns P x for the symmetric P given by its upper triangle (nil P: 0).
+func symMulVec(P *sparse.CSC, x []float64) []float64 {
+	out := make([]float64, len(x))
+	if P == nil {
+		return out
+	}
+	for j := 0; j < P.Cols; j++ {
+		for k := P.ColPtr[j]; k < P.ColPtr[j+1]; k++ {
+			i := P.RowIdx[k]
+			v := P.Val[k]
+			out[i] += v * x[j]
+			if i != j {
+				out[j] += v * x[i]
+			}
+		}
+	}
+	return out
+}
+
+// certTol is the relative accuracy a certificate from HiGHS must have to be
+// returned (rays are computed to HiGHS's feasibility tolerance, 1e-7 by default).
+const certTol = 1e-6
+
+// infeasibilityCertificate maps HiGHS's dual ray to y with Aᵀy ≈ 0, bᵀy = −1,
+// y ∈ K*, or returns nil if neither sign of the ray verifies.
+func (d *stdLP) infeasibilityCertificate(p *solver.Problem, ray []float64) []float64 {
+	m := p.NumRows()
+	for _, sign := range []float64{-1, 1} {
+		y := make([]float64, m)
+		for i, r := range d.rowOf {
+			if r >= 0 {
+				y[i] = sign * ray[r]
+			}
+		}
+		g := p.A.MulTransVecTo(nil, 1, y, 0)
+		d.assignSingletonDuals(y, g)
+		if c := verifyInfeasibility(p, y); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// verifyInfeasibility normalizes y to bᵀy = −1 and checks Aᵀy ≈ 0 and y ∈ K*.
+func verifyInfeasibility(p *solver.Problem, y []float64) []float64 {
+	var by float64
+	for i := range y {
+		by += p.B[i] * y[i]
+	}
+	if !(by < 0) {
+		return nil
+	}
+	for i := range y {
+		y[i] /= -by
+	}
+	ymax := 1.0
+	r := 0
+	for _, c := range p.Cones {
+		for i := r; i < r+c.Dim; i++ {
+			ymax = math.Max(ymax, math.Abs(y[i]))
+			if c.Kind == cone.Nonnegative && y[i] < 0 {
+				if y[i] < -certTol {
+					return nil
+				}
+				y[i] = 0
+			}
+		}
+		r += c.Dim
+	}
+	aty := p.A.MulTransVecTo(nil, 1, y, 0)
+	for _, v := range aty {
+		if math.Abs(v) > certTol*ymax {
+			return nil
+		}
+	}
+	return y
+}
+
+// unboundedRay checks HiGHS's primal ray against the certificate conditions
+// Px = 0, −Ax ∈ K, qᵀx < 0 and returns it normalized to qᵀx = −1, or nil.
+func unboundedRay(p *solver.Problem, ray []float64) []float64 {
+	for _, sign := range []float64{1, -1} {
+		x := make([]float64, len(ray))
+		var qx, xmax float64
+		for j := range ray {
+			x[j] = sign * ray[j]
+			qx += p.Q[j] * x[j]
+			xmax = math.Max(xmax, math.Abs(x[j]))
+		}
+		if !(qx < 0) {
+			continue
+		}
+		for j := range x {
+			x[j] /= -qx
+		}
+		xmax /= -qx
+		ax := p.A.MulVecTo(nil, 1, x, 0)
+		ok := true
+		r := 0
+		for _, c := range p.Cones {
+			for i := r; i < r+c.Dim && ok; i++ {
+				if (c.Kind == cone.Zero && math.Abs(ax[i]) > certTol*math.Max(1, xmax)) ||
+					(c.Kind == cone.Nonnegative && ax[i] > certTol*math.Max(1, xmax)) {
+					ok = false
+				}
+			}
+			r += c.Dim
+		}
+		for _, v := range symMulVec(p.P, x) {
+			if math.Abs(v) > certTol*math.Max(1, xmax) {
+				ok = false
+			}
+		}
+		if ok {
+			return x
+		}
+	}
+	return nil
 }

@@ -1,0 +1,38 @@
+// Package highs solves LPs and convex QPs in privopt's standard form with the
+// HiGHS optimizer (Huangfu and Hall, "Parallelizing the dual revised simplex
+// method", Math. Prog. Comp. 10, 2018; https://highs.dev), called through its C
+// API with cgo (`pkg-config highs`).
+//
+// # Mapping
+//
+// The standard form of package solver,
+//
+//	minimize ½xᵀPx + qᵀx + r  subject to  Ax + s = b,  s ∈ K,
+//
+// with only zero and nonnegative cones, is passed to HiGHS with one bulk call:
+//
+//	zero row i:         b_i ≤ a_i·x ≤ b_i
+//	nonnegative row i:  −∞ ≤ a_i·x ≤ b_i
+//	row with one nonzero a·x_j (≤ or =) b:   a column bound on x_j instead
+//	row with no nonzeros:  checked here (0 = b or 0 ≤ b) and dropped
+//	P (upper triangle, column-wise) → HiGHS Hessian (lower triangle, column-wise = Pᵀ)
+//	r → objective offset; q → column costs (always passed explicitly)
+//
+// Columns are otherwise free. Duals come back in privopt's convention
+// Px + q + Aᵀy = 0 with y ≥ 0 on nonnegative rows: y = −λ for HiGHS's row dual λ,
+// and a row that became a column bound gets the dual that closes the
+// stationarity of its column (HiGHS's reduced cost). Statuses map through a
+// table in which only HiGHS's "Optimal" becomes solver.Optimal.
+//
+// # Incremental LPs
+//
+// LP keeps one HiGHS instance alive so that columns and rows can be added or
+// deleted and the LP re-solved from the previous basis (dual simplex), as the
+// cutting-plane method of package noise needs. Its rows are general
+// lower ≤ a·x ≤ upper and its duals are in HiGHS's convention (documented at
+// LPResult).
+//
+// # Files
+//
+// ReadFile reads .mps and .lp files with HiGHS's own reader into the standard form.
+package highs
