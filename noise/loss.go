@@ -15,7 +15,7 @@ import (
 // on (−∞, 0] and nondecreasing on [0, ∞), which makes the cell infimum exact
 // (the value at the endpoint nearer 0, or c(0) if the cell contains 0).
 type Loss struct {
-	Name string                // "l1", "l2", "pinball:τ" or a user name
+	Name string                  // "l1", "l2", "pinball:τ" or a user name
 	Func func(x float64) float64 // c(x)
 	avg  func(a, b float64) float64
 }

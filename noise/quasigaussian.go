@@ -119,7 +119,9 @@ func quasiLogRatio(eps, sens, s float64) float64 {
 	return refine(iMax, 1) - refine(iMin, -1)
 }
 
-func (d *QuasiGaussian) den() float64 { return math.Exp(d.Epsilon) + 2*stdNormalCDF(d.Sensitivity/d.Sigma) }
+func (d *QuasiGaussian) den() float64 {
+	return math.Exp(d.Epsilon) + 2*stdNormalCDF(d.Sensitivity/d.Sigma)
+}
 
 // PDF returns the mixture density.
 func (d *QuasiGaussian) PDF(x float64) float64 {
