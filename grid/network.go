@@ -1,0 +1,462 @@
+package grid
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/privopt/privopt/sparse"
+)
+
+// Susceptance selects how a branch's series susceptance is computed from its
+// impedance r + jx for the DC model.
+type Susceptance int
+
+const (
+	// SusceptanceX is b = 1/x, MATPOWER's makeBdc and the classical DC power flow.
+	SusceptanceX Susceptance = iota
+	// SusceptanceRX is b = x/(r² + x²) = −Im(1/(r + jx)), the imaginary part of the
+	// series admittance (the "r-aware" DC model).
+	SusceptanceRX
+)
+
+func (s Susceptance) String() string {
+	switch s {
+	case SusceptanceX:
+		return "1/x"
+	case SusceptanceRX:
+		return "x/(r²+x²)"
+	}
+	return fmt.Sprintf("Susceptance(%d)", int(s))
+}
+
+// DCOptions are the modelling choices of the DC approximation. The zero value is
+// the model that reproduces the PGLib-OPF DC baselines (PowerModels' DC model):
+// b = 1/x, taps and phase shifts as in MATPOWER's makeBdc, shunt conductance as
+// load, branch angle-difference limits enforced.
+type DCOptions struct {
+	Susceptance Susceptance
+	// IgnoreTaps treats every off-nominal tap ratio as 1. By default a branch's
+	// susceptance is divided by its tap ratio τ (makeBdc: b = 1/(x τ)).
+	IgnoreTaps bool
+	// IgnorePhaseShifts drops phase shifters. By default a shift φ (degrees in the
+	// file) enters the flow f = b(θ_f − θ_t − φ), i.e. as the injections
+	// −bφ at the from bus and +bφ at the to bus (makeBdc's Pbusinj, Pfinj).
+	IgnorePhaseShifts bool
+	// IgnoreShunts drops bus shunt conductances. By default Gs (MW consumed at
+	// 1 p.u. voltage) is added to the bus load, as the DC model fixes |V| = 1.
+	IgnoreShunts bool
+	// IgnoreAngleLimits drops the branch limits angmin ≤ θ_f − θ_t ≤ angmax. By
+	// default they are enforced as the flow bounds b·(angmin − φ) ≤ f ≤ b·(angmax − φ)
+	// (PowerModels' DC OPF includes them); limits with angmin ≤ −360° and
+	// angmax ≥ 360°, or both 0, mean none (MATPOWER convention).
+	IgnoreAngleLimits bool
+}
+
+// Validate reports an unknown susceptance model.
+func (o *DCOptions) Validate() error {
+	if o.Susceptance != SusceptanceX && o.Susceptance != SusceptanceRX {
+		return fmt.Errorf("grid: DCOptions.Susceptance is %d, must be SusceptanceX or SusceptanceRX", int(o.Susceptance))
+	}
+	return nil
+}
+
+// Network is the DC power-flow model of a case: the in-service part of the grid
+// with internal indices. Isolated buses (type 4) are dropped together with their
+// branches and generators; out-of-service branches and generators are dropped.
+// Powers are in MW and angles in radians; with B = BaseMVA·b (MW/rad):
+//
+//	flow   f_l = B_l (θ_from − θ_to − φ_l)                    (Bf θ + Pfinj)
+//	bus i  Σ_{g at i} p_g − Load_i = Σ_{l out of i} f_l − Σ_{l into i} f_l
+//	                               = (Bbus θ + Pbusinj)_i
+//
+// with Bbus = Aᵀ diag(B) A for the branch–bus incidence A, Pfinj = −B∘φ and
+// Pbusinj = Aᵀ Pfinj — MATPOWER's makeBdc. Each island (connected component) has
+// one reference bus with θ = 0: the type-3 bus if it has one, otherwise the bus of
+// its largest generator.
+type Network struct {
+	Case    *Case
+	Options DCOptions
+
+	BusID    []int       // bus ID per internal bus index
+	BusIndex map[int]int // bus ID → internal index
+	Load     []float64   // MW per bus: Pd (+ Gs unless IgnoreShunts)
+	Island   []int       // island index per bus
+	RefBus   []int       // reference bus per island (internal index)
+
+	Gen        []int     // Case.Gens index per in-service generator
+	GenBus     []int     // internal bus per generator
+	Pmin, Pmax []float64 // MW per generator
+
+	Branch           []int     // Case.Branches index per in-service branch
+	From, To         []int     // internal buses per branch
+	B                []float64 // BaseMVA·b_l, MW/rad
+	Shift            []float64 // φ_l, radians
+	FlowMin, FlowMax []float64 // MW; ±rateA intersected with the angle limits, ±Inf if none
+
+	Bbus    *sparse.CSC // n×n
+	Bf      *sparse.CSC // m×n
+	Pbusinj []float64   // MW per bus
+	Pfinj   []float64   // MW per branch
+
+	fact    *ldlFactor // reduced Bbus (non-reference buses)
+	reduced []int      // internal bus → position in the reduced system, −1 for references
+}
+
+// NumBuses returns the number of in-service buses.
+func (n *Network) NumBuses() int { return len(n.BusID) }
+
+// NumGens returns the number of in-service generators.
+func (n *Network) NumGens() int { return len(n.Gen) }
+
+// NumBranches returns the number of in-service branches.
+func (n *Network) NumBranches() int { return len(n.Branch) }
+
+// NewNetwork builds the DC network of c (validated first). It fails when an
+// island carrying load has no in-service generator, or when the reduced
+// susceptance matrix is singular.
+func NewNetwork(c *Case, opt DCOptions) (*Network, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	n := &Network{Case: c, Options: opt, BusIndex: map[int]int{}}
+	for _, b := range c.Buses {
+		if b.Type == Isolated {
+			continue
+		}
+		n.BusIndex[b.ID] = len(n.BusID)
+		n.BusID = append(n.BusID, b.ID)
+		load := b.Pd
+		if !opt.IgnoreShunts {
+			load += b.Gs
+		}
+		n.Load = append(n.Load, load)
+	}
+	nb := len(n.BusID)
+	if nb == 0 {
+		return nil, formatErr("bus", 0, 0, "every bus is isolated (type 4)")
+	}
+	for gi, g := range c.Gens {
+		bi, ok := n.BusIndex[g.Bus]
+		if !g.InService || !ok {
+			continue
+		}
+		n.Gen = append(n.Gen, gi)
+		n.GenBus = append(n.GenBus, bi)
+		n.Pmin = append(n.Pmin, g.Pmin)
+		n.Pmax = append(n.Pmax, g.Pmax)
+	}
+	base := c.BaseMVA
+	for li, br := range c.Branches {
+		f, okf := n.BusIndex[br.From]
+		t, okt := n.BusIndex[br.To]
+		if !br.InService || !okf || !okt {
+			continue
+		}
+		var b float64
+		switch opt.Susceptance {
+		case SusceptanceX:
+			b = 1 / br.X
+		case SusceptanceRX:
+			b = br.X / (br.R*br.R + br.X*br.X)
+		}
+		if !opt.IgnoreTaps {
+			b /= br.Tap()
+		}
+		B := base * b
+		phi := 0.0
+		if !opt.IgnorePhaseShifts {
+			phi = br.Angle * math.Pi / 180
+		}
+		lo, hi := math.Inf(-1), math.Inf(1)
+		if br.RateA > 0 {
+			lo, hi = -br.RateA, br.RateA
+		}
+		if !opt.IgnoreAngleLimits && hasAngleLimits(br.AngMin, br.AngMax) {
+			a1 := B * (br.AngMin*math.Pi/180 - phi)
+			a2 := B * (br.AngMax*math.Pi/180 - phi)
+			if a1 > a2 {
+				a1, a2 = a2, a1
+			}
+			if br.AngMin > -360 {
+				if B > 0 {
+					lo = math.Max(lo, a1)
+				} else {
+					hi = math.Min(hi, a2)
+				}
+			}
+			if br.AngMax < 360 {
+				if B > 0 {
+					hi = math.Min(hi, a2)
+				} else {
+					lo = math.Max(lo, a1)
+				}
+			}
+		}
+		n.Branch = append(n.Branch, li)
+		n.From = append(n.From, f)
+		n.To = append(n.To, t)
+		n.B = append(n.B, B)
+		n.Shift = append(n.Shift, phi)
+		n.FlowMin = append(n.FlowMin, lo)
+		n.FlowMax = append(n.FlowMax, hi)
+	}
+	m := len(n.Branch)
+	// Matrices.
+	bf := sparse.NewTriplets(m, nb, 2*m)
+	bb := sparse.NewTriplets(nb, nb, 4*m)
+	n.Pfinj = make([]float64, m)
+	n.Pbusinj = make([]float64, nb)
+	for l := 0; l < m; l++ {
+		f, t, B := n.From[l], n.To[l], n.B[l]
+		bf.Append(l, f, B)
+		bf.Append(l, t, -B)
+		bb.Append(f, f, B)
+		bb.Append(t, t, B)
+		bb.Append(f, t, -B)
+		bb.Append(t, f, -B)
+		n.Pfinj[l] = -B * n.Shift[l]
+		n.Pbusinj[f] += n.Pfinj[l]
+		n.Pbusinj[t] -= n.Pfinj[l]
+	}
+	n.Bf, n.Bbus = bf.ToCSC(), bb.ToCSC()
+	if err := n.findIslands(); err != nil {
+		return nil, err
+	}
+	if err := n.factor(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// hasAngleLimits applies MATPOWER's convention: both zero, or both beyond ±360°,
+// means unconstrained.
+func hasAngleLimits(lo, hi float64) bool {
+	if lo == 0 && hi == 0 {
+		return false
+	}
+	return lo > -360 || hi < 360
+}
+
+// findIslands labels connected components, picks their reference buses and
+// rejects islands with load but no generator.
+func (n *Network) findIslands() error {
+	nb := len(n.BusID)
+	adj := make([][]int, nb)
+	for l := range n.Branch {
+		f, t := n.From[l], n.To[l]
+		adj[f] = append(adj[f], t)
+		adj[t] = append(adj[t], f)
+	}
+	n.Island = make([]int, nb)
+	for i := range n.Island {
+		n.Island[i] = -1
+	}
+	var comps [][]int
+	for s := 0; s < nb; s++ {
+		if n.Island[s] >= 0 {
+			continue
+		}
+		k := len(comps)
+		comp := []int{s}
+		n.Island[s] = k
+		for q := 0; q < len(comp); q++ {
+			for _, v := range adj[comp[q]] {
+				if n.Island[v] < 0 {
+					n.Island[v] = k
+					comp = append(comp, v)
+				}
+			}
+		}
+		comps = append(comps, comp)
+	}
+	bestGen := make([]int, len(comps))
+	for k := range bestGen {
+		bestGen[k] = -1
+	}
+	for g, bi := range n.GenBus {
+		k := n.Island[bi]
+		if bestGen[k] < 0 || n.Pmax[g] > n.Pmax[bestGen[k]] {
+			bestGen[k] = g
+		}
+	}
+	caseIdx := n.Case.BusIndex()
+	n.RefBus = make([]int, len(comps))
+	for k, comp := range comps {
+		ref := -1
+		var load float64
+		for _, i := range comp {
+			load += n.Load[i]
+			if ref < 0 && n.Case.Buses[caseIdx[n.BusID[i]]].Type == Ref {
+				ref = i
+			}
+		}
+		if bestGen[k] < 0 {
+			if load != 0 {
+				ids := make([]int, 0, len(comp))
+				for _, i := range comp {
+					ids = append(ids, n.BusID[i])
+				}
+				sort.Ints(ids)
+				if len(ids) > 8 {
+					ids = ids[:8]
+				}
+				return formatErr("bus", 0, 0, "island of %d bus(es) (IDs %v…) has %.6g MW of load but no in-service generator", len(comp), ids, load)
+			}
+		}
+		if ref < 0 {
+			if bestGen[k] >= 0 {
+				ref = n.GenBus[bestGen[k]]
+			} else {
+				ref = comp[0]
+			}
+		}
+		n.RefBus[k] = ref
+	}
+	return nil
+}
+
+// factor builds and factors the reduced Bbus (reference rows/columns removed).
+func (n *Network) factor() error {
+	nb := len(n.BusID)
+	n.reduced = make([]int, nb)
+	isRef := make([]bool, nb)
+	for _, r := range n.RefBus {
+		isRef[r] = true
+	}
+	k := 0
+	for i := 0; i < nb; i++ {
+		if isRef[i] {
+			n.reduced[i] = -1
+			continue
+		}
+		n.reduced[i] = k
+		k++
+	}
+	t := sparse.NewTriplets(k, k, n.Bbus.Nnz())
+	for j := 0; j < nb; j++ {
+		rj := n.reduced[j]
+		if rj < 0 {
+			continue
+		}
+		for p := n.Bbus.ColPtr[j]; p < n.Bbus.ColPtr[j+1]; p++ {
+			if ri := n.reduced[n.Bbus.RowIdx[p]]; ri >= 0 {
+				t.Append(ri, rj, n.Bbus.Val[p])
+			}
+		}
+	}
+	f, err := factorLDL(t.ToCSC())
+	if err != nil {
+		return err
+	}
+	n.fact = f
+	return nil
+}
+
+// SolveAngles returns θ (radians, θ_ref = 0 in every island) with
+// (Bbus θ)_i = inj_i for the non-reference buses: the DC power flow for net
+// injections inj (MW, length NumBuses). Reference buses absorb the mismatch.
+func (n *Network) SolveAngles(inj []float64) []float64 {
+	nr := n.fact.n
+	x := make([]float64, nr)
+	for i, r := range n.reduced {
+		if r >= 0 {
+			x[r] = inj[i]
+		}
+	}
+	n.fact.solveTo(x, make([]float64, nr))
+	theta := make([]float64, len(n.BusID))
+	for i, r := range n.reduced {
+		if r >= 0 {
+			theta[i] = x[r]
+		}
+	}
+	return theta
+}
+
+// PowerFlow solves the DC power flow for generator outputs pg (MW, length NumGens)
+// and returns the angles and branch flows (MW): θ from
+// Bbus θ = Cg pg − Load − Pbusinj, f = Bf θ + Pfinj.
+func (n *Network) PowerFlow(pg []float64) (theta, flow []float64) {
+	inj := n.NetInjection(pg)
+	for i := range inj {
+		inj[i] -= n.Pbusinj[i]
+	}
+	theta = n.SolveAngles(inj)
+	flow = n.Bf.MulVecTo(nil, 1, theta, 0)
+	for l := range flow {
+		flow[l] += n.Pfinj[l]
+	}
+	return theta, flow
+}
+
+// NetInjection returns Cg pg − Load (MW per bus).
+func (n *Network) NetInjection(pg []float64) []float64 {
+	inj := make([]float64, len(n.BusID))
+	for i := range inj {
+		inj[i] = -n.Load[i]
+	}
+	for g, bi := range n.GenBus {
+		inj[bi] += pg[g]
+	}
+	return inj
+}
+
+// PTDFColumns returns, for each internal bus index in buses, the column
+// PTDF[:, i] (length NumBranches): the flow change on every branch per MW injected
+// at bus i and withdrawn at the reference bus of its island,
+//
+//	PTDF = Bf · [0; B_red⁻¹]   (columns of reference buses are zero),
+//
+// computed with one solve of the factored reduced Bbus per column — never a dense
+// inverse.
+func (n *Network) PTDFColumns(buses []int) [][]float64 {
+	nr := n.fact.n
+	work := make([]float64, nr)
+	x := make([]float64, nr)
+	theta := make([]float64, len(n.BusID))
+	out := make([][]float64, len(buses))
+	for c, i := range buses {
+		col := make([]float64, len(n.Branch))
+		out[c] = col
+		r := n.reduced[i]
+		if r < 0 {
+			continue
+		}
+		clear(x)
+		x[r] = 1
+		n.fact.solveTo(x, work)
+		for j, rj := range n.reduced {
+			theta[j] = 0
+			if rj >= 0 {
+				theta[j] = x[rj]
+			}
+		}
+		n.Bf.MulVecTo(col, 1, theta, 0)
+	}
+	return out
+}
+
+// PTDFTransMul returns PTDFᵀ μ (length NumBuses) for a vector μ over branches,
+// with one solve: PTDFᵀμ = [0; B_red⁻¹ (Bfᵀ μ)_red] (Bbus is symmetric).
+func (n *Network) PTDFTransMul(mu []float64) []float64 {
+	y := n.Bf.MulTransVecTo(nil, 1, mu, 0)
+	nr := n.fact.n
+	x := make([]float64, nr)
+	for i, r := range n.reduced {
+		if r >= 0 {
+			x[r] = y[i]
+		}
+	}
+	n.fact.solveTo(x, make([]float64, nr))
+	out := make([]float64, len(n.BusID))
+	for i, r := range n.reduced {
+		if r >= 0 {
+			out[i] = x[r]
+		}
+	}
+	return out
+}
