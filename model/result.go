@@ -1,0 +1,449 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
+)
+
+// SolveOptions configure Model.Solve. The zero value picks the backend
+// automatically with default settings.
+type SolveOptions struct {
+	// Solver is the backend; nil picks HiGHS when every cone is a zero or
+	// nonnegative cone (LP, convex QP) and the interior-point backend otherwise.
+	Solver solver.Solver
+	// Settings are passed to the backend.
+	Settings solver.Settings
+	// FeasibilityTol is the relative tolerance of the independent check applied
+	// to every point a backend reports as (almost) optimal: each row must satisfy
+	// dist(b − Ax, K) ≤ tol·(1 + |bᵢ| + Σⱼ|Aᵢⱼxⱼ|) (per row for zero and
+	// nonnegative cones, per block for the others). A point failing it is
+	// reported as NumericalError, never as optimal. 0 means 1e-6; a negative
+	// value disables the check.
+	FeasibilityTol float64
+}
+
+// DefaultFeasibilityTol is the default of SolveOptions.FeasibilityTol.
+const DefaultFeasibilityTol = 1e-6
+
+// Validate reports whether the options are admissible.
+func (o *SolveOptions) Validate() error {
+	if err := o.Settings.Validate(); err != nil {
+		return errf(ErrInvalidArgument, "SolveOptions.Settings: %v", err)
+	}
+	if math.IsNaN(o.FeasibilityTol) || math.IsInf(o.FeasibilityTol, 0) {
+		return errf(ErrInvalidArgument, "SolveOptions.FeasibilityTol is %v, must be finite", o.FeasibilityTol)
+	}
+	return nil
+}
+
+// Timing records where the time of a Solve went.
+type Timing struct {
+	Canonicalize time.Duration // building the standard form
+	Solve        time.Duration // the backend's Solve call
+	Total        time.Duration // everything, including mapping back
+}
+
+// Result is a solved model: the status, the objective in the user's sense, and
+// the primal and dual values mapped back to variables and constraints. It does
+// not refer back to a mutable state of the model (building the model further
+// does not change a Result).
+type Result struct {
+	// Status is the outcome. Values and duals are available only when
+	// Status.OK(); otherwise Value, ExprValue and Dual return nil.
+	Status solver.Status
+	// Objective is the optimal value in the user's sense (for Maximize, the
+	// maximum of obj − Σ quad), including constant terms. NaN unless
+	// Status.OK().
+	Objective float64
+	// Solution is the backend's standard-form solution (nil if the backend was
+	// not called). Its Objective is that of the minimized standard form.
+	Solution *solver.Solution
+	// Canonical is the standard form that was solved.
+	Canonical *Canonical
+	// Time records the time spent.
+	Time Timing
+	// Diagnostic explains a status downgraded by the feasibility check; empty
+	// otherwise.
+	Diagnostic string
+
+	x []float64 // standard-form primal point (all columns), nil unless OK
+	y []float64 // standard-form duals, nil unless OK
+}
+
+// Value returns the values of v's entries (row-major for matrices; both
+// triangles for symmetric variables), or nil if no solution is available or v
+// belongs to another model.
+func (r *Result) Value(v *Var) []float64 {
+	if r.x == nil || v == nil || v.m != r.Canonical.m || v.start+v.ncols > r.Canonical.nuser {
+		return nil
+	}
+	out := make([]float64, v.Len())
+	for i := range out {
+		out[i] = r.x[v.Col(i)]
+	}
+	return out
+}
+
+// ExprValue returns A·x + c at the solution, or nil if no solution is
+// available, e carries an error or uses columns of another model.
+func (r *Result) ExprValue(e Expr) []float64 {
+	if r.x == nil || e.Err() != nil {
+		return nil
+	}
+	d := e.node().data()
+	if d.m != nil && d.m != r.Canonical.m {
+		return nil
+	}
+	for _, j := range d.idx[:d.nnz()] {
+		if j >= r.Canonical.nuser {
+			return nil
+		}
+	}
+	return e.Eval(r.x)
+}
+
+// Dual returns the dual values of constraint c, or nil if no solution is
+// available or c belongs to another model. The duals are those of the
+// standard form (y ∈ K*, Px + q + Aᵀy = 0) on c's rows, which gives:
+//
+//   - LessEq (lhs ≤ rhs) and GreaterEq (lhs ≥ rhs): y ≥ 0, the rate at which the
+//     objective improves (decreases for Minimize, increases for Maximize) per
+//     unit of relaxation of the constraint (raising rhs for LessEq, lowering it
+//     for GreaterEq);
+//   - Equal: y free, the rate at which the objective improves per unit increase
+//     of rhs (for Minimize, ∂p*/∂rhs = −y);
+//   - cone constraints e ∈ K: y ∈ K* in the order of the constraint's rows
+//     ((t, x) for NormLessEq, (u, v, x) for RotatedCone, (x₀, y₀, z₀, x₁, …) for
+//     ExpCone/PowerCone), with Lagrangian term −yᵀe; for PSD (and InCone with a
+//     PSD cone) the n×n matrix Y = smat(y) ⪰ 0 in row-major order, so that
+//     tr(Y·S) = yᵀsvec(S).
+func (r *Result) Dual(c *Constraint) []float64 {
+	if r.y == nil || c == nil {
+		return nil
+	}
+	lo, hi := r.Canonical.Rows(c)
+	if lo < 0 {
+		return nil
+	}
+	y := r.y[lo:hi]
+	if c.psdN > 0 {
+		return smat(c.psdN, y)
+	}
+	return append([]float64(nil), y...)
+}
+
+// smat unpacks a scaled lower-triangular column-major svec into a full n×n
+// row-major matrix (off-diagonal entries divided by √2).
+func smat(n int, s []float64) []float64 {
+	out := make([]float64, n*n)
+	k := 0
+	for j := 0; j < n; j++ {
+		for i := j; i < n; i++ {
+			v := s[k]
+			if i != j {
+				v /= math.Sqrt2
+			}
+			out[i*n+j], out[j*n+i] = v, v
+			k++
+		}
+	}
+	return out
+}
+
+// Svec returns the scaled lower-triangular column-major svec of the symmetric
+// n×n row-major matrix s (using its lower triangle): (S₁₁, √2·S₂₁, …, √2·Sₙ₁,
+// S₂₂, …, Sₙₙ), the coordinates of package cone's PSD cone.
+func Svec(n int, s []float64) []float64 {
+	out := make([]float64, 0, n*(n+1)/2)
+	for j := 0; j < n; j++ {
+		for i := j; i < n; i++ {
+			v := s[i*n+j]
+			if i != j {
+				v *= math.Sqrt2
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Solve canonicalizes the model, solves it with the chosen backend and maps the
+// solution back. It returns an error only for an invalid model or options, a
+// backend that does not support the model's cones, or a backend failure; every
+// numerical outcome (infeasible, unbounded, limits, cancellation, numerical
+// trouble) is a Result.Status. A context already done gives Status Cancelled.
+func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
+	start := time.Now()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	can, err := m.Canonicalize()
+	if err != nil {
+		return nil, err
+	}
+	tcan := time.Since(start)
+	res, err := can.Solve(ctx, opts)
+	if res != nil {
+		res.Time.Canonicalize = tcan
+		res.Time.Total = time.Since(start)
+	}
+	return res, err
+}
+
+// Solve solves the standard form with the backend of opts (see
+// Model.Solve) and maps the solution back with Invert.
+func (c *Canonical) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
+	start := time.Now()
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	p := c.Problem
+	backend := opts.Solver
+	auto := backend == nil
+	if auto {
+		if p.IsLinearConic() {
+			backend = highs.New()
+		} else {
+			backend = ipm.New()
+		}
+	}
+	for _, k := range p.Cones {
+		if !backend.Supports(k.Kind) {
+			return nil, errf(ErrUnsupported, "%s does not support the %v cone of %s", backend.Name(), k.Kind, c.describeCone(k.Kind))
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return &Result{Status: solver.Cancelled, Objective: math.NaN(), Canonical: c, Time: Timing{Total: time.Since(start)}}, nil
+	}
+	t0 := time.Now()
+	sol, err := backend.Solve(ctx, p, opts.Settings)
+	tsolve := time.Since(t0)
+	if err != nil {
+		if auto && !p.IsLinearConic() {
+			k := firstNonLinear(p.Cones)
+			return nil, fmt.Errorf("%w: %s uses a %v cone; HiGHS takes only LP/QP and the conic backend is unavailable: %w", ErrUnsupported, c.describeCone(k), k, err)
+		}
+		return nil, fmt.Errorf("model: backend %s failed: %w", backend.Name(), err)
+	}
+	if sol == nil {
+		return nil, fmt.Errorf("model: backend %s returned no solution and no error", backend.Name())
+	}
+	res, err := c.invert(sol, opts.FeasibilityTol)
+	if err != nil {
+		return nil, err
+	}
+	res.Time = Timing{Solve: tsolve, Total: time.Since(start)}
+	return res, nil
+}
+
+// firstNonLinear returns the first cone kind other than zero/nonnegative.
+func firstNonLinear(cs []cone.Cone) cone.Kind {
+	for _, k := range cs {
+		if k.Kind != cone.Zero && k.Kind != cone.Nonnegative {
+			return k.Kind
+		}
+	}
+	return cone.Zero
+}
+
+// describeCone names the first constraint using a cone of kind k, e.g.
+// `constraint "soc1"`.
+func (c *Canonical) describeCone(k cone.Kind) string {
+	for _, con := range c.m.cons[:len(c.rowStart)-1] {
+		for _, b := range con.blocks {
+			if b.Kind == k {
+				return fmt.Sprintf("constraint %q", con.name)
+			}
+		}
+	}
+	if k == cone.Zero {
+		return "a lifted quadratic term"
+	}
+	if k == cone.Nonnegative {
+		return "a variable bound"
+	}
+	return "the model"
+}
+
+// Invert maps a standard-form solution of c.Problem back to the model, with
+// the default feasibility check (see SolveOptions.FeasibilityTol). The
+// returned Result has no timing information.
+func (c *Canonical) Invert(sol *solver.Solution) (*Result, error) {
+	return c.invert(sol, 0)
+}
+
+func (c *Canonical) invert(sol *solver.Solution, tol float64) (*Result, error) {
+	if sol == nil {
+		return nil, errf(ErrInvalidArgument, "Invert: solution is nil")
+	}
+	res := &Result{Status: sol.Status, Objective: math.NaN(), Solution: sol, Canonical: c}
+	if !sol.Status.OK() {
+		return res, nil
+	}
+	p := c.Problem
+	n, mrows := p.NumVars(), p.NumRows()
+	if len(sol.X) != n || len(sol.Y) != mrows {
+		res.Status = solver.NumericalError
+		res.Diagnostic = fmt.Sprintf("backend reported %v with len(X) = %d (want %d), len(Y) = %d (want %d)", sol.Status, len(sol.X), n, len(sol.Y), mrows)
+		return res, nil
+	}
+	for _, v := range append(append([]float64(nil), sol.X...), sol.Y...) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			res.Status = solver.NumericalError
+			res.Diagnostic = fmt.Sprintf("backend reported %v with a non-finite primal or dual value", sol.Status)
+			return res, nil
+		}
+	}
+	if tol == 0 {
+		tol = DefaultFeasibilityTol
+	}
+	if tol > 0 {
+		if msg := checkFeasible(p, sol.X, tol); msg != "" {
+			res.Status = solver.NumericalError
+			res.Diagnostic = fmt.Sprintf("backend reported %v but %s", sol.Status, msg)
+			return res, nil
+		}
+	}
+	res.x = append([]float64(nil), sol.X...)
+	res.y = append([]float64(nil), sol.Y...)
+	obj := p.R
+	for j, qj := range p.Q {
+		obj += qj * sol.X[j]
+	}
+	if p.P != nil {
+		// ½xᵀPx with P's upper triangle: diagonal once, off-diagonal twice.
+		for j := 0; j < p.P.Cols; j++ {
+			for k := p.P.ColPtr[j]; k < p.P.ColPtr[j+1]; k++ {
+				i := p.P.RowIdx[k]
+				v := p.P.Val[k] * sol.X[i] * sol.X[j]
+				if i == j {
+					obj += 0.5 * v
+				} else {
+					obj += v
+				}
+			}
+		}
+	}
+	if c.maximize {
+		obj = -obj
+	}
+	res.Objective = obj
+	return res, nil
+}
+
+// checkFeasible returns "" if s = b − Ax lies in K to the relative tolerance
+// tol, else a description of the worst violation.
+func checkFeasible(p *solver.Problem, x []float64, tol float64) string {
+	m := p.NumRows()
+	s := make([]float64, m)
+	scale := make([]float64, m)
+	copy(s, p.B)
+	for i, v := range p.B {
+		scale[i] = 1 + math.Abs(v)
+	}
+	A := p.A
+	for j := 0; j < A.Cols; j++ {
+		for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+			v := A.Val[k] * x[j]
+			s[A.RowIdx[k]] -= v
+			scale[A.RowIdx[k]] += math.Abs(v)
+		}
+	}
+	row := 0
+	for _, k := range p.Cones {
+		blk, sc := s[row:row+k.Dim], scale[row:row+k.Dim]
+		switch k.Kind {
+		case cone.Zero:
+			for i, v := range blk {
+				if math.Abs(v) > tol*sc[i] {
+					return fmt.Sprintf("row %d violates its equality by %.3g", row+i, math.Abs(v))
+				}
+			}
+		case cone.Nonnegative:
+			for i, v := range blk {
+				if v < -tol*sc[i] {
+					return fmt.Sprintf("row %d violates its inequality by %.3g", row+i, -v)
+				}
+			}
+		default:
+			bs := 0.0
+			for _, v := range sc {
+				bs = math.Max(bs, v)
+			}
+			if d := coneViolation(k, blk); d > tol*bs {
+				return fmt.Sprintf("rows %d..%d are %.3g outside the %v cone", row, row+k.Dim-1, d, k.Kind)
+			}
+		}
+		row += k.Dim
+	}
+	return ""
+}
+
+// coneViolation returns a simple measure of how far s is outside cone k (0 if
+// inside): exact distances for SOC, rotated SOC (via its SOC form) and PSD
+// (via the most negative eigenvalue), and the violated inequality for the
+// exponential and power cones.
+func coneViolation(k cone.Cone, s []float64) float64 {
+	switch k.Kind {
+	case cone.SecondOrder:
+		return socViolation(s[0], s[1:])
+	case cone.RotatedSecondOrder:
+		// (u, v, x) ∈ RSOC ⇔ ((u+v)/√2, (u−v)/√2, x) ∈ SOC.
+		w := append([]float64{(s[0] - s[1]) / math.Sqrt2}, s[2:]...)
+		return socViolation((s[0]+s[1])/math.Sqrt2, w)
+	case cone.PSD:
+		return psdViolation(s)
+	case cone.Exponential:
+		x, y, z := s[0], s[1], s[2]
+		if y > 0 {
+			return math.Max(0, y*math.Exp(x/y)-z)
+		}
+		// closure: y = 0 requires x ≤ 0, z ≥ 0
+		return math.Max(math.Max(-y, 0), math.Max(math.Max(x, 0), math.Max(-z, 0)))
+	case cone.Power:
+		x, y, z := s[0], s[1], s[2]
+		if x < 0 || y < 0 {
+			return math.Max(-x, -y)
+		}
+		return math.Max(0, math.Abs(z)-math.Pow(x, k.Alpha)*math.Pow(y, 1-k.Alpha))
+	}
+	return 0
+}
+
+// socViolation returns the Euclidean distance of (t, x) to the second-order
+// cone {t ≥ ‖x‖}.
+func socViolation(t float64, x []float64) float64 {
+	nx := 0.0
+	for _, v := range x {
+		nx = math.Hypot(nx, v)
+	}
+	switch {
+	case nx <= t:
+		return 0
+	case nx <= -t:
+		return math.Hypot(t, nx)
+	default:
+		return (nx - t) / math.Sqrt2
+	}
+}
+
+// psdViolation returns max(0, −λ_min(smat(s))), the distance of the matrix to
+// the PSD cone in spectral norm; +Inf if the eigendecomposition fails.
+func psdViolation(s []float64) float64 {
+	n := cone.PSDOrder(len(s))
+	sym := mat.NewSymDense(n, smat(n, s))
+	var eig mat.EigenSym
+	if !eig.Factorize(sym, false) {
+		return math.Inf(1)
+	}
+	return math.Max(0, -eig.Values(nil)[0])
+}
