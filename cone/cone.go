@@ -22,6 +22,15 @@ type Kind int
 // The svec scaling makes ⟨svec(A), svec(B)⟩ = tr(AB), so the PSD cone is self-dual
 // in svec coordinates. The exponential and power cone conventions are those of the
 // Conic Benchmark Format (CBF) and of MOSEK/Clarabel.
+//
+// The last three kinds exist so that every cone has its dual cone as a Cone value
+// (see Cone.Dual); they are the CBF cones F, EXP* and POW*:
+//
+//	Free                ℝ^d                         dual of Zero
+//	DualExponential     cl{(u, v, w) : u < 0, −u·exp(v/u) ≤ e·w}   d = 3
+//	DualPower(α)        {(u, v, w) : (u/α)^α · (v/(1−α))^(1−α) ≥ |w|, u, v ≥ 0}, d = 3
+//
+// Solver backends need not support them; check Solver.Supports.
 const (
 	Zero Kind = iota
 	Nonnegative
@@ -30,6 +39,9 @@ const (
 	PSD
 	Exponential
 	Power
+	Free
+	DualExponential
+	DualPower
 )
 
 var kindNames = [...]string{
@@ -40,6 +52,9 @@ var kindNames = [...]string{
 	PSD:                "psd",
 	Exponential:        "exponential",
 	Power:              "power",
+	Free:               "free",
+	DualExponential:    "dual-exponential",
+	DualPower:          "dual-power",
 }
 
 // String returns the kind's lower-case name.
@@ -101,7 +116,7 @@ func PSDOrder(dim int) int {
 // Validate reports whether the cone's dimension and parameter are admissible.
 func (c Cone) Validate() error {
 	switch c.Kind {
-	case Zero, Nonnegative:
+	case Zero, Nonnegative, Free:
 		if c.Dim < 0 {
 			return fmt.Errorf("cone: %v cone has dimension %d, must be ≥ 0", c.Kind, c.Dim)
 		}
@@ -117,13 +132,13 @@ func (c Cone) Validate() error {
 		if c.Dim < 1 || PSDOrder(c.Dim) < 0 {
 			return fmt.Errorf("cone: PSD cone has dimension %d, must be n(n+1)/2 for some n ≥ 1", c.Dim)
 		}
-	case Exponential:
+	case Exponential, DualExponential:
 		if c.Dim != 3 {
-			return fmt.Errorf("cone: exponential cone has dimension %d, must be 3", c.Dim)
+			return fmt.Errorf("cone: %v cone has dimension %d, must be 3", c.Kind, c.Dim)
 		}
-	case Power:
+	case Power, DualPower:
 		if c.Dim != 3 {
-			return fmt.Errorf("cone: power cone has dimension %d, must be 3", c.Dim)
+			return fmt.Errorf("cone: %v cone has dimension %d, must be 3", c.Kind, c.Dim)
 		}
 		if !(c.Alpha > 0 && c.Alpha < 1) {
 			return fmt.Errorf("cone: power cone exponent is %v, must be in (0, 1)", c.Alpha)
@@ -136,7 +151,7 @@ func (c Cone) Validate() error {
 
 // String returns a short description such as "second-order(5)" or "power(3, α=0.3)".
 func (c Cone) String() string {
-	if c.Kind == Power {
+	if c.Kind == Power || c.Kind == DualPower {
 		return fmt.Sprintf("%v(%d, α=%g)", c.Kind, c.Dim, c.Alpha)
 	}
 	return fmt.Sprintf("%v(%d)", c.Kind, c.Dim)
