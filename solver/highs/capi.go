@@ -357,3 +357,84 @@ func (in *instance) zeroObjective(numCol int, hessian bool) error {
 	}
 	return nil
 }
+
+// addCols appends columns without matrix entries.
+func (in *instance) addCols(cost, lower, upper []float64) error {
+	if len(cost) == 0 {
+		return nil
+	}
+	if C.Highs_addCols(in.h, C.HighsInt(len(cost)), dptr(cost), dptr(lower), dptr(upper), 0, nil, nil, nil) == hsStatusError {
+		return fmt.Errorf("highs: HiGHS rejected %d new columns", len(cost))
+	}
+	return nil
+}
+
+// addRows appends rows given row-wise (start has one entry per row, plus an
+// unused trailing one).
+func (in *instance) addRows(lower, upper []float64, start, index []int32, value []float64) error {
+	if len(lower) == 0 {
+		return nil
+	}
+	if C.Highs_addRows(in.h, C.HighsInt(len(lower)), dptr(lower), dptr(upper), C.HighsInt(len(value)), iptr(start), iptr(index), dptr(value)) == hsStatusError {
+		return fmt.Errorf("highs: HiGHS rejected %d new rows", len(lower))
+	}
+	return nil
+}
+
+// deleteRows deletes the rows in set (sorted, unique).
+func (in *instance) deleteRows(set []int32) error {
+	if len(set) == 0 {
+		return nil
+	}
+	if C.Highs_deleteRowsBySet(in.h, C.HighsInt(len(set)), iptr(set)) == hsStatusError {
+		return fmt.Errorf("highs: HiGHS could not delete %d rows", len(set))
+	}
+	return nil
+}
+
+func (in *instance) setSense(maximize bool) error {
+	s := C.HighsInt(1)
+	if maximize {
+		s = -1
+	}
+	if C.Highs_changeObjectiveSense(in.h, s) == hsStatusError {
+		return fmt.Errorf("highs: cannot change the objective sense")
+	}
+	return nil
+}
+
+func (in *instance) setCosts(cost []float64) error {
+	if len(cost) == 0 {
+		return nil
+	}
+	if C.Highs_changeColsCostByRange(in.h, 0, C.HighsInt(len(cost)-1), dptr(cost)) == hsStatusError {
+		return fmt.Errorf("highs: cannot change the costs")
+	}
+	return nil
+}
+
+func (in *instance) setColBounds(j int, lo, up float64) error {
+	if C.Highs_changeColBounds(in.h, C.HighsInt(j), C.double(lo), C.double(up)) == hsStatusError {
+		return fmt.Errorf("highs: cannot change the bounds of column %d", j)
+	}
+	return nil
+}
+
+func (in *instance) setRowBounds(i int, lo, up float64) error {
+	if C.Highs_changeRowBounds(in.h, C.HighsInt(i), C.double(lo), C.double(up)) == hsStatusError {
+		return fmt.Errorf("highs: cannot change the bounds of row %d", i)
+	}
+	return nil
+}
+
+func (in *instance) objectiveValue() float64 { return float64(C.Highs_getObjectiveValue(in.h)) }
+
+// basis returns the basis status of every column and row.
+func (in *instance) basis(nc, nr int) (cols, rows []int32, err error) {
+	cols = make([]int32, nc)
+	rows = make([]int32, nr)
+	if C.Highs_getBasis(in.h, iptr(cols), iptr(rows)) == hsStatusError {
+		return nil, nil, fmt.Errorf("highs: no basis available")
+	}
+	return cols, rows, nil
+}
