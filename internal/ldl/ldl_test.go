@@ -24,6 +24,9 @@ func TestSolveRandomQuasiDefinite(t *testing.T) {
 	}
 	for ci, c := range cases {
 		for _, ord := range orderings {
+			if ord == Natural && c.n1+c.n2 > 2000 {
+				continue // natural order fills L completely; slow and not informative
+			}
 			t.Run(fmt.Sprintf("n1=%d,n2=%d,%v", c.n1, c.n2, ord), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(ci), 7))
 				k, signs := quasiDefinite(rng, c.n1, c.n2, c.density)
