@@ -1,0 +1,838 @@
+package chance
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/lindecision"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
+)
+
+// ErrInvalid is wrapped by every validation error of this package.
+var ErrInvalid = errors.New("chance: invalid input")
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// Method is a deterministic reformulation of the joint chance constraint
+// Pr[b − A(x̄ + Xζ) ∈ K] ≥ 1 − η.
+type Method int
+
+// Methods.
+const (
+	// Vertex: draw S samples of ζ (S from VertexSampleSize, Prop. 3.3), take the
+	// box of their component-wise minima and maxima and enforce the constraints
+	// for every ζ in the box (Margellos et al. 2014). Linear rows use the exact
+	// robust counterpart over the box,
+	//     f0 + Σ_j c_j f_j − Σ_j w_j t_j ≥ 0,  t_j ≥ ±f_j
+	// (c centre, w half-width): no 2ᵏ enumeration. Conic rows are enforced at
+	// the box's vertices (at most Spec.MaxVertices). Guarantee: with confidence
+	// ≥ 1 − β the joint violation probability is ≤ η (conservative).
+	Vertex Method = iota
+	// Scenario: enforce the constraints at N samples of ζ, N the smallest
+	// integer with Σ_{i<d} C(N,i)ηⁱ(1−η)^{N−i} ≤ β, d = number of lifted decision
+	// variables (Campi and Garatti 2008). Guarantee: with confidence ≥ 1 − β the
+	// joint violation probability is ≤ η.
+	Scenario
+	// Bonferroni: split η over the random linear rows (η_i = η·w_i/Σw, uniform
+	// by default) and reformulate each individual constraint analytically:
+	// f0 ≥ z(η_i)·‖Fᵀf‖ as a second-order cone (Remark 3.4), or, when only one
+	// noise component enters the row, the linear constraint with that
+	// component's exact quantiles. Linear rows only.
+	Bonferroni
+	// Robust: enforce the constraints for every ζ in the support box of the noise
+	// (bounded support required: truncated Laplace, optimal noise, uniform…).
+	// Feasible with probability one; no sampling.
+	Robust
+)
+
+var methodNames = [...]string{Vertex: "vertex", Scenario: "scenario", Bonferroni: "bonferroni", Robust: "robust"}
+
+// String returns the method's name.
+func (m Method) String() string {
+	if m < 0 || int(m) >= len(methodNames) {
+		return fmt.Sprintf("Method(%d)", int(m))
+	}
+	return methodNames[m]
+}
+
+// ParseMethod returns the method named s ("vertex", "scenario", "bonferroni",
+// "robust").
+func ParseMethod(s string) (Method, error) {
+	for i, n := range methodNames {
+		if n == strings.ToLower(s) {
+			return Method(i), nil
+		}
+	}
+	return 0, invalidf("unknown method %q (want vertex, scenario, bonferroni or robust)", s)
+}
+
+// Approximation is the method and risk for one group of rows.
+type Approximation struct {
+	Method Method
+	// Eta is the joint violation probability η ∈ (0, 1) of the group (ignored by
+	// Robust, which guarantees probability one).
+	Eta float64
+	// Beta is the confidence parameter β ∈ (0, 1) of sampled methods (Vertex,
+	// Scenario); ignored otherwise.
+	Beta float64
+	// Safety is the Bonferroni safety factor for rows with several noise
+	// components (default Cantelli, distribution-free).
+	Safety Safety
+	// Weights optionally maps base rows to positive Bonferroni weights
+	// (η_i ∝ weight; missing rows weigh 1).
+	Weights map[int]float64
+	// SampleSize overrides the sample size of Vertex or Scenario; it must not be
+	// smaller than the formula's value (0 means use the formula).
+	SampleSize int
+}
+
+// Validate checks the risk parameters for the method.
+func (a *Approximation) Validate() error {
+	switch a.Method {
+	case Vertex, Scenario:
+		if err := checkRisk("eta", a.Eta); err != nil {
+			return err
+		}
+		if err := checkRisk("beta", a.Beta); err != nil {
+			return err
+		}
+	case Bonferroni:
+		if err := checkRisk("eta", a.Eta); err != nil {
+			return err
+		}
+		if _, err := a.Safety.Factor(0.5); err != nil {
+			return err
+		}
+		for r, w := range a.Weights {
+			if !(w > 0) || math.IsInf(w, 0) {
+				return invalidf("Bonferroni weight of row %d is %v, must be > 0 and finite", r, w)
+			}
+		}
+	case Robust:
+	default:
+		return invalidf("unknown method %d", int(a.Method))
+	}
+	if a.SampleSize < 0 {
+		return invalidf("SampleSize is %d, must be ≥ 0", a.SampleSize)
+	}
+	return nil
+}
+
+// Group assigns its own approximation to a set of base rows (whole cone blocks
+// for conic rows). The joint guarantee of several groups follows from the union
+// bound: η = Σ η_g, β = Σ β_g.
+type Group struct {
+	Rows []int
+	Approximation
+}
+
+// Spec configures Reformulate.
+type Spec struct {
+	// Approximation applies to every random row not in a Group.
+	Approximation
+	// Groups optionally give other rows their own approximation.
+	Groups []Group
+	// MaxVertices caps the number of box vertices enumerated for one conic block
+	// (default 4096).
+	MaxVertices int
+	// MaxRows caps the rows of the counterpart built by sampled methods (default
+	// 10,000,000) to fail early instead of exhausting memory.
+	MaxRows int
+	// Rand draws the samples of Vertex and Scenario. Nil means a PCG generator
+	// seeded from crypto/rand. The samples are not secret: they only shape the
+	// uncertainty set; the released noise is drawn elsewhere (package query).
+	Rand *rand.Rand
+}
+
+// Validate checks every approximation and the caps.
+func (s *Spec) Validate() error {
+	if err := s.Approximation.Validate(); err != nil {
+		return err
+	}
+	for g := range s.Groups {
+		if err := s.Groups[g].Validate(); err != nil {
+			return fmt.Errorf("group %d: %w", g, err)
+		}
+	}
+	if s.MaxVertices < 0 || s.MaxRows < 0 {
+		return invalidf("MaxVertices %d and MaxRows %d must be ≥ 0", s.MaxVertices, s.MaxRows)
+	}
+	return nil
+}
+
+// Kind classifies a guarantee.
+type Kind int
+
+// Guarantee kinds.
+const (
+	// Exact: the reformulation is equivalent to the chance constraint.
+	Exact Kind = iota
+	// Conservative: every solution of the reformulation satisfies the chance
+	// constraint (for sampled methods: with confidence ≥ 1 − β).
+	Conservative
+	// Certain: the constraints hold with probability one.
+	Certain
+)
+
+var kindNames = [...]string{Exact: "exact", Conservative: "conservative", Certain: "probability-one"}
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return fmt.Sprintf("Kind(%d)", int(k))
+	}
+	return kindNames[k]
+}
+
+// Interval is a closed interval [Lo, Hi].
+type Interval struct{ Lo, Hi float64 }
+
+// Guarantee states what a reformulation promises about the decision rule it
+// yields: Pr[b − A x̃ ∈ K] ≥ 1 − Eta, with confidence ≥ 1 − Beta for sampled
+// methods (Beta = 0 otherwise).
+type Guarantee struct {
+	Method     string // method name, or "mixed" for several groups
+	Eta, Beta  float64
+	Kind       Kind
+	SampleSize int        // samples drawn (Vertex, Scenario)
+	Box        []Interval // uncertainty box (Vertex, Robust)
+	Safety     string     // Bonferroni safety factor
+	RowRisk    map[int]float64
+	Groups     []Guarantee // per group when there are several
+	Note       string
+}
+
+// String summarizes the guarantee in one line.
+func (g Guarantee) String() string {
+	s := fmt.Sprintf("%s: Pr[violation] ≤ %g", g.Method, g.Eta)
+	if g.Beta > 0 {
+		s += fmt.Sprintf(" with confidence ≥ %g", 1-g.Beta)
+	}
+	return s + " (" + g.Kind.String() + ")"
+}
+
+// Stats counts what the reformulation added.
+type Stats struct {
+	AuxVars  int // auxiliary variables beyond the lifted ones
+	Rows     int // rows of the counterpart
+	Vertices int // box vertices enumerated for conic rows
+	SOC      int // second-order cone blocks added by Bonferroni
+}
+
+// Counterpart is the deterministic counterpart of a lifted program: a standard
+// form problem over (v, auxiliaries), v = the lifted decision vector.
+type Counterpart struct {
+	Problem   *solver.Problem
+	Lifted    *lindecision.Lifted
+	Guarantee Guarantee
+	Stats     Stats
+}
+
+// ErrTooManyVertices is wrapped when a conic block would need more box vertices
+// than Spec.MaxVertices.
+var ErrTooManyVertices = errors.New("chance: too many box vertices")
+
+type reformer struct {
+	l     *lindecision.Lifted
+	spec  *Spec
+	b     builder
+	rng   *rand.Rand
+	stats Stats
+	// blocks of base conic rows: start row → cone
+	blockOf []int // per base row: index into blocks, −1 for zero/nonnegative rows
+	blocks  []block
+}
+
+type block struct {
+	start int
+	c     cone.Cone
+}
+
+// Reformulate builds the deterministic counterpart of the lifted program l: its
+// equalities, the expected objective and a deterministic reformulation of the
+// joint chance constraint on every non-equality row. The cost is O(nnz(A)·k)
+// for Vertex, Robust and Bonferroni on linear rows, plus the samples or vertices
+// for sampled methods and conic rows.
+func Reformulate(l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
+	if l == nil {
+		return nil, invalidf("lifted program is nil")
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if spec.MaxVertices == 0 {
+		spec.MaxVertices = 4096
+	}
+	if spec.MaxRows == 0 {
+		spec.MaxRows = 10_000_000
+	}
+	r := &reformer{l: l, spec: &spec, rng: spec.Rand}
+	if r.rng == nil {
+		var seed [16]byte
+		if _, err := crand.Read(seed[:]); err != nil {
+			return nil, fmt.Errorf("chance: seeding the sampler: %w", err)
+		}
+		r.rng = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:])))
+	}
+	r.b.nv = l.NumVars()
+	base := l.Base()
+	r.blockOf = make([]int, base.NumRows())
+	row := 0
+	for _, c := range base.Cones {
+		for t := 0; t < c.Dim; t++ {
+			r.blockOf[row+t] = -1
+			if c.Kind != cone.Zero && c.Kind != cone.Nonnegative {
+				r.blockOf[row+t] = len(r.blocks)
+			}
+		}
+		if c.Kind != cone.Zero && c.Kind != cone.Nonnegative {
+			r.blocks = append(r.blocks, block{row, c})
+		}
+		row += c.Dim
+	}
+	// Equalities.
+	for e := 0; e < l.NumEqualities(); e++ {
+		a, _ := l.Equality(e)
+		i := r.b.zero.open(0)
+		r.b.zero.affine(i, &a, 1)
+	}
+	// Partition the random rows into groups.
+	owner := make([]int, base.NumRows()) // 0 default, g+1 for group g
+	for g, grp := range spec.Groups {
+		for _, i := range grp.Rows {
+			if i < 0 || i >= base.NumRows() {
+				return nil, invalidf("group %d lists row %d, out of range [0,%d)", g, i, base.NumRows())
+			}
+			if l.RowKind(i) == cone.Zero {
+				return nil, invalidf("group %d lists row %d, an equality row (equalities hold with probability one by Remark 3.5)", g, i)
+			}
+			if owner[i] != 0 {
+				return nil, invalidf("row %d is in more than one group", i)
+			}
+			owner[i] = g + 1
+		}
+	}
+	rowsOf := make([][]int, len(spec.Groups)+1)
+	for _, i := range l.RandomRows() {
+		rowsOf[owner[i]] = append(rowsOf[owner[i]], i)
+	}
+	// Conic blocks must not be split across groups.
+	for bi, bl := range r.blocks {
+		o := owner[bl.start]
+		for t := 1; t < bl.c.Dim; t++ {
+			if owner[bl.start+t] != o {
+				return nil, invalidf("cone block %d (rows %d..%d, %v) is split across groups", bi, bl.start, bl.start+bl.c.Dim-1, bl.c)
+			}
+		}
+	}
+	var gs []Guarantee
+	for g, rows := range rowsOf {
+		a := spec.Approximation
+		if g > 0 {
+			a = spec.Groups[g-1].Approximation
+		}
+		if len(rows) == 0 && g == 0 && len(spec.Groups) > 0 {
+			continue
+		}
+		gu, err := r.group(rows, a)
+		if err != nil {
+			return nil, err
+		}
+		gs = append(gs, gu)
+	}
+	cp := &Counterpart{Lifted: l}
+	cp.Problem = r.b.problem(l)
+	r.stats.AuxVars = r.b.nv - l.NumVars()
+	r.stats.Rows = cp.Problem.NumRows()
+	cp.Stats = r.stats
+	if len(gs) == 1 {
+		cp.Guarantee = gs[0]
+	} else {
+		cp.Guarantee = Guarantee{Method: "mixed", Kind: Exact, Groups: gs}
+		for _, g := range gs {
+			cp.Guarantee.Eta += g.Eta
+			cp.Guarantee.Beta += g.Beta
+			if g.Kind == Conservative || (g.Kind == Certain && cp.Guarantee.Kind == Exact && len(gs) == 1) {
+				cp.Guarantee.Kind = Conservative
+			}
+		}
+		if len(gs) > 1 {
+			cp.Guarantee.Kind = Conservative
+			cp.Guarantee.Note = "union bound over groups"
+		}
+	}
+	return cp, nil
+}
+
+// emitAt adds the row g(v) = F0(v) + Σ_j ζ_j F_j(v) to rs and returns its index.
+func emitAt(rs *rowset, ra *lindecision.RandomAffine, zeta []float64) int {
+	i := rs.open(0)
+	rs.affine(i, &ra.F0, 1)
+	for j := range ra.F {
+		if zeta[j] != 0 {
+			rs.affine(i, &ra.F[j], zeta[j])
+		}
+	}
+	return i
+}
+
+func (r *reformer) group(rows []int, a Approximation) (Guarantee, error) {
+	k := r.l.K()
+	noise := r.l.Noise()
+	switch a.Method {
+	case Vertex, Robust:
+		box := make([]Interval, k)
+		g := Guarantee{Method: a.Method.String(), Eta: a.Eta, Beta: a.Beta, Kind: Conservative}
+		if a.Method == Vertex {
+			s, err := VertexSampleSize(a.Eta, a.Beta, k)
+			if err != nil {
+				return g, err
+			}
+			if a.SampleSize > 0 {
+				if a.SampleSize < s {
+					return g, invalidf("SampleSize %d is below the vertex sample size %d required for eta %v, beta %v, k %d", a.SampleSize, s, a.Eta, a.Beta, k)
+				}
+				s = a.SampleSize
+			}
+			g.SampleSize = s
+			for j := range box {
+				box[j] = Interval{math.Inf(1), math.Inf(-1)}
+			}
+			f, err := noise.Factor()
+			if err != nil {
+				return g, err
+			}
+			z := make([]float64, k)
+			for t := 0; t < s; t++ {
+				noise.Sample(z, r.rng.Uint64, f)
+				for j, v := range z {
+					box[j].Lo = math.Min(box[j].Lo, v)
+					box[j].Hi = math.Max(box[j].Hi, v)
+				}
+			}
+		} else {
+			g.Eta, g.Beta, g.Kind = 0, 0, Certain
+			for j, d := range noise.Components {
+				lo, hi := d.Support()
+				if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
+					return g, invalidf("robust reformulation needs bounded noise support, component %d has support [%v, %v] (use a truncated or optimal bounded noise, or the vertex method)", j, lo, hi)
+				}
+				box[j] = Interval{lo, hi}
+			}
+		}
+		g.Box = box
+		return g, r.boxRows(rows, box)
+	case Scenario:
+		g := Guarantee{Method: "scenario", Eta: a.Eta, Beta: a.Beta, Kind: Conservative}
+		n, err := ScenarioSampleSize(a.Eta, a.Beta, r.l.NumVars())
+		if err != nil {
+			return g, err
+		}
+		if a.SampleSize > 0 {
+			if a.SampleSize < n {
+				return g, invalidf("SampleSize %d is below the scenario sample size %d required for eta %v, beta %v, d %d", a.SampleSize, n, a.Eta, a.Beta, r.l.NumVars())
+			}
+			n = a.SampleSize
+		}
+		g.SampleSize = n
+		return g, r.scenarioRows(rows, n)
+	case Bonferroni:
+		return r.bonferroniRows(rows, a)
+	}
+	return Guarantee{}, invalidf("unknown method %d", int(a.Method))
+}
+
+// boxRows enforces the rows for every ζ in the box.
+func (r *reformer) boxRows(rows []int, box []Interval) error {
+	var ra lindecision.RandomAffine
+	var supp []int
+	doneBlock := make(map[int]bool)
+	for _, i := range rows {
+		if bi := r.blockOf[i]; bi >= 0 {
+			if !doneBlock[bi] {
+				doneBlock[bi] = true
+				if err := r.blockVertices(r.blocks[bi], box); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		r.l.SlackTo(&ra, i)
+		rs := &r.b.nonneg
+		row := rs.open(0)
+		rs.affine(row, &ra.F0, 1)
+		supp = ra.RandomSupport(supp)
+		for _, j := range supp {
+			f := &ra.F[j]
+			c, w := 0.5*(box[j].Lo+box[j].Hi), 0.5*(box[j].Hi-box[j].Lo)
+			if f.IsConstant() {
+				rs.b[row] += c*f.Const - w*math.Abs(f.Const)
+				continue
+			}
+			rs.affine(row, f, c)
+			if w == 0 {
+				continue
+			}
+			t := r.b.aux()
+			rs.term(row, t, -w)
+			// t − f ≥ 0 and t + f ≥ 0.
+			p := rs.open(0)
+			rs.term(p, t, 1)
+			rs.affine(p, f, -1)
+			q := rs.open(0)
+			rs.term(q, t, 1)
+			rs.affine(q, f, 1)
+		}
+	}
+	return nil
+}
+
+// blockVertices enforces a conic block at every vertex of the box restricted to
+// the components that enter the block.
+func (r *reformer) blockVertices(bl block, box []Interval) error {
+	k := r.l.K()
+	ras := make([]lindecision.RandomAffine, bl.c.Dim)
+	inBlock := make([]bool, k)
+	for t := range ras {
+		r.l.SlackTo(&ras[t], bl.start+t)
+		for _, j := range ras[t].RandomSupport(nil) {
+			inBlock[j] = true
+		}
+	}
+	var moving []int
+	for j := 0; j < k; j++ {
+		if inBlock[j] && box[j].Hi > box[j].Lo {
+			moving = append(moving, j)
+		}
+	}
+	if len(moving) > 62 || 1<<len(moving) > r.spec.MaxVertices {
+		return fmt.Errorf("%w: cone block at rows %d..%d (%v) depends on %d noise components, 2^%d vertices exceed MaxVertices = %d; use the scenario method for this block (Spec.Groups) or raise MaxVertices",
+			ErrTooManyVertices, bl.start, bl.start+bl.c.Dim-1, bl.c, len(moving), len(moving), r.spec.MaxVertices)
+	}
+	zeta := make([]float64, k)
+	for j := 0; j < k; j++ {
+		zeta[j] = 0.5 * (box[j].Lo + box[j].Hi)
+	}
+	nv := 1 << len(moving)
+	for v := 0; v < nv; v++ {
+		for b, j := range moving {
+			if v>>b&1 == 1 {
+				zeta[j] = box[j].Hi
+			} else {
+				zeta[j] = box[j].Lo
+			}
+		}
+		for t := range ras {
+			emitAt(&r.b.conic, &ras[t], zeta)
+		}
+		r.b.cones = append(r.b.cones, bl.c)
+	}
+	r.stats.Vertices += nv
+	return nil
+}
+
+// scenarioRows enforces the rows at n samples of ζ.
+func (r *reformer) scenarioRows(rows []int, n int) error {
+	k := r.l.K()
+	noise := r.l.Noise()
+	f, err := noise.Factor()
+	if err != nil {
+		return err
+	}
+	samples := make([][]float64, n)
+	for s := range samples {
+		samples[s] = noise.Sample(nil, r.rng.Uint64, f)
+	}
+	var ra lindecision.RandomAffine
+	var supp []int
+	doneBlock := make(map[int]bool)
+	for _, i := range rows {
+		if r.b.nonneg.n()+r.b.conic.n() > r.spec.MaxRows {
+			return invalidf("scenario counterpart exceeds MaxRows = %d (%d samples); use the vertex or Bonferroni method", r.spec.MaxRows, n)
+		}
+		if bi := r.blockOf[i]; bi >= 0 {
+			if doneBlock[bi] {
+				continue
+			}
+			doneBlock[bi] = true
+			bl := r.blocks[bi]
+			ras := make([]lindecision.RandomAffine, bl.c.Dim)
+			for t := range ras {
+				r.l.SlackTo(&ras[t], bl.start+t)
+			}
+			for _, z := range samples {
+				for t := range ras {
+					emitAt(&r.b.conic, &ras[t], z)
+				}
+				r.b.cones = append(r.b.cones, bl.c)
+			}
+			continue
+		}
+		r.l.SlackTo(&ra, i)
+		supp = ra.RandomSupport(supp)
+		constant := true
+		for _, j := range supp {
+			if !ra.F[j].IsConstant() {
+				constant = false
+			}
+		}
+		if constant { // only the worst sample matters
+			worst := math.Inf(1)
+			for _, z := range samples {
+				s := 0.0
+				for _, j := range supp {
+					s += ra.F[j].Const * z[j]
+				}
+				worst = math.Min(worst, s)
+			}
+			if len(supp) == 0 {
+				worst = 0
+			}
+			row := r.b.nonneg.open(worst)
+			r.b.nonneg.affine(row, &ra.F0, 1)
+			continue
+		}
+		for _, z := range samples {
+			emitAt(&r.b.nonneg, &ra, z)
+		}
+	}
+	_ = k
+	return nil
+}
+
+func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error) {
+	l := r.l
+	noise := l.Noise()
+	g := Guarantee{Method: "bonferroni", Eta: a.Eta, Kind: Conservative, Safety: a.Safety.String(), RowRisk: map[int]float64{}}
+	f, err := noise.Factor()
+	if err != nil {
+		return g, err
+	}
+	// Structural random rows and their weights.
+	var ra lindecision.RandomAffine
+	var random []int
+	total := 0.0
+	for _, i := range rows {
+		if r.blockOf[i] >= 0 {
+			bl := r.blocks[r.blockOf[i]]
+			return g, invalidf("Bonferroni handles linear rows only; row %d is in a %v block (put it in a vertex or scenario group)", i, bl.c)
+		}
+		l.SlackTo(&ra, i)
+		if ra.IsDeterministic() {
+			continue
+		}
+		random = append(random, i)
+		w := 1.0
+		if v, ok := a.Weights[i]; ok {
+			w = v
+		}
+		total += w
+	}
+	sort.Ints(random)
+	exactAll := len(random) <= 1
+	k := l.K()
+	fd := mat2(f, k)
+	var supp []int
+	for _, i := range rows {
+		l.SlackTo(&ra, i)
+		rs := &r.b.nonneg
+		if ra.IsDeterministic() {
+			row := rs.open(0)
+			rs.affine(row, &ra.F0, 1)
+			continue
+		}
+		w := 1.0
+		if v, ok := a.Weights[i]; ok {
+			w = v
+		}
+		eta := a.Eta * w / total
+		g.RowRisk[i] = eta
+		supp = ra.RandomSupport(supp)
+		if len(supp) == 1 {
+			// Exact: Pr[f0 + f_j ζ_j ≥ 0] ≥ 1 − η ⟺ f0 + f_j·q ≥ 0 with q the
+			// η-quantile if f_j ≥ 0 and the (1−η)-quantile if f_j ≤ 0.
+			j := supp[0]
+			d := noise.Components[j]
+			qlo, qhi := d.Quantile(eta), d.Quantile(1-eta)
+			fj := &ra.F[j]
+			if fj.IsConstant() {
+				q := qlo
+				if fj.Const < 0 {
+					q = qhi
+				}
+				row := rs.open(fj.Const * q)
+				rs.affine(row, &ra.F0, 1)
+				continue
+			}
+			for _, q := range []float64{qlo, qhi} {
+				row := rs.open(0)
+				rs.affine(row, &ra.F0, 1)
+				rs.affine(row, fj, q)
+			}
+			if math.Abs(qlo+qhi) > 1e-12*math.Max(1, math.Abs(qhi)) {
+				exactAll = false // asymmetric noise, unknown sign: conservative
+			}
+			continue
+		}
+		z, err := a.Safety.Factor(eta)
+		if err != nil {
+			return g, err
+		}
+		if a.Safety != Gaussian {
+			exactAll = false
+		}
+		// (Fᵀf)_c = Σ_j F[j][c]·f_j for the columns c that some j ∈ supp reaches.
+		allConst := true
+		for _, j := range supp {
+			if !ra.F[j].IsConstant() {
+				allConst = false
+			}
+		}
+		if allConst {
+			nrm := 0.0
+			for c := 0; c < k; c++ {
+				s := 0.0
+				for _, j := range supp {
+					s += fd[j][c] * ra.F[j].Const
+				}
+				nrm += s * s
+			}
+			row := rs.open(-z * math.Sqrt(nrm))
+			rs.affine(row, &ra.F0, 1)
+			continue
+		}
+		// Second-order cone (f0, z·Fᵀf) ∈ SOC.
+		cs := &r.b.conic
+		top := cs.open(0)
+		cs.affine(top, &ra.F0, 1)
+		dim := 1
+		for c := 0; c < k; c++ {
+			used := false
+			for _, j := range supp {
+				if fd[j][c] != 0 {
+					used = true
+				}
+			}
+			if !used {
+				continue
+			}
+			row := cs.open(0)
+			for _, j := range supp {
+				if v := fd[j][c]; v != 0 {
+					cs.affine(row, &ra.F[j], z*v)
+				}
+			}
+			dim++
+		}
+		r.b.cones = append(r.b.cones, cone.NewSecondOrder(dim))
+		r.stats.SOC++
+	}
+	if exactAll {
+		g.Kind = Exact
+	}
+	if len(random) > 1 {
+		g.Note = "individual constraints combined by the union bound (Bonferroni)"
+	}
+	return g, nil
+}
+
+func mat2(f interface{ At(i, j int) float64 }, k int) [][]float64 {
+	d := make([][]float64, k)
+	for i := range d {
+		d[i] = make([]float64, k)
+		for j := range d[i] {
+			d[i][j] = f.At(i, j)
+		}
+	}
+	return d
+}
+
+// ErrInfeasible is wrapped by *InfeasibleError.
+var ErrInfeasible = errors.New("chance: the requested privacy cannot be met at this feasibility level")
+
+// InfeasibleError reports that the deterministic counterpart has no solution:
+// either the approximation is too conservative (its sampled or analytic
+// counterpart is infeasible while the chance-constrained program is not) or the
+// chance-constrained program itself is infeasible: there is too much noise for
+// the feasible region (Dvorkin et al. Section 3.4). It is a result, not a crash.
+type InfeasibleError struct {
+	Guarantee Guarantee
+	Status    solver.Status // solver status, or StatusUnknown for structural infeasibility
+	Cause     error         // structural cause (e.g. *lindecision.InfeasibleError), may be nil
+}
+
+func (e *InfeasibleError) Error() string {
+	s := fmt.Sprintf("chance: the requested privacy cannot be met at feasibility level 1 − η = %g with the %s reformulation", 1-e.Guarantee.Eta, e.Guarantee.Method)
+	if e.Cause != nil {
+		s += ": " + e.Cause.Error()
+	} else {
+		s += fmt.Sprintf(" (solver: %v)", e.Status)
+	}
+	return s + "; " + e.Hint()
+}
+
+// Hint suggests what to change.
+func (e *InfeasibleError) Hint() string {
+	return "reduce the noise (larger epsilon or smaller sensitivity), accept a larger violation probability eta, " +
+		"use a less conservative reformulation (Bonferroni with exact or Gaussian quantiles, or scenario instead of vertex/robust), " +
+		"or give more variables free recourse"
+}
+
+// Is makes errors.Is(err, ErrInfeasible) true.
+func (e *InfeasibleError) Is(target error) bool { return target == ErrInfeasible }
+
+// Unwrap returns the structural cause.
+func (e *InfeasibleError) Unwrap() error { return e.Cause }
+
+// Result is a solved counterpart.
+type Result struct {
+	Rule     *lindecision.Rule
+	Solution *solver.Solution
+	// Objective is the optimal expected objective E[½x̃ᵀPx̃ + qᵀx̃ + r].
+	Objective float64
+}
+
+// Auto returns the backend for p: HiGHS when every cone is zero or nonnegative,
+// the interior-point solver otherwise.
+func Auto(p *solver.Problem) solver.Solver {
+	if p.IsLinearConic() {
+		return highs.New()
+	}
+	return ipm.New()
+}
+
+// Solve solves the counterpart with s (nil: Auto) and decodes the decision rule.
+// A primal-infeasible counterpart returns *InfeasibleError; other non-optimal
+// statuses return *solver.StatusError.
+func Solve(ctx context.Context, c *Counterpart, s solver.Solver, set solver.Settings) (*Result, error) {
+	if s == nil {
+		s = Auto(c.Problem)
+	}
+	sol, err := s.Solve(ctx, c.Problem, set)
+	if err != nil {
+		return nil, fmt.Errorf("chance: solving the counterpart with %s: %w", s.Name(), err)
+	}
+	if sol.Status == solver.PrimalInfeasible {
+		return nil, &InfeasibleError{Guarantee: c.Guarantee, Status: sol.Status}
+	}
+	if !sol.Status.OK() {
+		return nil, fmt.Errorf("chance: counterpart solve: %w", sol.Status.Err())
+	}
+	rule, err := c.Lifted.Rule(sol.X)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Rule: rule, Solution: sol, Objective: sol.Objective}, nil
+}

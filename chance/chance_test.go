@@ -1,0 +1,383 @@
+package chance
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/lindecision"
+	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/sparse"
+)
+
+func TestVertexSampleSize(t *testing.T) {
+	// Dvorkin et al. Section 4.1: η = 1%, β = 10%, k = 1 gives S = 523.
+	s, err := VertexSampleSize(0.01, 0.1, 1)
+	if err != nil || s != 523 {
+		t.Fatalf("VertexSampleSize(0.01, 0.1, 1) = %d, %v; want 523", s, err)
+	}
+	// k = 2: ⌈100·1.5820·(3 + 2.3026)⌉ = 839.
+	if s, _ := VertexSampleSize(0.01, 0.1, 2); s != 839 {
+		t.Fatalf("k = 2: got %d, want 839", s)
+	}
+	for _, bad := range [][2]float64{{0, 0.1}, {1, 0.1}, {0.1, 0}, {math.NaN(), 0.1}} {
+		if _, err := VertexSampleSize(bad[0], bad[1], 1); !errors.Is(err, ErrInvalid) {
+			t.Errorf("eta %v beta %v: want ErrInvalid, got %v", bad[0], bad[1], err)
+		}
+	}
+}
+
+func TestScenarioSampleSize(t *testing.T) {
+	// d = 1: the condition is (1−η)^N ≤ β, N = ⌈ln β / ln(1−η)⌉.
+	for _, c := range []struct{ eta, beta float64 }{{0.01, 0.1}, {0.05, 0.01}, {0.2, 0.5}} {
+		want := int(math.Ceil(math.Log(c.beta) / math.Log1p(-c.eta)))
+		got, err := ScenarioSampleSize(c.eta, c.beta, 1)
+		if err != nil || got != want {
+			t.Errorf("eta %v beta %v d 1: got %d, %v; want %d", c.eta, c.beta, got, err, want)
+		}
+	}
+	// d = 3 against a brute-force scan with the direct binomial sum.
+	direct := func(n, d int, eta float64) float64 {
+		s := 0.0
+		for i := 0; i < d; i++ {
+			c := 1.0
+			for t := 0; t < i; t++ {
+				c = c * float64(n-t) / float64(t+1)
+			}
+			s += c * math.Pow(eta, float64(i)) * math.Pow(1-eta, float64(n-i))
+		}
+		return s
+	}
+	want := 3
+	for direct(want, 3, 0.05) > 0.01 {
+		want++
+	}
+	if got, _ := ScenarioSampleSize(0.05, 0.01, 3); got != want {
+		t.Fatalf("d = 3: got %d, want %d", got, want)
+	}
+}
+
+func TestSafetyFactors(t *testing.T) {
+	for _, c := range []struct {
+		s    Safety
+		eta  float64
+		want float64
+	}{
+		{Cantelli, 0.05, math.Sqrt(19)},
+		{Chebyshev, 0.04, 5},
+		{Gaussian, 0.05, 1.6448536269514722},
+		{Gaussian, 0.5, 0},
+	} {
+		got, err := c.s.Factor(c.eta)
+		if err != nil || math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%v(%v) = %v, %v; want %v", c.s, c.eta, got, err, c.want)
+		}
+	}
+}
+
+// example27 is Dvorkin et al. Example 2.7: minimize c·x subject to ℓ ≤ x ≤ u,
+// in standard form rows −x + s = −ℓ and x + s = u. With u = +Inf only the lower
+// row is kept.
+func example27(c, l, u float64) *solver.Problem {
+	m := 2
+	if math.IsInf(u, 1) {
+		m = 1
+	}
+	a := sparse.NewTriplets(m, 1, 2)
+	a.Append(0, 0, -1)
+	b := []float64{-l}
+	if m == 2 {
+		a.Append(1, 0, 1)
+		b = append(b, u)
+	}
+	return &solver.Problem{Q: []float64{c}, A: a.ToCSC(), B: b, Cones: []cone.Cone{cone.NewNonnegative(m)}}
+}
+
+func identitySpec(d ...lindecision.Distribution) lindecision.Spec {
+	q := make([]lindecision.SparseVector, len(d))
+	for j := range d {
+		q[j] = lindecision.SparseVector{Idx: []int{j}, Val: []float64{1}}
+	}
+	return lindecision.Spec{Noise: lindecision.Perturbation{Components: d}, Query: q}
+}
+
+func solve(t *testing.T, p *solver.Problem, ls lindecision.Spec, cs Spec) (*Result, *Counterpart) {
+	t.Helper()
+	l, err := lindecision.Lift(p, ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Reformulate(l, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Solve(context.Background(), cp, highs.New(), solver.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, cp
+}
+
+// violation estimates Pr[b − A x̃(ζ) ∉ K] with n fresh samples of ζ (nonnegative
+// rows only), with tolerance 1e-9.
+func violation(p *solver.Problem, rule *lindecision.Rule, pert *lindecision.Perturbation, n int, seed uint64) float64 {
+	rng := rand.New(rand.NewPCG(seed, seed^0x5bd1e995))
+	f, _ := pert.Factor()
+	z := make([]float64, pert.K())
+	x := make([]float64, len(rule.XBar))
+	ax := make([]float64, p.NumRows())
+	bad := 0
+	for s := 0; s < n; s++ {
+		pert.Sample(z, rng.Uint64, f)
+		rule.Apply(x, z)
+		p.A.MulVecTo(ax, 1, x, 0)
+		for i := range ax {
+			if p.B[i]-ax[i] < -1e-9 {
+				bad++
+				break
+			}
+		}
+	}
+	return float64(bad) / float64(n)
+}
+
+// binomialOK reports whether an empirical frequency over n samples is within
+// z standard errors of p.
+func binomialOK(freq, p float64, n int, z float64) bool {
+	return math.Abs(freq-p) <= z*math.Sqrt(p*(1-p)/float64(n))
+}
+
+const mcSamples = 100000
+
+func TestExample27Vertex(t *testing.T) {
+	lap, _ := noise.NewLaplace(1)
+	p := example27(1, 1, 20)
+	res, cp := solve(t, p, identitySpec(lap), Spec{Approximation: Approximation{Method: Vertex, Eta: 0.01, Beta: 0.1}, Rand: rand.New(rand.NewPCG(7, 7))})
+	g := cp.Guarantee
+	if g.SampleSize != 523 || g.Kind != Conservative || len(g.Box) != 1 {
+		t.Fatalf("guarantee %+v", g)
+	}
+	lo := g.Box[0].Lo
+	// Analytic optimum: x̄* = ℓ − lo (the lower row binds at the box's lower end).
+	if want := 1 - lo; math.Abs(res.Rule.XBar[0]-want) > 1e-7 {
+		t.Fatalf("x̄* = %v, want ℓ − lo = %v", res.Rule.XBar[0], want)
+	}
+	// True violation probability of this rule: ½·exp(lo/b) (+ negligible upper tail).
+	truth := 0.5 * math.Exp(lo)
+	v := violation(p, res.Rule, cp.Lifted.Noise(), mcSamples, 11)
+	// 5 standard errors: false-failure probability < 1e-6.
+	if !binomialOK(v, truth, mcSamples, 5) || v > 0.01 {
+		t.Fatalf("empirical violation %v, analytic %v, want ≤ η = 0.01", v, truth)
+	}
+	t.Logf("vertex: box lo %.3f, x̄* %.3f, violation %.4f (analytic %.4f)", lo, res.Rule.XBar[0], v, truth)
+}
+
+func TestExample27BonferroniExact(t *testing.T) {
+	lap, _ := noise.NewLaplace(2)
+	// One-sided: the single-component reformulation is exact, violation = η.
+	p := example27(1, 1, math.Inf(1))
+	res, cp := solve(t, p, identitySpec(lap), Spec{Approximation: Approximation{Method: Bonferroni, Eta: 0.05}})
+	if cp.Guarantee.Kind != Exact {
+		t.Fatalf("kind %v, want exact", cp.Guarantee.Kind)
+	}
+	// x̄* = ℓ − F⁻¹(η) = ℓ + b·ln(1/(2η)).
+	if want := 1 + 2*math.Log(1/(2*0.05)); math.Abs(res.Rule.XBar[0]-want) > 1e-7 {
+		t.Fatalf("x̄* = %v, want %v", res.Rule.XBar[0], want)
+	}
+	v := violation(p, res.Rule, cp.Lifted.Noise(), mcSamples, 12)
+	if !binomialOK(v, 0.05, mcSamples, 5) {
+		t.Fatalf("violation %v, want 0.05 ± 5 s.e.", v)
+	}
+	// Two-sided with u far away: η splits into η/2 per row, x̄* = ℓ + b ln(1/η).
+	p2 := example27(1, 1, 40)
+	res2, cp2 := solve(t, p2, identitySpec(lap), Spec{Approximation: Approximation{Method: Bonferroni, Eta: 0.05}})
+	if want := 1 + 2*math.Log(1/0.05); math.Abs(res2.Rule.XBar[0]-want) > 1e-7 {
+		t.Fatalf("two-sided x̄* = %v, want %v", res2.Rule.XBar[0], want)
+	}
+	if cp2.Guarantee.Kind != Conservative || cp2.Guarantee.RowRisk[0] != 0.025 {
+		t.Fatalf("two-sided guarantee %+v", cp2.Guarantee)
+	}
+	truth := 0.025 + 0.5*math.Exp(-(40-res2.Rule.XBar[0])/2)
+	v2 := violation(p2, res2.Rule, cp2.Lifted.Noise(), mcSamples, 13)
+	if !binomialOK(v2, truth, mcSamples, 5) || v2 > 0.05 {
+		t.Fatalf("two-sided violation %v, analytic %v", v2, truth)
+	}
+}
+
+func TestExample27Robust(t *testing.T) {
+	tl, _ := noise.NewTruncatedLaplace(1, 3)
+	p := example27(1, 1, 20)
+	res, cp := solve(t, p, identitySpec(tl), Spec{Approximation: Approximation{Method: Robust}})
+	if cp.Guarantee.Kind != Certain || cp.Guarantee.Eta != 0 {
+		t.Fatalf("guarantee %+v", cp.Guarantee)
+	}
+	if want := 1 + 3.0; math.Abs(res.Rule.XBar[0]-want) > 1e-7 {
+		t.Fatalf("x̄* = %v, want ℓ + A = %v", res.Rule.XBar[0], want)
+	}
+	if v := violation(p, res.Rule, cp.Lifted.Noise(), mcSamples, 14); v != 0 {
+		t.Fatalf("violation %v, want 0 (bounded support)", v)
+	}
+	// Unbounded support is rejected with a clear error.
+	lap, _ := noise.NewLaplace(1)
+	l, _ := lindecision.Lift(p, identitySpec(lap))
+	if _, err := Reformulate(l, Spec{Approximation: Approximation{Method: Robust}}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("robust with Laplace: want ErrInvalid, got %v", err)
+	}
+}
+
+func TestExample27Scenario(t *testing.T) {
+	lap, _ := noise.NewLaplace(1)
+	p := example27(1, 1, 20)
+	res, cp := solve(t, p, identitySpec(lap), Spec{Approximation: Approximation{Method: Scenario, Eta: 0.01, Beta: 0.1}, Rand: rand.New(rand.NewPCG(8, 8))})
+	if cp.Guarantee.SampleSize != 230 { // ⌈ln 0.1 / ln 0.99⌉ for d = 1
+		t.Fatalf("scenario sample size %d, want 230", cp.Guarantee.SampleSize)
+	}
+	v := violation(p, res.Rule, cp.Lifted.Noise(), mcSamples, 15)
+	truth := 0.5 * math.Exp(-(res.Rule.XBar[0] - 1))
+	if !binomialOK(v, truth, mcSamples, 5) {
+		t.Fatalf("violation %v, analytic %v", v, truth)
+	}
+	t.Logf("scenario: x̄* %.3f, violation %.4f (η = 0.01, holds with confidence 0.9)", res.Rule.XBar[0], v)
+}
+
+// TestBonferroniSafetyFactors checks the analytic rows with two noise
+// components: minimize x1 + x2 subject to x1 + x2 ≥ 1, identity query on both,
+// ζ ~ N(0, σ²I). The row's random part is ζ1 + ζ2 (constant coefficients), so
+// every safety factor yields a linear row x̄1 + x̄2 ≥ 1 + z·σ√2.
+func TestBonferroniSafetyFactors(t *testing.T) {
+	a := sparse.NewTriplets(1, 2, 2)
+	a.Append(0, 0, -1)
+	a.Append(0, 1, -1)
+	p := &solver.Problem{Q: []float64{1, 1}, A: a.ToCSC(), B: []float64{-1}, Cones: []cone.Cone{cone.NewNonnegative(1)}}
+	sigma := 0.7
+	g, _ := noise.NewGaussian(sigma)
+	const eta = 0.05
+	for _, s := range []Safety{Gaussian, Cantelli, Chebyshev} {
+		res, cp := solve(t, p, identitySpec(g, g), Spec{Approximation: Approximation{Method: Bonferroni, Eta: eta, Safety: s}})
+		z, _ := s.Factor(eta)
+		sum := res.Rule.XBar[0] + res.Rule.XBar[1]
+		if want := 1 + z*sigma*math.Sqrt2; math.Abs(sum-want) > 1e-7 {
+			t.Fatalf("%v: x̄1 + x̄2 = %v, want %v", s, sum, want)
+		}
+		v := violation(p, res.Rule, cp.Lifted.Noise(), mcSamples, 16)
+		truth := 0.5 * math.Erfc(z/math.Sqrt2) // Pr[N(0,1) > z]
+		if !binomialOK(v, truth, mcSamples, 5) {
+			t.Fatalf("%v: violation %v, analytic %v", s, v, truth)
+		}
+		if s == Gaussian && (cp.Guarantee.Kind != Exact || !binomialOK(v, eta, mcSamples, 5)) {
+			t.Fatalf("gaussian factor should be exact: kind %v, violation %v", cp.Guarantee.Kind, v)
+		}
+		if s != Gaussian && v > eta/4 {
+			t.Fatalf("%v should be well below η = %v, got %v", s, eta, v)
+		}
+		t.Logf("%v: z = %.3f, violation %.5f (η = %v)", s, z, v, eta)
+	}
+}
+
+func TestInfeasibleIsTypedResult(t *testing.T) {
+	// ℓ = 1, u = 2 with Laplace(1) noise: at η = 1% the box needs a width of
+	// about 2·ln(50) ≈ 7.8 > 1, so the counterpart is infeasible.
+	lap, _ := noise.NewLaplace(1)
+	p := example27(1, 1, 2)
+	l, _ := lindecision.Lift(p, identitySpec(lap))
+	cp, err := Reformulate(l, Spec{Approximation: Approximation{Method: Vertex, Eta: 0.01, Beta: 0.1}, Rand: rand.New(rand.NewPCG(9, 9))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Solve(context.Background(), cp, highs.New(), solver.Settings{})
+	var inf *InfeasibleError
+	if !errors.As(err, &inf) || !errors.Is(err, ErrInfeasible) || inf.Hint() == "" {
+		t.Fatalf("want *InfeasibleError, got %v", err)
+	}
+}
+
+func TestConicBlockVertices(t *testing.T) {
+	// A second-order block (t, x1, x2) with t = 3 − 0, x = x̄ + ζ: the counterpart
+	// holds one block per box vertex (2² = 4).
+	a := sparse.NewTriplets(3, 2, 2)
+	a.Append(1, 0, -1)
+	a.Append(2, 1, -1)
+	p := &solver.Problem{Q: []float64{1, 1}, A: a.ToCSC(), B: []float64{3, 0, 0}, Cones: []cone.Cone{cone.NewSecondOrder(3)}}
+	tl, _ := noise.NewTruncatedLaplace(1, 1)
+	l, err := lindecision.Lift(p, identitySpec(tl, tl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Reformulate(l, Spec{Approximation: Approximation{Method: Robust}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Stats.Vertices != 4 || len(cp.Problem.Cones) != 4 || cp.Problem.NumRows() != 12 {
+		t.Fatalf("stats %+v, cones %v", cp.Stats, cp.Problem.Cones)
+	}
+	// Each vertex block evaluated at v: (3, x̄1 + ζ1, x̄2 + ζ2).
+	v := []float64{0.25, -0.5}
+	s := make([]float64, 12)
+	cp.Problem.A.MulVecTo(s, -1, v, 0)
+	for i := range s {
+		s[i] += cp.Problem.B[i]
+	}
+	seen := map[[2]float64]bool{}
+	for blk := 0; blk < 4; blk++ {
+		if s[3*blk] != 3 {
+			t.Fatalf("block %d head %v, want 3", blk, s[3*blk])
+		}
+		seen[[2]float64{s[3*blk+1] - v[0], s[3*blk+2] - v[1]}] = true
+	}
+	for _, z := range [][2]float64{{-1, -1}, {-1, 1}, {1, -1}, {1, 1}} {
+		if !seen[z] {
+			t.Fatalf("vertex %v missing: %v", z, seen)
+		}
+	}
+	if _, err := Reformulate(l, Spec{Approximation: Approximation{Method: Robust}, MaxVertices: 2}); !errors.Is(err, ErrTooManyVertices) {
+		t.Fatalf("want ErrTooManyVertices, got %v", err)
+	}
+}
+
+// TestSampledConfidence checks the confidence statement of the sampled methods
+// on Example 2.7 (one-sided, Laplace(1), ℓ = 1), where the violation of a rule
+// is known in closed form: ½·exp(−(x̄ − ℓ)). Over 400 independent sample sets,
+// the fraction with violation > η must match (1−η)^N = 0.0991 for the scenario
+// method with N = 230 (d = 1 makes the Campi–Garatti bound tight) and stay below
+// β for the vertex method. Tolerance: 4 binomial standard errors (false-failure
+// probability < 1e-4).
+func TestSampledConfidence(t *testing.T) {
+	lap, _ := noise.NewLaplace(1)
+	p := example27(1, 1, math.Inf(1))
+	l, _ := lindecision.Lift(p, identitySpec(lap))
+	const trials, eta, beta = 400, 0.01, 0.1
+	for _, m := range []Method{Scenario, Vertex} {
+		bad := 0
+		for s := 0; s < trials; s++ {
+			cp, err := Reformulate(l, Spec{Approximation: Approximation{Method: m, Eta: eta, Beta: beta}, Rand: rand.New(rand.NewPCG(uint64(s), 99))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Solve(context.Background(), cp, highs.New(), solver.Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if 0.5*math.Exp(-(res.Rule.XBar[0]-1)) > eta {
+				bad++
+			}
+		}
+		freq := float64(bad) / trials
+		switch m {
+		case Scenario:
+			want := math.Pow(1-eta, 230)
+			if !binomialOK(freq, want, trials, 4) {
+				t.Fatalf("scenario: %v of sample sets violate more than η, want %v", freq, want)
+			}
+		case Vertex:
+			if freq > beta+4*math.Sqrt(beta*(1-beta)/trials) {
+				t.Fatalf("vertex: %v of sample sets violate more than η, want ≤ β = %v", freq, beta)
+			}
+		}
+		t.Logf("%v: %.3f of %d sample sets give violation > η (β = %v)", m, freq, trials, beta)
+	}
+}
