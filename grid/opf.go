@@ -1,0 +1,399 @@
+package grid
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/privopt/privopt/model"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/sparse"
+)
+
+// Formulation selects how the network constraints of a DC-OPF are written.
+type Formulation int
+
+const (
+	// PTDF writes branch flows as f = PTDF·(Cg p − Load − Pbusinj) + Pfinj with one
+	// power balance row per island: variables are the dispatch only; the constraint
+	// matrix has (limited branches) × (generators) dense-ish rows. Best for small
+	// and medium networks.
+	PTDF Formulation = iota
+	// BTheta keeps the bus angles θ as variables with one balance row per bus
+	// (Cg p − Bbus θ = Load + Pbusinj), θ_ref = 0 and flow rows Bf θ + Pfinj:
+	// larger but very sparse. Best for large networks.
+	BTheta
+)
+
+func (f Formulation) String() string {
+	switch f {
+	case PTDF:
+		return "ptdf"
+	case BTheta:
+		return "b-theta"
+	}
+	return fmt.Sprintf("Formulation(%d)", int(f))
+}
+
+// OPFOptions configure BuildOPF.
+type OPFOptions struct {
+	Formulation Formulation
+	// Load overrides the network's bus loads (MW per internal bus, length
+	// NumBuses); nil uses Network.Load.
+	Load []float64
+	// LinearCost drops the quadratic cost coefficients c2 (keeping c1 p + c0).
+	LinearCost bool
+	// Solve is passed to model.Solve.
+	Solve model.SolveOptions
+}
+
+// Validate checks the formulation and the load override.
+func (o *OPFOptions) Validate(n *Network) error {
+	if o.Formulation != PTDF && o.Formulation != BTheta {
+		return fmt.Errorf("grid: OPFOptions.Formulation is %d, must be PTDF or BTheta", int(o.Formulation))
+	}
+	if o.Load != nil {
+		if len(o.Load) != n.NumBuses() {
+			return fmt.Errorf("grid: OPFOptions.Load has length %d, want NumBuses = %d", len(o.Load), n.NumBuses())
+		}
+		for i, v := range o.Load {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("grid: OPFOptions.Load[%d] is %v, must be finite", i, v)
+			}
+		}
+	}
+	return nil
+}
+
+// OPF is a built DC-OPF model:
+//
+//	minimize    Σ_g cost_g(p_g)
+//	subject to  Pmin ≤ p ≤ Pmax
+//	            power balance (per island, or per bus for BTheta)
+//	            FlowMin ≤ f(p) ≤ FlowMax   for branches with a finite limit
+//
+// with cost_g = c2 p² + c1 p + c0 (constants included) or a convex piecewise-linear
+// epigraph. The model may be extended before Solve (it is exported), which the
+// private release does not do: it builds its own chance-constrained program.
+type OPF struct {
+	Network *Network
+	Options OPFOptions
+	Model   *model.Model
+	P       *model.Var // dispatch, MW, one per Network generator
+	Theta   *model.Var // bus angles (radians), BTheta only
+	T       *model.Var // epigraph of piecewise-linear costs, nil if none
+
+	load      []float64
+	balance   *model.Constraint
+	upper     *model.Constraint // flow ≤ FlowMax on rows upRows
+	lower     *model.Constraint // flow ≥ FlowMin on rows loRows
+	upRows    []int
+	loRows    []int
+	genCols   [][]float64 // PTDF columns per generator bus (PTDF formulation)
+	flowConst []float64   // PTDF: flow = H p − flowConst
+	buildTime time.Duration
+}
+
+// CostCoefficients returns c2, c1 (per generator, $/MW²h and $/MWh) and the sum
+// of the constant terms c0 of the polynomial costs; pwl lists the generators with
+// piecewise-linear costs (their entries in c1, c2 are 0).
+func (n *Network) CostCoefficients() (c2, c1 []float64, c0 float64, pwl []int) {
+	c2 = make([]float64, n.NumGens())
+	c1 = make([]float64, n.NumGens())
+	for g, gi := range n.Gen {
+		a2, a1, a0, ok := n.Case.Costs[gi].Quadratic()
+		if !ok {
+			pwl = append(pwl, g)
+			continue
+		}
+		c2[g], c1[g] = a2, a1
+		c0 += a0
+	}
+	return c2, c1, c0, pwl
+}
+
+// BuildOPF builds the DC-OPF model of the network (see OPF).
+func (n *Network) BuildOPF(opt OPFOptions) (*OPF, error) {
+	t0 := time.Now()
+	if err := opt.Validate(n); err != nil {
+		return nil, err
+	}
+	o := &OPF{Network: n, Options: opt, load: opt.Load}
+	if o.load == nil {
+		o.load = n.Load
+	}
+	ng, nb := n.NumGens(), n.NumBuses()
+	m := model.New("dcopf")
+	o.Model = m
+	o.P = m.Vector("p", ng)
+	o.P.SetBounds(n.Pmin, n.Pmax)
+	p := o.P.Expr()
+
+	// Objective.
+	c2, c1, c0, pwl := n.CostCoefficients()
+	obj := p.Dot(c1).Add(model.Const(c0))
+	if len(pwl) > 0 {
+		o.T = m.Vector("pwl_cost", len(pwl))
+		obj = obj.Add(o.T.Expr().Sum())
+		for k, g := range pwl {
+			gc := &n.Case.Costs[n.Gen[g]]
+			for s := 0; s+1 < len(gc.X); s++ {
+				slope := (gc.Y[s+1] - gc.Y[s]) / (gc.X[s+1] - gc.X[s])
+				// t ≥ y_s + slope (p − x_s)
+				m.GreaterEq(fmt.Sprintf("pwl_%d_%d", g, s), o.T.At(k), p.At(g).Scale(slope).Add(model.Const(gc.Y[s]-slope*gc.X[s])))
+			}
+		}
+	}
+	var quad []model.Quadratic
+	if !opt.LinearCost {
+		var idx []int
+		var w []float64
+		for g, a := range c2 {
+			if a > 0 {
+				idx = append(idx, g)
+				w = append(w, math.Sqrt(a))
+			}
+		}
+		if len(idx) > 0 {
+			quad = append(quad, model.SumSquares(p.Pick(idx).MulElem(w)))
+		}
+	}
+	m.Minimize(obj, quad...)
+
+	switch opt.Formulation {
+	case PTDF:
+		o.buildPTDF(p)
+	case BTheta:
+		o.buildBTheta(p, nb)
+	}
+	if err := m.Err(); err != nil {
+		return nil, fmt.Errorf("grid: building DC-OPF: %w", err)
+	}
+	o.buildTime = time.Since(t0)
+	return o, nil
+}
+
+// islandRows returns the island-by-generator incidence (one row per island).
+func (n *Network) islandRows() *sparse.CSC {
+	t := sparse.NewTriplets(len(n.RefBus), n.NumGens(), n.NumGens())
+	for g, bi := range n.GenBus {
+		t.Append(n.Island[bi], g, 1)
+	}
+	return t.ToCSC()
+}
+
+// genPTDF returns H = PTDF[:, GenBus] restricted to rows (a len(rows)×NumGens CSC
+// with exact zeros dropped) and caches the generator-bus PTDF columns.
+func (o *OPF) genPTDF(rows []int) *sparse.CSC {
+	n := o.Network
+	if o.genCols == nil {
+		o.genCols = n.PTDFColumns(n.GenBus)
+	}
+	t := sparse.NewTriplets(len(rows), n.NumGens(), len(rows)*n.NumGens())
+	for g := range n.GenBus {
+		col := o.genCols[g]
+		for r, l := range rows {
+			if v := col[l]; v != 0 {
+				t.Append(r, g, v)
+			}
+		}
+	}
+	return t.ToCSC()
+}
+
+func (o *OPF) buildPTDF(p model.Expr) {
+	n, m := o.Network, o.Model
+	// Balance per island: Σ_{g in k} p_g = Σ_{i in k} (Load_i + Pbusinj_i).
+	rhs := make([]float64, len(n.RefBus))
+	for i, d := range o.load {
+		rhs[n.Island[i]] += d + n.Pbusinj[i]
+	}
+	o.balance = m.Equal("balance", model.MulSparse(n.islandRows(), p), model.Const(rhs...))
+	// Flows: f = H p − flowConst, flowConst = PTDF (Load + Pbusinj) − Pfinj.
+	inj := make([]float64, n.NumBuses())
+	for i := range inj {
+		inj[i] = -(o.load[i] + n.Pbusinj[i])
+	}
+	th := n.SolveAngles(inj)
+	fl := n.Bf.MulVecTo(nil, 1, th, 0)
+	o.flowConst = make([]float64, len(fl))
+	for l := range fl {
+		o.flowConst[l] = -fl[l] - n.Pfinj[l]
+	}
+	o.upRows, o.loRows = limitedRows(n)
+	if len(o.upRows) > 0 {
+		H := o.genPTDF(o.upRows)
+		b := make([]float64, len(o.upRows))
+		for r, l := range o.upRows {
+			b[r] = n.FlowMax[l] + o.flowConst[l]
+		}
+		o.upper = m.LessEq("flow_max", model.MulSparse(H, p), model.Const(b...))
+	}
+	if len(o.loRows) > 0 {
+		H := o.genPTDF(o.loRows)
+		b := make([]float64, len(o.loRows))
+		for r, l := range o.loRows {
+			b[r] = n.FlowMin[l] + o.flowConst[l]
+		}
+		o.lower = m.GreaterEq("flow_min", model.MulSparse(H, p), model.Const(b...))
+	}
+}
+
+// limitedRows lists the branches with a finite upper / lower flow limit.
+func limitedRows(n *Network) (up, lo []int) {
+	for l := range n.Branch {
+		if !math.IsInf(n.FlowMax[l], 1) {
+			up = append(up, l)
+		}
+		if !math.IsInf(n.FlowMin[l], -1) {
+			lo = append(lo, l)
+		}
+	}
+	return up, lo
+}
+
+func (o *OPF) buildBTheta(p model.Expr, nb int) {
+	n, m := o.Network, o.Model
+	o.Theta = m.Vector("theta", nb)
+	lo, hi := make([]float64, nb), make([]float64, nb)
+	for i := range lo {
+		lo[i], hi[i] = math.Inf(-1), math.Inf(1)
+	}
+	for _, r := range n.RefBus {
+		lo[r], hi[r] = 0, 0
+	}
+	o.Theta.SetBounds(lo, hi)
+	th := o.Theta.Expr()
+	cg := sparse.NewTriplets(nb, n.NumGens(), n.NumGens())
+	for g, bi := range n.GenBus {
+		cg.Append(bi, g, 1)
+	}
+	rhs := make([]float64, nb)
+	for i := range rhs {
+		rhs[i] = o.load[i] + n.Pbusinj[i]
+	}
+	o.balance = m.Equal("balance", model.MulSparse(cg.ToCSC(), p).Sub(model.MulSparse(n.Bbus, th)), model.Const(rhs...))
+	o.upRows, o.loRows = limitedRows(n)
+	sel := func(rows []int, bound []float64) (*sparse.CSC, []float64) {
+		t := sparse.NewTriplets(len(rows), nb, 2*len(rows))
+		b := make([]float64, len(rows))
+		for r, l := range rows {
+			t.Append(r, n.From[l], n.B[l])
+			t.Append(r, n.To[l], -n.B[l])
+			b[r] = bound[l] - n.Pfinj[l]
+		}
+		return t.ToCSC(), b
+	}
+	if len(o.upRows) > 0 {
+		A, b := sel(o.upRows, n.FlowMax)
+		o.upper = m.LessEq("flow_max", model.MulSparse(A, th), model.Const(b...))
+	}
+	if len(o.loRows) > 0 {
+		A, b := sel(o.loRows, n.FlowMin)
+		o.lower = m.GreaterEq("flow_min", model.MulSparse(A, th), model.Const(b...))
+	}
+}
+
+// Timing splits the wall time of an OPF run. Solve is the time inside the solver
+// backend (HiGHS); Build includes computing PTDF rows; Total is the whole call.
+type Timing struct {
+	Parse, Build, Solve, Total time.Duration
+}
+
+// OPFSolution is the outcome of OPF.Solve. For a status other than Optimal /
+// AlmostOptimal only Status and Time are set.
+type OPFSolution struct {
+	Status   solver.Status
+	Cost     float64   // $/h, constant terms included
+	Dispatch []float64 // MW per Network generator
+	Flow     []float64 // MW per Network branch
+	Theta    []float64 // radians per bus (reference buses 0)
+	// LMP is the locational marginal price per bus ($/MWh), ∂cost/∂Load_i: the
+	// balance dual λ minus the congestion component Σ_l PTDF_{l,i} μ_l (PTDF), or
+	// the nodal balance dual (BTheta).
+	LMP  []float64
+	Time Timing
+}
+
+// Solve solves the model. An infeasible or unbounded OPF is reported through
+// Status, not as an error; errors are reserved for failures to run.
+func (o *OPF) Solve(ctx context.Context) (*OPFSolution, error) {
+	t0 := time.Now()
+	res, err := o.Model.Solve(ctx, o.Options.Solve)
+	if err != nil {
+		return nil, fmt.Errorf("grid: solving DC-OPF: %w", err)
+	}
+	sol := &OPFSolution{Status: res.Status}
+	sol.Time.Build = o.buildTime
+	if res.Solution != nil {
+		sol.Time.Solve = res.Solution.SolveTime
+	}
+	defer func() { sol.Time.Total = o.buildTime + time.Since(t0) }()
+	if !res.Status.OK() {
+		return sol, nil
+	}
+	n := o.Network
+	sol.Cost = res.Objective
+	sol.Dispatch = res.Value(o.P)
+	inj := n.NetInjection(sol.Dispatch)
+	if o.Options.Load != nil {
+		for i := range inj {
+			inj[i] += n.Load[i] - o.load[i]
+		}
+	}
+	if o.Theta != nil {
+		sol.Theta = res.Value(o.Theta)
+	} else {
+		for i := range inj {
+			inj[i] -= n.Pbusinj[i]
+		}
+		sol.Theta = n.SolveAngles(inj)
+	}
+	sol.Flow = n.Bf.MulVecTo(nil, 1, sol.Theta, 0)
+	for l := range sol.Flow {
+		sol.Flow[l] += n.Pfinj[l]
+	}
+	sol.LMP = o.lmp(res)
+	return sol, nil
+}
+
+// lmp computes ∂cost/∂Load. With the model's dual convention (Px + q + Aᵀy = 0
+// for rows Ax + s = b), the sensitivity of the optimal value to the right-hand
+// side of a row is −y.
+func (o *OPF) lmp(res *model.Result) []float64 {
+	n := o.Network
+	bal := res.Dual(o.balance)
+	lmp := make([]float64, n.NumBuses())
+	if o.Options.Formulation == BTheta {
+		for i := range lmp {
+			lmp[i] = balanceSign * bal[i]
+		}
+		return lmp
+	}
+	// μ_l = ∂cost/∂(flow limit)… combined as the multiplier of f_l in the
+	// Lagrangian: LMP_i = λ_k − Σ_l PTDF_{l,i} (μ⁺_l − μ⁻_l).
+	mu := make([]float64, n.NumBranches())
+	if o.upper != nil {
+		y := res.Dual(o.upper)
+		for r, l := range o.upRows {
+			mu[l] += y[r]
+		}
+	}
+	if o.lower != nil {
+		y := res.Dual(o.lower)
+		for r, l := range o.loRows {
+			mu[l] -= y[r]
+		}
+	}
+	cong := n.PTDFTransMul(mu)
+	for i := range lmp {
+		lmp[i] = balanceSign*bal[n.Island[i]] - cong[i]
+	}
+	return lmp
+}
+
+// balanceSign converts the Equal-constraint dual of "Cg p … = Load" into
+// ∂cost/∂Load: model.Result.Dual of an equality is −∂p*/∂rhs (checked in tests
+// against finite differences).
+const balanceSign = -1
