@@ -254,7 +254,7 @@ func TestSampleCovariance(t *testing.T) {
 	}
 	for _, c := range []struct{ got, want, se float64 }{
 		{s00 / n, 4, 4 * math.Sqrt2 / math.Sqrt(n)},
-		{s01 / n, 1.2, math.Sqrt((4*1+1.2*1.2)/n)},
+		{s01 / n, 1.2, math.Sqrt((4*1 + 1.2*1.2) / n)},
 		{s11 / n, 1, math.Sqrt2 / math.Sqrt(n)},
 	} {
 		if math.Abs(c.got-c.want) > 4*c.se {
