@@ -1,0 +1,148 @@
+package ldl
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/privopt/privopt/sparse"
+)
+
+// localKKT returns the upper triangle of a random quasi-definite KKT matrix
+// [H Aᵀ; A −δI] with n1 primal and n2 dual rows: H is diagonal plus a random
+// coupling between neighbouring variables, and dual row r couples four random
+// primal variables within a window of ±window around its proportional position
+// (the locality of real constraint matrices; uniformly random patterns are
+// expander graphs whose factors fill almost completely).
+func localKKT(rng *rand.Rand, n1, n2, window int) (*sparse.CSC, []int8) {
+	n := n1 + n2
+	t := sparse.NewTriplets(n, n, n+n1+4*n2)
+	signs := make([]int8, n)
+	for i := 0; i < n1; i++ {
+		t.Append(i, i, 1+rng.Float64())
+		if i+1 < n1 && rng.IntN(2) == 0 {
+			t.Append(i, i+1, 0.1*rng.NormFloat64())
+		}
+		signs[i] = 1
+	}
+	for r := 0; r < n2; r++ {
+		row := n1 + r
+		center := r * n1 / max(n2, 1)
+		for range 4 {
+			j := min(max(center+rng.IntN(2*window+1)-window, 0), n1-1)
+			t.Append(j, row, rng.NormFloat64())
+		}
+		t.Append(row, row, -1e-4)
+		signs[row] = -1
+	}
+	return t.ToCSC(), signs
+}
+
+type benchCase struct {
+	name  string
+	a     *sparse.CSC
+	signs []int8
+}
+
+func benchCases(b *testing.B) []benchCase {
+	rng := rand.New(rand.NewPCG(2024, 1))
+	kkt, signs := localKKT(rng, 66667, 33333, 200)
+	cs := []benchCase{
+		{"grid=100x100", gridLaplacian(100), nil},
+		{"grid=300x300", gridLaplacian(300), nil},
+		{"kkt=1e5", kkt, signs},
+	}
+	for i := range cs {
+		if cs[i].signs == nil {
+			cs[i].signs = make([]int8, cs[i].a.Cols)
+			for j := range cs[i].signs {
+				cs[i].signs[j] = 1
+			}
+		}
+	}
+	return cs
+}
+
+func BenchmarkAnalyze(b *testing.B) {
+	for _, c := range benchCases(b) {
+		for _, ord := range []Ordering{AMD, Natural} {
+			if ord == Natural && c.name != "grid=100x100" {
+				continue // natural order: fill too large to be useful
+			}
+			b.Run(fmt.Sprintf("%s/%v", c.name, ord), func(b *testing.B) {
+				b.ReportAllocs()
+				var s *Symbolic
+				for b.Loop() {
+					var err error
+					if s, err = Analyze(c.a, Options{Ordering: ord}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(s.NnzL()), "nnzL")
+			})
+		}
+	}
+}
+
+func BenchmarkFactor(b *testing.B) {
+	for _, c := range benchCases(b) {
+		s, err := Analyze(c.a, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name+"/Factor", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.Factor(c.a, c.signs, DefaultRegularization); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(s.NnzL()), "nnzL")
+			b.ReportMetric(s.FactorFlops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gflop/s")
+		})
+		f, err := s.Factor(c.a, c.signs, DefaultRegularization)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name+"/Refactor", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := f.Refactor(c.a); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(s.FactorFlops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gflop/s")
+		})
+	}
+}
+
+func BenchmarkSolve(b *testing.B) {
+	for _, c := range benchCases(b) {
+		s, err := Analyze(c.a, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := s.Factor(c.a, c.signs, DefaultRegularization)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rhs := make([]float64, c.a.Cols)
+		for i := range rhs {
+			rhs[i] = math.Sin(float64(i))
+		}
+		x := make([]float64, c.a.Cols)
+		b.Run(c.name+"/Solve", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f.Solve(x, rhs)
+			}
+		})
+		b.Run(c.name+"/SolveRefine2", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f.SolveRefine(x, rhs, c.a, 2, 0)
+			}
+		})
+	}
+}
