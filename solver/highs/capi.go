@@ -438,3 +438,62 @@ func (in *instance) basis(nc, nr int) (cols, rows []int32, err error) {
 	}
 	return cols, rows, nil
 }
+
+// rawModel is a model as HiGHS stores it (column-wise A, lower-triangular Hessian).
+type rawModel struct {
+	numCol, numRow         int
+	maximize               bool
+	offset                 float64
+	cost, colLo, colUp     []float64
+	rowLo, rowUp           []float64
+	aStart, aIndex         []int32
+	aValue                 []float64
+	qStart, qIndex         []int32
+	qValue                 []float64
+	integrality            []int32
+	readStatus, readErrMsg string
+}
+
+// readModel reads a model file with HiGHS's reader (format from the extension).
+func (in *instance) readModel(path string) (*rawModel, error) {
+	c, free := cstr(path)
+	defer free()
+	if C.Highs_readModel(in.h, c) == hsStatusError {
+		return nil, fmt.Errorf("highs: HiGHS could not read %q (missing file or syntax error)", path)
+	}
+	r := &rawModel{numCol: in.numCol(), numRow: in.numRow()}
+	nnz := int(C.Highs_getNumNz(in.h))
+	qnnz := int(C.Highs_getHessianNumNz(in.h))
+	r.cost = make([]float64, r.numCol)
+	r.colLo = make([]float64, r.numCol)
+	r.colUp = make([]float64, r.numCol)
+	r.rowLo = make([]float64, r.numRow)
+	r.rowUp = make([]float64, r.numRow)
+	r.aStart = make([]int32, r.numCol+1)
+	r.aIndex = make([]int32, nnz)
+	r.aValue = make([]float64, nnz)
+	r.qStart = make([]int32, r.numCol+1)
+	r.qIndex = make([]int32, qnnz)
+	r.qValue = make([]float64, qnnz)
+	r.integrality = make([]int32, r.numCol)
+	var nc, nr, nz, qnz, sense C.HighsInt
+	var offset C.double
+	if C.Highs_getModel(in.h, 1, 1, &nc, &nr, &nz, &qnz, &sense, &offset,
+		dptr(r.cost), dptr(r.colLo), dptr(r.colUp), dptr(r.rowLo), dptr(r.rowUp),
+		iptr(r.aStart), iptr(r.aIndex), dptr(r.aValue),
+		iptr(r.qStart), iptr(r.qIndex), dptr(r.qValue), iptr(r.integrality)) == hsStatusError {
+		return nil, fmt.Errorf("highs: cannot extract the model read from %q", path)
+	}
+	if int(nc) != r.numCol || int(nr) != r.numRow || int(nz) != nnz {
+		return nil, fmt.Errorf("highs: inconsistent model sizes from %q", path)
+	}
+	r.aStart[r.numCol] = int32(nnz)
+	if qnnz == 0 {
+		r.qStart = nil
+	} else {
+		r.qStart[r.numCol] = int32(qnnz)
+	}
+	r.maximize = sense == -1
+	r.offset = float64(offset)
+	return r, nil
+}

@@ -415,3 +415,101 @@ func TestRandomLPs(t *testing.T) {
 		}
 	}
 }
+
+// cancelOnWrite cancels a context on the first log line it receives.
+type cancelOnWrite struct {
+	cancel context.CancelFunc
+	lines  int
+}
+
+func (c *cancelOnWrite) Write(p []byte) (int, error) {
+	c.lines++
+	c.cancel()
+	return len(p), nil
+}
+
+// TestLogAndCancel: the log writer receives HiGHS's output and cancels the
+// context at the first line, so the simplex interrupt callback must stop the
+// solve (deterministic: the first log line precedes the first iteration).
+func TestLogAndCancel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var p *solver.Problem
+	for p == nil || p.NumVars() < 20 {
+		p, _ = randomLP(rng)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &cancelOnWrite{cancel: cancel}
+	s, err := NewWithOptions(Options{Presolve: "off", Method: "simplex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := s.Solve(ctx, p, solver.Settings{Log: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.lines == 0 {
+		t.Error("no log lines")
+	}
+	if sol.Status != solver.Cancelled {
+		t.Errorf("status %v, want cancelled", sol.Status)
+	}
+	// Silent by default, and the same problem solves when not cancelled.
+	sol = solve(t, p)
+	if sol.Status != solver.Optimal {
+		t.Errorf("status %v", sol.Status)
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	bad := []Options{
+		{Method: "barrier"},
+		{Presolve: "maybe"},
+		{PrimalFeasibilityTolerance: -1},
+		{DualFeasibilityTolerance: math.NaN()},
+		{Settings: solver.Settings{TimeLimit: -1}},
+	}
+	for _, o := range bad {
+		if _, err := NewWithOptions(o); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+	if _, err := NewWithOptions(Options{Method: "ipm", Presolve: "off", PrimalFeasibilityTolerance: 1e-9}); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestMethods: the IPM (with crossover) and the simplex agree.
+func TestMethods(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for k := 0; k < 20; k++ {
+		p, opt := randomLP(rng)
+		for _, m := range []string{"simplex", "ipm"} {
+			s, _ := NewWithOptions(Options{Method: m})
+			sol, err := s.Solve(context.Background(), p, solver.Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkKKT(t, p, sol, 1e-7)
+			if !near(sol.Objective, opt, 1e-7) {
+				t.Errorf("%s: objective %v, want %v", m, sol.Objective, opt)
+			}
+		}
+	}
+}
+
+func TestIterationLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var p *solver.Problem
+	for p == nil || p.NumVars() < 20 {
+		p, _ = randomLP(rng)
+	}
+	s, _ := NewWithOptions(Options{Presolve: "off", Method: "simplex"})
+	sol, err := s.Solve(context.Background(), p, solver.Settings{MaxIterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Status != solver.IterationLimit {
+		t.Errorf("status %v after %d iterations, want iteration-limit", sol.Status, sol.Iterations)
+	}
+}
