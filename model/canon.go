@@ -301,6 +301,10 @@ func (m *Model) Canonicalize() (*Canonical, error) {
 	return c, nil
 }
 
+// liftMinEntries: below this many upper-triangle entries of AᵀA the direct
+// form is always used; such a P is small whatever its density.
+const liftMinEntries = 10000
+
 // shouldLift applies the SumSquares lifting rule documented at SumSquares.
 func shouldLift(d *expr, force int) bool {
 	if force != 0 {
@@ -317,5 +321,5 @@ func shouldLift(d *expr, force int) bool {
 	}
 	K := float64(len(seen))
 	bound = math.Min(bound, K*(K+1)/2)
-	return bound > 2*float64(d.nnz()+d.n)
+	return bound > math.Max(4*float64(d.nnz()+d.n), liftMinEntries)
 }

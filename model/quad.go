@@ -35,10 +35,12 @@ type Quadratic struct {
 //
 // or, when AᵀA would be much denser than A, through auxiliary variables
 // y = A·x + c (zero-cone rows appended after all other rows, columns after all
-// user variables) and P += 2I on y. The rule: lift when the upper-triangle size
-// bound min(Σᵢ kᵢ(kᵢ+1)/2, K(K+1)/2) exceeds 2·(nnz(A) + len(e)), with kᵢ the
-// nonzeros of row i and K the number of distinct columns of A. Lifted forces
-// either choice.
+// user variables) and P += 2I on y. The rule: lift when the bound
+// min(Σᵢ kᵢ(kᵢ+1)/2, K(K+1)/2) on the upper-triangle entries of AᵀA exceeds
+// both 4·(nnz(A) + len(e)) (the lifted form stores about nnz(A) + 3·len(e)
+// numbers) and 10⁴ (a small P is cheap however dense), with kᵢ the nonzeros
+// of row i and K the number of distinct columns of A. Lifted forces either
+// choice.
 func SumSquares(e Expr) Quadratic {
 	return Quadratic{kind: quadSumSquares, e: e, scale: 1, err: e.Err()}
 }

@@ -6,8 +6,6 @@ import (
 	"math"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
@@ -154,23 +152,6 @@ func smat(n int, s []float64) []float64 {
 			}
 			out[i*n+j], out[j*n+i] = v, v
 			k++
-		}
-	}
-	return out
-}
-
-// Svec returns the scaled lower-triangular column-major svec of the symmetric
-// n×n row-major matrix s (using its lower triangle): (S₁₁, √2·S₂₁, …, √2·Sₙ₁,
-// S₂₂, …, Sₙₙ), the coordinates of package cone's PSD cone.
-func Svec(n int, s []float64) []float64 {
-	out := make([]float64, 0, n*(n+1)/2)
-	for j := 0; j < n; j++ {
-		for i := j; i < n; i++ {
-			v := s[i*n+j]
-			if i != j {
-				v *= math.Sqrt2
-			}
-			out = append(out, v)
 		}
 	}
 	return out
@@ -379,71 +360,15 @@ func checkFeasible(p *solver.Problem, x []float64, tol float64) string {
 			for _, v := range sc {
 				bs = math.Max(bs, v)
 			}
-			if d := coneViolation(k, blk); d > tol*bs {
+			d, err := k.Distance(blk)
+			if err != nil {
+				return fmt.Sprintf("rows %d..%d: %v", row, row+k.Dim-1, err)
+			}
+			if d > tol*bs {
 				return fmt.Sprintf("rows %d..%d are %.3g outside the %v cone", row, row+k.Dim-1, d, k.Kind)
 			}
 		}
 		row += k.Dim
 	}
 	return ""
-}
-
-// coneViolation returns a simple measure of how far s is outside cone k (0 if
-// inside): exact distances for SOC, rotated SOC (via its SOC form) and PSD
-// (via the most negative eigenvalue), and the violated inequality for the
-// exponential and power cones.
-func coneViolation(k cone.Cone, s []float64) float64 {
-	switch k.Kind {
-	case cone.SecondOrder:
-		return socViolation(s[0], s[1:])
-	case cone.RotatedSecondOrder:
-		// (u, v, x) ∈ RSOC ⇔ ((u+v)/√2, (u−v)/√2, x) ∈ SOC.
-		w := append([]float64{(s[0] - s[1]) / math.Sqrt2}, s[2:]...)
-		return socViolation((s[0]+s[1])/math.Sqrt2, w)
-	case cone.PSD:
-		return psdViolation(s)
-	case cone.Exponential:
-		x, y, z := s[0], s[1], s[2]
-		if y > 0 {
-			return math.Max(0, y*math.Exp(x/y)-z)
-		}
-		// closure: y = 0 requires x ≤ 0, z ≥ 0
-		return math.Max(math.Max(-y, 0), math.Max(math.Max(x, 0), math.Max(-z, 0)))
-	case cone.Power:
-		x, y, z := s[0], s[1], s[2]
-		if x < 0 || y < 0 {
-			return math.Max(-x, -y)
-		}
-		return math.Max(0, math.Abs(z)-math.Pow(x, k.Alpha)*math.Pow(y, 1-k.Alpha))
-	}
-	return 0
-}
-
-// socViolation returns the Euclidean distance of (t, x) to the second-order
-// cone {t ≥ ‖x‖}.
-func socViolation(t float64, x []float64) float64 {
-	nx := 0.0
-	for _, v := range x {
-		nx = math.Hypot(nx, v)
-	}
-	switch {
-	case nx <= t:
-		return 0
-	case nx <= -t:
-		return math.Hypot(t, nx)
-	default:
-		return (nx - t) / math.Sqrt2
-	}
-}
-
-// psdViolation returns max(0, −λ_min(smat(s))), the distance of the matrix to
-// the PSD cone in spectral norm; +Inf if the eigendecomposition fails.
-func psdViolation(s []float64) float64 {
-	n := cone.PSDOrder(len(s))
-	sym := mat.NewSymDense(n, smat(n, s))
-	var eig mat.EigenSym
-	if !eig.Factorize(sym, false) {
-		return math.Inf(1)
-	}
-	return math.Max(0, -eig.Values(nil)[0])
 }
