@@ -1,34 +1,140 @@
-// Package ipm is privopt's pure-Go interior-point solver for the standard conic
-// form of package solver (every cone kind). Work in progress: Solve currently
-// reports that the backend is not available.
 package ipm
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/sparse"
 )
 
 var _ solver.Solver = (*Solver)(nil)
 
-// ErrNotImplemented is returned until the interior-point method lands.
-var ErrNotImplemented = errors.New("ipm: the conic interior-point solver is not available yet")
+// ErrNotConvex is wrapped by the error Solve returns when P is not positive
+// semidefinite (detected by a negative pivot in the LDLᵀ factorization of
+// P + δI, δ = 1e-9·max(1, max|Pᵢⱼ|)).
+var ErrNotConvex = errors.New("ipm: P is not positive semidefinite")
 
-// Solver is the interior-point backend.
-type Solver struct{}
+// Solver is the interior-point backend. It is safe for concurrent use: every
+// Solve call has its own workspace.
+type Solver struct {
+	set Settings
+}
 
-// New returns an interior-point solver.
+// New returns an interior-point solver with default settings.
 func New() *Solver { return &Solver{} }
+
+// NewWithSettings returns a solver with the given settings (zero fields mean
+// defaults); it fails when set.Validate does.
+func NewWithSettings(set Settings) (*Solver, error) {
+	if err := set.Validate(); err != nil {
+		return nil, err
+	}
+	return &Solver{set: set}, nil
+}
 
 // Name returns "ipm".
 func (*Solver) Name() string { return "ipm" }
 
-// Supports reports true for every cone kind.
-func (*Solver) Supports(cone.Kind) bool { return true }
+// Supports reports true for every cone kind (and quadratic objectives).
+func (*Solver) Supports(k cone.Kind) bool {
+	return k >= cone.Zero && k <= cone.Power
+}
 
-// Solve is not implemented yet.
-func (*Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
-	return nil, ErrNotImplemented
+// Solve solves p by the homogeneous self-dual interior-point method described
+// in the package documentation. Non-zero fields of s (time limit, iteration
+// limit, log writer) override the solver's settings. The error is non-nil only
+// for invalid input (wrapping solver.ErrInvalidProblem, ErrInvalidSettings or
+// ErrNotConvex); every numerical outcome is a Status.
+func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
+	set := sv.set
+	if s.TimeLimit != 0 {
+		set.TimeLimit = s.TimeLimit
+	}
+	if s.MaxIterations != 0 {
+		set.MaxIterations = s.MaxIterations
+	}
+	if s.Log != nil {
+		set.Log = s.Log
+	}
+	if s.Threads != 0 {
+		set.Threads = s.Threads
+	}
+	if err := set.Validate(); err != nil {
+		return nil, err
+	}
+	set.fill()
+	if p == nil {
+		return nil, fmt.Errorf("%w: problem is nil", solver.ErrInvalidProblem)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := checkConvex(p.P, set.DenseKKT); err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	w, err := newWorkspace(p, &set)
+	if err != nil {
+		return nil, err
+	}
+	w.start = start
+	sol := w.run(ctx)
+	sol.SolveTime = time.Since(start)
+	sol.Solver = "ipm"
+	return sol, nil
+}
+
+// ---------------------------------------------------------------- workspace
+
+type workspace struct {
+	set    *Settings
+	red    *reduced
+	orig   *solver.Problem
+	n, m   int
+	p      *sparse.CSC
+	q, b   []float64
+	a      *sparse.CSC
+	sc     *scaling
+	cones  []conic
+	offs   []int
+	nu     float64
+	nonsym bool
+	kkt    *kktSystem
+	start  time.Time
+
+	// original-scale norms used by the stopping rules
+	normQ, normB float64
+
+	// iterate
+	x, s, z    []float64
+	tau, kappa float64
+	// step
+	dx, ds, dz   []float64
+	dtau, dkappa float64
+	// residuals and products at the iterate
+	rx, rz      []float64
+	rtau        float64
+	px, atz, ax []float64
+	xpx, qx, bz float64
+	// KKT work
+	x2, z2, x1, z1 []float64
+	rhs, sol       []float64
+	off            []float64
+	rS             []float64
+	work           []float64
+
+	info iterInfo
+}
+
+type iterInfo struct {
+	pobj, dobj, gap, relgap float64
+	pres, dres              float64
+	mu, step, sigma         float64
 }

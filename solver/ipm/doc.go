@@ -1,0 +1,53 @@
+// Package ipm is privopt's pure-Go interior-point solver for the standard conic
+// form of package solver,
+//
+//	minimize ½xᵀPx + qᵀx + r  subject to  Ax + s = b,  s ∈ K,
+//
+// with K a product of zero, nonnegative, second-order, rotated second-order,
+// PSD (scaled svec), exponential and power cones.
+//
+// # Method
+//
+// The solver follows Goulart & Chen, "Clarabel: An interior-point solver for
+// conic programs with quadratic objectives" (2024): a homogeneous self-dual
+// embedding with variables (x, z, s, τ, κ) that handles the quadratic objective
+// directly,
+//
+//	Px + Aᵀz + qτ = 0,  Ax + s − bτ = 0,  κ = −qᵀx − bᵀz − xᵀPx/τ,
+//	(s, z) ∈ K × K*,  τ, κ ≥ 0,
+//
+// solved by Mehrotra's predictor–corrector method. Symmetric cones
+// (nonnegative, second-order, PSD) use Nesterov–Todd scaling; rotated
+// second-order cones are mapped exactly onto second-order cones by the
+// orthogonal row map (u, v) ↦ ((u+v)/√2, (u−v)/√2), undone afterwards; zero
+// cones are equality rows with a zero scaling block. Exponential and power
+// cones use the primal–dual scaling of Dahl & Andersen (2022) with Clarabel's
+// third-order corrector and a backtracking line search that keeps the iterate
+// near the central path.
+//
+// Every iteration factors the quasi-definite KKT matrix
+//
+//	[ P + εI     Aᵀ       ]
+//	[ A       −(H + εI)   ]
+//
+// with the sparse LDLᵀ of package internal/ldl (AMD ordering; symbolic
+// analysis once, numeric refactorization per iteration, dynamic
+// regularization), followed by iterative refinement against the unregularized
+// matrix. Second-order cones larger than Settings.SOCExpandDim enter the
+// matrix in a sparse expanded form with two extra rows each instead of a dense
+// block. The data are equilibrated by modified Ruiz scaling first.
+//
+// # Invariants
+//
+//   - The problem passed to Solve is never modified.
+//   - Solution.Status is Optimal only if the returned point satisfies the
+//     primal and dual residual and gap tolerances of Settings on the original
+//     data; AlmostOptimal only if it satisfies the reduced tolerances.
+//   - For PrimalInfeasible, Solution.Y is a certificate normalized to
+//     bᵀY = −1 (AᵀY ≈ 0, Y ∈ K*); for DualInfeasible, Solution.X is normalized
+//     to qᵀX = −1 with PX ≈ 0 and S = −AX ∈ K (approximately).
+//   - Solution duals follow the package solver convention Px + q + Aᵀy = 0,
+//     y ∈ K*.
+//   - Invalid input (shapes, NaN, cone sizes, non-convex P, settings) is an
+//     error, never a panic or a status.
+package ipm

@@ -1,0 +1,184 @@
+package ipm
+
+import (
+	"math"
+
+	"github.com/privopt/privopt/sparse"
+)
+
+// scaling holds the modified Ruiz equilibration (Ruiz 2001; as used by OSQP
+// and Clarabel) of the KKT data:
+//
+//	P̂ = c·DPD,  q̂ = c·Dq,  Â = EAD,  b̂ = Eb,
+//
+// with D, E positive diagonal and E constant on every cone block that is not
+// separable (second-order, PSD, exponential, power), so that ŝ = Es stays in
+// the same cone. A solution (x̂, ŝ, ẑ) of the scaled problem maps back as
+//
+//	x = Dx̂,  s = E⁻¹ŝ,  y = Eẑ/c.
+type scaling struct {
+	d, e, dinv, einv []float64
+	c                float64
+}
+
+func identityScaling(n, m int) *scaling {
+	sc := &scaling{d: ones(n), e: ones(m), dinv: ones(n), einv: ones(m), c: 1}
+	return sc
+}
+
+func ones(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
+}
+
+// equilibrate scales p (upper triangle), q, a, b in place and returns the
+// scaling. blocks lists [start, end) row ranges that need a common factor.
+func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Settings) *scaling {
+	n, m := a.Cols, a.Rows
+	sc := identityScaling(n, m)
+	if set.DisableEquilibration {
+		return sc
+	}
+	lo, hi := set.EquilibrationMin, set.EquilibrationMax
+	clip := func(v float64) float64 { return math.Min(math.Max(v, lo), hi) }
+	dcol := make([]float64, n)
+	erow := make([]float64, m)
+	for it := 0; it < set.EquilibrationIterations; it++ {
+		clear(dcol)
+		clear(erow)
+		// column norms of [P; A] (P symmetric: column j of the full P is the
+		// upper column j plus row j of the upper triangle)
+		if p != nil {
+			for j := 0; j < n; j++ {
+				for k := p.ColPtr[j]; k < p.ColPtr[j+1]; k++ {
+					i := p.RowIdx[k]
+					v := math.Abs(p.Val[k])
+					dcol[j] = math.Max(dcol[j], v)
+					dcol[i] = math.Max(dcol[i], v)
+				}
+			}
+		}
+		for j := 0; j < n; j++ {
+			for k := a.ColPtr[j]; k < a.ColPtr[j+1]; k++ {
+				v := math.Abs(a.Val[k])
+				dcol[j] = math.Max(dcol[j], v)
+				erow[a.RowIdx[k]] = math.Max(erow[a.RowIdx[k]], v)
+			}
+		}
+		for j := range dcol {
+			if dcol[j] < 1e-12 {
+				dcol[j] = 1
+			} else {
+				dcol[j] = 1 / math.Sqrt(dcol[j])
+			}
+			// keep the accumulated factor within [lo, hi]
+			dcol[j] = clip(sc.d[j]*dcol[j]) / sc.d[j]
+		}
+		for i := range erow {
+			if erow[i] < 1e-12 {
+				erow[i] = 1
+			} else {
+				erow[i] = 1 / math.Sqrt(erow[i])
+			}
+		}
+		for _, bl := range blocks {
+			// a common factor: the geometric mean over the block
+			var lg float64
+			for i := bl[0]; i < bl[1]; i++ {
+				lg += math.Log(erow[i])
+			}
+			f := math.Exp(lg / float64(bl[1]-bl[0]))
+			for i := bl[0]; i < bl[1]; i++ {
+				erow[i] = f
+			}
+		}
+		for i := range erow {
+			erow[i] = clip(sc.e[i]*erow[i]) / sc.e[i]
+		}
+		scaleMat(p, dcol, dcol)
+		scaleMat(a, erow, dcol)
+		for j := range dcol {
+			sc.d[j] *= dcol[j]
+		}
+		for i := range erow {
+			sc.e[i] *= erow[i]
+		}
+	}
+	for j := range q {
+		q[j] *= sc.d[j]
+	}
+	for i := range b {
+		b[i] *= sc.e[i]
+	}
+	// cost scaling: c = 1/max(mean column norm of P, ‖q‖∞)
+	var mean float64
+	if p != nil && n > 0 {
+		colmax := make([]float64, n)
+		for j := 0; j < n; j++ {
+			for k := p.ColPtr[j]; k < p.ColPtr[j+1]; k++ {
+				v := math.Abs(p.Val[k])
+				colmax[j] = math.Max(colmax[j], v)
+				colmax[p.RowIdx[k]] = math.Max(colmax[p.RowIdx[k]], v)
+			}
+		}
+		for _, v := range colmax {
+			mean += v
+		}
+		mean /= float64(n)
+	}
+	cs := math.Max(mean, normInf(q))
+	if cs < 1e-12 {
+		cs = 1
+	}
+	sc.c = clip(1 / cs)
+	if p != nil {
+		for k := range p.Val {
+			p.Val[k] *= sc.c
+		}
+	}
+	for j := range q {
+		q[j] *= sc.c
+	}
+	for j := range sc.d {
+		sc.dinv[j] = 1 / sc.d[j]
+	}
+	for i := range sc.e {
+		sc.einv[i] = 1 / sc.e[i]
+	}
+	return sc
+}
+
+// scaleMat sets M ← diag(r)·M·diag(c).
+func scaleMat(mt *sparse.CSC, r, c []float64) {
+	if mt == nil {
+		return
+	}
+	for j := 0; j < mt.Cols; j++ {
+		for k := mt.ColPtr[j]; k < mt.ColPtr[j+1]; k++ {
+			mt.Val[k] *= r[mt.RowIdx[k]] * c[j]
+		}
+	}
+}
+
+// symMulVec computes out = P·x for P given by its upper triangle.
+func symMulVec(out []float64, p *sparse.CSC, x []float64) {
+	clear(out)
+	if p == nil {
+		return
+	}
+	for j := 0; j < p.Cols; j++ {
+		xj := x[j]
+		var s float64
+		for k := p.ColPtr[j]; k < p.ColPtr[j+1]; k++ {
+			i := p.RowIdx[k]
+			out[i] += p.Val[k] * xj
+			if i != j {
+				s += p.Val[k] * x[i]
+			}
+		}
+		out[j] += s
+	}
+}

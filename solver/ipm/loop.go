@@ -1,0 +1,613 @@
+package ipm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/internal/ldl"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/sparse"
+)
+
+func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
+	red := reduce(p)
+	w := &workspace{set: set, red: red, orig: p, n: len(red.q), m: len(red.b)}
+	n, m := w.n, w.m
+	w.normQ, w.normB = normInf(red.q), normInf(red.b)
+	// internal cones and equilibration blocks
+	var blocks [][2]int
+	off := 0
+	for _, c := range red.cones {
+		var k conic
+		switch c.Kind {
+		case cone.Zero:
+			k = &zeroCone{d: c.Dim}
+		case cone.Nonnegative:
+			k = newNonneg(c.Dim)
+		case cone.SecondOrder:
+			k = newSOC(c.Dim)
+		case cone.PSD:
+			k = newPSD(c.Dim)
+		case cone.Exponential:
+			k = &nonsymCone{f: expBarriers{}}
+		case cone.Power:
+			k = &nonsymCone{f: powBarriers{alpha: c.Alpha}}
+		default:
+			return nil, fmt.Errorf("ipm: unsupported cone %v", c)
+		}
+		if c.Dim == 0 {
+			continue
+		}
+		if c.Kind != cone.Zero && c.Kind != cone.Nonnegative {
+			blocks = append(blocks, [2]int{off, off + c.Dim})
+		}
+		if !k.symmetric() {
+			w.nonsym = true
+		}
+		w.cones = append(w.cones, k)
+		w.offs = append(w.offs, off)
+		w.nu += k.degree()
+		off += c.Dim
+	}
+	// scaled data
+	w.p, w.a = red.p, red.a
+	w.q, w.b = append([]float64(nil), red.q...), append([]float64(nil), red.b...)
+	if w.p != nil {
+		w.p = w.p.Clone()
+	}
+	w.a = w.a.Clone()
+	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set)
+	kkt, err := newKKT(w.p, w.a, w.cones, set)
+	if err != nil {
+		return nil, err
+	}
+	w.kkt = kkt
+	alloc := func(k int) []float64 { return make([]float64, k) }
+	w.x, w.s, w.z = alloc(n), alloc(m), alloc(m)
+	w.dx, w.ds, w.dz = alloc(n), alloc(m), alloc(m)
+	w.rx, w.rz = alloc(n), alloc(m)
+	w.px, w.atz, w.ax = alloc(n), alloc(n), alloc(m)
+	w.x2, w.z2, w.x1, w.z1 = alloc(n), alloc(m), alloc(n), alloc(m)
+	w.rhs, w.sol = alloc(kkt.dim), alloc(kkt.dim)
+	w.off, w.rS, w.work = alloc(m), alloc(m), alloc(max(m, n))
+	return w, nil
+}
+
+// checkConvex reports an error wrapping ErrNotConvex when the LDLᵀ
+// factorization of P + δI has a negative pivot.
+func checkConvex(p *sparse.CSC, dense bool) error {
+	if p == nil || p.Nnz() == 0 {
+		return nil
+	}
+	n := p.Cols
+	var mx float64
+	for _, v := range p.Val {
+		mx = math.Max(mx, math.Abs(v))
+	}
+	delta := 1e-9 * math.Max(1, mx)
+	t := sparse.NewTriplets(n, n, p.Nnz()+n)
+	for j := 0; j < n; j++ {
+		for k := p.ColPtr[j]; k < p.ColPtr[j+1]; k++ {
+			t.Append(p.RowIdx[k], j, p.Val[k])
+		}
+		t.Append(j, j, delta)
+	}
+	ps := t.ToCSC()
+	// make sure every diagonal is present (ToCSC drops exact zeros)
+	for j := 0; j < n; j++ {
+		if ps.At(j, j) == 0 {
+			return fmt.Errorf("%w: diagonal entry (%d,%d) is %v", ErrNotConvex, j, j, -delta)
+		}
+	}
+	signs := make([]int8, n)
+	for i := range signs {
+		signs[i] = 1
+	}
+	var neg int
+	if dense || n <= 64 {
+		f := &denseLDL{signs: signs, reg: ldl.Regularization{Eps: math.Inf(-1), Delta: 1}}
+		if err := f.factor(ps); err != nil {
+			return fmt.Errorf("%w: %v", ErrNotConvex, err)
+		}
+		for _, d := range f.d {
+			if d < 0 {
+				neg++
+			}
+		}
+	} else {
+		sym, err := ldl.Analyze(ps, ldl.Options{})
+		if err != nil {
+			return fmt.Errorf("ipm: analyzing P: %w", err)
+		}
+		f, err := sym.Factor(ps, nil, ldl.Regularization{})
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrNotConvex, err)
+		}
+		_, neg, _ = f.Inertia()
+	}
+	if neg > 0 {
+		return fmt.Errorf("%w: the LDLᵀ factorization of P + %g·I has %d negative pivots", ErrNotConvex, delta, neg)
+	}
+	return nil
+}
+
+// block returns the slice of v belonging to cone i.
+func (w *workspace) block(v []float64, i int) []float64 {
+	return v[w.offs[i] : w.offs[i]+w.cones[i].dim()]
+}
+
+// initialize sets the starting point (Clarabel, Section 4.2): for symmetric
+// cones the solutions of
+//
+//	[P Aᵀ; A −I][x; z] = [0; b]  (s = −z)  and  [P Aᵀ; A −I][x; z] = [−q; 0]
+//
+// shifted into the cones; otherwise the central point of every cone, x = 0.
+func (w *workspace) initialize() bool {
+	w.tau, w.kappa = 1, 1
+	if w.nonsym {
+		clear(w.x)
+		for i, c := range w.cones {
+			c.unitInit(w.block(w.s, i), w.block(w.z, i))
+		}
+		return true
+	}
+	if err := w.identityFactor(); err != nil {
+		return false
+	}
+	n := w.n
+	clear(w.rhs)
+	copy(w.rhs[n:n+w.m], w.b)
+	w.kkt.solve(w.sol, w.rhs)
+	copy(w.x, w.sol[:n])
+	for i := range w.s {
+		w.s[i] = -w.sol[n+i]
+	}
+	clear(w.rhs)
+	for j := 0; j < n; j++ {
+		w.rhs[j] = -w.q[j]
+	}
+	w.kkt.solve(w.sol, w.rhs)
+	copy(w.z, w.sol[n:n+w.m])
+	for i, c := range w.cones {
+		c.shiftToCone(w.block(w.s, i))
+		c.shiftToCone(w.block(w.z, i))
+	}
+	return true
+}
+
+// identityFactor factors the KKT matrix with H = I.
+func (w *workspace) identityFactor() error {
+	ks := w.kkt
+	v := ks.k.Val
+	for ci := range ks.slots {
+		sl := &ks.slots[ci]
+		if sl.dense != nil {
+			for _, p := range sl.dense {
+				v[p] = 0
+			}
+		}
+		for _, p := range sl.diag {
+			v[p] = -1 - ks.eps
+		}
+		if sl.expand {
+			d := sl.c.dim()
+			for i := 0; i < d; i++ {
+				v[sl.p1pos[i]] = 0
+				v[sl.p2pos[i]] = 0
+			}
+			v[sl.p1pos[d]] = -1 - ks.eps
+			v[sl.p2pos[d]] = 1 + ks.eps
+		}
+	}
+	return ks.solver.factor(ks.k)
+}
+
+// residuals computes, at the current iterate,
+//
+//	rx = Px + Aᵀz + qτ,  rz = Ax + s − bτ,  rτ = qᵀx + bᵀz + κ + xᵀPx/τ.
+func (w *workspace) residuals() {
+	symMulVec(w.px, w.p, w.x)
+	w.a.MulTransVecTo(w.atz, 1, w.z, 0)
+	w.a.MulVecTo(w.ax, 1, w.x, 0)
+	w.xpx = dot(w.x, w.px)
+	w.qx = dot(w.q, w.x)
+	w.bz = dot(w.b, w.z)
+	for j := range w.rx {
+		w.rx[j] = w.px[j] + w.atz[j] + w.q[j]*w.tau
+	}
+	for i := range w.rz {
+		w.rz[i] = w.ax[i] + w.s[i] - w.b[i]*w.tau
+	}
+	w.rtau = w.qx + w.bz + w.kappa + w.xpx/w.tau
+}
+
+// measure fills w.info with objectives and relative residuals in the units of
+// the reduced (unequilibrated) problem.
+func (w *workspace) measure() {
+	sc := w.sc
+	tau := w.tau
+	c := sc.c
+	in := &w.info
+	in.pobj = (0.5*w.xpx/(tau*tau)+w.qx/tau)/c + w.orig.R
+	in.dobj = (-0.5*w.xpx/(tau*tau)-w.bz/tau)/c + w.orig.R
+	in.gap = math.Abs(in.pobj - in.dobj)
+	in.relgap = in.gap / math.Max(1, math.Min(math.Abs(in.pobj-w.orig.R), math.Abs(in.dobj-w.orig.R)))
+	var rp, ax, sn float64
+	for i := range w.rz {
+		rp = math.Max(rp, math.Abs(sc.einv[i]*w.rz[i]))
+		ax = math.Max(ax, math.Abs(sc.einv[i]*w.ax[i]))
+		sn = math.Max(sn, math.Abs(sc.einv[i]*w.s[i]))
+	}
+	in.pres = rp / tau / (1 + math.Max(w.normB, math.Max(ax, sn)/tau))
+	var rd, px, atz float64
+	for j := range w.rx {
+		rd = math.Max(rd, math.Abs(sc.dinv[j]*w.rx[j]))
+		px = math.Max(px, math.Abs(sc.dinv[j]*w.px[j]))
+		atz = math.Max(atz, math.Abs(sc.dinv[j]*w.atz[j]))
+	}
+	in.dres = rd / (c * tau) / (1 + math.Max(w.normQ, math.Max(px, atz)/(c*tau)))
+	if math.IsNaN(in.pres) || math.IsNaN(in.dres) || math.IsNaN(in.gap) {
+		in.pres, in.dres, in.gap, in.relgap = math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
+	}
+}
+
+func (w *workspace) converged(feas, gap float64) bool {
+	in := &w.info
+	return in.pres <= feas && in.dres <= feas && (in.gap <= gap || in.relgap <= gap)
+}
+
+// primalInfeasible: bᵀz < 0 and ‖Aᵀz‖∞ ≤ InfeasTol·(−bᵀz) on the
+// equilibrated data.
+func (w *workspace) primalInfeasible() bool {
+	return w.bz < 0 && normInf(w.atz) <= w.set.InfeasTol*(-w.bz)
+}
+
+// dualInfeasible: qᵀx < 0, ‖Px‖∞ ≤ InfeasTol·(−qᵀx) and
+// ‖Ax + s‖∞ ≤ InfeasTol·(−qᵀx) on the equilibrated data.
+func (w *workspace) dualInfeasible() bool {
+	if !(w.qx < 0) {
+		return false
+	}
+	lim := w.set.InfeasTol * (-w.qx)
+	if normInf(w.px) > lim {
+		return false
+	}
+	var r float64
+	for i := range w.ax {
+		r = math.Max(r, math.Abs(w.ax[i]+w.s[i]))
+	}
+	return r <= lim
+}
+
+// solveNewton solves the Newton system of the embedding for the right-hand
+// sides (dX, dZ, dτ, dS, dκ):
+//
+//	PΔx + AᵀΔz + qΔτ = −dX
+//	AΔx + Δs − bΔτ = −dZ
+//	qᵀΔx + bᵀΔz + Δκ + 2ξᵀPΔx − ξᵀPξ·Δτ = −dτ,  ξ = x/τ
+//	Δs + HΔz = −offset(dS)
+//	κΔτ + τΔκ = −dκ
+//
+// by one KKT solve plus the constant one (x₂, z₂) = K⁻¹[−q; b] (Clarabel,
+// Section 5.1). The step is left in w.dx, w.ds, w.dz, w.dtau, w.dkappa.
+func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dKappa float64) bool {
+	n, m := w.n, w.m
+	for i := range w.cones {
+		w.cones[i].dsOffset(w.block(w.off, i), w.block(dS, i))
+	}
+	clear(w.rhs)
+	for j := 0; j < n; j++ {
+		w.rhs[j] = -dX[j]
+	}
+	for i := 0; i < m; i++ {
+		w.rhs[n+i] = w.off[i] - dZ[i]
+	}
+	w.kkt.solve(w.sol, w.rhs)
+	copy(w.x1, w.sol[:n])
+	copy(w.z1, w.sol[n:n+m])
+	tau, kappa := w.tau, w.kappa
+	// ξᵀP v = (Px)ᵀv/τ
+	num := dKappa/tau - dTau - dot(w.q, w.x1) - dot(w.b, w.z1) - 2*dot(w.px, w.x1)/tau
+	den := dot(w.q, w.x2) + dot(w.b, w.z2) - kappa/tau + 2*dot(w.px, w.x2)/tau - w.xpx/(tau*tau)
+	dt := num / den
+	if math.IsNaN(dt) || math.IsInf(dt, 0) {
+		return false
+	}
+	for j := 0; j < n; j++ {
+		w.dx[j] = w.x1[j] + dt*w.x2[j]
+	}
+	for i := 0; i < m; i++ {
+		w.dz[i] = w.z1[i] + dt*w.z2[i]
+	}
+	for i, c := range w.cones {
+		ds := w.block(w.ds, i)
+		c.mulH(ds, w.block(w.dz, i))
+		o := w.block(w.off, i)
+		for k := range ds {
+			ds[k] = -ds[k] - o[k]
+		}
+	}
+	w.dtau = dt
+	w.dkappa = -(dKappa + kappa*dt) / tau
+	return true
+}
+
+// stepLength returns the largest α ≤ amax keeping τ, κ, s and z in their
+// cones.
+func (w *workspace) stepLength(amax float64) float64 {
+	a := amax
+	if w.dtau < 0 {
+		a = math.Min(a, -w.tau/w.dtau)
+	}
+	if w.dkappa < 0 {
+		a = math.Min(a, -w.kappa/w.dkappa)
+	}
+	for i, c := range w.cones {
+		az, as := c.stepLength(w.block(w.dz, i), w.block(w.ds, i), w.block(w.z, i), w.block(w.s, i), a)
+		a = math.Min(a, math.Min(az, as))
+	}
+	return math.Max(a, 0)
+}
+
+// centrality returns the barrier-based proximity measure of Clarabel for the
+// point at step α:
+//
+//	Ψ(α) = (ν+1)·log μ(α) − log τ(α) − log κ(α) + Σ_K [f(s(α)) + f*(z(α))],
+//
+// which is 0 on the central path of symmetric cones.
+func (w *workspace) centrality(a float64) float64 {
+	tau := w.tau + a*w.dtau
+	kappa := w.kappa + a*w.dkappa
+	if !(tau > 0 && kappa > 0) {
+		return math.Inf(1)
+	}
+	var sz float64
+	for i := range w.s {
+		sz += (w.s[i] + a*w.ds[i]) * (w.z[i] + a*w.dz[i])
+	}
+	mu := (sz + tau*kappa) / (w.nu + 1)
+	if !(mu > 0) {
+		return math.Inf(1)
+	}
+	b := (w.nu+1)*math.Log(mu) - math.Log(tau) - math.Log(kappa)
+	for i, c := range w.cones {
+		b += c.barrier(w.block(w.z, i), w.block(w.s, i), w.block(w.dz, i), w.block(w.ds, i), a)
+	}
+	return b
+}
+
+func (w *workspace) takeStep(a float64) {
+	for j := range w.x {
+		w.x[j] += a * w.dx[j]
+	}
+	for i := range w.s {
+		w.s[i] += a * w.ds[i]
+		w.z[i] += a * w.dz[i]
+	}
+	w.tau += a * w.dtau
+	w.kappa += a * w.dkappa
+}
+
+func (w *workspace) logHeader() {
+	lw := w.set.Log
+	if lw == nil {
+		return
+	}
+	fmt.Fprintf(lw, "ipm: n = %d, m = %d, cones = %d, ν = %g, KKT dim = %d, nnz(KKT) = %d\n",
+		w.n, w.m, len(w.cones), w.nu, w.kkt.dim, w.kkt.k.Nnz())
+	fmt.Fprintf(lw, "%4s  %13s  %13s  %9s  %9s  %9s  %9s  %9s  %7s\n",
+		"iter", "pcost", "dcost", "gap", "pres", "dres", "k/t", "μ", "step")
+}
+
+func (w *workspace) logIter(it int) {
+	lw := w.set.Log
+	if lw == nil {
+		return
+	}
+	in := &w.info
+	if it == 0 {
+		fmt.Fprintf(lw, "%4d  %+13.6e  %+13.6e  %9.2e  %9.2e  %9.2e  %9.2e  %9.2e  %7s\n",
+			it, in.pobj, in.dobj, in.gap, in.pres, in.dres, w.kappa/w.tau, in.mu, "---")
+		return
+	}
+	fmt.Fprintf(lw, "%4d  %+13.6e  %+13.6e  %9.2e  %9.2e  %9.2e  %9.2e  %9.2e  %7.4f\n",
+		it, in.pobj, in.dobj, in.gap, in.pres, in.dres, w.kappa/w.tau, in.mu, in.step)
+}
+
+// run is the main loop: residuals → termination → scaling → factorization →
+// predictor → corrector → step.
+func (w *workspace) run(ctx context.Context) *solver.Solution {
+	set := w.set
+	w.logHeader()
+	if !w.initialize() {
+		return w.finish(solver.NumericalError, 0)
+	}
+	status := solver.StatusUnknown
+	it := 0
+	stalls := 0
+	for ; ; it++ {
+		w.residuals()
+		w.measure()
+		w.info.mu = (dot(w.s, w.z) + w.tau*w.kappa) / (w.nu + 1)
+		w.logIter(it)
+		if w.converged(set.FeasTol, set.GapTol) {
+			status = solver.Optimal
+			break
+		}
+		if w.primalInfeasible() {
+			status = solver.PrimalInfeasible
+			break
+		}
+		if w.dualInfeasible() {
+			status = solver.DualInfeasible
+			break
+		}
+		if it >= set.MaxIterations {
+			status = solver.IterationLimit
+			break
+		}
+		if set.TimeLimit > 0 && time.Since(w.start) > set.TimeLimit {
+			status = solver.TimeLimit
+			break
+		}
+		if ctx.Err() != nil {
+			status = solver.Cancelled
+			break
+		}
+		mu := w.info.mu
+		// scaling and factorization
+		ok := true
+		for i, c := range w.cones {
+			if !c.updateScaling(w.block(w.s, i), w.block(w.z, i), mu) {
+				ok = false
+				break
+			}
+		}
+		if !ok || w.kkt.update() != nil {
+			status = solver.NumericalError
+			break
+		}
+		// constant part (x₂, z₂) = K⁻¹[−q; b]
+		clear(w.rhs)
+		for j := 0; j < w.n; j++ {
+			w.rhs[j] = -w.q[j]
+		}
+		copy(w.rhs[w.n:w.n+w.m], w.b)
+		w.kkt.solve(w.sol, w.rhs)
+		copy(w.x2, w.sol[:w.n])
+		copy(w.z2, w.sol[w.n:w.n+w.m])
+
+		// predictor
+		for i, c := range w.cones {
+			c.affineDs(w.block(w.rS, i), w.block(w.s, i))
+		}
+		if !w.solveNewton(w.rx, w.rz, w.rtau, w.rS, w.tau*w.kappa) {
+			status = solver.NumericalError
+			break
+		}
+		aAff := w.stepLength(1)
+		sigma := math.Pow(1-aAff, 3)
+		sigma = math.Min(math.Max(sigma, 0), 1)
+		dtauAff, dkappaAff := w.dtau, w.dkappa
+
+		// corrector
+		sm := sigma * mu
+		for i, c := range w.cones {
+			shift := w.block(w.work[:w.m], i)
+			c.combinedDsShift(shift, w.block(w.dz, i), w.block(w.ds, i), sm)
+			rs := w.block(w.rS, i)
+			c.affineDs(rs, w.block(w.s, i))
+			for k := range rs {
+				rs[k] += shift[k]
+			}
+		}
+		f := 1 - sigma
+		dX := make([]float64, w.n)
+		dZ := make([]float64, w.m)
+		for j := range dX {
+			dX[j] = f * w.rx[j]
+		}
+		for i := range dZ {
+			dZ[i] = f * w.rz[i]
+		}
+		dKappa := w.tau*w.kappa + dtauAff*dkappaAff - sm
+		if !w.solveNewton(dX, dZ, f*w.rtau, w.rS, dKappa) {
+			status = solver.NumericalError
+			break
+		}
+		a := w.stepLength(1)
+		if w.nonsym {
+			for k := 0; k < 50 && a > 1e-10; k++ {
+				if w.centrality(a) < centralityLimit {
+					break
+				}
+				a *= 0.8
+			}
+		}
+		a *= set.MaxStepFraction
+		w.info.step, w.info.sigma = a, sigma
+		if a < 1e-10 {
+			stalls++
+			if stalls >= 3 {
+				status = solver.NumericalError
+				break
+			}
+		} else {
+			stalls = 0
+		}
+		w.takeStep(a)
+	}
+	if !status.OK() && status != solver.PrimalInfeasible && status != solver.DualInfeasible && status != solver.Cancelled {
+		if w.converged(set.ReducedFeasTol, set.ReducedGapTol) {
+			status = solver.AlmostOptimal
+		}
+	}
+	return w.finish(status, it)
+}
+
+// centralityLimit bounds Ψ for steps of the non-symmetric cones (Clarabel
+// backtracks until its barrier measure is below 1).
+const centralityLimit = 1.0
+
+// finish maps the iterate back to the user's problem.
+func (w *workspace) finish(status solver.Status, it int) *solver.Solution {
+	sc := w.sc
+	n, m := w.n, w.m
+	sol := &solver.Solution{Status: status, Iterations: it}
+	switch status {
+	case solver.PrimalInfeasible:
+		y := make([]float64, m)
+		for i := range y {
+			y[i] = sc.e[i] * w.z[i]
+		}
+		w.red.unrotate(y)
+		by := dot(w.orig.B, y)
+		for i := range y {
+			y[i] /= -by
+		}
+		sol.Y = y
+		sol.Objective, sol.DualObjective = math.Inf(1), math.Inf(1)
+		return sol
+	case solver.DualInfeasible:
+		x := make([]float64, n)
+		for j := range x {
+			x[j] = sc.d[j] * w.x[j]
+		}
+		qx := dot(w.orig.Q, x)
+		for j := range x {
+			x[j] /= -qx
+		}
+		s := w.orig.A.MulVecTo(nil, -1, x, 0)
+		sol.X, sol.S = x, s
+		sol.Objective, sol.DualObjective = math.Inf(-1), math.Inf(-1)
+		return sol
+	}
+	tau := w.tau
+	x := make([]float64, n)
+	s := make([]float64, m)
+	y := make([]float64, m)
+	for j := range x {
+		x[j] = sc.d[j] * w.x[j] / tau
+	}
+	for i := range s {
+		s[i] = sc.einv[i] * w.s[i] / tau
+		y[i] = sc.e[i] * w.z[i] / (sc.c * tau)
+	}
+	for i, c := range w.cones {
+		if _, ok := c.(*zeroCone); ok {
+			clear(s[w.offs[i] : w.offs[i]+c.dim()])
+		}
+	}
+	w.red.unrotate(s)
+	w.red.unrotate(y)
+	sol.X, sol.S, sol.Y = x, s, y
+	px := make([]float64, n)
+	symMulVec(px, w.orig.P, x)
+	xpx := dot(x, px)
+	sol.Objective = 0.5*xpx + dot(w.orig.Q, x) + w.orig.R
+	sol.DualObjective = -0.5*xpx - dot(w.orig.B, y) + w.orig.R
+	return sol
+}

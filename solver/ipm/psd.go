@@ -1,0 +1,326 @@
+package ipm
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// psdCone is the cone of n×n positive semidefinite matrices in scaled svec
+// coordinates (cone/cone.go). Its Nesterov–Todd scaling is computed as in
+// Todd, Toh & Tütüncü (SIAM J. Optim. 8(3), 1998) and Clarabel (Section 4.3):
+//
+//	S = L₁L₁ᵀ, Z = L₂L₂ᵀ (Cholesky), L₂ᵀL₁ = UΣVᵀ (SVD),
+//	R = L₁VΣ^{-1/2},  R⁻¹ = Σ^{-1/2}UᵀL₂ᵀ,
+//	W(X) = RᵀXR,  W⁻ᵀ(X) = R⁻¹XR⁻ᵀ,  λ = W(Z) = W⁻ᵀ(S) = Σ,
+//	H = WᵀW : X ↦ (RRᵀ) X (RRᵀ).
+//
+// The Jordan product is X∘Y = (XY + YX)/2, e = I.
+type psdCone struct {
+	n, d   int
+	lam    []float64 // eigenvalues of the scaled point (diagonal of Λ)
+	r      *mat.Dense
+	rinv   *mat.Dense
+	b      *mat.Dense // RRᵀ
+	l1, l2 *mat.TriDense
+	// workspaces
+	m1, m2, m3 *mat.Dense
+	sym        *mat.SymDense
+}
+
+func newPSD(d int) *psdCone {
+	n := psdOrder(d)
+	return &psdCone{n: n, d: d, lam: make([]float64, n),
+		r: mat.NewDense(n, n, nil), rinv: mat.NewDense(n, n, nil), b: mat.NewDense(n, n, nil),
+		l1: mat.NewTriDense(n, mat.Lower, nil), l2: mat.NewTriDense(n, mat.Lower, nil),
+		m1: mat.NewDense(n, n, nil), m2: mat.NewDense(n, n, nil), m3: mat.NewDense(n, n, nil),
+		sym: mat.NewSymDense(n, nil)}
+}
+
+func psdOrder(d int) int {
+	n := int(math.Round((math.Sqrt(8*float64(d)+1) - 1) / 2))
+	return n
+}
+
+// svecToDense writes the symmetric matrix of svec v into m.
+func svecToDense(m *mat.Dense, v []float64, n int) {
+	k := 0
+	for j := 0; j < n; j++ {
+		m.Set(j, j, v[k])
+		k++
+		for i := j + 1; i < n; i++ {
+			x := v[k] / math.Sqrt2
+			m.Set(i, j, x)
+			m.Set(j, i, x)
+			k++
+		}
+	}
+}
+
+// denseToSvec writes svec of the symmetric part of m into v.
+func denseToSvec(v []float64, m *mat.Dense, n int) {
+	k := 0
+	for j := 0; j < n; j++ {
+		v[k] = m.At(j, j)
+		k++
+		for i := j + 1; i < n; i++ {
+			v[k] = (m.At(i, j) + m.At(j, i)) / math.Sqrt2
+			k++
+		}
+	}
+}
+
+func svecToSym(m *mat.SymDense, v []float64, n int) {
+	k := 0
+	for j := 0; j < n; j++ {
+		m.SetSym(j, j, v[k])
+		k++
+		for i := j + 1; i < n; i++ {
+			m.SetSym(i, j, v[k]/math.Sqrt2)
+			k++
+		}
+	}
+}
+
+func (c *psdCone) dim() int        { return c.d }
+func (c *psdCone) degree() float64 { return float64(c.n) }
+func (c *psdCone) symmetric() bool { return true }
+
+func (c *psdCone) identity(v []float64) {
+	clear(v)
+	k := 0
+	for j := 0; j < c.n; j++ {
+		v[k] = 1
+		k += c.n - j
+	}
+}
+
+func (c *psdCone) unitInit(s, z []float64) { c.identity(s); c.identity(z) }
+
+func (c *psdCone) minEig(v []float64) float64 {
+	svecToSym(c.sym, v, c.n)
+	var es mat.EigenSym
+	if !es.Factorize(c.sym, false) {
+		return math.NaN()
+	}
+	return es.Values(nil)[0]
+}
+
+func (c *psdCone) shiftToCone(v []float64) {
+	m := c.minEig(v)
+	if math.IsNaN(m) {
+		m = -1
+	}
+	if m < sqrtEps {
+		k := 0
+		for j := 0; j < c.n; j++ {
+			v[k] += 1 - m
+			k += c.n - j
+		}
+	}
+}
+
+func (c *psdCone) chol(dst *mat.TriDense, v []float64) bool {
+	svecToSym(c.sym, v, c.n)
+	var ch mat.Cholesky
+	if !ch.Factorize(c.sym) {
+		return false
+	}
+	ch.LTo(dst)
+	return true
+}
+
+func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
+	if !c.chol(c.l1, s) || !c.chol(c.l2, z) {
+		return false
+	}
+	n := c.n
+	// M = L₂ᵀ L₁
+	c.m1.Mul(c.l2.T(), c.l1)
+	var svd mat.SVD
+	if !svd.Factorize(c.m1, mat.SVDFull) {
+		return false
+	}
+	sig := svd.Values(nil)
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	for i := 0; i < n; i++ {
+		if !(sig[i] > 0) {
+			return false
+		}
+		c.lam[i] = sig[i]
+	}
+	// R = L₁ V Σ^{-1/2}
+	c.r.Mul(c.l1, &v)
+	// R⁻¹ = Σ^{-1/2} Uᵀ L₂ᵀ
+	c.rinv.Mul(u.T(), c.l2.T())
+	for i := 0; i < n; i++ {
+		f := 1 / math.Sqrt(sig[i])
+		for j := 0; j < n; j++ {
+			c.r.Set(j, i, c.r.At(j, i)*f)
+			c.rinv.Set(i, j, c.rinv.At(i, j)*f)
+		}
+	}
+	c.b.Mul(c.r, c.r.T())
+	return true
+}
+
+// congruence: out = svec(L X Lᵀ) or with trans, svec(Lᵀ X L).
+func (c *psdCone) congruence(out []float64, l *mat.Dense, trans bool, v []float64) {
+	svecToDense(c.m1, v, c.n)
+	if trans {
+		c.m2.Mul(l.T(), c.m1)
+		c.m3.Mul(c.m2, l)
+	} else {
+		c.m2.Mul(l, c.m1)
+		c.m3.Mul(c.m2, l.T())
+	}
+	denseToSvec(out, c.m3, c.n)
+}
+
+func (c *psdCone) mulH(out, v []float64) {
+	svecToDense(c.m1, v, c.n)
+	c.m2.Mul(c.b, c.m1)
+	c.m3.Mul(c.m2, c.b)
+	denseToSvec(out, c.m3, c.n)
+}
+
+// denseH writes the matrix of X ↦ BXB in svec coordinates:
+// H[(ij),(kl)] = a_ij a_kl (B_ik B_jl + B_il B_jk), a = 1 off the diagonal
+// and 1/√2 on it.
+func (c *psdCone) denseH(out []float64) {
+	n, d := c.n, c.d
+	b := c.b.RawMatrix()
+	B := func(i, j int) float64 { return b.Data[i*b.Stride+j] }
+	col := 0
+	for l := 0; l < n; l++ {
+		for k := l; k < n; k++ {
+			akl := 1.0
+			if k == l {
+				akl = 1 / math.Sqrt2
+			}
+			row := 0
+			for j := 0; j < n; j++ {
+				for i := j; i < n; i++ {
+					aij := 1.0
+					if i == j {
+						aij = 1 / math.Sqrt2
+					}
+					out[col*d+row] = aij * akl * (B(i, k)*B(j, l) + B(i, l)*B(j, k))
+					row++
+				}
+			}
+			col++
+		}
+	}
+}
+
+func (c *psdCone) affineDs(ds, _ []float64) {
+	clear(ds)
+	k := 0
+	for j := 0; j < c.n; j++ {
+		ds[k] = c.lam[j] * c.lam[j]
+		k += c.n - j
+	}
+}
+
+// psdJordan: out = svec((XY + YX)/2).
+func (c *psdCone) jordan(out, x, y []float64) {
+	svecToDense(c.m1, x, c.n)
+	svecToDense(c.m2, y, c.n)
+	c.m3.Mul(c.m1, c.m2)
+	n := c.n
+	k := 0
+	for j := 0; j < n; j++ {
+		out[k] = c.m3.At(j, j)
+		k++
+		for i := j + 1; i < n; i++ {
+			// (XY + YX)/2 at (i,j) = (M(i,j) + M(j,i))/2 with M = XY, since YX = Mᵀ
+			out[k] = (c.m3.At(i, j) + c.m3.At(j, i)) / 2 * math.Sqrt2
+			k++
+		}
+	}
+}
+
+func (c *psdCone) combinedDsShift(shift, dz, ds []float64, sigmaMu float64) {
+	// shift = (W⁻ᵀΔs)∘(WΔz) − σμI
+	c.congruence(shift, c.r, true, dz) // RᵀΔZR
+	copy(dz, shift)
+	c.congruence(shift, c.rinv, false, ds) // R⁻¹ΔSR⁻ᵀ
+	copy(ds, shift)
+	c.jordan(shift, ds, dz)
+	k := 0
+	for j := 0; j < c.n; j++ {
+		shift[k] -= sigmaMu
+		k += c.n - j
+	}
+}
+
+func (c *psdCone) dsOffset(out, ds []float64) {
+	// out = Wᵀ(Λ \ D) = R (Λ \ D) Rᵀ with (Λ \ D)_ij = 2D_ij/(λ_i + λ_j)
+	tmp := make([]float64, c.d)
+	k := 0
+	for j := 0; j < c.n; j++ {
+		for i := j; i < c.n; i++ {
+			tmp[k] = 2 * ds[k] / (c.lam[i] + c.lam[j])
+			k++
+		}
+	}
+	c.congruence(out, c.r, false, tmp)
+}
+
+// psdStep: largest α ≤ amax with LLᵀ + αD ⪰ 0, via the smallest eigenvalue γ of
+// L⁻¹DL⁻ᵀ: α = −1/γ when γ < 0.
+func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64) float64 {
+	var linv mat.TriDense
+	if err := linv.InverseTri(l); err != nil {
+		return 0
+	}
+	svecToDense(c.m1, d, c.n)
+	c.m2.Mul(&linv, c.m1)
+	c.m3.Mul(c.m2, linv.T())
+	for j := 0; j < c.n; j++ {
+		for i := j; i < c.n; i++ {
+			c.sym.SetSym(i, j, (c.m3.At(i, j)+c.m3.At(j, i))/2)
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(c.sym, false) {
+		return 0
+	}
+	g := es.Values(nil)[0]
+	if g >= 0 {
+		return amax
+	}
+	return math.Min(amax, -1/g)
+}
+
+func (c *psdCone) stepLength(dz, ds, _, _ []float64, a float64) (float64, float64) {
+	return c.psdStep(c.l2, dz, a), c.psdStep(c.l1, ds, a)
+}
+
+func (c *psdCone) logdet(v []float64) float64 {
+	svecToSym(c.sym, v, c.n)
+	var ch mat.Cholesky
+	if !ch.Factorize(c.sym) {
+		return math.Inf(-1)
+	}
+	return ch.LogDet()
+}
+
+func (c *psdCone) barrier(z, s, dz, ds []float64, a float64) float64 {
+	tmp := make([]float64, c.d)
+	for i := range tmp {
+		tmp[i] = s[i] + a*ds[i]
+	}
+	ls := c.logdet(tmp)
+	for i := range tmp {
+		tmp[i] = z[i] + a*dz[i]
+	}
+	lz := c.logdet(tmp)
+	if math.IsInf(ls, -1) || math.IsInf(lz, -1) {
+		return math.Inf(1)
+	}
+	return -ls - lz
+}

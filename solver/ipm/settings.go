@@ -1,0 +1,164 @@
+package ipm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/privopt/privopt/solver"
+)
+
+// ErrInvalidSettings is wrapped by every error Settings.Validate returns.
+var ErrInvalidSettings = errors.New("ipm: invalid settings")
+
+// Settings are the interior-point method's options. The zero value of every
+// field means its default (DefaultSettings); the embedded solver.Settings carry
+// the limits and the log writer shared with other backends.
+type Settings struct {
+	solver.Settings
+
+	// FeasTol bounds the relative primal and dual residuals at an optimum,
+	//
+	//	‖Ax + s − b‖∞ ≤ FeasTol·(1 + max(‖b‖∞, ‖Ax‖∞, ‖s‖∞)),
+	//	‖Px + q + Aᵀy‖∞ ≤ FeasTol·(1 + max(‖q‖∞, ‖Px‖∞, ‖Aᵀy‖∞)),
+	//
+	// measured on the original (unscaled) data. Default 1e-8.
+	FeasTol float64
+	// GapTol bounds the duality gap at an optimum:
+	// |pobj − dobj| ≤ GapTol·max(1, min(|pobj|, |dobj|)). Default 1e-8.
+	GapTol float64
+	// InfeasTol is the relative tolerance of the infeasibility certificates:
+	// a primal certificate y needs ‖Aᵀy‖∞ ≤ InfeasTol·(−bᵀy), a dual one x needs
+	// ‖Px‖∞, ‖Ax + s‖∞ ≤ InfeasTol·(−qᵀx) (on the equilibrated data).
+	// Default 1e-8.
+	InfeasTol float64
+	// ReducedFeasTol and ReducedGapTol are the reduced-accuracy tolerances: when
+	// the full accuracy cannot be reached (iteration limit, stalled progress,
+	// numerical trouble) but the best iterate meets these, the status is
+	// solver.AlmostOptimal. Defaults 1e-5.
+	ReducedFeasTol, ReducedGapTol float64
+
+	// MaxIterations (in the embedded Settings) defaults to 200.
+
+	// StaticReg is the constant static regularization ε added to the primal
+	// diagonal and subtracted from the dual diagonal of the KKT matrix, plus
+	// StaticRegProportional times its largest diagonal entry (Clarabel's rule).
+	// Defaults 1e-8 and 2.2e-16 (machine epsilon).
+	StaticReg, StaticRegProportional float64
+	// DynamicRegEps and DynamicRegDelta: an LDLᵀ pivot d with expected sign σ is
+	// replaced by σ·DynamicRegDelta when σ·d < DynamicRegEps. Defaults 1e-13
+	// and 2e-7.
+	DynamicRegEps, DynamicRegDelta float64
+	// RefineSteps is the maximal number of iterative-refinement steps per KKT
+	// solve, against the unregularized KKT matrix. Default 10. Set
+	// DisableRefinement to switch refinement off.
+	RefineSteps       int
+	DisableRefinement bool
+
+	// EquilibrationIterations is the number of modified Ruiz equilibration
+	// sweeps (default 10); DisableEquilibration switches scaling off.
+	EquilibrationIterations int
+	DisableEquilibration    bool
+	// EquilibrationMin and EquilibrationMax bound the accumulated scaling
+	// factors. Defaults 1e-4 and 1e4.
+	EquilibrationMin, EquilibrationMax float64
+
+	// MaxStepFraction is the fraction of the step to the cone boundary that is
+	// taken (default 0.99).
+	MaxStepFraction float64
+
+	// SOCExpandDim: second-order cones of dimension above this are put into
+	// the KKT matrix in the sparse expanded form (two extra rows per cone)
+	// instead of as a dense block. Default 4.
+	SOCExpandDim int
+
+	// DenseKKT forces the dense LDLᵀ fallback for the KKT system (for tests and
+	// tiny problems); the default is the sparse LDLᵀ with AMD ordering.
+	DenseKKT bool
+}
+
+// DefaultSettings returns the settings used for zero fields.
+func DefaultSettings() Settings {
+	s := Settings{}
+	s.fill()
+	return s
+}
+
+// fill replaces zero fields by their defaults.
+func (s *Settings) fill() {
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&s.FeasTol, 1e-8)
+	def(&s.GapTol, 1e-8)
+	def(&s.InfeasTol, 1e-8)
+	def(&s.ReducedFeasTol, 1e-5)
+	def(&s.ReducedGapTol, 1e-5)
+	def(&s.StaticReg, 1e-8)
+	def(&s.StaticRegProportional, 2.220446049250313e-16)
+	def(&s.DynamicRegEps, 1e-13)
+	def(&s.DynamicRegDelta, 2e-7)
+	def(&s.EquilibrationMin, 1e-4)
+	def(&s.EquilibrationMax, 1e4)
+	def(&s.MaxStepFraction, 0.99)
+	if s.MaxIterations == 0 {
+		s.MaxIterations = 200
+	}
+	if s.RefineSteps == 0 {
+		s.RefineSteps = 10
+	}
+	if s.EquilibrationIterations == 0 {
+		s.EquilibrationIterations = 10
+	}
+	if s.SOCExpandDim == 0 {
+		s.SOCExpandDim = 4
+	}
+}
+
+// Validate reports whether the settings are admissible (zero fields are
+// defaults and always admissible).
+func (s *Settings) Validate() error {
+	if err := s.Settings.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidSettings, err)
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrInvalidSettings, fmt.Sprintf(format, args...))
+	}
+	pos := []struct {
+		name string
+		v    float64
+	}{
+		{"FeasTol", s.FeasTol}, {"GapTol", s.GapTol}, {"InfeasTol", s.InfeasTol},
+		{"ReducedFeasTol", s.ReducedFeasTol}, {"ReducedGapTol", s.ReducedGapTol},
+		{"StaticReg", s.StaticReg}, {"StaticRegProportional", s.StaticRegProportional},
+		{"DynamicRegEps", s.DynamicRegEps}, {"DynamicRegDelta", s.DynamicRegDelta},
+		{"EquilibrationMin", s.EquilibrationMin}, {"EquilibrationMax", s.EquilibrationMax},
+	}
+	for _, f := range pos {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return bad("%s is %v, must be ≥ 0 and finite (0 means default)", f.name, f.v)
+		}
+	}
+	if s.MaxStepFraction < 0 || s.MaxStepFraction >= 1 || math.IsNaN(s.MaxStepFraction) {
+		return bad("MaxStepFraction is %v, must be in (0, 1) (0 means default 0.99)", s.MaxStepFraction)
+	}
+	if s.RefineSteps < 0 {
+		return bad("RefineSteps is %d, must be ≥ 0", s.RefineSteps)
+	}
+	if s.EquilibrationIterations < 0 {
+		return bad("EquilibrationIterations is %d, must be ≥ 0", s.EquilibrationIterations)
+	}
+	if s.SOCExpandDim < 0 {
+		return bad("SOCExpandDim is %d, must be ≥ 0", s.SOCExpandDim)
+	}
+	if s.EquilibrationMin != 0 && s.EquilibrationMax != 0 && s.EquilibrationMin > s.EquilibrationMax {
+		return bad("EquilibrationMin %v exceeds EquilibrationMax %v", s.EquilibrationMin, s.EquilibrationMax)
+	}
+	r, f := s.ReducedFeasTol, s.FeasTol
+	if r != 0 && f != 0 && r < f {
+		return bad("ReducedFeasTol %v is below FeasTol %v", r, f)
+	}
+	return nil
+}
