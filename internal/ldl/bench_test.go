@@ -146,3 +146,56 @@ func BenchmarkSolve(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSOCKKT measures the SVM-shaped KKT matrix of socKKT: the full size
+// (4,500 points, 36 features, about 350k rows) runs only without -short.
+func BenchmarkSOCKKT(b *testing.B) {
+	for _, points := range []int{450, 4500} {
+		if testing.Short() && points > 450 {
+			continue
+		}
+		rng := rand.New(rand.NewPCG(7, uint64(points)))
+		a, signs := socKKT(rng, points, 36)
+		b.Run(fmt.Sprintf("points=%d,n=%d/Analyze", points, a.Cols), func(b *testing.B) {
+			b.ReportAllocs()
+			var s *Symbolic
+			for b.Loop() {
+				var err error
+				if s, err = Analyze(a, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(s.NnzL()), "nnzL")
+			b.ReportMetric(float64(s.DenseCount()), "dense")
+		})
+		s, err := Analyze(a, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := s.Factor(a, signs, DefaultRegularization)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("points=%d,n=%d/Refactor", points, a.Cols), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := f.Refactor(a); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(s.FactorFlops()/1e9, "Gflop")
+			b.ReportMetric(float64(f.DynamicRegCount()), "dynreg")
+		})
+		rhs := make([]float64, a.Cols)
+		for i := range rhs {
+			rhs[i] = float64(i%7) - 3
+		}
+		x := make([]float64, a.Cols)
+		b.Run(fmt.Sprintf("points=%d,n=%d/Solve", points, a.Cols), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				f.Solve(x, rhs)
+			}
+		})
+	}
+}
