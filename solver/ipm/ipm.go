@@ -130,7 +130,8 @@ type workspace struct {
 	rS             []float64
 	work           []float64
 
-	info iterInfo
+	info        iterInfo
+	dualScaling bool
 }
 
 type iterInfo struct {

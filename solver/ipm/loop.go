@@ -422,6 +422,9 @@ func (w *workspace) logIter(it int) {
 func (w *workspace) run(ctx context.Context) *solver.Solution {
 	set := w.set
 	w.logHeader()
+	if !set.PrimalDualScaling {
+		w.useDualScaling()
+	}
 	if !w.initialize() {
 		return w.finish(solver.NumericalError, 0)
 	}
@@ -519,7 +522,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 			break
 		}
 		a := w.stepLength(1)
-		if w.nonsym {
+		if w.nonsym && w.dualScaling {
 			for k := 0; k < 50 && a > 1e-10; k++ {
 				if w.centrality(a) < centralityLimit {
 					break
@@ -528,6 +531,14 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 			}
 		}
 		a *= set.MaxStepFraction
+		if w.nonsym && !w.dualScaling && a < minSwitchStep {
+			// The primal–dual scaling of the non-symmetric cones gave a poor
+			// direction: fall back to the dual scaling for the rest of the
+			// solve and redo the iteration (Clarabel's strategy).
+			w.useDualScaling()
+			it--
+			continue
+		}
 		w.info.step, w.info.sigma = a, sigma
 		if a < 1e-10 {
 			stalls++
@@ -548,9 +559,22 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	return w.finish(status, it)
 }
 
+func (w *workspace) useDualScaling() {
+	w.dualScaling = true
+	for _, c := range w.cones {
+		if ns, ok := c.(*nonsymCone); ok {
+			ns.dualOnly = true
+		}
+	}
+}
+
 // centralityLimit bounds Ψ for steps of the non-symmetric cones (Clarabel
 // backtracks until its barrier measure is below 1).
 const centralityLimit = 1.0
+
+// minSwitchStep is the step length below which the non-symmetric cones switch
+// from primal–dual to dual scaling (Clarabel's min_switch_step_length).
+const minSwitchStep = 0.1
 
 // finish maps the iterate back to the user's problem.
 func (w *workspace) finish(status solver.Status, it int) *solver.Solution {

@@ -35,6 +35,8 @@ type nonsymCone struct {
 	hd   [9]float64 // ∇²f*(z)
 	hs   [9]float64 // H
 	work [3]float64
+	// dualOnly forces the dual scaling H = μ∇²f*(z).
+	dualOnly bool
 }
 
 func (c *nonsymCone) dim() int        { return 3 }
@@ -60,7 +62,7 @@ func (c *nonsymCone) updateScaling(s, z []float64, mu float64) bool {
 		c.hs[i] = mu * c.hd[i]
 	}
 	sz := dot(s, z)
-	if !(sz > 0) {
+	if c.dualOnly || !(sz > 0) {
 		return true
 	}
 	mul := sz / 3
@@ -109,56 +111,21 @@ func (c *nonsymCone) denseH(out []float64) { copy(out, c.hs[:]) }
 
 func (c *nonsymCone) affineDs(ds, s []float64) { copy(ds, s) }
 
-// solve3 solves the symmetric positive definite 3×3 system h·x = b by Cholesky.
-func solve3(h *[9]float64, b []float64) ([3]float64, bool) {
-	var l [9]float64
-	for j := 0; j < 3; j++ {
-		d := h[j*3+j]
-		for k := 0; k < j; k++ {
-			d -= l[j*3+k] * l[j*3+k]
-		}
-		if !(d > 0) {
-			return [3]float64{}, false
-		}
-		l[j*3+j] = math.Sqrt(d)
-		for i := j + 1; i < 3; i++ {
-			v := h[i*3+j]
-			for k := 0; k < j; k++ {
-				v -= l[i*3+k] * l[j*3+k]
-			}
-			l[i*3+j] = v / l[j*3+j]
-		}
-	}
-	var y, x [3]float64
-	for i := 0; i < 3; i++ {
-		v := b[i]
-		for k := 0; k < i; k++ {
-			v -= l[i*3+k] * y[k]
-		}
-		y[i] = v / l[i*3+i]
-	}
-	for i := 2; i >= 0; i-- {
-		v := y[i]
-		for k := i + 1; k < 3; k++ {
-			v -= l[k*3+i] * x[k]
-		}
-		x[i] = v / l[i*3+i]
-	}
-	return x, true
-}
-
-// combinedDsShift: shift = σμ∇f*(z) − η, η = ½∇³f*(z)[Δz, ∇²f*(z)⁻¹Δs]
-// (Clarabel's higher-order corrector). The third directional derivative is
-// taken by a central difference of the analytic Hessian.
+// combinedDsShift: shift = σμ∇f*(z) + ½σμ∇³f*(z)[Δz, Δz], the second-order
+// Taylor term of the central-path condition s + σμ∇f*(z + Δz) = 0 along the
+// predictor direction Δz (a Mehrotra-type corrector). The third directional
+// derivative is a central difference of the analytic Hessian.
 func (c *nonsymCone) combinedDsShift(shift, dz, ds []float64, sigmaMu float64) {
 	for i := 0; i < 3; i++ {
 		shift[i] = sigmaMu * c.g[i]
 	}
-	u, ok := solve3(&c.hd, ds)
 	nz, nd := norm2(c.z[:]), norm2(dz)
-	if !ok || nd == 0 {
+	if nd == 0 {
 		return
 	}
+	// u = Δz: the second-order term of σμ∇f*(z + Δz)
+	var u [3]float64
+	copy(u[:], dz)
 	h := 1e-5 * nz / nd
 	var zp, zm, gtmp [3]float64
 	var hp, hm [9]float64
@@ -173,11 +140,11 @@ func (c *nonsymCone) combinedDsShift(shift, dz, ds []float64, sigmaMu float64) {
 				for j := 0; j < 3; j++ {
 					e += (hp[i*3+j] - hm[i*3+j]) * u[j]
 				}
-				eta := 0.5 * e / (2 * h)
+				eta := 0.5 * sigmaMu * e / (2 * h)
 				if math.IsNaN(eta) || math.IsInf(eta, 0) {
 					return
 				}
-				shift[i] -= eta
+				shift[i] += eta
 			}
 			return
 		}
