@@ -121,14 +121,14 @@ type parser struct {
 	psdVar     []int // orders
 	psdCon     []int
 
-	objA   []entry
-	objB   float64
-	objF   []entry4
-	a      []entry
-	b      []entry
-	f      []entry4 // FCOORD: i, j (psdvar), k, l
-	h      []entry4 // HCOORD: i (psdcon), j (var), k, l
-	d      []entry4 // DCOORD: i (psdcon), k, l (j unused)
+	objA []entry
+	objB float64
+	objF []entry4
+	a    []entry
+	b    []entry
+	f    []entry4 // FCOORD: i, j (psdvar), k, l
+	h    []entry4 // HCOORD: i (psdcon), j (var), k, l
+	d    []entry4 // DCOORD: i (psdcon), k, l (j unused)
 }
 
 type entry struct {
