@@ -15,7 +15,6 @@ import (
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
-	"github.com/privopt/privopt/solver/ipm"
 )
 
 // ErrInvalid is wrapped by every validation error of this package.
@@ -804,13 +803,18 @@ type Result struct {
 	Objective float64
 }
 
-// Auto returns the backend for p: HiGHS when every cone is zero or nonnegative,
-// the interior-point solver otherwise.
-func Auto(p *solver.Problem) solver.Solver {
+// ErrNeedSolver is returned when no solver was given for a problem with cones
+// HiGHS does not support.
+var ErrNeedSolver = errors.New("chance: the problem has second-order or other conic rows; pass a conic solver (solver/ipm)")
+
+// Auto returns HiGHS when every cone of p is a zero or nonnegative cone, and
+// ErrNeedSolver otherwise (pass the interior-point solver explicitly; this
+// package does not depend on it).
+func Auto(p *solver.Problem) (solver.Solver, error) {
 	if p.IsLinearConic() {
-		return highs.New()
+		return highs.New(), nil
 	}
-	return ipm.New()
+	return nil, ErrNeedSolver
 }
 
 // Solve solves the counterpart with s (nil: Auto) and decodes the decision rule.
@@ -818,7 +822,10 @@ func Auto(p *solver.Problem) solver.Solver {
 // statuses return *solver.StatusError.
 func Solve(ctx context.Context, c *Counterpart, s solver.Solver, set solver.Settings) (*Result, error) {
 	if s == nil {
-		s = Auto(c.Problem)
+		var err error
+		if s, err = Auto(c.Problem); err != nil {
+			return nil, err
+		}
 	}
 	sol, err := s.Solve(ctx, c.Problem, set)
 	if err != nil {

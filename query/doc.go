@@ -1,0 +1,50 @@
+// Package query releases linear functions of the solution of a convex program
+// with differential privacy by program perturbation (Dvorkin et al., "Privacy-
+// preserving convex optimization", Sections 2–3), and evaluates the release
+// against the standard output and input perturbation baselines.
+//
+// # Workflow
+//
+//	p := can.Problem                         // deterministic standard form (package model)
+//	sol, err := query.Solve(ctx, p, query.Spec{
+//		Query:   query.WeightedSum(cols, cost),  // or Identity(cols...), Sum(cols...), Linear(rows...)
+//		Privacy: query.Privacy{Mechanism: query.Laplace, Epsilon: 1,
+//			Sensitivity: query.Sensitivity{Value: cmax * alpha, Norm: 1}},
+//		Chance:  chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.01, Beta: 0.1}},
+//	})
+//	if errors.Is(err, query.ErrPrivacyInfeasible) { … }  // Section 3.4: too much noise for the feasible region
+//	rel, err := sol.Release(query.ReleaseOptions{})      // Q x̄* + ζ̂, ζ̂ from crypto/rand, with a Record
+//	ev, err := sol.Evaluate(ctx, query.EvalOptions{N: 10000})   // infeasibility, loss, CVaR; no re-solves
+//	out, err := query.OutputPerturbation(ctx, p, q, privacy, query.EvalOptions{N: 10000})
+//
+// Solve lifts the problem to the decision rule x̃ = x̄ + Xζ (package
+// lindecision) with one noise component per query row, imposes Q X = I,
+// reformulates the chance constraint Pr[b − A x̃ ∈ K] ≥ 1 − η (package chance)
+// and solves the counterpart (HiGHS for LP/QP counterparts; pass solver/ipm in
+// Spec.Solver for conic ones).
+//
+// # Invariants
+//
+//   - The released value is Q x̄* + ζ̂ where ζ̂ is drawn from the mechanism's
+//     distribution, independently of the data; Solve and Release verify
+//     Q X* = I (to QueryTolerance) and refuse otherwise. Q x̄* is a function of
+//     the data whose sensitivity the caller states (Given) or estimates
+//     (EstimateSensitivity, Sampled); the DP statement is then Theorem 3.6
+//     (identity, Laplace), 3.7 (sum / weighted sum, Laplace), 3.11 (Gaussian,
+//     (ε, δ)) or 3.9 (sampled sensitivity: (ε, γ)-probabilistic DP with
+//     confidence 1 − β), recorded in Record.Theorem.
+//   - Only Q x̃ is private. The full perturbed solution x̄* + X*ζ̂ depends on the
+//     data through X* outside the query rows and is never returned by Release.
+//   - Releases draw from crypto/rand unless a Source is given explicitly.
+//     Monte Carlo evaluations and sampled reformulations use seeded simulation
+//     randomness, which is never released.
+//   - A Ledger composes releases (basic, or advanced composition with slack δ')
+//     and refuses, with *BudgetError, any release that would exceed its budget,
+//     before noise is drawn.
+//   - Infeasible counterparts are results: errors matching ErrPrivacyInfeasible
+//     (*chance.InfeasibleError, with a hint).
+//
+// Mechanisms come from package noise (Laplace, classical and analytic Gaussian,
+// truncated Laplace); any distribution (e.g. optimal noise) can be used with the
+// Custom mechanism, whose privacy claim the caller certifies.
+package query

@@ -1,0 +1,362 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/privopt/privopt/chance"
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/lindecision"
+	"github.com/privopt/privopt/solver"
+)
+
+// EvalOptions configures the Monte Carlo evaluations.
+type EvalOptions struct {
+	// N is the number of noise realizations (default 10,000).
+	N int
+	// Seed makes the evaluation reproducible (simulation only: these draws are
+	// never released).
+	Seed uint64
+	// CVaRLevel α ∈ (0, 1): CVaR_α of the loss is the mean of the worst
+	// (1 − α) fraction of losses (Rockafellar and Uryasev 2000; eq. 12b). Default 0.95.
+	CVaRLevel float64
+	// Tol is the feasibility tolerance, relative to 1 + |b_i| per row
+	// (nonnegative and zero rows) or 1 + ‖b_block‖ (other cones). Default 1e-7.
+	Tol float64
+	// Reference is the deterministic optimum ℓ(x*) the loss is measured
+	// against; nil solves the base problem.
+	Reference *float64
+	// Solver for the reference (and input perturbation) solves; nil = HiGHS for
+	// LP/QP, the interior-point solver otherwise.
+	Solver   solver.Solver
+	Settings solver.Settings
+	// Progress, if set, is called with (done, N) from time to time.
+	Progress func(done, total int)
+}
+
+func (o *EvalOptions) defaults() error {
+	if o.N == 0 {
+		o.N = 10000
+	}
+	if o.N < 0 {
+		return invalidf("N is %d, must be > 0", o.N)
+	}
+	if o.CVaRLevel == 0 {
+		o.CVaRLevel = 0.95
+	}
+	if !(o.CVaRLevel > 0 && o.CVaRLevel < 1) {
+		return invalidf("CVaRLevel is %v, must be in (0, 1)", o.CVaRLevel)
+	}
+	if o.Tol == 0 {
+		o.Tol = 1e-7
+	}
+	if !(o.Tol > 0) {
+		return invalidf("Tol is %v, must be > 0", o.Tol)
+	}
+	return nil
+}
+
+// Evaluation summarizes N perturbed solutions of one strategy.
+type Evaluation struct {
+	Strategy string
+	N        int
+	// InfeasibleRate is the fraction of realizations violating some constraint
+	// of the base problem (for input perturbation also those whose perturbed
+	// problem had no solution).
+	InfeasibleRate float64
+	// Reference is the deterministic optimum ℓ(x*).
+	Reference float64
+	// MeanObjective is the average objective ℓ(x̃) over the realizations.
+	MeanObjective float64
+	// MeanLossPct and CVaRLossPct are the mean and CVaR_α of the optimality loss
+	// 100·(ℓ(x̃) − ℓ(x*))/|ℓ(x*)| in percent (absolute loss when ℓ(x*) = 0).
+	MeanLossPct, CVaRLossPct float64
+	// QueryStd is the empirical standard deviation of each released query
+	// component around Q x̄*.
+	QueryStd []float64
+}
+
+func reference(ctx context.Context, p *solver.Problem, o *EvalOptions) (float64, error) {
+	if o.Reference != nil {
+		return *o.Reference, nil
+	}
+	sol, err := solveBase(ctx, p, o.Solver, o.Settings)
+	if err != nil {
+		return 0, err
+	}
+	return sol.Objective, nil
+}
+
+func solveBase(ctx context.Context, p *solver.Problem, s solver.Solver, set solver.Settings) (*solver.Solution, error) {
+	if s == nil {
+		var err error
+		if s, err = chance.Auto(p); err != nil {
+			return nil, err
+		}
+	}
+	sol, err := s.Solve(ctx, p, set)
+	if err != nil {
+		return nil, fmt.Errorf("query: solving the deterministic problem: %w", err)
+	}
+	if !sol.Status.OK() {
+		return sol, fmt.Errorf("query: deterministic problem: %w", sol.Status.Err())
+	}
+	return sol, nil
+}
+
+// Objective returns ½xᵀPx + qᵀx + r of p at x.
+func Objective(p *solver.Problem, x []float64) float64 {
+	s := p.R
+	for i, q := range p.Q {
+		s += q * x[i]
+	}
+	if p.P != nil {
+		for j := 0; j < p.P.Cols; j++ {
+			for t := p.P.ColPtr[j]; t < p.P.ColPtr[j+1]; t++ {
+				i := p.P.RowIdx[t]
+				v := p.P.Val[t] * x[i] * x[j]
+				if i == j {
+					s += 0.5 * v
+				} else {
+					s += v
+				}
+			}
+		}
+	}
+	return s
+}
+
+// Feasible reports whether b − Ax ∈ K within tolerance tol (relative to
+// 1 + |b_i| for zero and nonnegative rows, 1 + ‖b_block‖ for other blocks). ax
+// is scratch space of length m (allocated if nil).
+func Feasible(p *solver.Problem, x []float64, tol float64, ax []float64) bool {
+	ax = p.A.MulVecTo(ax, 1, x, 0)
+	row := 0
+	for _, c := range p.Cones {
+		switch c.Kind {
+		case cone.Zero:
+			for i := row; i < row+c.Dim; i++ {
+				if math.Abs(p.B[i]-ax[i]) > tol*(1+math.Abs(p.B[i])) {
+					return false
+				}
+			}
+		case cone.Nonnegative:
+			for i := row; i < row+c.Dim; i++ {
+				if p.B[i]-ax[i] < -tol*(1+math.Abs(p.B[i])) {
+					return false
+				}
+			}
+		default:
+			s := make([]float64, c.Dim)
+			nb := 0.0
+			for t := range s {
+				s[t] = p.B[row+t] - ax[row+t]
+				nb += p.B[row+t] * p.B[row+t]
+			}
+			if !c.Contains(s, tol*(1+math.Sqrt(nb))) {
+				return false
+			}
+		}
+		row += c.Dim
+	}
+	return true
+}
+
+type accumulator struct {
+	ref    float64
+	losses []float64
+	bad    int
+	objSum float64
+	qSum   []float64
+	qSq    []float64
+}
+
+func (a *accumulator) add(obj float64, feasible bool, qdev []float64) {
+	if !feasible {
+		a.bad++
+	}
+	a.objSum += obj
+	a.losses = append(a.losses, obj-a.ref)
+	for j, d := range qdev {
+		a.qSum[j] += d
+		a.qSq[j] += d * d
+	}
+}
+
+func (a *accumulator) result(name string, n int, alpha float64) *Evaluation {
+	e := &Evaluation{Strategy: name, N: n, Reference: a.ref, InfeasibleRate: float64(a.bad) / float64(n)}
+	if len(a.losses) > 0 {
+		e.MeanObjective = a.objSum / float64(len(a.losses))
+		scale := math.Abs(a.ref)
+		if scale == 0 {
+			scale = 100 // absolute loss: 100·loss/100
+		}
+		mean := 0.0
+		for _, l := range a.losses {
+			mean += l
+		}
+		e.MeanLossPct = 100 * mean / float64(len(a.losses)) / scale
+		sort.Float64s(a.losses)
+		from := int(math.Floor(alpha * float64(len(a.losses))))
+		if from >= len(a.losses) {
+			from = len(a.losses) - 1
+		}
+		tail := 0.0
+		for _, l := range a.losses[from:] {
+			tail += l
+		}
+		e.CVaRLossPct = 100 * tail / float64(len(a.losses)-from) / scale
+	}
+	e.QueryStd = make([]float64, len(a.qSum))
+	for j := range a.qSum {
+		m := a.qSum[j] / float64(n)
+		e.QueryStd[j] = math.Sqrt(math.Max(a.qSq[j]/float64(n)-m*m, 0))
+	}
+	return e
+}
+
+// Evaluate simulates N releases of the program perturbation: x̃ = x̄* + X*ζ for
+// fresh ζ, with no re-solve. It reports the probability of an infeasible x̃,
+// the expected optimality loss and its CVaR.
+func (s *Solution) Evaluate(ctx context.Context, opts EvalOptions) (*Evaluation, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	ref, err := reference(ctx, s.Base, &opts)
+	if err != nil {
+		return nil, err
+	}
+	return simulate(ctx, "program", s.Base, s.Query, s.Lifted.Noise(), s.Rule, ref, &opts)
+}
+
+func simulate(ctx context.Context, name string, p *solver.Problem, q Query, pert *lindecision.Perturbation, rule *lindecision.Rule, ref float64, o *EvalOptions) (*Evaluation, error) {
+	f, err := pert.Factor()
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
+	acc := &accumulator{ref: ref, qSum: make([]float64, q.K()), qSq: make([]float64, q.K())}
+	z := make([]float64, pert.K())
+	x := make([]float64, len(rule.XBar))
+	ax := make([]float64, p.NumRows())
+	qm := q.Apply(rule.XBar)
+	for s := 0; s < o.N; s++ {
+		if s%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if o.Progress != nil {
+				o.Progress(s, o.N)
+			}
+		}
+		pert.Sample(z, rng.Uint64, f)
+		rule.Apply(x, z)
+		qv := q.Apply(x)
+		for j := range qv {
+			qv[j] -= qm[j]
+		}
+		acc.add(Objective(p, x), Feasible(p, x, o.Tol, ax), qv)
+	}
+	if o.Progress != nil {
+		o.Progress(o.N, o.N)
+	}
+	return acc.result(name, o.N, o.CVaRLevel), nil
+}
+
+// OutputPerturbation simulates the output perturbation baseline (Def. 2.4):
+// the deterministic solution x* is released through the query with the same
+// noise, x̃ = x* + X₀ζ with X₀ = Qᵀ(QQᵀ)⁻¹ (X₀ = I on the queried columns for an
+// identity query), so that Q x̃ = Q x* + ζ. It reports how often x̃ is
+// infeasible and its optimality loss.
+func OutputPerturbation(ctx context.Context, p *solver.Problem, q Query, priv Privacy, opts EvalOptions) (*Evaluation, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	if err := q.Validate(p.NumVars()); err != nil {
+		return nil, err
+	}
+	comps, _, err := priv.components(q.K())
+	if err != nil {
+		return nil, err
+	}
+	sol, err := solveBase(ctx, p, opts.Solver, opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	ref := sol.Objective
+	if opts.Reference != nil {
+		ref = *opts.Reference
+	}
+	x0, err := q.rightInverse(p.NumVars())
+	if err != nil {
+		return nil, err
+	}
+	rule := &lindecision.Rule{XBar: sol.X, X: x0}
+	pert := &lindecision.Perturbation{Components: comps}
+	return simulate(ctx, "output", p, q, pert, rule, ref, &opts)
+}
+
+// PerturbedProblem builds the problem on perturbed data D + ζ̃ for input
+// perturbation (Def. 2.5): draw is the noise realization (one value per noise
+// component of the privacy spec, k = len(draw)).
+type PerturbedProblem func(draw []float64) (*solver.Problem, error)
+
+// InputPerturbation simulates the input perturbation baseline (Def. 2.5): for
+// each of N realizations, build the problem on perturbed data, solve it, and
+// check the solution against the original problem p. A perturbed problem
+// without a solution counts as an infeasible release. k is the number of
+// perturbed data entries. This costs N solves.
+func InputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Privacy, build PerturbedProblem, opts EvalOptions) (*Evaluation, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	if k < 1 || build == nil {
+		return nil, invalidf("input perturbation needs k ≥ 1 (got %d) and a problem builder", k)
+	}
+	comps, _, err := priv.components(k)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := reference(ctx, p, &opts)
+	if err != nil {
+		return nil, err
+	}
+	pert := &lindecision.Perturbation{Components: comps}
+	f, _ := pert.Factor()
+	rng := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
+	acc := &accumulator{ref: ref}
+	ax := make([]float64, p.NumRows())
+	s := opts.Solver
+	if s == nil {
+		if s, err = chance.Auto(p); err != nil {
+			return nil, err
+		}
+	}
+	for t := 0; t < opts.N; t++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if opts.Progress != nil && t%64 == 0 {
+			opts.Progress(t, opts.N)
+		}
+		z := pert.Sample(nil, rng.Uint64, f)
+		pp, err := build(z)
+		if err != nil {
+			return nil, fmt.Errorf("query: input perturbation draw %d: %w", t, err)
+		}
+		sol, err := s.Solve(ctx, pp, opts.Settings)
+		if err != nil {
+			return nil, err
+		}
+		if !sol.Status.OK() {
+			acc.bad++
+			continue
+		}
+		acc.add(Objective(p, sol.X), Feasible(p, sol.X, opts.Tol, ax), nil)
+	}
+	ev := acc.result("input", opts.N, opts.CVaRLevel)
+	return ev, nil
+}

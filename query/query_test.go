@@ -1,0 +1,335 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/privopt/privopt/chance"
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/lindecision"
+	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/sparse"
+)
+
+// example27 is Dvorkin et al. Example 2.7: minimize c·x subject to ℓ ≤ x ≤ u.
+func example27(c, l, u float64) *solver.Problem {
+	a := sparse.NewTriplets(2, 1, 2)
+	a.Append(0, 0, -1)
+	a.Append(1, 0, 1)
+	return &solver.Problem{Q: []float64{c}, A: a.ToCSC(), B: []float64{-l, u}, Cones: []cone.Cone{cone.NewNonnegative(2)}}
+}
+
+func laplacePrivacy(eps, sens float64) Privacy {
+	return Privacy{Mechanism: Laplace, Epsilon: eps, Sensitivity: Sensitivity{Value: sens, Norm: 1, Source: Given}}
+}
+
+func within(freq, p float64, n int, z float64) bool {
+	return math.Abs(freq-p) <= z*math.Sqrt(p*(1-p)/float64(n))
+}
+
+// TestExample27EndToEnd reproduces Example 2.7 and Figure 2: with ℓ private and
+// α = 1 adjacency (Δ₁ = 1), ε = 1, output and input perturbation release an
+// infeasible x half of the time, program perturbation at most η.
+func TestExample27EndToEnd(t *testing.T) {
+	ctx := context.Background()
+	const l, u, eta = 2.0, 30.0, 0.01
+	p := example27(1, l, u)
+	priv := laplacePrivacy(1, 1)
+	spec := Spec{
+		Query:   Identity(0),
+		Privacy: priv,
+		Chance:  chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: eta, Beta: 0.1}, Rand: rand.New(rand.NewPCG(1, 1))},
+	}
+	sol, err := Solve(ctx, p, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Analytic optimum of the vertex counterpart: x̄* = ℓ − min of the 523 samples.
+	lo := sol.Counterpart.Guarantee.Box[0].Lo
+	if math.Abs(sol.Rule.XBar[0]-(l-lo)) > 1e-7 || sol.Rule.X.At(0, 0) != 1 {
+		t.Fatalf("x̄* = %v, X = %v; want ℓ − lo = %v and X = 1", sol.Rule.XBar[0], sol.Rule.X.At(0, 0), l-lo)
+	}
+	const n = 100000
+	prog, err := sol.Evaluate(ctx, EvalOptions{N: n, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pr[x̄* + ζ < ℓ] = ½·exp(lo) for Laplace(1). 5 s.e.: false failure < 1e-6.
+	if truth := 0.5 * math.Exp(lo); !within(prog.InfeasibleRate, truth, n, 5) || prog.InfeasibleRate > eta {
+		t.Fatalf("program perturbation infeasible %v, analytic %v, want ≤ η", prog.InfeasibleRate, truth)
+	}
+	// Expected loss is exact: E[x̃] − x* = x̄* − ℓ = −lo, relative to ℓ.
+	if want := 100 * (-lo) / l; math.Abs(prog.MeanLossPct-want) > 5*100/l*math.Sqrt(2.0/n) {
+		t.Fatalf("mean loss %v%%, want %v%%", prog.MeanLossPct, want)
+	}
+	out, err := OutputPerturbation(ctx, p, Identity(0), priv, EvalOptions{N: n, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !within(out.InfeasibleRate, 0.5, n, 5) {
+		t.Fatalf("output perturbation infeasible %v, want 0.5", out.InfeasibleRate)
+	}
+	in, err := InputPerturbation(ctx, p, 1, priv, func(z []float64) (*solver.Problem, error) {
+		return example27(1, l+z[0], u), nil
+	}, EvalOptions{N: 2000, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !within(in.InfeasibleRate, 0.5, 2000, 5) {
+		t.Fatalf("input perturbation infeasible %v, want 0.5", in.InfeasibleRate)
+	}
+	t.Logf("Example 2.7 (ℓ=%v, ε=1, Δ=1, η=%v): infeasible program %.4f, output %.4f, input %.4f; program mean loss %.1f%%, CVaR95 %.1f%%",
+		l, eta, prog.InfeasibleRate, out.InfeasibleRate, in.InfeasibleRate, prog.MeanLossPct, prog.CVaRLossPct)
+
+	// Release: Q x̄* + ζ̂ with a record stating Theorem 3.6.
+	rel, err := sol.Release(ReleaseOptions{Source: noise.NewSeededSource(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Record.Epsilon != 1 || rel.Record.Mechanism != Laplace || rel.Record.Theorem == "" || rel.Record.Eta != eta || rel.Record.SolverStatus != "optimal" {
+		t.Fatalf("record %+v", rel.Record)
+	}
+}
+
+// TestDataIndependentNoise: for identity, sum and weighted-sum queries, two
+// different datasets give Q X* = I (identical X on the query rows), so the
+// released noise does not depend on the data, and the privacy loss of the
+// release is bounded by ε·‖Q x̄*(D) − Q x̄*(D')‖₁/Δ₁ (Theorems 3.6, 3.7).
+//
+// Problem (a small DC-OPF-like LP): minimize cᵀx s.t. 1ᵀx = d, 0 ≤ x ≤ 40;
+// the dataset is the demand d, α-adjacent datasets differ by α in d.
+func TestDataIndependentNoise(t *testing.T) {
+	ctx := context.Background()
+	c := []float64{1, 2, 3, 4}
+	build := func(d float64) *solver.Problem {
+		n := len(c)
+		a := sparse.NewTriplets(1+2*n, n, 3*n)
+		b := []float64{d}
+		for i := 0; i < n; i++ {
+			a.Append(0, i, 1)
+			a.Append(1+i, i, 1)    // x_i ≤ 10
+			a.Append(1+n+i, i, -1) // x_i ≥ 0
+		}
+		for i := 0; i < n; i++ {
+			b = append(b, 40)
+		}
+		for i := 0; i < n; i++ {
+			b = append(b, 0)
+		}
+		return &solver.Problem{Q: c, A: a.ToCSC(), B: b, Cones: []cone.Cone{cone.NewZero(1), cone.NewNonnegative(2 * n)}}
+	}
+	const alpha = 0.5
+	for _, tc := range []struct {
+		q    Query
+		sens float64 // ℓ₁ sensitivity of Q x̄* to α-adjacent demand (analytic: marginal unit)
+	}{
+		{Identity(0, 1), 2 * alpha},
+		{Sum(0, 1), alpha},
+		{WeightedSum([]int{0, 1, 2, 3}, c), 4 * alpha},
+	} {
+		priv := laplacePrivacy(1, tc.sens)
+		spec := Spec{Query: tc.q, Privacy: priv, Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}, Rand: rand.New(rand.NewPCG(2, 2))}}
+		s1, err := Solve(ctx, build(60), spec)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.q, err)
+		}
+		spec.Chance.Rand = rand.New(rand.NewPCG(2, 2))
+		s2, err := Solve(ctx, build(60+alpha), spec)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.q, err)
+		}
+		k := tc.q.K()
+		for _, s := range []*Solution{s1, s2} {
+			for r, row := range tc.q.Rows {
+				for j := 0; j < k; j++ {
+					v := 0.0
+					for t2, col := range row.Idx {
+						v += row.Val[t2] * s.Rule.X.At(col, j)
+					}
+					if want := b2f(r == j); math.Abs(v-want) > 1e-7 {
+						t.Fatalf("%v: (QX)[%d][%d] = %v, want %v", tc.q, r, j, v, want)
+					}
+				}
+			}
+		}
+		if tc.q.Name == "identity" {
+			for _, col := range []int{0, 1} {
+				for j := 0; j < k; j++ {
+					if s1.Rule.X.At(col, j) != s2.Rule.X.At(col, j) {
+						t.Fatalf("identity: X rows differ between datasets")
+					}
+				}
+			}
+		}
+		// Privacy loss at a grid of outputs y: |ln p_D(y) − ln p_D'(y)| ≤ ε.
+		b := tc.sens / priv.Epsilon
+		d1 := 0.0
+		for j := range s1.QueryMean {
+			d1 += math.Abs(s1.QueryMean[j] - s2.QueryMean[j])
+		}
+		if d1 > tc.sens*(1+1e-6) {
+			t.Fatalf("%v: ‖Q x̄*(D) − Q x̄*(D')‖₁ = %v exceeds the sensitivity %v", tc.q, d1, tc.sens)
+		}
+		for y := -20.0; y <= 60; y += 0.37 {
+			loss := 0.0
+			for j := range s1.QueryMean {
+				loss += (math.Abs(y-s2.QueryMean[j]) - math.Abs(y-s1.QueryMean[j])) / b
+			}
+			if math.Abs(loss) > priv.Epsilon*(1+1e-6) {
+				t.Fatalf("%v: privacy loss %v at y = %v exceeds ε", tc.q, loss, y)
+			}
+		}
+		t.Logf("%v: Q x̄*(D) = %.3f, Q x̄*(D') = %.3f, theorem %q", tc.q, s1.QueryMean, s2.QueryMean, s1.Record().Theorem)
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestSensitivitySampleSize(t *testing.T) {
+	for _, c := range []struct {
+		gamma, beta float64
+		want        int
+	}{{0.1, 0.1, 99}, {0.05, 0.1, 199}, {0.5, 0.1, 19}} {
+		if got, err := SensitivitySampleSize(c.gamma, c.beta); err != nil || got != c.want {
+			t.Errorf("S(%v, %v) = %d, %v; want %d", c.gamma, c.beta, got, err, c.want)
+		}
+	}
+}
+
+// TestEstimateSensitivity runs Algorithm 1 on Example 2.7 with α-adjacent lower
+// limits ℓ' = ℓ + U(−α, α): x*(ℓ) = ℓ, so the estimate is the largest |U| of 99
+// draws, within (0.9α, α] except with probability 0.9⁹⁹ ≈ 3e-5.
+func TestEstimateSensitivity(t *testing.T) {
+	const alpha = 0.8
+	pair := func(ctx context.Context, rng *rand.Rand, s int) (*solver.Problem, *solver.Problem, error) {
+		l := 1 + rng.Float64()
+		return example27(1, l, 10), example27(1, l+alpha*(2*rng.Float64()-1), 10), nil
+	}
+	var calls int
+	spec := SensitivitySpec{Query: Identity(0), Norm: 1, Gamma: 0.1, Beta: 0.1, Pair: pair, Seed: 42, Workers: 1, Progress: func(done, total int) { calls++ }}
+	s1, err := EstimateSensitivity(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1.Samples != 99 || s1.Source != Sampled || s1.Value <= 0.9*alpha || s1.Value > alpha || calls != 99 {
+		t.Fatalf("estimate %+v (progress calls %d)", s1, calls)
+	}
+	spec.Workers = 4
+	spec.Progress = nil
+	s2, err := EstimateSensitivity(context.Background(), spec)
+	if err != nil || s2.Value != s1.Value {
+		t.Fatalf("parallel estimate %v (%v), sequential %v: must not depend on scheduling", s2.Value, err, s1.Value)
+	}
+	// The release built on it states probabilistic DP.
+	sol, err := Solve(context.Background(), example27(1, 1, 30), Spec{Query: Identity(0),
+		Privacy: Privacy{Mechanism: Laplace, Epsilon: 1, Sensitivity: s1},
+		Chance:  chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := sol.Record(); r.Gamma != 0.1 || r.SensitivityBeta != 0.1 || r.SensitivitySource != Sampled {
+		t.Fatalf("record %+v", r)
+	}
+}
+
+func TestLedger(t *testing.T) {
+	rec := func(e, d float64) Record { return Record{Epsilon: e, Delta: d} }
+	l, err := NewLedger(Budget{Epsilon: 1}, Basic, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		if err := l.Spend(rec(0.25, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Spend(rec(0.01, 0)); !errors.Is(err, ErrBudgetExceeded) {
+		t.Fatalf("want ErrBudgetExceeded, got %v", err)
+	}
+	if e, _, _ := l.Spent(); math.Abs(e-1) > 1e-12 || len(l.Records()) != 4 {
+		t.Fatalf("spent %v with %d records", e, len(l.Records()))
+	}
+	// Advanced composition of 1000 releases at ε = 0.01 with δ' = 1e-6:
+	// √(2·1000·ln 10⁶)·0.01 + 1000·0.01·(e^0.01 − 1) = 1.76282…
+	a, err := NewLedger(Budget{Epsilon: 2, Delta: 1e-5}, Advanced, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 1000; i++ {
+		if err := a.Spend(rec(0.01, 0)); err != nil {
+			t.Fatalf("release %d: %v", i, err)
+		}
+	}
+	want := math.Sqrt(2000*math.Log(1e6))*0.01 + 10*math.Expm1(0.01)
+	if e, d, _ := a.Spent(); math.Abs(e-want) > 1e-12 || d != 1e-6 {
+		t.Fatalf("advanced: ε %v δ %v, want %v and 1e-6", e, d, want)
+	}
+	// Few releases: basic is better and is used.
+	b, _ := NewLedger(Budget{Epsilon: 2, Delta: 1e-5}, Advanced, 1e-6)
+	_ = b.Spend(rec(0.5, 0))
+	_ = b.Spend(rec(0.5, 0))
+	if e, d, _ := b.Spent(); e != 1 || d != 0 {
+		t.Fatalf("two releases: ε %v δ %v, want basic 1, 0", e, d)
+	}
+}
+
+func TestReleaseRefusedByLedger(t *testing.T) {
+	sol, err := Solve(context.Background(), example27(1, 1, 30), Spec{Query: Identity(0), Privacy: laplacePrivacy(0.6, 1),
+		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := NewLedger(Budget{Epsilon: 1}, Basic, 0)
+	if _, err := sol.Release(ReleaseOptions{Ledger: l}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sol.Release(ReleaseOptions{Ledger: l}); !errors.Is(err, ErrBudgetExceeded) {
+		t.Fatalf("second release: want ErrBudgetExceeded, got %v", err)
+	}
+}
+
+func TestPrivacyInfeasible(t *testing.T) {
+	// The feasible interval [1, 2] is far narrower than the Laplace(1) mass at
+	// η = 1%: Section 3.4's case (b).
+	_, err := Solve(context.Background(), example27(1, 1, 2), Spec{Query: Identity(0), Privacy: laplacePrivacy(1, 1),
+		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: 0.01}}})
+	if !errors.Is(err, ErrPrivacyInfeasible) {
+		t.Fatalf("want ErrPrivacyInfeasible, got %v", err)
+	}
+}
+
+func TestGaussianCalibration(t *testing.T) {
+	sol, err := Solve(context.Background(), example27(1, 1, 200), Spec{Query: Identity(0),
+		Privacy: Privacy{Mechanism: Gaussian, Epsilon: 0.5, Delta: 1e-5, Sensitivity: Sensitivity{Value: 2, Norm: 2}},
+		Chance:  chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: 0.02}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigma := math.Sqrt(2*math.Log(1.25/1e-5)) * 2 / 0.5
+	if v := sol.Lifted.Noise().Components[0].Variance(); math.Abs(v-sigma*sigma) > 1e-9*v {
+		t.Fatalf("variance %v, want σ² = %v", v, sigma*sigma)
+	}
+	// Two rows at η/2 each with the Gaussian quantile: x̄* = ℓ + σ·Φ⁻¹(0.99).
+	if want := 1 + sigma*2.3263478740408408; math.Abs(sol.Rule.XBar[0]-want) > 1e-6 {
+		t.Fatalf("x̄* = %v, want %v", sol.Rule.XBar[0], want)
+	}
+	if r := sol.Record(); r.Delta != 1e-5 || r.Theorem[:12] != "Theorem 3.11" {
+		t.Fatalf("record %+v", r)
+	}
+	_, err = Solve(context.Background(), example27(1, 1, 200), Spec{Query: Identity(0),
+		Privacy: Privacy{Mechanism: Gaussian, Epsilon: 0.5, Delta: 1e-5, Sensitivity: Sensitivity{Value: 2, Norm: 1}}})
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("ℓ1 sensitivity with the Gaussian mechanism: want ErrInvalid, got %v", err)
+	}
+}
+
+var _ lindecision.Distribution = (*noise.Laplace)(nil)

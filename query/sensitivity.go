@@ -1,0 +1,167 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/privopt/privopt/solver"
+)
+
+// SensitivitySampleSize returns S = ⌈1/(γβ) − 1⌉, the number of adjacent
+// dataset pairs after which the largest observed query change bounds the
+// sensitivity of all but a fraction γ of pairs with confidence 1 − β
+// (Dvorkin et al. Prop. 3.8, from Calafiore and Campi 2005, Corollary 1).
+// γ = β = 0.1 gives 99.
+func SensitivitySampleSize(gamma, beta float64) (int, error) {
+	if !(gamma > 0 && gamma < 1) {
+		return 0, invalidf("gamma is %v, must be in (0, 1)", gamma)
+	}
+	if !(beta > 0 && beta < 1) {
+		return 0, invalidf("beta is %v, must be in (0, 1)", beta)
+	}
+	s := 1/(gamma*beta) - 1
+	// Guard against 99.00000000000001 from rounding of γβ.
+	n := int(math.Ceil(s - 1e-9*math.Max(1, s)))
+	return max(n, 1), nil
+}
+
+// AdjacentPair samples one pair of α-adjacent datasets (D, D') — Algorithm 1,
+// steps 2–5 — and returns the two deterministic problems built on them. rng is
+// seeded deterministically from the sample index, so the estimate is
+// reproducible regardless of scheduling. Implementations must be safe for
+// concurrent calls.
+type AdjacentPair func(ctx context.Context, rng *rand.Rand, sample int) (d, dPrime *solver.Problem, err error)
+
+// SensitivitySpec configures EstimateSensitivity.
+type SensitivitySpec struct {
+	Query Query
+	// Norm p of ‖Q x(D) − Q x(D')‖_p: 1, 2 or +Inf.
+	Norm float64
+	// Gamma and Beta set the sample size by Prop. 3.8 unless Samples > 0.
+	Gamma, Beta float64
+	Samples     int
+	Pair        AdjacentPair
+	Seed        uint64
+	// Workers solving pairs in parallel (default GOMAXPROCS).
+	Workers  int
+	Solver   solver.Solver
+	Settings solver.Settings
+	Progress func(done, total int)
+}
+
+// EstimateSensitivity runs Algorithm 1 of Dvorkin et al. (e-companion 7): for S
+// sampled adjacent pairs it solves both problems and returns the largest
+// ‖Q x(D) − Q x(D')‖_p. The result is a Sampled sensitivity: calibrating noise
+// to it gives (ε, γ)-probabilistic DP with confidence 1 − β (Theorem 3.9).
+// A pair whose problems cannot be solved to optimality is an error.
+func EstimateSensitivity(ctx context.Context, spec SensitivitySpec) (Sensitivity, error) {
+	if spec.Pair == nil {
+		return Sensitivity{}, invalidf("sensitivity estimation needs a Pair sampler")
+	}
+	if spec.Norm != 1 && spec.Norm != 2 && !math.IsInf(spec.Norm, 1) {
+		return Sensitivity{}, invalidf("norm is %v, must be 1, 2 or +Inf", spec.Norm)
+	}
+	s, err := SensitivitySampleSize(spec.Gamma, spec.Beta)
+	if err != nil {
+		return Sensitivity{}, err
+	}
+	if spec.Samples > 0 {
+		if spec.Samples < s {
+			return Sensitivity{}, invalidf("Samples %d is below the %d that Prop. 3.8 requires for gamma %v, beta %v", spec.Samples, s, spec.Gamma, spec.Beta)
+		}
+		s = spec.Samples
+	}
+	workers := spec.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	deltas := make([]float64, s)
+	errs := make([]error, s)
+	var next, done atomic.Int64
+	var progressMu sync.Mutex
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= s || ctx.Err() != nil {
+					return
+				}
+				deltas[i], errs[i] = spec.pairDelta(ctx, i)
+				if errs[i] != nil {
+					cancel()
+					return
+				}
+				d := int(done.Add(1))
+				if spec.Progress != nil {
+					progressMu.Lock()
+					spec.Progress(d, s)
+					progressMu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, e := range errs {
+		if e != nil {
+			return Sensitivity{}, fmt.Errorf("query: sensitivity sample %d: %w", i, e)
+		}
+	}
+	if err := ctx.Err(); err != nil && int(done.Load()) < s {
+		return Sensitivity{}, err
+	}
+	mx := 0.0
+	for _, d := range deltas {
+		mx = math.Max(mx, d)
+	}
+	return Sensitivity{Value: mx, Norm: spec.Norm, Source: Sampled, Gamma: spec.Gamma, Beta: spec.Beta, Samples: s}, nil
+}
+
+func (spec *SensitivitySpec) pairDelta(ctx context.Context, i int) (float64, error) {
+	rng := rand.New(rand.NewPCG(spec.Seed, uint64(i)))
+	d, dp, err := spec.Pair(ctx, rng, i)
+	if err != nil {
+		return 0, err
+	}
+	a, err := solveBase(ctx, d, spec.Solver, spec.Settings)
+	if err != nil {
+		return 0, err
+	}
+	b, err := solveBase(ctx, dp, spec.Solver, spec.Settings)
+	if err != nil {
+		return 0, err
+	}
+	if err := spec.Query.Validate(len(a.X)); err != nil {
+		return 0, err
+	}
+	qa, qb := spec.Query.Apply(a.X), spec.Query.Apply(b.X)
+	return norm(qa, qb, spec.Norm), nil
+}
+
+func norm(a, b []float64, p float64) float64 {
+	s := 0.0
+	for i := range a {
+		d := math.Abs(a[i] - b[i])
+		switch {
+		case p == 1:
+			s += d
+		case p == 2:
+			s += d * d
+		default:
+			s = math.Max(s, d)
+		}
+	}
+	if p == 2 {
+		return math.Sqrt(s)
+	}
+	return s
+}

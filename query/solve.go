@@ -1,0 +1,247 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/privopt/privopt/chance"
+	"github.com/privopt/privopt/lindecision"
+	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/solver"
+)
+
+// Spec configures program perturbation of one deterministic problem.
+type Spec struct {
+	Query   Query
+	Privacy Privacy
+	// Chance is the reformulation of the joint chance constraint (method, η, β).
+	Chance chance.Spec
+	// Recourse of the variables outside the query (free by default).
+	Recourse lindecision.Recourse
+	// Solver solves the counterpart; nil picks HiGHS for LP/QP counterparts and
+	// returns chance.ErrNeedSolver otherwise (pass solver/ipm).
+	Solver   solver.Solver
+	Settings solver.Settings
+}
+
+// ErrPrivacyInfeasible is matched (errors.Is) by every error saying that the
+// requested privacy cannot be met at the requested feasibility level (Section
+// 3.4): a primal-infeasible counterpart or a structurally infeasible lift. The
+// concrete error is a *chance.InfeasibleError with a hint.
+var ErrPrivacyInfeasible = chance.ErrInfeasible
+
+// Timing records where the time of Solve went.
+type Timing struct {
+	Lift, Reformulate, Solve time.Duration
+}
+
+// Solution is a solved program perturbation, ready to release.
+type Solution struct {
+	Base        *solver.Problem
+	Query       Query
+	Privacy     Privacy
+	Delta       float64 // δ actually guaranteed by the mechanism
+	Lifted      *lindecision.Lifted
+	Counterpart *chance.Counterpart
+	Rule        *lindecision.Rule
+	Solver      *solver.Solution
+	// QueryMean is Q x̄*, the data-dependent part of the release.
+	QueryMean []float64
+	// Objective is the optimal expected objective E[½x̃ᵀPx̃ + qᵀx̃ + r].
+	Objective float64
+	Timing    Timing
+}
+
+// QueryTolerance is the largest |Q X* − I| entry accepted before a release; a
+// larger deviation means the noise would not be data-independent and Release
+// refuses.
+const QueryTolerance = 1e-7
+
+// Solve lifts p with the query's noise, reformulates the chance constraints,
+// solves the counterpart and checks that the query's random part is the noise
+// itself (Q X* = I). An infeasible counterpart returns an error matching
+// ErrPrivacyInfeasible (a *chance.InfeasibleError).
+func Solve(ctx context.Context, p *solver.Problem, spec Spec) (*Solution, error) {
+	if p == nil {
+		return nil, invalidf("problem is nil")
+	}
+	if err := spec.Query.Validate(p.NumVars()); err != nil {
+		return nil, err
+	}
+	k := spec.Query.K()
+	comps, delta, err := spec.Privacy.components(k)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	l, err := lindecision.Lift(p, lindecision.Spec{
+		Noise:    lindecision.Perturbation{Components: comps},
+		Query:    spec.Query.Rows,
+		Recourse: spec.Recourse,
+	})
+	if err != nil {
+		if errors.Is(err, lindecision.ErrInfeasible) {
+			return nil, &chance.InfeasibleError{Guarantee: chance.Guarantee{Method: spec.Chance.Method.String(), Eta: spec.Chance.Eta}, Cause: err}
+		}
+		return nil, err
+	}
+	t1 := time.Now()
+	cp, err := chance.Reformulate(l, spec.Chance)
+	if err != nil {
+		return nil, err
+	}
+	t2 := time.Now()
+	res, err := chance.Solve(ctx, cp, spec.Solver, spec.Settings)
+	if err != nil {
+		return nil, err
+	}
+	t3 := time.Now()
+	s := &Solution{
+		Base: p, Query: spec.Query, Privacy: spec.Privacy, Delta: delta,
+		Lifted: l, Counterpart: cp, Rule: res.Rule, Solver: res.Solution,
+		QueryMean: spec.Query.Apply(res.Rule.XBar), Objective: res.Objective,
+		Timing: Timing{Lift: t1.Sub(t0), Reformulate: t2.Sub(t1), Solve: t3.Sub(t2)},
+	}
+	if err := s.checkQueryRecourse(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkQueryRecourse verifies Q X* = I.
+func (s *Solution) checkQueryRecourse() error {
+	_, k := s.Rule.X.Dims()
+	for r, row := range s.Query.Rows {
+		for j := 0; j < k; j++ {
+			v := 0.0
+			for t, c := range row.Idx {
+				v += row.Val[t] * s.Rule.X.At(c, j)
+			}
+			want := 0.0
+			if r == j {
+				want = 1
+			}
+			if math.Abs(v-want) > QueryTolerance {
+				return fmt.Errorf("query: (Q X*)[%d][%d] = %v, want %v: the released noise would depend on the data; refusing", r, j, v, want)
+			}
+		}
+	}
+	return nil
+}
+
+// Record documents one release: what was released, under which guarantee.
+type Record struct {
+	Query     string
+	K         int
+	Mechanism Mechanism
+	Epsilon   float64
+	Delta     float64
+	// Gamma > 0 means (ε, δ, γ)-probabilistic DP: the guarantee holds for all
+	// but a fraction γ of adjacent dataset pairs (sampled sensitivity), with
+	// confidence 1 − SensitivityBeta.
+	Gamma             float64
+	SensitivityBeta   float64
+	Sensitivity       float64
+	SensitivityNorm   float64
+	SensitivitySource SensitivitySource
+	SensitivitySample int
+	// Feasibility guarantee of the decision rule.
+	Method        string
+	Eta, Beta     float64
+	GuaranteeKind string
+	SolverStatus  string
+	SolverName    string
+	// Theorem names the statement of Dvorkin et al. the release follows.
+	Theorem string
+	Time    time.Time
+}
+
+// Release is a differentially private answer.
+type Release struct {
+	// Value is Q x̄* + ζ̂.
+	Value  []float64
+	Record Record
+}
+
+// ReleaseOptions configures Release.
+type ReleaseOptions struct {
+	// Source of the noise; nil means crypto/rand (the only choice that protects
+	// anything). Seeded sources are for tests and experiments.
+	Source noise.Source
+	// Ledger, when set, must accept the release's cost before any noise is
+	// drawn; the release is then recorded in it.
+	Ledger *Ledger
+}
+
+// sampler is implemented by the distributions of package noise.
+type sampler interface {
+	Sample(src noise.Source) float64
+}
+
+// Record returns the record a release of s would carry (without drawing).
+func (s *Solution) Record() Record {
+	sens := s.Privacy.Sensitivity
+	g := s.Counterpart.Guarantee
+	r := Record{
+		Query: s.Query.Name, K: s.Query.K(), Mechanism: s.Privacy.Mechanism,
+		Epsilon: s.Privacy.Epsilon, Delta: s.Delta,
+		Sensitivity: sens.Value, SensitivityNorm: sens.Norm, SensitivitySource: sens.Source,
+		Method: g.Method, Eta: g.Eta, Beta: g.Beta, GuaranteeKind: g.Kind.String(),
+		SolverStatus: s.Solver.Status.String(), SolverName: s.Solver.Solver,
+	}
+	if r.SensitivitySource == "" {
+		r.SensitivitySource = Given
+	}
+	if sens.Source == Sampled {
+		r.Gamma, r.SensitivityBeta, r.SensitivitySample = sens.Gamma, sens.Beta, sens.Samples
+	}
+	switch {
+	case sens.Source == Sampled:
+		r.Theorem = "Theorem 3.9 ((ε,γ)-probabilistic DP)"
+	case r.Delta > 0:
+		r.Theorem = "Theorem 3.11 ((ε,δ)-DP)"
+	case s.Query.Name == "identity":
+		r.Theorem = "Theorem 3.6 (ε-DP identity query)"
+	default:
+		r.Theorem = "Theorem 3.7 (ε-DP sum query; Q X = I makes the noise data-independent)"
+	}
+	return r
+}
+
+// Release draws ζ̂ and returns Q x̄* + ζ̂ with its record. It refuses if the
+// ledger's budget would be exceeded.
+func (s *Solution) Release(opts ReleaseOptions) (*Release, error) {
+	if err := s.checkQueryRecourse(); err != nil {
+		return nil, err
+	}
+	rec := s.Record()
+	if opts.Ledger != nil {
+		if err := opts.Ledger.Check(rec); err != nil {
+			return nil, err
+		}
+	}
+	src := opts.Source
+	if src == nil {
+		src = noise.CryptoSource()
+	}
+	val := make([]float64, len(s.QueryMean))
+	for j, d := range s.Lifted.Noise().Components {
+		var z float64
+		if sm, ok := d.(sampler); ok {
+			z = sm.Sample(src)
+		} else {
+			z = d.Quantile(lindecision.Uniform01(src.Uint64()))
+		}
+		val[j] = s.QueryMean[j] + z
+	}
+	rec.Time = time.Now().UTC()
+	if opts.Ledger != nil {
+		if err := opts.Ledger.Spend(rec); err != nil {
+			return nil, err
+		}
+	}
+	return &Release{Value: val, Record: rec}, nil
+}
