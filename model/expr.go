@@ -468,7 +468,7 @@ func (e Expr) dot(op string, w []float64) Expr {
 		return errLike(d.m, 1, 1, 1, err)
 	}
 	var c float64
-	rb := rowBuf{buf: make([]entry, 0, d.nnz())}
+	rb := rowBuf{buf: make([]entry, 0, d.nnz()), idx: make([]int, 0, d.nnz()), val: make([]float64, 0, d.nnz())}
 	for i := 0; i < d.n; i++ {
 		if w[i] == 0 {
 			continue

@@ -1,0 +1,137 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/privopt/privopt/sparse"
+)
+
+// randomLP returns the data of a random sparse LP with about nnz nonzeros:
+// n = nnz/10 variables, m = n/2 rows (20 nonzeros per row).
+func randomLP(nnz int) (A *sparse.CSC, b, c []float64) {
+	rng := rand.New(rand.NewPCG(uint64(nnz), 1))
+	n := nnz / 10
+	m := n / 2
+	tr := sparse.NewTriplets(m, n, nnz)
+	for i := 0; i < m; i++ {
+		for k := 0; k < nnz/m; k++ {
+			tr.Append(i, rng.IntN(n), rng.NormFloat64())
+		}
+	}
+	b = make([]float64, m)
+	for i := range b {
+		b[i] = 1 + rng.Float64()
+	}
+	c = make([]float64, n)
+	for j := range c {
+		c[j] = rng.NormFloat64()
+	}
+	return tr.ToCSC(), b, c
+}
+
+// BenchmarkBuildCanonicalize measures building a random sparse LP (A·x ≤ b,
+// 0 ≤ x ≤ 1, min cᵀx) and canonicalizing it, for three ways of writing the
+// constraints: one MulSparse, an ExprBuilder fed entry by entry, and one
+// Dot expression per row (with an Add chain for the objective).
+func BenchmarkBuildCanonicalize(b *testing.B) {
+	for _, nnz := range []int{10_000, 100_000, 1_000_000} {
+		A, rhs, c := randomLP(nnz)
+		At := A.Transpose()
+		b.Run(fmt.Sprintf("MulSparse/nnz=%d", nnz), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m := New("lp")
+				x := m.Vector("x", A.Cols)
+				m.Bound(x, 0, 1)
+				m.LessEq("rows", MulSparse(A, x.Expr()), Const(rhs...))
+				m.Minimize(x.Expr().Dot(c))
+				if _, err := m.Canonicalize(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("Builder/nnz=%d", nnz), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m := New("lp")
+				x := m.Vector("x", A.Cols)
+				m.Bound(x, 0, 1)
+				eb := NewExprBuilder(A.Rows)
+				for i := 0; i < At.Cols; i++ {
+					for p := At.ColPtr[i]; p < At.ColPtr[i+1]; p++ {
+						eb.AddVar(i, x, At.RowIdx[p], At.Val[p])
+					}
+				}
+				m.LessEq("rows", eb.Expr(), Const(rhs...))
+				m.Minimize(x.Expr().Dot(c))
+				if _, err := m.Canonicalize(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("PerRow/nnz=%d", nnz), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m := New("lp")
+				x := m.Vector("x", A.Cols)
+				m.Bound(x, 0, math.Inf(1))
+				xe := x.Expr()
+				for i := 0; i < At.Cols; i++ {
+					lo, hi := At.ColPtr[i], At.ColPtr[i+1]
+					m.LessEq("", xe.Pick(At.RowIdx[lo:hi]).Dot(At.Val[lo:hi]), Const(rhs[i]))
+				}
+				var obj Expr = Zeros(1)
+				for j := range c {
+					obj = obj.Add(x.At(j).Scale(c[j]))
+				}
+				m.Minimize(obj)
+				if _, err := m.Canonicalize(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSum measures e.Sum over 10⁵ terms, AddAll of 10⁵ scalars and
+// Stack of 10⁵ scalars.
+func BenchmarkSum(b *testing.B) {
+	const n = 100_000
+	m := New("sum")
+	x := m.Vector("x", n)
+	terms := make([]Expr, n)
+	for i := range terms {
+		terms[i] = x.At(i)
+	}
+	b.Run("Sum/n=1e5", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = x.Expr().Sum().Nnz()
+		}
+	})
+	b.Run("AddAll/n=1e5", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = AddAll(terms...).Nnz()
+		}
+	})
+	b.Run("AddLoop/n=1e5", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var e Expr = Zeros(1)
+			for _, t := range terms {
+				e = e.Add(t)
+			}
+			_ = e.Nnz()
+		}
+	})
+	b.Run("Stack/n=1e5", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = Stack(terms...).Nnz()
+		}
+	})
+}
