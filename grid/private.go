@@ -855,3 +855,45 @@ func summarize(loss []float64, infeasible, total int, cstar float64) StrategySta
 	st.CVaRPct = 100 * tail / float64(k) / math.Abs(cstar)
 	return st
 }
+
+// AdjacentCenters re-solves the private program on the two α-adjacent load
+// vectors of the paper's Figure (Section 4.1) — the largest load decreased by α
+// (D″) and increased by α (D′) — with the same noise interval (it is data
+// independent) and returns the centres MeanQuery of the released-value
+// distributions for D″, D and D′. The released density for each is the noise
+// density shifted to its centre.
+func (pr *Private) AdjacentCenters(ctx context.Context) ([3]float64, error) {
+	var out [3]float64
+	n := pr.Network
+	imax := 0
+	for i, d := range n.Load {
+		if d > n.Load[imax] {
+			imax = i
+		}
+	}
+	opt := pr.Options
+	for k, sgn := range []float64{-1, 0, 1} {
+		if sgn == 0 {
+			out[k] = pr.MeanQuery
+			continue
+		}
+		load := append([]float64(nil), n.Load...)
+		load[imax] += sgn * opt.Alpha
+		cc, err := n.buildChance(&opt, pr.Mechanism.Dist, pr.Cost, pr.CostConst, pr.Weights, load, pr.ZetaLo, pr.ZetaHi)
+		if err != nil {
+			return out, err
+		}
+		res, err := cc.m.Solve(ctx, opt.Solve)
+		if err != nil {
+			return out, err
+		}
+		if !res.Status.OK() {
+			return out, fmt.Errorf("grid: adjacent dataset (load at bus %d %+g MW): private program %v", n.BusID[imax], sgn*opt.Alpha, res.Status)
+		}
+		out[k] = dot(pr.Weights, res.Value(cc.p))
+		if opt.Query.Kind == QueryCost {
+			out[k] += pr.CostConst
+		}
+	}
+	return out, nil
+}
