@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func solveFile(name string) string { return filepath.Join("testdata", "solve", name) }
+
+func TestSolveJSON(t *testing.T) {
+	cases := []struct {
+		file      string
+		objective float64
+		x         []float64
+	}{
+		{"wyndor.cbf", 36, []float64{2, 6}},
+		{"wyndor.lp", 36, []float64{2, 6}},
+		{"ranges.mps", -5, []float64{1, -1, 4}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			// Flags after the file name are accepted too.
+			code, out, errs := runCmd(t, "solve", solveFile(c.file), "--json", "--time-limit", "10")
+			if code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, errs)
+			}
+			var got struct {
+				Status     string    `json:"status"`
+				Objective  *float64  `json:"objective"`
+				X          []float64 `json:"x"`
+				Solver     string    `json:"solver"`
+				Iterations *int      `json:"iterations"`
+				Time       map[string]float64
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("%v in %q", err, out)
+			}
+			if got.Status != "optimal" || got.Solver != "highs" || got.Objective == nil || got.Iterations == nil {
+				t.Fatalf("got %+v", got)
+			}
+			if math.Abs(*got.Objective-c.objective) > 1e-9 {
+				t.Errorf("objective %v, want %v", *got.Objective, c.objective)
+			}
+			if len(got.X) != len(c.x) {
+				t.Fatalf("x = %v, want %v", got.X, c.x)
+			}
+			for j := range c.x {
+				if math.Abs(got.X[j]-c.x[j]) > 1e-9 {
+					t.Errorf("x[%d] = %v, want %v", j, got.X[j], c.x[j])
+				}
+			}
+			for _, k := range []string{"read", "build", "solve", "total"} {
+				v, ok := got.Time[k]
+				if !ok || v < 0 {
+					t.Errorf("time.%s = %v, %v", k, v, ok)
+				}
+			}
+			if got.Time["total"] < got.Time["solve"] {
+				t.Errorf("total %v < solve %v", got.Time["total"], got.Time["solve"])
+			}
+		})
+	}
+}
+
+func TestSolveHuman(t *testing.T) {
+	code, out, errs := runCmd(t, "solve", solveFile("wyndor.cbf"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"CBF v3, maximize", "2 variables, 5 rows", "status     optimal", "objective  36", "x          [2 6]", "solver     highs"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestSolveFailures(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"infeasible", []string{"solve", "--json", solveFile("infeasible.cbf")}, 1, "status infeasible"},
+		{"missing file", []string{"solve", solveFile("nope.cbf")}, 1, "no such file"},
+		{"syntax", []string{"solve", solveFile("bad.cbf")}, 1, "line 5: VAR: cone Q has dimension 0"},
+		{"highs on a cone", []string{"solve", "--solver", "highs", solveFile("socp.cbf")}, 1, "highs: unsupported cone"},
+		{"no file", []string{"solve"}, 2, "want exactly one FILE"},
+		{"two files", []string{"solve", "a.cbf", "b.cbf"}, 2, "want exactly one FILE"},
+		{"bad flag", []string{"solve", "--fast", solveFile("wyndor.cbf")}, 2, "flag provided but not defined"},
+		{"bad solver", []string{"solve", "--solver", "gurobi", solveFile("wyndor.cbf")}, 2, "--solver is \"gurobi\""},
+		{"bad limit", []string{"solve", "--time-limit", "-1", solveFile("wyndor.cbf")}, 2, "--time-limit is -1"},
+		{"extension", []string{"solve", "model.txt"}, 2, "extension must be .cbf, .mps or .lp"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCmd(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, c.code, errs)
+			}
+			if !strings.Contains(errs, c.msg) {
+				t.Errorf("stderr %q lacks %q", errs, c.msg)
+			}
+			if c.name == "infeasible" {
+				var got map[string]any
+				if err := json.Unmarshal([]byte(out), &got); err != nil || got["status"] != "infeasible" || got["objective"] != nil {
+					t.Errorf("JSON %q (%v)", out, err)
+				}
+			}
+		})
+	}
+}
+
+// TestSolveAutoConic: a second-order cone problem goes to the interior-point
+// backend under --solver auto; until that backend lands it reports an error.
+func TestSolveAutoConic(t *testing.T) {
+	code, out, errs := runCmd(t, "solve", "--json", solveFile("socp.cbf"))
+	if code != 0 {
+		if !strings.Contains(errs, "ipm") {
+			t.Errorf("exit %d without naming the backend: %q", code, errs)
+		}
+		t.Skipf("interior-point backend not available: %s", strings.TrimSpace(errs))
+	}
+	var got struct {
+		Status    string
+		Objective float64
+		X         []float64
+		Solver    string
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Solver != "ipm" || math.Abs(got.Objective-3/math.Sqrt2) > 1e-6 {
+		t.Errorf("got %+v, want ipm and 3/√2", got)
+	}
+}
