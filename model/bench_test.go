@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/privopt/privopt/sparse"
 )
 
@@ -134,4 +136,37 @@ func BenchmarkSum(b *testing.B) {
 			_ = Stack(terms...).Nnz()
 		}
 	})
+}
+
+// BenchmarkLeastSquares measures canonicalizing min ‖Xw − y‖² for a dense
+// tall X (rows × 10, 10⁵ and 10⁶ nonzeros): the direct form 2XᵀX through the
+// dense Gram accumulator.
+func BenchmarkLeastSquares(b *testing.B) {
+	for _, nnz := range []int{100_000, 1_000_000} {
+		rows, cols := nnz/10, 10
+		rng := rand.New(rand.NewPCG(9, uint64(nnz)))
+		X := mat.NewDense(rows, cols, nil)
+		y := make([]float64, rows)
+		for i := 0; i < rows; i++ {
+			for j := 0; j < cols; j++ {
+				X.Set(i, j, rng.NormFloat64())
+			}
+			y[i] = rng.NormFloat64()
+		}
+		b.Run(fmt.Sprintf("nnz=%d", nnz), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m := New("ls")
+				w := m.Vector("w", cols)
+				m.Minimize(Expr{}, SumSquares(MulDense(X, w.Expr()).Sub(Const(y...))))
+				can, err := m.Canonicalize()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if can.Problem.NumVars() != cols {
+					b.Fatal("lifted")
+				}
+			}
+		})
+	}
 }

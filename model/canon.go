@@ -108,7 +108,7 @@ func (m *Model) Canonicalize() (*Canonical, error) {
 			ptrips = sparse.NewTriplets(n, n, 0)
 		}
 		switch {
-		case t.kind == quadSumSquares && shouldLift(d, t.lift):
+		case t.kind == quadSumSquares && shouldLift(d, t.lift, m.ncols):
 			lifts = append(lifts, lifted{d, n})
 			for i := 0; i < d.n; i++ {
 				q = append(q, 0)
@@ -122,14 +122,11 @@ func (m *Model) Canonicalize() (*Canonical, error) {
 			for i := 0; i < d.n; i++ {
 				ci := d.constAt(i)
 				for a := d.ptr[i]; a < d.ptr[i+1]; a++ {
-					va := d.val[a]
-					q[d.idx[a]] += 2 * t.scale * va * ci
-					for b := a; b < d.ptr[i+1]; b++ {
-						ptrips.Append(d.idx[a], d.idx[b], 2*t.scale*va*d.val[b])
-					}
+					q[d.idx[a]] += 2 * t.scale * d.val[a] * ci
 				}
 				r += t.scale * ci * ci
 			}
+			addGram(ptrips, d, 2*t.scale, m.ncols)
 		default: // QuadForm
 			k := d.n
 			qc := make([]float64, k) // Q·c
@@ -306,20 +303,84 @@ func (m *Model) Canonicalize() (*Canonical, error) {
 const liftMinEntries = 10000
 
 // shouldLift applies the SumSquares lifting rule documented at SumSquares.
-func shouldLift(d *expr, force int) bool {
+func shouldLift(d *expr, force, ncols int) bool {
 	if force != 0 {
 		return force > 0
 	}
-	var bound float64
+	tri, K := gramSize(d, ncols)
+	bound := math.Min(tri, K*(K+1)/2)
+	return bound > math.Max(4*float64(d.nnz()+d.n), liftMinEntries)
+}
+
+// gramSize returns Σᵢ kᵢ(kᵢ+1)/2 over the rows of d (the number of
+// upper-triangle products of AᵀA) and K, the number of distinct columns.
+func gramSize(d *expr, ncols int) (tri, K float64) {
 	for i := 0; i < d.n; i++ {
 		k := float64(d.ptr[i+1] - d.ptr[i])
-		bound += k * (k + 1) / 2
+		tri += k * (k + 1) / 2
 	}
-	seen := make(map[int]struct{}, d.nnz())
+	seen := make([]bool, ncols)
 	for _, j := range d.idx[:d.nnz()] {
-		seen[j] = struct{}{}
+		if !seen[j] {
+			seen[j] = true
+			K++
+		}
 	}
-	K := float64(len(seen))
-	bound = math.Min(bound, K*(K+1)/2)
-	return bound > math.Max(4*float64(d.nnz()+d.n), liftMinEntries)
+	return tri, K
+}
+
+// maxDenseGram bounds the order of the dense accumulator used by addGram
+// (4096² doubles = 128 MiB at most; in practice K is far smaller).
+const maxDenseGram = 4096
+
+// addGram appends the upper triangle of s·AᵀA for the rows A of d. When the
+// K distinct columns are few compared with the number of row products
+// (a tall A, as in least squares), the products are summed in a dense K×K
+// accumulator first, so the triplet list has at most K(K+1)/2 entries instead
+// of Σᵢ kᵢ(kᵢ+1)/2.
+func addGram(t interface{ Append(i, j int, v float64) }, d *expr, s float64, ncols int) {
+	tri, K := gramSize(d, ncols)
+	if K <= maxDenseGram && K*(K+1)/2 < tri {
+		local := make([]int, ncols) // column → local index + 1
+		var cols []int
+		for _, j := range d.idx[:d.nnz()] {
+			if local[j] == 0 {
+				cols = append(cols, j)
+				local[j] = len(cols)
+			}
+		}
+		k := len(cols)
+		g := make([]float64, k*k)
+		for i := 0; i < d.n; i++ {
+			for a := d.ptr[i]; a < d.ptr[i+1]; a++ {
+				la, va := local[d.idx[a]]-1, d.val[a]
+				row := g[la*k : la*k+k]
+				for b := a; b < d.ptr[i+1]; b++ {
+					row[local[d.idx[b]]-1] += va * d.val[b]
+				}
+			}
+		}
+		// The product of columns i < j lands in g[la][lb] or g[lb][la]
+		// depending on first appearance; both are emitted at the upper position
+		// (i, j) and summed by ToCSC.
+		for la := 0; la < k; la++ {
+			for lb := 0; lb < k; lb++ {
+				if v := g[la*k+lb]; v != 0 {
+					i, j := cols[la], cols[lb]
+					if i > j {
+						i, j = j, i
+					}
+					t.Append(i, j, s*v)
+				}
+			}
+		}
+		return
+	}
+	for i := 0; i < d.n; i++ {
+		for a := d.ptr[i]; a < d.ptr[i+1]; a++ {
+			for b := a; b < d.ptr[i+1]; b++ {
+				t.Append(d.idx[a], d.idx[b], s*d.val[a]*d.val[b])
+			}
+		}
+	}
 }

@@ -199,10 +199,15 @@ func combine(n int, terms []*expr, coefs []float64) (ptr, idx []int, val, cst []
 			return t.ptr, t.idx, t.val, cst
 		}
 		val = make([]float64, len(t.val))
+		underflow := false
 		for p, v := range t.val {
 			val[p] = a * v
+			underflow = underflow || val[p] == 0
 		}
-		return t.ptr, t.idx, val, cst
+		if !underflow {
+			return t.ptr, t.idx, val, cst
+		}
+		// A product underflowed to zero: take the general path, which drops it.
 	}
 	rb := rowBuf{idx: make([]int, 0, total), val: make([]float64, 0, total)}
 	ptr = make([]int, n+1)
@@ -524,8 +529,10 @@ func (e Expr) MulElem(w []float64) Expr {
 	for i := 0; i < d.n; i++ {
 		if w[i] != 0 {
 			for p := d.ptr[i]; p < d.ptr[i+1]; p++ {
-				r.idx = append(r.idx, d.idx[p])
-				r.val = append(r.val, w[i]*d.val[p])
+				if v := w[i] * d.val[p]; v != 0 {
+					r.idx = append(r.idx, d.idx[p])
+					r.val = append(r.val, v)
+				}
 			}
 			if d.cst != nil {
 				r.cst[i] = w[i] * d.cst[i]
@@ -747,7 +754,10 @@ func MulDense(a mat.Matrix, e Expr) Expr {
 	if d.cst != nil {
 		r.cst = make([]float64, p)
 	}
-	rb := rowBuf{}
+	// A dense A gives about p·nnz(e) coefficients; reserve them (capped, the
+	// slices grow if needed).
+	est := min(p*d.nnz(), 1<<22)
+	rb := rowBuf{idx: make([]int, 0, est), val: make([]float64, 0, est)}
 	for i := 0; i < p; i++ {
 		var c float64
 		for j := 0; j < n; j++ {

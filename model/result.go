@@ -211,7 +211,7 @@ func (c *Canonical) Solve(ctx context.Context, opts SolveOptions) (*Result, erro
 	if err != nil {
 		if auto && !p.IsLinearConic() {
 			k := firstNonLinear(p.Cones)
-			return nil, fmt.Errorf("%w: %s uses a %v cone; HiGHS takes only LP/QP and the conic backend is unavailable: %w", ErrUnsupported, c.describeCone(k), k, err)
+			return nil, fmt.Errorf("%w: %s uses a %v cone, which HiGHS (LP/QP only) cannot take, and the conic backend %s failed: %w", ErrUnsupported, c.describeCone(k), k, backend.Name(), err)
 		}
 		return nil, fmt.Errorf("model: backend %s failed: %w", backend.Name(), err)
 	}
