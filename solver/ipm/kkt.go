@@ -148,12 +148,14 @@ type coneSlot struct {
 // above Settings.SOCExpandDim expanded sparsely: their block
 // −η²(D + uuᵀ − vvᵀ) is the Schur complement of
 //
-//	[ −η²D   ηv   ηu ]
-//	[ ηvᵀ    −1    0 ]
-//	[ ηuᵀ     0   +1 ]
+//	[ −η²D    η²v    η²u ]
+//	[ η²vᵀ   −η²      0  ]
+//	[ η²uᵀ     0     +η² ]
 //
 // in two extra rows (Clarabel, Section 5.2; the choice of D, u, v keeps the
-// matrix quasi-definite, see socCone.updateScaling).
+// matrix quasi-definite, see socCone.updateScaling). Scaling the extra rows
+// by η² keeps their entries of the same magnitude as the cone block, and the
+// extra rows get no static regularization, so the Schur complement is exact.
 type kktSystem struct {
 	n, m, dim int
 	k         *sparse.CSC
@@ -333,7 +335,6 @@ func (ks *kktSystem) update() error {
 			if sl.expand {
 				sc := c.(*socCone)
 				e2, d0, u, vv := sc.expansion()
-				eta := math.Sqrt(e2)
 				for i, p := range sl.diag {
 					dd := 1.0
 					if i == 0 {
@@ -342,11 +343,11 @@ func (ks *kktSystem) update() error {
 					v[p] = -e2*dd - eps
 				}
 				for i := 0; i < d; i++ {
-					v[sl.p1pos[i]] = eta * vv[i]
-					v[sl.p2pos[i]] = eta * u[i]
+					v[sl.p1pos[i]] = e2 * vv[i]
+					v[sl.p2pos[i]] = e2 * u[i]
 				}
-				v[sl.p1pos[d]] = -1 - eps
-				v[sl.p2pos[d]] = 1 + eps
+				v[sl.p1pos[d]] = -e2
+				v[sl.p2pos[d]] = e2
 				continue
 			}
 			hb := c.(hBlock)
@@ -380,7 +381,9 @@ func (ks *kktSystem) mulK(out, x []float64) {
 			i := k.RowIdx[p]
 			a := k.Val[p]
 			if i == j {
-				a -= ks.eps * float64(ks.signs[j])
+				if j < ks.n+ks.m {
+					a -= ks.eps * float64(ks.signs[j])
+				}
 				out[j] += a * xj
 				continue
 			}

@@ -198,8 +198,8 @@ func (w *workspace) identityFactor() error {
 				v[sl.p1pos[i]] = 0
 				v[sl.p2pos[i]] = 0
 			}
-			v[sl.p1pos[d]] = -1 - ks.eps
-			v[sl.p2pos[d]] = 1 + ks.eps
+			v[sl.p1pos[d]] = -1
+			v[sl.p2pos[d]] = 1
 		}
 	}
 	return ks.solver.factor(ks.k)
