@@ -1,13 +1,16 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/sparse"
 )
 
@@ -167,6 +170,35 @@ func BenchmarkLeastSquares(b *testing.B) {
 					b.Fatal("lifted")
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkSolveLP solves the random LP of BenchmarkBuildCanonicalize with
+// HiGHS and reports the share of time spent outside the backend
+// (build + canonicalize + inverse map) as "outside/solve".
+func BenchmarkSolveLP(b *testing.B) {
+	for _, nnz := range []int{10_000, 100_000} {
+		A, rhs, c := randomLP(nnz)
+		b.Run(fmt.Sprintf("nnz=%d", nnz), func(b *testing.B) {
+			b.ReportAllocs()
+			var outside, inside time.Duration
+			for b.Loop() {
+				start := time.Now()
+				m := New("lp")
+				x := m.Vector("x", A.Cols)
+				m.Bound(x, 0, 1)
+				m.LessEq("rows", MulSparse(A, x.Expr()), Const(rhs...))
+				m.Minimize(x.Expr().Dot(c))
+				res, err := m.Solve(context.Background(), SolveOptions{})
+				if err != nil || res.Status != solver.Optimal {
+					b.Fatal(err, res.Status)
+				}
+				total := time.Since(start)
+				inside += res.Solution.SolveTime
+				outside += total - res.Solution.SolveTime
+			}
+			b.ReportMetric(float64(outside)/float64(inside), "outside/solve")
 		})
 	}
 }

@@ -36,8 +36,11 @@ type Canonical struct {
 	nuser    int   // user columns
 	rowStart []int // per constraint index, plus total constraint rows at the end
 	boundRow int   // first bound row
-	liftRow  int   // first lifting row
-	maximize bool
+	// boundLo[j], boundHi[j]: row of column j's lower/upper bound, −1 if none
+	// (nil when the model has no bounds)
+	boundLo, boundHi []int
+	liftRow          int // first lifting row
+	maximize         bool
 }
 
 // NumUserVars returns the number of user columns (the first columns of the
@@ -250,15 +253,19 @@ func (m *Model) Canonicalize() (*Canonical, error) {
 		}
 	}
 	if m.lower != nil {
+		c.boundLo, c.boundHi = make([]int, m.ncols), make([]int, m.ncols)
 		for j := 0; j < m.ncols; j++ {
+			c.boundLo[j], c.boundHi[j] = -1, -1
 			if lo := m.lower[j]; !math.IsInf(lo, -1) {
 				put(row, j, -1)
 				b[row] = -lo
+				c.boundLo[j] = row
 				row++
 			}
 			if hi := m.upper[j]; !math.IsInf(hi, 1) {
 				put(row, j, 1)
 				b[row] = hi
+				c.boundHi[j] = row
 				row++
 			}
 		}

@@ -297,17 +297,21 @@ func (e Expr) Terms(i int, fn func(col int, coef float64)) {
 	}
 }
 
-// Eval returns A·x + c for a full standard-form column vector x (length at
-// least the largest column index used). It is meant for tests and for
-// evaluating expressions at points that are not solver results; see
-// Result.ExprValue for solved models.
+// Eval returns A·x + c for a standard-form column vector x (indexed by
+// Var.Col). It returns nil if x is shorter than a column index used by e.
+// It is meant for tests and for evaluating expressions at points that are not
+// solver results; see Result.ExprValue for solved models.
 func (e Expr) Eval(x []float64) []float64 {
 	d := e.node().data()
 	out := make([]float64, d.n)
 	for i := 0; i < d.n; i++ {
 		s := d.constAt(i)
 		for p := d.ptr[i]; p < d.ptr[i+1]; p++ {
-			s += d.val[p] * x[d.idx[p]]
+			j := d.idx[p]
+			if j >= len(x) {
+				return nil
+			}
+			s += d.val[p] * x[j]
 		}
 		out[i] = s
 	}

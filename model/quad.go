@@ -123,13 +123,16 @@ func (t Quadratic) Lifted(lift bool) Quadratic {
 // Err returns the error carried by the term, or nil.
 func (t Quadratic) Err() error { return t.err }
 
-// Value returns the term's value at a full standard-form point x (see
-// Expr.Eval).
+// Value returns the term's value at a standard-form point x (see Expr.Eval);
+// NaN if x is too short.
 func (t Quadratic) Value(x []float64) float64 {
 	if t.e.Len() == 0 && t.q == nil {
 		return 0
 	}
 	v := t.e.Eval(x)
+	if v == nil {
+		return math.NaN()
+	}
 	s := 0.0
 	if t.kind == quadForm {
 		n := len(v)

@@ -139,6 +139,34 @@ func (r *Result) Dual(c *Constraint) []float64 {
 	return append([]float64(nil), y...)
 }
 
+// BoundDuals returns the duals (≥ 0) of the lower and upper bound rows of v's
+// entries (0 for an absent bound), or nil, nil if no solution is available or
+// v belongs to another model. With the convention of Dual, lower[i] is the
+// rate of objective improvement per unit decrease of entry i's lower bound,
+// upper[i] per unit increase of its upper bound (the reduced cost of an entry
+// at a bound). For symmetric variables, entries (i,j) and (j,i) report the
+// same bound rows.
+func (r *Result) BoundDuals(v *Var) (lower, upper []float64) {
+	c := r.Canonical
+	if r.y == nil || v == nil || v.m != c.m || v.start+v.ncols > c.nuser {
+		return nil, nil
+	}
+	lower, upper = make([]float64, v.Len()), make([]float64, v.Len())
+	if c.boundLo == nil {
+		return lower, upper
+	}
+	for i := range lower {
+		j := v.Col(i)
+		if k := c.boundLo[j]; k >= 0 {
+			lower[i] = r.y[k]
+		}
+		if k := c.boundHi[j]; k >= 0 {
+			upper[i] = r.y[k]
+		}
+	}
+	return lower, upper
+}
+
 // smat unpacks a scaled lower-triangular column-major svec into a full n×n
 // row-major matrix (off-diagonal entries divided by √2).
 func smat(n int, s []float64) []float64 {

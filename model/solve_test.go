@@ -449,3 +449,39 @@ func TestResultIndependentOfLaterBuilding(t *testing.T) {
 	res2 := solveOK(t, m)
 	assertVec(t, "x after", res2.Value(x), []float64{0.5}, 1e-9)
 }
+
+// TestBoundDuals: minimize x − y s.t. 0 ≤ x ≤ 2, −1 ≤ y ≤ 3 (bounds only).
+// The optimum x = 0, y = 3 has value −3; lowering x's lower bound or raising
+// y's upper bound improves it by 1 per unit, the other bounds are inactive.
+func TestBoundDuals(t *testing.T) {
+	m := New("bd")
+	v := m.Vector("v", 2)
+	v.SetBounds([]float64{0, -1}, []float64{2, 3})
+	m.Minimize(v.Expr().Dot([]float64{1, -1}))
+	res := solveOK(t, m)
+	checkObj(t, res, -3)
+	lo, hi := res.BoundDuals(v)
+	assertVec(t, "lower", lo, []float64{1, 0}, 1e-8)
+	assertVec(t, "upper", hi, []float64{0, 1}, 1e-8)
+}
+
+// TestSymmetricBounds: bounds of (i,j) and (j,i) intersect on their shared
+// column, and empty intersections are rejected.
+func TestSymmetricBounds(t *testing.T) {
+	m := New("sb")
+	S := m.Symmetric("S", 2)
+	inf := math.Inf(1)
+	S.SetBounds([]float64{0, -1, -2, 0}, []float64{inf, 5, 3, inf})
+	lo, hi := S.Bounds()
+	assertVec(t, "lo", lo, []float64{0, -1, -1, 0}, 0)
+	if hi[1] != 3 || hi[2] != 3 || !math.IsInf(hi[0], 1) {
+		t.Errorf("hi = %v, want [+Inf 3 3 +Inf]", hi)
+	}
+	if m.Err() != nil {
+		t.Fatal(m.Err())
+	}
+	S.SetBounds([]float64{0, 4, 0, 0}, []float64{1, 5, 3, 1})
+	if !errors.Is(m.Err(), ErrInvalidArgument) {
+		t.Errorf("empty intersection: %v", m.Err())
+	}
+}
