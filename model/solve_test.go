@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -483,5 +484,84 @@ func TestSymmetricBounds(t *testing.T) {
 	S.SetBounds([]float64{0, 4, 0, 0}, []float64{1, 5, 3, 1})
 	if !errors.Is(m.Err(), ErrInvalidArgument) {
 		t.Errorf("empty intersection: %v", m.Err())
+	}
+}
+
+// TestRandomFeasibleLPs: 20 random LPs min cᵀx s.t. Ax ≤ b, Ex = f,
+// −1 ≤ x ≤ 2, built to be feasible (b = A·x₀ + slack, f = E·x₀ for a random x₀
+// in the box) and bounded (the box). The returned point must satisfy every
+// constraint to 1e-7, and the returned duals must certify optimality: y ≥ 0
+// on inequality rows, stationarity q + Aᵀy = 0 and a relative duality gap
+// |cᵀx − (−bᵀy)| ≤ 1e-7·(1 + |cᵀx|), all computed here from the standard form.
+func TestRandomFeasibleLPs(t *testing.T) {
+	for seed := uint64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		n, mi, me := 30, 20, 5
+		m := New("rand")
+		x := m.Vector("x", n)
+		m.Bound(x, -1, 2)
+		x0 := make([]float64, n)
+		for j := range x0 {
+			x0[j] = -1 + 3*rng.Float64()
+		}
+		ineq, _ := randAffine(rng, m, mi, 0.3)
+		eq, _ := randAffine(rng, m, me, 0.3)
+		slackv := make([]float64, mi)
+		for i := range slackv {
+			slackv[i] = rng.Float64()
+		}
+		iv := ineq.Eval(x0)
+		for i := range iv {
+			iv[i] += slackv[i]
+		}
+		m.LessEq("ineq", ineq, Const(iv...))
+		m.Equal("eq", eq, Const(eq.Eval(x0)...))
+		cost := randVec(rng, n)
+		m.Minimize(x.Expr().Dot(cost))
+		res := solveOK(t, m)
+		xv := res.Value(x)
+		for i, v := range ineq.Eval(xv) {
+			if v > iv[i]+1e-7 {
+				t.Fatalf("seed %d: inequality %d violated by %v", seed, i, v-iv[i])
+			}
+		}
+		ev, want := eq.Eval(xv), eq.Eval(x0)
+		for i := range ev {
+			if math.Abs(ev[i]-want[i]) > 1e-7 {
+				t.Fatalf("seed %d: equality %d violated by %v", seed, i, ev[i]-want[i])
+			}
+		}
+		for j, v := range xv {
+			if v < -1-1e-7 || v > 2+1e-7 {
+				t.Fatalf("seed %d: x[%d] = %v outside [−1, 2]", seed, j, v)
+			}
+		}
+		p := res.Canonical.Problem
+		y := res.Solution.Y
+		row := 0
+		for _, k := range p.Cones {
+			if k.Kind == cone.Nonnegative {
+				for i := row; i < row+k.Dim; i++ {
+					if y[i] < -1e-9 {
+						t.Fatalf("seed %d: y[%d] = %v < 0 on an inequality row", seed, i, y[i])
+					}
+				}
+			}
+			row += k.Dim
+		}
+		grad := append([]float64(nil), p.Q...)
+		p.A.MulTransVecTo(grad, 1, y, 1)
+		for j, g := range grad {
+			if math.Abs(g) > 1e-7 {
+				t.Fatalf("seed %d: stationarity residual %v at column %d", seed, g, j)
+			}
+		}
+		dualObj := p.R
+		for i, bi := range p.B {
+			dualObj -= bi * y[i]
+		}
+		if gap := math.Abs(res.Objective - dualObj); gap > 1e-7*(1+math.Abs(res.Objective)) {
+			t.Fatalf("seed %d: duality gap %v (primal %v, dual %v)", seed, gap, res.Objective, dualObj)
+		}
 	}
 }
