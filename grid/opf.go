@@ -85,13 +85,7 @@ type OPF struct {
 	T       *model.Var // epigraph of piecewise-linear costs, nil if none
 
 	load      []float64
-	balance   *model.Constraint
-	upper     *model.Constraint // flow ≤ FlowMax on rows upRows
-	lower     *model.Constraint // flow ≥ FlowMin on rows loRows
-	upRows    []int
-	loRows    []int
-	genCols   [][]float64 // PTDF columns per generator bus (PTDF formulation)
-	flowConst []float64   // PTDF: flow = H p − flowConst
+	net       netCons
 	buildTime time.Duration
 }
 
@@ -123,7 +117,7 @@ func (n *Network) BuildOPF(opt OPFOptions) (*OPF, error) {
 	if o.load == nil {
 		o.load = n.Load
 	}
-	ng, nb := n.NumGens(), n.NumBuses()
+	ng := n.NumGens()
 	m := model.New("dcopf")
 	o.Model = m
 	o.P = m.Vector("p", ng)
@@ -161,12 +155,8 @@ func (n *Network) BuildOPF(opt OPFOptions) (*OPF, error) {
 	}
 	m.Minimize(obj, quad...)
 
-	switch opt.Formulation {
-	case PTDF:
-		o.buildPTDF(p)
-	case BTheta:
-		o.buildBTheta(p, nb)
-	}
+	o.net = n.addNetwork(m, p, o.load, opt.Formulation, "", &genPTDFCache{})
+	o.Theta = o.net.theta
 	if err := m.Err(); err != nil {
 		return nil, fmt.Errorf("grid: building DC-OPF: %w", err)
 	}
@@ -183,16 +173,18 @@ func (n *Network) islandRows() *sparse.CSC {
 	return t.ToCSC()
 }
 
-// genPTDF returns H = PTDF[:, GenBus] restricted to rows (a len(rows)×NumGens CSC
-// with exact zeros dropped) and caches the generator-bus PTDF columns.
-func (o *OPF) genPTDF(rows []int) *sparse.CSC {
-	n := o.Network
-	if o.genCols == nil {
-		o.genCols = n.PTDFColumns(n.GenBus)
+// genPTDFCache computes the PTDF columns of the generator buses once.
+type genPTDFCache struct{ cols [][]float64 }
+
+// genPTDF returns H = PTDF[rows, GenBus] (a len(rows)×NumGens CSC with exact
+// zeros dropped).
+func (n *Network) genPTDF(cache *genPTDFCache, rows []int) *sparse.CSC {
+	if cache.cols == nil {
+		cache.cols = n.PTDFColumns(n.GenBus)
 	}
 	t := sparse.NewTriplets(len(rows), n.NumGens(), len(rows)*n.NumGens())
 	for g := range n.GenBus {
-		col := o.genCols[g]
+		col := cache.cols[g]
 		for r, l := range rows {
 			if v := col[l]; v != 0 {
 				t.Append(r, g, v)
@@ -202,42 +194,93 @@ func (o *OPF) genPTDF(rows []int) *sparse.CSC {
 	return t.ToCSC()
 }
 
-func (o *OPF) buildPTDF(p model.Expr) {
-	n, m := o.Network, o.Model
-	// Balance per island: Σ_{g in k} p_g = Σ_{i in k} (Load_i + Pbusinj_i).
-	rhs := make([]float64, len(n.RefBus))
-	for i, d := range o.load {
-		rhs[n.Island[i]] += d + n.Pbusinj[i]
-	}
-	o.balance = m.Equal("balance", model.MulSparse(n.islandRows(), p), model.Const(rhs...))
-	// Flows: f = H p − flowConst, flowConst = PTDF (Load + Pbusinj) − Pfinj.
-	inj := make([]float64, n.NumBuses())
-	for i := range inj {
-		inj[i] = -(o.load[i] + n.Pbusinj[i])
-	}
-	th := n.SolveAngles(inj)
-	fl := n.Bf.MulVecTo(nil, 1, th, 0)
-	o.flowConst = make([]float64, len(fl))
-	for l := range fl {
-		o.flowConst[l] = -fl[l] - n.Pfinj[l]
-	}
-	o.upRows, o.loRows = limitedRows(n)
-	if len(o.upRows) > 0 {
-		H := o.genPTDF(o.upRows)
-		b := make([]float64, len(o.upRows))
-		for r, l := range o.upRows {
-			b[r] = n.FlowMax[l] + o.flowConst[l]
+// netCons are the network constraints added for one dispatch vector.
+type netCons struct {
+	balance        *model.Constraint // per island (PTDF) or per bus (BTheta)
+	upper, lower   *model.Constraint // flow ≤ FlowMax on upRows, flow ≥ FlowMin on loRows
+	upRows, loRows []int
+	theta          *model.Var // BTheta only
+}
+
+// addNetwork adds to m the DC network constraints for the dispatch p (MW per
+// generator) and the bus loads load: power balance and flow limits, in the
+// formulation f. Names get the suffix tag.
+func (n *Network) addNetwork(m *model.Model, p model.Expr, load []float64, f Formulation, tag string, cache *genPTDFCache) netCons {
+	var nc netCons
+	nc.upRows, nc.loRows = limitedRows(n)
+	nb := n.NumBuses()
+	switch f {
+	case PTDF:
+		// Balance per island: Σ_{g in k} p_g = Σ_{i in k} (Load_i + Pbusinj_i).
+		rhs := make([]float64, len(n.RefBus))
+		for i, d := range load {
+			rhs[n.Island[i]] += d + n.Pbusinj[i]
 		}
-		o.upper = m.LessEq("flow_max", model.MulSparse(H, p), model.Const(b...))
-	}
-	if len(o.loRows) > 0 {
-		H := o.genPTDF(o.loRows)
-		b := make([]float64, len(o.loRows))
-		for r, l := range o.loRows {
-			b[r] = n.FlowMin[l] + o.flowConst[l]
+		nc.balance = m.Equal("balance"+tag, model.MulSparse(n.islandRows(), p), model.Const(rhs...))
+		// Flows: f = H p − fc with fc = PTDF (Load + Pbusinj) − Pfinj.
+		inj := make([]float64, nb)
+		for i := range inj {
+			inj[i] = -(load[i] + n.Pbusinj[i])
 		}
-		o.lower = m.GreaterEq("flow_min", model.MulSparse(H, p), model.Const(b...))
+		fl := n.Bf.MulVecTo(nil, 1, n.SolveAngles(inj), 0)
+		fc := make([]float64, len(fl))
+		for l := range fl {
+			fc[l] = -fl[l] - n.Pfinj[l]
+		}
+		if len(nc.upRows) > 0 {
+			b := make([]float64, len(nc.upRows))
+			for r, l := range nc.upRows {
+				b[r] = n.FlowMax[l] + fc[l]
+			}
+			nc.upper = m.LessEq("flow_max"+tag, model.MulSparse(n.genPTDF(cache, nc.upRows), p), model.Const(b...))
+		}
+		if len(nc.loRows) > 0 {
+			b := make([]float64, len(nc.loRows))
+			for r, l := range nc.loRows {
+				b[r] = n.FlowMin[l] + fc[l]
+			}
+			nc.lower = m.GreaterEq("flow_min"+tag, model.MulSparse(n.genPTDF(cache, nc.loRows), p), model.Const(b...))
+		}
+	case BTheta:
+		nc.theta = m.Vector("theta"+tag, nb)
+		lo, hi := make([]float64, nb), make([]float64, nb)
+		for i := range lo {
+			lo[i], hi[i] = math.Inf(-1), math.Inf(1)
+		}
+		for _, r := range n.RefBus {
+			lo[r], hi[r] = 0, 0
+		}
+		nc.theta.SetBounds(lo, hi)
+		th := nc.theta.Expr()
+		cg := sparse.NewTriplets(nb, n.NumGens(), n.NumGens())
+		for g, bi := range n.GenBus {
+			cg.Append(bi, g, 1)
+		}
+		rhs := make([]float64, nb)
+		for i := range rhs {
+			rhs[i] = load[i] + n.Pbusinj[i]
+		}
+		nc.balance = m.Equal("balance"+tag, model.MulSparse(cg.ToCSC(), p).Sub(model.MulSparse(n.Bbus, th)), model.Const(rhs...))
+		sel := func(rows []int, bound []float64) (*sparse.CSC, []float64) {
+			t := sparse.NewTriplets(len(rows), nb, 2*len(rows))
+			b := make([]float64, len(rows))
+			for r, l := range rows {
+				t.Append(r, n.From[l], n.B[l])
+				t.Append(r, n.To[l], -n.B[l])
+				b[r] = bound[l] - n.Pfinj[l]
+			}
+			return t.ToCSC(), b
+		}
+		if len(nc.upRows) > 0 {
+			A, b := sel(nc.upRows, n.FlowMax)
+			nc.upper = m.LessEq("flow_max"+tag, model.MulSparse(A, th), model.Const(b...))
+		}
+		if len(nc.loRows) > 0 {
+			A, b := sel(nc.loRows, n.FlowMin)
+			nc.lower = m.GreaterEq("flow_min"+tag, model.MulSparse(A, th), model.Const(b...))
+		}
 	}
+	return nc
 }
 
 // limitedRows lists the branches with a finite upper / lower flow limit.
@@ -251,48 +294,6 @@ func limitedRows(n *Network) (up, lo []int) {
 		}
 	}
 	return up, lo
-}
-
-func (o *OPF) buildBTheta(p model.Expr, nb int) {
-	n, m := o.Network, o.Model
-	o.Theta = m.Vector("theta", nb)
-	lo, hi := make([]float64, nb), make([]float64, nb)
-	for i := range lo {
-		lo[i], hi[i] = math.Inf(-1), math.Inf(1)
-	}
-	for _, r := range n.RefBus {
-		lo[r], hi[r] = 0, 0
-	}
-	o.Theta.SetBounds(lo, hi)
-	th := o.Theta.Expr()
-	cg := sparse.NewTriplets(nb, n.NumGens(), n.NumGens())
-	for g, bi := range n.GenBus {
-		cg.Append(bi, g, 1)
-	}
-	rhs := make([]float64, nb)
-	for i := range rhs {
-		rhs[i] = o.load[i] + n.Pbusinj[i]
-	}
-	o.balance = m.Equal("balance", model.MulSparse(cg.ToCSC(), p).Sub(model.MulSparse(n.Bbus, th)), model.Const(rhs...))
-	o.upRows, o.loRows = limitedRows(n)
-	sel := func(rows []int, bound []float64) (*sparse.CSC, []float64) {
-		t := sparse.NewTriplets(len(rows), nb, 2*len(rows))
-		b := make([]float64, len(rows))
-		for r, l := range rows {
-			t.Append(r, n.From[l], n.B[l])
-			t.Append(r, n.To[l], -n.B[l])
-			b[r] = bound[l] - n.Pfinj[l]
-		}
-		return t.ToCSC(), b
-	}
-	if len(o.upRows) > 0 {
-		A, b := sel(o.upRows, n.FlowMax)
-		o.upper = m.LessEq("flow_max", model.MulSparse(A, th), model.Const(b...))
-	}
-	if len(o.loRows) > 0 {
-		A, b := sel(o.loRows, n.FlowMin)
-		o.lower = m.GreaterEq("flow_min", model.MulSparse(A, th), model.Const(b...))
-	}
 }
 
 // Timing splits the wall time of an OPF run. Solve is the time inside the solver
@@ -363,7 +364,7 @@ func (o *OPF) Solve(ctx context.Context) (*OPFSolution, error) {
 // side of a row is −y.
 func (o *OPF) lmp(res *model.Result) []float64 {
 	n := o.Network
-	bal := res.Dual(o.balance)
+	bal := res.Dual(o.net.balance)
 	lmp := make([]float64, n.NumBuses())
 	if o.Options.Formulation == BTheta {
 		for i := range lmp {
@@ -374,15 +375,15 @@ func (o *OPF) lmp(res *model.Result) []float64 {
 	// μ_l = ∂cost/∂(flow limit)… combined as the multiplier of f_l in the
 	// Lagrangian: LMP_i = λ_k − Σ_l PTDF_{l,i} (μ⁺_l − μ⁻_l).
 	mu := make([]float64, n.NumBranches())
-	if o.upper != nil {
-		y := res.Dual(o.upper)
-		for r, l := range o.upRows {
+	if o.net.upper != nil {
+		y := res.Dual(o.net.upper)
+		for r, l := range o.net.upRows {
 			mu[l] += y[r]
 		}
 	}
-	if o.lower != nil {
-		y := res.Dual(o.lower)
-		for r, l := range o.loRows {
+	if o.net.lower != nil {
+		y := res.Dual(o.net.lower)
+		for r, l := range o.net.loRows {
 			mu[l] -= y[r]
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/privopt/privopt/model"
 	"github.com/privopt/privopt/noise"
 	"github.com/privopt/privopt/solver"
-	"github.com/privopt/privopt/sparse"
 )
 
 // QueryKind selects the released statistic of the dispatch.
@@ -235,8 +234,10 @@ type Private struct {
 
 	NominalCost  float64 // C*: optimal cost of the (linear-cost) DC-OPF
 	NominalQuery float64 // query at the nominal optimum
-	QueryMin     float64 // range of the query over feasible dispatches
-	QueryMax     float64
+	// QueryMin and QueryMax are the range of the query over feasible dispatches,
+	// set by QueryRange (called by Evaluate).
+	QueryMin, QueryMax float64
+	rangeDone          bool
 
 	PBar, X     []float64 // decision rule, MW and MW per unit of ζ
 	FlowBar, FX []float64 // branch flows f̄ and ∂f/∂ζ, MW
@@ -365,16 +366,6 @@ func (n *Network) PrivateRelease(ctx context.Context, opt PrivateOptions) (*Priv
 	if opt.Query.Kind == QueryCost {
 		pr.NominalQuery += c0
 	}
-	var tq time.Duration
-	if pr.QueryMin, pr.QueryMax, tq, err = n.queryRange(ctx, w, &opt, pr.NominalQuery-boolF(opt.Query.Kind == QueryCost)*c0); err != nil {
-		return nil, err
-	}
-	solveTime += tq
-	if opt.Query.Kind == QueryCost {
-		pr.QueryMin += c0
-		pr.QueryMax += c0
-	}
-
 	tb := time.Now()
 	cc, err := n.buildChance(&opt, mech.Dist, c, c0, w, n.Load, pr.ZetaLo, pr.ZetaHi)
 	if err != nil {
@@ -397,21 +388,13 @@ func (n *Network) PrivateRelease(ctx context.Context, opt PrivateOptions) (*Priv
 		}
 		return pr, fmt.Errorf("grid: private program: %v", res.Status)
 	}
-	pr.PBar = res.Value(cc.p)
-	pr.X = res.Value(cc.x)
+	pr.PBar, pr.X = cc.decisionRule(res)
 	pr.finish()
 	if err := pr.Draw(opt.Source); err != nil {
 		return nil, err
 	}
 	pr.Time.Total = time.Since(t0)
 	return pr, nil
-}
-
-func boolF(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func dot(a, b []float64) float64 {
@@ -450,118 +433,62 @@ func noiseInterval(d noise.Distribution, opt *PrivateOptions, n *Network) (lo, h
 	return lo, hi, nil
 }
 
-// chanceModel is the built chance-constrained program.
+// chanceModel is the built chance-constrained program in vertex-split form.
 type chanceModel struct {
-	m    *model.Model
-	p, x *model.Var
+	m        *model.Model
+	plo, phi *model.Var // dispatch at ζ_lo and at ζ_hi
+	zlo, zhi float64
 }
 
-// buildChance builds program (15) with the robust rows on [zlo, zhi].
-func (n *Network) buildChance(opt *PrivateOptions, dist noise.Distribution, c []float64, c0 float64, w, load []float64, zlo, zhi float64) (*chanceModel, error) {
-	ng, nb := n.NumGens(), n.NumBuses()
-	m := model.New("private-dcopf")
-	p := m.Vector("pbar", ng)
-	x := m.Vector("X", ng)
-	pe, xe := p.Expr(), x.Expr()
-	cm := &chanceModel{m: m, p: p, x: x}
-	vert := []float64{zlo, zhi}
-	// Query recourse and generator limits at both ends.
-	m.Equal("query", xe.Dot(w), model.Const(1))
-	for k, z := range vert {
-		pz := pe.Add(xe.Scale(z))
-		m.LessEq(fmt.Sprintf("pmax_%d", k), pz, model.Const(n.Pmax...))
-		m.GreaterEq(fmt.Sprintf("pmin_%d", k), pz, model.Const(n.Pmin...))
+// decisionRule maps the vertex dispatches back to p̄ and X:
+// X = (p_hi − p_lo)/(ζ_hi − ζ_lo), p̄ = p_lo − ζ_lo X.
+func (cc *chanceModel) decisionRule(res *model.Result) (pbar, x []float64) {
+	lo, hi := res.Value(cc.plo), res.Value(cc.phi)
+	pbar, x = make([]float64, len(lo)), make([]float64, len(lo))
+	for g := range lo {
+		x[g] = (hi[g] - lo[g]) / (cc.zhi - cc.zlo)
+		pbar[g] = lo[g] - cc.zlo*x[g]
 	}
-	up, lo := limitedRows(n)
-	switch opt.Formulation {
-	case PTDF:
-		o := &OPF{Network: n, load: load}
-		isl := n.islandRows()
-		rhs := make([]float64, len(n.RefBus))
-		for i, d := range load {
-			rhs[n.Island[i]] += d + n.Pbusinj[i]
-		}
-		m.Equal("balance", model.MulSparse(isl, pe), model.Const(rhs...))
-		m.Equal("balance_X", model.MulSparse(isl, xe), model.Zeros(len(n.RefBus)))
-		inj := make([]float64, nb)
-		for i := range inj {
-			inj[i] = -(load[i] + n.Pbusinj[i])
-		}
-		th := n.SolveAngles(inj)
-		fl := n.Bf.MulVecTo(nil, 1, th, 0)
-		fc := make([]float64, len(fl))
-		for l := range fl {
-			fc[l] = -fl[l] - n.Pfinj[l]
-		}
-		if len(up) > 0 {
-			H := o.genPTDF(up)
-			b := make([]float64, len(up))
-			for r, l := range up {
-				b[r] = n.FlowMax[l] + fc[l]
-			}
-			for k, z := range vert {
-				m.LessEq(fmt.Sprintf("flow_max_%d", k), model.MulSparse(H, pe.Add(xe.Scale(z))), model.Const(b...))
-			}
-		}
-		if len(lo) > 0 {
-			H := o.genPTDF(lo)
-			b := make([]float64, len(lo))
-			for r, l := range lo {
-				b[r] = n.FlowMin[l] + fc[l]
-			}
-			for k, z := range vert {
-				m.GreaterEq(fmt.Sprintf("flow_min_%d", k), model.MulSparse(H, pe.Add(xe.Scale(z))), model.Const(b...))
-			}
-		}
-	case BTheta:
-		th := m.Vector("thetabar", nb)
-		tx := m.Vector("Theta", nb)
-		tlo, thi := make([]float64, nb), make([]float64, nb)
-		for i := range tlo {
-			tlo[i], thi[i] = math.Inf(-1), math.Inf(1)
-		}
-		for _, r := range n.RefBus {
-			tlo[r], thi[r] = 0, 0
-		}
-		th.SetBounds(tlo, thi)
-		tx.SetBounds(tlo, thi)
-		cg := sparse.NewTriplets(nb, ng, ng)
-		for g, bi := range n.GenBus {
-			cg.Append(bi, g, 1)
-		}
-		Cg := cg.ToCSC()
-		rhs := make([]float64, nb)
-		for i := range rhs {
-			rhs[i] = load[i] + n.Pbusinj[i]
-		}
-		m.Equal("balance", model.MulSparse(Cg, pe).Sub(model.MulSparse(n.Bbus, th.Expr())), model.Const(rhs...))
-		m.Equal("balance_X", model.MulSparse(Cg, xe).Sub(model.MulSparse(n.Bbus, tx.Expr())), model.Zeros(nb))
-		sel := func(rows []int, bound []float64) (*sparse.CSC, []float64) {
-			t := sparse.NewTriplets(len(rows), nb, 2*len(rows))
-			b := make([]float64, len(rows))
-			for r, l := range rows {
-				t.Append(r, n.From[l], n.B[l])
-				t.Append(r, n.To[l], -n.B[l])
-				b[r] = bound[l] - n.Pfinj[l]
-			}
-			return t.ToCSC(), b
-		}
-		for k, z := range vert {
-			ang := th.Expr().Add(tx.Expr().Scale(z))
-			if len(up) > 0 {
-				A, b := sel(up, n.FlowMax)
-				m.LessEq(fmt.Sprintf("flow_max_%d", k), model.MulSparse(A, ang), model.Const(b...))
-			}
-			if len(lo) > 0 {
-				A, b := sel(lo, n.FlowMin)
-				m.GreaterEq(fmt.Sprintf("flow_min_%d", k), model.MulSparse(A, ang), model.Const(b...))
-			}
-		}
+	return pbar, x
+}
+
+// buildChance builds program (15) with every constraint enforced at both ends of
+// [zlo, zhi] (zlo < 0 < zhi). The decision rule is written through its values
+// at the two ends, p_lo = p̄ + ζ_lo X and p_hi = p̄ + ζ_hi X — an invertible
+// change of variables — which turns the program into two copies of the nominal
+// DC-OPF (generator limits become variable bounds, each copy has its own angles
+// or PTDF flows) coupled only by the query row and the objective:
+//
+//	wᵀ(p_hi − p_lo) = ζ_hi − ζ_lo                      (wᵀX = 1)
+//	E cost = cᵀ(ζ_hi p_lo − ζ_lo p_hi)/(ζ_hi − ζ_lo) + c0  (cᵀp̄ + c0)
+//
+// and the island balances of p_lo and p_hi imply 1ᵀX = 0 (Remark 3.5). For the
+// CVaR objective, cᵀ(p̄ + Xζ_s) = cᵀ(p_lo (ζ_hi − ζ_s) + p_hi (ζ_s − ζ_lo))/(ζ_hi − ζ_lo).
+func (n *Network) buildChance(opt *PrivateOptions, dist noise.Distribution, c []float64, c0 float64, w, load []float64, zlo, zhi float64) (*chanceModel, error) {
+	if !(zlo < 0 && zhi > 0) {
+		return nil, fmt.Errorf("grid: noise interval [%v, %v] must contain 0 in its interior", zlo, zhi)
+	}
+	ng := n.NumGens()
+	m := model.New("private-dcopf")
+	cc := &chanceModel{m: m, zlo: zlo, zhi: zhi}
+	cc.plo = m.Vector("p_lo", ng)
+	cc.phi = m.Vector("p_hi", ng)
+	cc.plo.SetBounds(n.Pmin, n.Pmax)
+	cc.phi.SetBounds(n.Pmin, n.Pmax)
+	lo, hi := cc.plo.Expr(), cc.phi.Expr()
+	cache := &genPTDFCache{}
+	n.addNetwork(m, lo, load, opt.Formulation, "_lo", cache)
+	n.addNetwork(m, hi, load, opt.Formulation, "_hi", cache)
+	width := zhi - zlo
+	m.Equal("query", hi.Sub(lo).Dot(w), model.Const(width))
+	// cᵀ(p̄ + Xζ) as an expression in (p_lo, p_hi).
+	costAt := func(z float64) model.Expr {
+		return lo.Dot(c).Scale((zhi - z) / width).Add(hi.Dot(c).Scale((z - zlo) / width))
 	}
 	// Objective: expected cost, or its sample CVaR over the worst fraction q of
 	// S scenarios: γ + (1/(qS)) Σ_s z_s, z_s ≥ cᵀ(p̄ + Xζ_s) − γ, z_s ≥ 0.
 	if opt.CVaRQ == 0 {
-		m.Minimize(pe.Dot(c).Add(model.Const(c0)))
+		m.Minimize(costAt(0).Add(model.Const(c0)))
 	} else {
 		S := opt.CVaRSamples
 		src := opt.Source
@@ -575,19 +502,39 @@ func (n *Network) buildChance(opt *PrivateOptions, dist noise.Distribution, c []
 			zh[s] = math.Inf(1)
 		}
 		z.SetBounds(zl, zh)
-		cp := pe.Dot(c)
-		cx := xe.Dot(c)
 		for s := 0; s < S; s++ {
-			zeta := dist.Sample(src)
-			// z_s ≥ cᵀp̄ + ζ_s cᵀX − γ
-			m.GreaterEq(fmt.Sprintf("cvar_%d", s), z.At(s), cp.Add(cx.Scale(zeta)).Sub(gamma.Expr()))
+			m.GreaterEq(fmt.Sprintf("cvar_%d", s), z.At(s), costAt(dist.Sample(src)).Sub(gamma.Expr()))
 		}
 		m.Minimize(gamma.Expr().Add(z.Expr().Sum().Scale(1 / (opt.CVaRQ * float64(S)))).Add(model.Const(c0)))
 	}
 	if err := m.Err(); err != nil {
 		return nil, fmt.Errorf("grid: building the private program: %w", err)
 	}
-	return cm, nil
+	return cc, nil
+}
+
+// QueryRange computes (once) QueryMin and QueryMax, the range of the query over
+// the feasible dispatches of the true data: a released value outside it is
+// attained by no feasible dispatch.
+func (pr *Private) QueryRange(ctx context.Context) (lo, hi float64, err error) {
+	if pr.rangeDone {
+		return pr.QueryMin, pr.QueryMax, nil
+	}
+	isCost := pr.Options.Query.Kind == QueryCost
+	nominal := pr.NominalQuery
+	if isCost {
+		nominal -= pr.CostConst
+	}
+	lo, hi, _, err = pr.Network.queryRange(ctx, pr.Weights, &pr.Options, nominal)
+	if err != nil {
+		return 0, 0, err
+	}
+	if isCost {
+		lo += pr.CostConst
+		hi += pr.CostConst
+	}
+	pr.QueryMin, pr.QueryMax, pr.rangeDone = lo, hi, true
+	return lo, hi, nil
 }
 
 // queryRange returns the minimum and maximum of wᵀp over the feasible dispatches
@@ -746,6 +693,10 @@ func (pr *Private) Evaluate(ctx context.Context, eo EvaluateOptions) (*Evaluatio
 	n := pr.Network
 	opt := pr.Options
 	ev := &Evaluation{}
+	if _, _, err := pr.QueryRange(ctx); err != nil {
+		return nil, err
+	}
+	tp := time.Now()
 	cstar := pr.NominalCost
 	isCost := opt.Query.Kind == QueryCost
 	cx := dot(pr.Cost, pr.X)
@@ -760,7 +711,7 @@ func (pr *Private) Evaluate(ctx context.Context, eo EvaluateOptions) (*Evaluatio
 		loss[s] = pr.MeanCost + cx*z - cstar
 	}
 	ev.Program = summarize(loss, infeasible, eo.N, cstar)
-	ev.ProgramTime = time.Since(t0)
+	ev.ProgramTime = time.Since(tp)
 
 	infeasible = 0
 	for s := range loss {
@@ -890,7 +841,8 @@ func (pr *Private) AdjacentCenters(ctx context.Context) ([3]float64, error) {
 		if !res.Status.OK() {
 			return out, fmt.Errorf("grid: adjacent dataset (load at bus %d %+g MW): private program %v", n.BusID[imax], sgn*opt.Alpha, res.Status)
 		}
-		out[k] = dot(pr.Weights, res.Value(cc.p))
+		pbar, _ := cc.decisionRule(res)
+		out[k] = dot(pr.Weights, pbar)
 		if opt.Query.Kind == QueryCost {
 			out[k] += pr.CostConst
 		}

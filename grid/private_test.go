@@ -79,6 +79,9 @@ func TestPrivateMeritOrderClosedForm(t *testing.T) {
 			t.Errorf("released %v, cost of dispatch %v, feasible %v", pr.Released, cost, pr.Feasible)
 		}
 		// Query range: cheapest 1400, dearest 100 MW all from gen 2 → 3000.
+		if _, _, err := pr.QueryRange(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		if !close(pr.QueryMin, 1400, 1e-9) || !close(pr.QueryMax, 3000, 1e-9) {
 			t.Errorf("query range [%v, %v], want [1400, 3000]", pr.QueryMin, pr.QueryMax)
 		}
