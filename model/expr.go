@@ -379,6 +379,9 @@ func Zeros(n int) Expr {
 // ConstMatrix returns the constant r×c matrix expression with the entries of a
 // (row-major).
 func ConstMatrix(a mat.Matrix) Expr {
+	if a == nil {
+		return errLike(nil, 0, 0, 1, errf(ErrInvalidArgument, "ConstMatrix: matrix is nil"))
+	}
 	r, c := a.Dims()
 	vals := make([]float64, r*c)
 	for i := 0; i < r; i++ {
@@ -746,6 +749,9 @@ func AddAll(es ...Expr) Expr {
 // O(p·nnz(e)) plus sorting.
 func MulDense(a mat.Matrix, e Expr) Expr {
 	d := e.node()
+	if a == nil {
+		return errLike(d.m, 0, 0, 1, errf(ErrInvalidArgument, "MulDense: A is nil"))
+	}
 	p, n := a.Dims()
 	if d.err != nil {
 		return errLike(d.m, p, p, 1, d.err)
