@@ -65,7 +65,20 @@ func (e *expr) data() *expr {
 
 func (e *expr) materialized() bool { return !e.lazy || e.done.Load() }
 
+// materialize first materializes (and caches) the prefix e.prev with one walk
+// over its chain, then adds e's own term. The prefix costs one extra merge of
+// e's size, and in exchange an expression shared as the prefix of many others
+// (base.Add(t₁), base.Add(t₂), …) is walked once, not once per user.
 func (e *expr) materialize() {
+	if p := e.prev; p != nil && !p.materialized() {
+		p.once.Do(p.walk)
+	}
+	e.walk()
+}
+
+// walk materializes e by collecting the terms of its chain back to the first
+// materialized node and merging them in one pass.
+func (e *expr) walk() {
 	if e.err != nil {
 		e.ptr = make([]int, e.n+1)
 		e.done.Store(true)
