@@ -450,3 +450,30 @@ func TestExprErrors(t *testing.T) {
 		t.Errorf("Canonicalize error %v", err)
 	}
 }
+
+// TestSharedPrefix: two sums sharing a lazy prefix are both correct, and
+// materializing the first caches the prefix for the second.
+func TestSharedPrefix(t *testing.T) {
+	m := New("prefix")
+	x := m.Vector("x", 10)
+	var base Expr = Const(1)
+	for i := 0; i < 10; i++ {
+		base = base.Add(x.At(i).Scale(float64(i + 1)))
+	}
+	e1 := base.Add(x.At(0))
+	e2 := base.Sub(x.At(9).Scale(10))
+	want1 := newDense(1, 10)
+	want2 := newDense(1, 10)
+	for i := 0; i < 10; i++ {
+		want1.A[0][i] = float64(i + 1)
+		want2.A[0][i] = float64(i + 1)
+	}
+	want1.A[0][0] += 1
+	want2.A[0][9] = 0
+	want1.c[0], want2.c[0] = 1, 1
+	assertDense(t, "e1", toDense(t, e1, 10), want1, 0)
+	if !base.x.materialized() {
+		t.Error("the shared prefix was not cached")
+	}
+	assertDense(t, "e2", toDense(t, e2, 10), want2, 0)
+}
