@@ -28,8 +28,9 @@ static void privopt_highs_callback(int type, const char* msg,
     return;
   }
   if (type == privopt_cb_simplex_interrupt || type == privopt_cb_ipm_interrupt) {
-    if (__atomic_load_n(&st->interrupt, __ATOMIC_SEQ_CST) != 0 && in != NULL) {
-      in->user_interrupt = 1;
+    // Set both ways: HiGHS keeps user_interrupt between runs.
+    if (in != NULL) {
+      in->user_interrupt = __atomic_load_n(&st->interrupt, __ATOMIC_SEQ_CST) != 0;
     }
   }
 }

@@ -233,11 +233,19 @@ func (in *instance) applyOptions(o *Options) error {
 	return nil
 }
 
+// testHookInterrupted, when set by a test, is called after the interrupt
+// flag has been raised.
+var testHookInterrupted func()
+
 // run calls Highs_run, interrupting it (through the simplex and IPM interrupt
 // callbacks) when ctx is cancelled. It returns the HiGHS return status, the
 // model status and the wall time inside Highs_run.
 func (in *instance) run(ctx context.Context) (runStatus, modelStatus int, elapsed time.Duration) {
-	C.privopt_set_interrupt(in.cb, 0)
+	if ctx.Err() != nil {
+		C.privopt_set_interrupt(in.cb, 1) // stop at the first iteration
+	} else {
+		C.privopt_set_interrupt(in.cb, 0)
+	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	if ctx.Done() != nil {
@@ -247,6 +255,9 @@ func (in *instance) run(ctx context.Context) (runStatus, modelStatus int, elapse
 			select {
 			case <-ctx.Done():
 				C.privopt_set_interrupt(in.cb, 1)
+				if testHookInterrupted != nil {
+					testHookInterrupted()
+				}
 			case <-done:
 			}
 		}()

@@ -82,6 +82,9 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 			return nil, fmt.Errorf("%w: cone %d is %v; HiGHS solves LPs and QPs (zero and nonnegative cones) only", ErrUnsupportedCone, i, c)
 		}
 	}
+	if err := checkConvexNecessary(p.P); err != nil {
+		return nil, err
+	}
 	o := s.opts.merged(set)
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -165,6 +168,11 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 		}
 		sol.X = x
 		d.finish(sol, p, rowDual)
+		if !verifyOptimal(p, sol, o.verifyTol()) {
+			// HiGHS claimed optimality at a point that is not (for example a
+			// non-convex QP that passed the cheap checks): never report it.
+			sol.Status = solver.NumericalError
+		}
 	case solver.PrimalInfeasible:
 		if ray := in.dualRay(d.numRow); ray != nil {
 			sol.Y = d.infeasibilityCertificate(p, ray)
@@ -498,6 +506,96 @@ func symMulVec(P *sparse.CSC, x []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// checkConvexNecessary rejects a P that cannot be positive semidefinite by
+// the necessary conditions P_jj ≥ 0 and P_ij² ≤ P_ii·P_jj (2×2 principal
+// minors), checked in O(nnz(P)). HiGHS's QP solver may return a wrong
+// "optimal" point for a non-convex QP; Solve also verifies every optimum.
+func checkConvexNecessary(P *sparse.CSC) error {
+	if P == nil {
+		return nil
+	}
+	diag := make([]float64, P.Cols)
+	for j := 0; j < P.Cols; j++ {
+		for k := P.ColPtr[j]; k < P.ColPtr[j+1]; k++ {
+			if P.RowIdx[k] == j {
+				diag[j] = P.Val[k]
+				if P.Val[k] < 0 {
+					return fmt.Errorf("%w: P is not positive semidefinite: P[%d,%d] = %v < 0 (the QP is not convex)", solver.ErrInvalidProblem, j, j, P.Val[k])
+				}
+			}
+		}
+	}
+	for j := 0; j < P.Cols; j++ {
+		for k := P.ColPtr[j]; k < P.ColPtr[j+1]; k++ {
+			i, v := P.RowIdx[k], P.Val[k]
+			if i != j && v*v > diag[i]*diag[j]*(1+1e-12) {
+				return fmt.Errorf("%w: P is not positive semidefinite: P[%d,%d]² = %v > P[%d,%d]·P[%d,%d] = %v (the QP is not convex)",
+					solver.ErrInvalidProblem, i, j, v*v, i, i, j, j, diag[i]*diag[j])
+			}
+		}
+	}
+	return nil
+}
+
+// verifyTol is the relative accuracy an optimum reported by HiGHS must have
+// to be reported as Optimal: well above HiGHS's feasibility tolerances (1e-7
+// by default), so it only catches wrong answers, not inaccurate ones.
+func (o *Options) verifyTol() float64 {
+	return max(1e-5, 100*o.PrimalFeasibilityTolerance, 100*o.DualFeasibilityTolerance)
+}
+
+// verifyOptimal checks the optimality conditions of sol for p, each residual
+// relative to the size of the terms it sums:
+//
+//	Ax + s = b, s ∈ K, y ∈ K*, Px + q + Aᵀy = 0, |primal − dual objective| small.
+func verifyOptimal(p *solver.Problem, sol *solver.Solution, tol float64) bool {
+	x, s, y := sol.X, sol.S, sol.Y
+	A := p.A
+	// Scales: Σ_j |A_ij x_j| per row, Σ_i |A_ij y_i| per column.
+	rowScale := make([]float64, p.NumRows())
+	colScale := make([]float64, p.NumVars())
+	for j := 0; j < A.Cols; j++ {
+		for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+			i := A.RowIdx[k]
+			rowScale[i] += math.Abs(A.Val[k] * x[j])
+			colScale[j] += math.Abs(A.Val[k] * y[i])
+		}
+	}
+	var ymax float64
+	for _, v := range y {
+		ymax = math.Max(ymax, math.Abs(v))
+	}
+	r := 0
+	for _, c := range p.Cones {
+		for i := r; i < r+c.Dim; i++ {
+			sc := 1 + math.Abs(p.B[i]) + rowScale[i]
+			switch c.Kind {
+			case cone.Zero:
+				if math.Abs(s[i]) > tol*sc {
+					return false
+				}
+			case cone.Nonnegative:
+				if s[i] < -tol*sc || y[i] < -tol*(1+ymax) {
+					return false
+				}
+			}
+		}
+		r += c.Dim
+	}
+	px := symMulVec(p.P, x)
+	g := make([]float64, len(x))
+	for j := range g {
+		g[j] = px[j] + p.Q[j]
+	}
+	A.MulTransVecTo(g, 1, y, 1)
+	for j, v := range g {
+		if math.Abs(v) > tol*(1+math.Abs(p.Q[j])+math.Abs(px[j])+colScale[j]) {
+			return false
+		}
+	}
+	return math.Abs(sol.Objective-sol.DualObjective) <= tol*(1+math.Abs(sol.Objective)+math.Abs(sol.DualObjective))
 }
 
 // certTol is the relative accuracy a certificate from HiGHS must have to be

@@ -323,15 +323,35 @@ func TestUnsupportedCone(t *testing.T) {
 	}
 }
 
+// TestNonConvexQP: indefinite Hessians are never reported optimal. The first
+// two fail the cheap 2×2 checks (an error); the third passes them (all 2×2
+// minors are ≥ 0, determinant −2.888), HiGHS 1.10 claims "optimal" at x = 0,
+// and the optimality check downgrades that to a numerical error.
 func TestNonConvexQP(t *testing.T) {
-	P := sparse.NewTriplets(1, 1, 1)
-	P.Append(0, 0, -1)
-	p := &solver.Problem{P: P.ToCSC(), Q: []float64{0}, A: dense(2, 1, 1, -1), B: []float64{1, 1}, Cones: []cone.Cone{cone.NewNonnegative(2)}}
-	sol, err := New().Solve(context.Background(), p, solver.Settings{})
-	if err == nil && sol.Status == solver.Optimal {
-		t.Fatalf("non-convex QP reported optimal: %+v", sol)
+	for k, P := range [][]float64{
+		{-1, 0, 0, 0, 1, 0, 0, 0, 1},
+		{1, 2, 0, 2, 1, 0, 0, 0, 1},
+		{1, .9, .9, .9, 1, -.9, .9, -.9, 1},
+	} {
+		tr := sparse.NewTriplets(3, 3, 9)
+		for i := 0; i < 3; i++ {
+			for j := i; j < 3; j++ {
+				if P[i*3+j] != 0 {
+					tr.Append(i, j, P[i*3+j])
+				}
+			}
+		}
+		p := &solver.Problem{P: tr.ToCSC(), Q: []float64{1, 1, 1},
+			A: dense(6, 3, 1, 0, 0, 0, 1, 0, 0, 0, 1, -1, 0, 0, 0, -1, 0, 0, 0, -1),
+			B: []float64{1, 1, 1, 1, 1, 1}, Cones: []cone.Cone{cone.NewNonnegative(6)}}
+		sol, err := New().Solve(context.Background(), p, solver.Settings{})
+		switch {
+		case k < 2 && !errors.Is(err, solver.ErrInvalidProblem):
+			t.Errorf("case %d: err = %v, want ErrInvalidProblem", k, err)
+		case k == 2 && (err != nil || sol.Status == solver.Optimal):
+			t.Errorf("case %d: %v %+v, want a non-optimal status", k, err, sol)
+		}
 	}
-	t.Logf("non-convex QP: err %v, sol %+v", err, sol)
 }
 
 func TestCancelledBefore(t *testing.T) {
@@ -416,48 +436,62 @@ func TestRandomLPs(t *testing.T) {
 	}
 }
 
-// cancelOnWrite cancels a context on the first log line it receives.
-type cancelOnWrite struct {
-	cancel context.CancelFunc
-	lines  int
-}
+// lineCounter counts log lines.
+type lineCounter struct{ lines int }
 
-func (c *cancelOnWrite) Write(p []byte) (int, error) {
+func (c *lineCounter) Write(p []byte) (int, error) {
 	c.lines++
-	c.cancel()
 	return len(p), nil
 }
 
-// TestLogAndCancel: the log writer receives HiGHS's output and cancels the
-// context at the first line, so the simplex interrupt callback must stop the
-// solve (deterministic: the first log line precedes the first iteration).
-func TestLogAndCancel(t *testing.T) {
+// TestLogAndInterrupt: the log writer receives HiGHS's output (and nothing is
+// printed without one), and the interrupt callback stops the simplex: run with
+// an already cancelled context raises the flag before Highs_run, so the first
+// iteration is interrupted (deterministic; Solve itself returns Cancelled
+// before running HiGHS in that case).
+func TestLogAndInterrupt(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var p *solver.Problem
 	for p == nil || p.NumVars() < 20 {
 		p, _ = randomLP(rng)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	w := &cancelOnWrite{cancel: cancel}
+	w := &lineCounter{}
 	s, err := NewWithOptions(Options{Presolve: "off", Method: "simplex"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sol, err := s.Solve(ctx, p, solver.Settings{Log: w})
-	if err != nil {
-		t.Fatal(err)
+	sol, err := s.Solve(context.Background(), p, solver.Settings{Log: w})
+	if err != nil || sol.Status != solver.Optimal {
+		t.Fatalf("%v %v", err, sol)
 	}
 	if w.lines == 0 {
 		t.Error("no log lines")
 	}
-	if sol.Status != solver.Cancelled {
-		t.Errorf("status %v, want cancelled", sol.Status)
+	iters := sol.Iterations
+
+	d, err := newStdLP(p)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Silent by default, and the same problem solves when not cancelled.
-	sol = solve(t, p)
-	if sol.Status != solver.Optimal {
-		t.Errorf("status %v", sol.Status)
+	in := newInstance()
+	defer in.destroy()
+	o := Options{Presolve: "off", Method: "simplex"}
+	if err := in.applyOptions(&o); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.pass(in); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, ms, _ := in.run(ctx)
+	if mapStatus(ms, ctx) != solver.Cancelled {
+		t.Errorf("interrupted run: HiGHS status %d, want %d (interrupt); the uninterrupted solve took %d iterations", ms, hsInterrupt, iters)
+	}
+	// The same instance solves to optimality once the context is live.
+	_, ms, _ = in.run(context.Background())
+	if ms != hsOptimal {
+		t.Errorf("after the interrupt: HiGHS status %d, want optimal", ms)
 	}
 }
 
