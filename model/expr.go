@@ -493,17 +493,45 @@ func (e Expr) dot(op string, w []float64) Expr {
 		return errLike(d.m, 1, 1, 1, err)
 	}
 	var c float64
-	rb := rowBuf{buf: make([]entry, 0, d.nnz()), idx: make([]int, 0, d.nnz()), val: make([]float64, 0, d.nnz())}
 	for i := 0; i < d.n; i++ {
+		c += w[i] * d.constAt(i)
+	}
+	// Fast path: the columns, read row after row, are strictly increasing
+	// (e.g. a slice or an increasing Pick of a variable vector), so the
+	// products can be written out directly.
+	idx, val := make([]int, 0, d.nnz()), make([]float64, 0, d.nnz())
+	sorted := true
+	last := -1
+	for i := 0; i < d.n && sorted; i++ {
 		if w[i] == 0 {
 			continue
 		}
-		c += w[i] * d.constAt(i)
 		for p := d.ptr[i]; p < d.ptr[i+1]; p++ {
-			rb.add(d.idx[p], w[i]*d.val[p])
+			if d.idx[p] <= last {
+				sorted = false
+				break
+			}
+			last = d.idx[p]
+			if v := w[i] * d.val[p]; v != 0 {
+				idx = append(idx, d.idx[p])
+				val = append(val, v)
+			}
 		}
 	}
-	rb.flush()
+	if !sorted {
+		rb := rowBuf{buf: make([]entry, 0, d.nnz()), idx: idx[:0], val: val[:0]}
+		for i := 0; i < d.n; i++ {
+			if w[i] == 0 {
+				continue
+			}
+			for p := d.ptr[i]; p < d.ptr[i+1]; p++ {
+				rb.add(d.idx[p], w[i]*d.val[p])
+			}
+		}
+		rb.flush()
+		idx, val = rb.idx, rb.val
+	}
+	rb := rowBuf{idx: idx, val: val}
 	var cst []float64
 	if c != 0 {
 		cst = []float64{c}
