@@ -647,7 +647,7 @@ type StrategyStats struct {
 // Evaluation compares program perturbation with the input and output
 // perturbation baselines (Dvorkin et al., Table in Section 4.1).
 type Evaluation struct {
-	Program StrategyStats `json:"program"`
+	Program StrategyStats `json:"program"` // N = 0 when the private program is infeasible
 	Input   StrategyStats `json:"input"`
 	Output  StrategyStats `json:"output"`
 	Time    time.Duration `json:"-"` // total
@@ -666,7 +666,8 @@ type EvaluateOptions struct {
 	Progress func(done, total int) // optional
 }
 
-// Evaluate simulates N releases per strategy with the release's noise:
+// Evaluate simulates N releases per strategy with the release's noise. It also
+// runs on a Private whose program was infeasible (Program then has N = 0):
 //
 //   - program: ζ̂ ~ noise; the release is infeasible when p̄ + Xζ̂ violates a
 //     constraint (ζ̂ outside [FeasibleLo, FeasibleHi]); loss = cᵀ(p̄ + Xζ̂) + c0 − C*.
@@ -683,7 +684,7 @@ func (pr *Private) Evaluate(ctx context.Context, eo EvaluateOptions) (*Evaluatio
 	if eo.N < 1 {
 		return nil, fmt.Errorf("grid: EvaluateOptions.N is %d, must be ≥ 1", eo.N)
 	}
-	if pr.PBar == nil {
+	if pr.Mechanism == nil || pr.Weights == nil || !(pr.NominalCost != 0 || pr.Status.OK()) {
 		return nil, fmt.Errorf("grid: nothing to evaluate (status %v)", pr.Status)
 	}
 	src := eo.Source
@@ -699,18 +700,20 @@ func (pr *Private) Evaluate(ctx context.Context, eo EvaluateOptions) (*Evaluatio
 	tp := time.Now()
 	cstar := pr.NominalCost
 	isCost := opt.Query.Kind == QueryCost
-	cx := dot(pr.Cost, pr.X)
 
 	loss := make([]float64, eo.N)
 	infeasible := 0
-	for s := range loss {
-		z := pr.Mechanism.Dist.Sample(src)
-		if z < pr.FeasibleLo || z > pr.FeasibleHi {
-			infeasible++
+	if pr.PBar != nil {
+		cx := dot(pr.Cost, pr.X)
+		for s := range loss {
+			z := pr.Mechanism.Dist.Sample(src)
+			if z < pr.FeasibleLo || z > pr.FeasibleHi {
+				infeasible++
+			}
+			loss[s] = pr.MeanCost + cx*z - cstar
 		}
-		loss[s] = pr.MeanCost + cx*z - cstar
+		ev.Program = summarize(loss, infeasible, eo.N, cstar)
 	}
-	ev.Program = summarize(loss, infeasible, eo.N, cstar)
 	ev.ProgramTime = time.Since(tp)
 
 	infeasible = 0
