@@ -162,7 +162,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sol, err := s.Solve(ctx, p, settings)
 	tSolve := time.Since(solveStart)
 	if err != nil {
-		return fmt.Errorf("%s: %w", s.Name(), err)
+		return err // backend errors are prefixed with the backend's name
 	}
 	tTotal := time.Since(start)
 
