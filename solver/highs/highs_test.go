@@ -547,3 +547,29 @@ func TestIterationLimit(t *testing.T) {
 		t.Errorf("status %v after %d iterations, want iteration-limit", sol.Status, sol.Iterations)
 	}
 }
+
+// TestPrimalAndDualInfeasible: an LP that is both primal and dual infeasible
+// (min −x₁ − x₂, x₁ − x₂ ≥ 1, x₂ − x₁ ≥ 1, x ≥ 0), for which HiGHS's presolve
+// answers "unbounded or infeasible"; Solve must decide "infeasible".
+func TestPrimalAndDualInfeasible(t *testing.T) {
+	p := &solver.Problem{
+		Q: []float64{-1, -1},
+		A: dense(4, 2,
+			-1, 1,
+			1, -1,
+			-1, 0,
+			0, -1),
+		B:     []float64{-1, -1, 0, 0},
+		Cones: []cone.Cone{cone.NewNonnegative(4)},
+	}
+	for _, o := range []Options{{}, {Presolve: "off"}, {Method: "ipm"}} {
+		s, _ := NewWithOptions(o)
+		sol, err := s.Solve(context.Background(), p, solver.Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sol.Status != solver.PrimalInfeasible {
+			t.Errorf("%+v: status %v, want infeasible", o, sol.Status)
+		}
+	}
+}
