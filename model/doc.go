@@ -36,6 +36,12 @@
 //     accumulates triplets, and Canonicalize assembles A with two counting
 //     passes. Only SumSquares/QuadForm objective terms can be superlinear (the
 //     products AᵀA, AᵀQA), and SumSquares lifts when AᵀA would be dense.
+//   - Duals (Result.Dual) are the standard-form y ∈ K* on a constraint's rows
+//     (Px + q + Aᵀy = 0): for LessEq/GreaterEq y ≥ 0 is the rate at which the
+//     objective improves per unit relaxation, in either sense; for Equal, the
+//     improvement per unit increase of the right-hand side; for cone
+//     constraints, y ∈ K* in the constraint's row order (PSD: the matrix
+//     smat(y)).
 //   - A Result never mutates the model. A model is built from one goroutine;
 //     once built, Canonicalize and Solve may run concurrently.
 //   - Solve never reports an optimum at a bad point: every (almost) optimal

@@ -27,6 +27,16 @@ type SolveOptions struct {
 	// reported as NumericalError, never as optimal. 0 means 1e-6; a negative
 	// value disables the check.
 	FeasibilityTol float64
+	// Progress, when non-nil, is called after each stage of a solve with the
+	// stage's name ("canonicalize", "solve", "invert") and the time it took.
+	// Backend iterations are reported through Settings.Log.
+	Progress func(stage string, took time.Duration)
+}
+
+func (o *SolveOptions) progress(stage string, took time.Duration) {
+	if o.Progress != nil {
+		o.Progress(stage, took)
+	}
 }
 
 // DefaultFeasibilityTol is the default of SolveOptions.FeasibilityTol.
@@ -200,6 +210,7 @@ func (m *Model) Solve(ctx context.Context, opts SolveOptions) (*Result, error) {
 		return nil, err
 	}
 	tcan := time.Since(start)
+	opts.progress("canonicalize", tcan)
 	res, err := can.Solve(ctx, opts)
 	if res != nil {
 		res.Time.Canonicalize = tcan
@@ -236,6 +247,7 @@ func (c *Canonical) Solve(ctx context.Context, opts SolveOptions) (*Result, erro
 	t0 := time.Now()
 	sol, err := backend.Solve(ctx, p, opts.Settings)
 	tsolve := time.Since(t0)
+	opts.progress("solve", tsolve)
 	if err != nil {
 		if auto && !p.IsLinearConic() {
 			k := firstNonLinear(p.Cones)
@@ -246,10 +258,12 @@ func (c *Canonical) Solve(ctx context.Context, opts SolveOptions) (*Result, erro
 	if sol == nil {
 		return nil, fmt.Errorf("model: backend %s returned no solution and no error", backend.Name())
 	}
+	t1 := time.Now()
 	res, err := c.invert(sol, opts.FeasibilityTol)
 	if err != nil {
 		return nil, err
 	}
+	opts.progress("invert", time.Since(t1))
 	res.Time = Timing{Solve: tsolve, Total: time.Since(start)}
 	return res, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -385,7 +386,11 @@ func TestNeverBadOptimal(t *testing.T) {
 		{"Infeasible", solver.Solution{Status: solver.Optimal, X: []float64{1, 1}, Y: []float64{1}}, solver.NumericalError},
 		{"NaN", solver.Solution{Status: solver.Optimal, X: []float64{math.NaN(), 0}, Y: []float64{1}}, solver.NumericalError},
 		{"Short", solver.Solution{Status: solver.AlmostOptimal, X: []float64{0}, Y: []float64{1}}, solver.NumericalError},
+		{"AlmostOptimal", solver.Solution{Status: solver.AlmostOptimal, X: []float64{0.5, 0.5 + 1e-9}, Y: []float64{1}}, solver.AlmostOptimal},
 		{"Infeasible status", solver.Solution{Status: solver.PrimalInfeasible}, solver.PrimalInfeasible},
+		{"TimeLimit", solver.Solution{Status: solver.TimeLimit, X: []float64{0.5, 0.5}}, solver.TimeLimit},
+		{"IterationLimit", solver.Solution{Status: solver.IterationLimit}, solver.IterationLimit},
+		{"NumericalError", solver.Solution{Status: solver.NumericalError}, solver.NumericalError},
 	}
 	for _, tc := range cases {
 		m, x := build()
@@ -412,6 +417,11 @@ func TestSolveContextAndOptions(t *testing.T) {
 	res, err := m.Solve(ctx, SolveOptions{})
 	if err != nil || res.Status != solver.Cancelled {
 		t.Errorf("cancelled context: %v, %v", res, err)
+	}
+	var stages []string
+	res, err = m.Solve(context.Background(), SolveOptions{Progress: func(stage string, took time.Duration) { stages = append(stages, stage) }})
+	if err != nil || !res.Status.OK() || strings.Join(stages, ",") != "canonicalize,solve,invert" {
+		t.Errorf("progress stages %v (err %v)", stages, err)
 	}
 	_, err = m.Solve(context.Background(), SolveOptions{FeasibilityTol: math.NaN()})
 	if !errors.Is(err, ErrInvalidArgument) {
