@@ -1,35 +1,81 @@
 // Package grid reads MATPOWER / PGLib-OPF power-network cases and builds DC power
 // flow and DC optimal power flow (DC-OPF) models on them, including the private
-// cost release of Dvorkin et al., "Privacy-preserving convex optimization: when
-// differential privacy meets stochastic programming", Section 4.1.
+// cost release of Dvorkin, Fioretto, Van Hentenryck, Pinson & Kazempour,
+// "Privacy-preserving convex optimization: when differential privacy meets
+// stochastic programming", Section 4.1 (eqs. 14–15).
 //
 // # Parsing
 //
 // ReadCase / ParseMATPOWER accept MATPOWER case format version 2 (the m-file
-// syntax "mpc.bus = [ … ];"): comments, ";"- or newline-separated rows, commas,
-// "..." continuations, non-contiguous bus numbers, several generators per bus,
-// out-of-service generators and branches, polynomial costs up to degree 2 and
-// convex piecewise-linear costs. A Case keeps the file's units (MW, degrees) and
-// rows; Case.Validate rejects what a DC model cannot use, and every data error is
-// a *FormatError naming the matrix and row (errors.Is(err, ErrFormat)).
+// syntax "mpc.bus = [ … ];"): "%" comments, ";"- or newline-separated rows,
+// commas, "..." continuations, non-contiguous bus numbers, several generators per
+// bus, out-of-service generators and branches (status 0), zero-capacity
+// generators, polynomial costs of degree ≤ 2 (higher degrees are rejected unless
+// their leading coefficients are zero) and convex piecewise-linear costs (a
+// non-convex one is rejected). A Case keeps the file's units (MW, degrees) and
+// rows; Case.Validate rejects what a DC model cannot use (unknown buses, Pmax <
+// Pmin, negative ratings, x = 0, unknown cost models, …). Every data error is a
+// *FormatError naming the matrix and row — "grid: gen row 3 (line 12): has 9
+// columns, need at least 10" — and errors.Is(err, ErrFormat) holds.
 //
 // # DC model
 //
-// NewNetwork keeps the in-service part of a case (isolated buses, status-0
-// branches and generators dropped) and builds MATPOWER's makeBdc matrices in MW:
-// branch flow f = Bf θ + Pfinj and nodal balance Cg p − Load = Bbus θ + Pbusinj.
-// Modelling choices (DCOptions, zero value = default):
+// NewNetwork keeps the in-service part of a case (type-4 buses, status-0 branches
+// and generators dropped) and builds MATPOWER's makeBdc matrices in MW: branch
+// flow f = Bf θ + Pfinj and nodal balance Cg p − Load = Bbus θ + Pbusinj. The
+// modelling choices are DCOptions; the zero value is MATPOWER's model:
 //
-//   - susceptance b = 1/x (default) or x/(r² + x²);
-//   - a transformer's susceptance is divided by its tap ratio τ (makeBdc);
-//   - a phase shift φ enters the flow as f = b(θ_f − θ_t − φ), i.e. as fixed
-//     injections −bφ / +bφ at the two ends;
+//   - susceptance b = 1/x, or x/(r² + x²) (SusceptanceRX);
+//   - a transformer's susceptance is divided by its tap ratio τ (ratio 0 = 1);
+//   - a phase shift φ enters as f = b(θ_f − θ_t − φ), i.e. as the fixed
+//     injections −bφ at the from bus and +bφ at the to bus;
 //   - shunt conductance Gs (MW at 1 p.u.) is added to the bus load;
-//   - rateA = 0 means no thermal limit; angle-difference limits become flow
-//     bounds b(angmin − φ) ≤ f ≤ b(angmax − φ).
+//   - rateA = 0 means no thermal limit; angle-difference limits angmin/angmax
+//     (both 0, or beyond ±360°, mean none) become the flow bounds
+//     b(angmin − φ) ≤ f ≤ b(angmax − φ), intersected with ±rateA.
 //
-// Each island has one reference bus (θ = 0). The reduced Bbus (reference rows and
-// columns removed) is factored once by a sparse LDLᵀ with a minimum-degree
-// ordering; PTDF columns, PTDFᵀμ products and power flows are solves with that
-// factor, never a dense inverse.
+// Each island gets one reference bus (θ = 0): its type-3 bus, else the bus of its
+// largest generator; an island with load and no generator is an error. The
+// reduced Bbus is factored once by a sparse LDLᵀ with a minimum-degree ordering;
+// PTDF columns, PTDFᵀμ and power flows are solves with that factor, never a dense
+// inverse.
+//
+// # Reproducing the PGLib-OPF DC baselines
+//
+// The PGLib-OPF DC baselines (PowerModels.jl v0.19.1 DCPPowerModel) are matched
+// to within 0.01% on every bundled case, from 5_pjm to 2383wp_k, with
+// PowerModelsDC(): b = x/(r² + x²), taps and phase shifts ignored, Gs as load,
+// angle limits kept (they never bind on these cases), quadratic costs with their
+// constant terms. MATPOWER's model (1/x, taps) differs by up to 0.43% (2383wp_k;
+// 0.42% on 30_ieee, 0.10% on 89_pegase), the r-aware susceptance with taps by up
+// to 0.19%, and ignoring shunts moves 89_pegase by −0.12%; phase shifts change
+// 2383wp_k by 0.01%. See TestOPFBaselines and bench/opf.
+//
+// # DC-OPF
+//
+// BuildOPF builds, with package model, min Σ cost_g(p_g) over generator limits,
+// power balance and flow limits (both directions, on branches with a finite
+// limit), in one of two formulations: PTDF (dispatch variables only, one
+// balance row per island, flows through the PTDF rows of the generator buses)
+// or BTheta (angles as variables, one balance row per bus; sparse, the faster
+// choice above a few hundred buses). Solve runs HiGHS (LP, or QP for quadratic
+// costs) and returns the cost, dispatch, flows and LMPs: λ_i = ∂cost/∂Load_i,
+// from the balance duals (BTheta) or as λ_island − Σ_l PTDF_{l,i} μ_l (PTDF).
+//
+// # Private release
+//
+// Network.PrivateRelease solves the chance-constrained program (15): the
+// dispatch follows the decision rule p̃ = p̄ + Xζ with scalar noise ζ from package
+// noise, the query recourse wᵀX = 1 (w = c for the cost query, the indicator of
+// a generator subset otherwise), the balance 1ᵀX = 0, and every generator and
+// line limit enforced on an interval [ζ_lo, ζ_hi] — the range of S = 523 samples
+// (vertex, η = 1%, β = 10%), ±Q(1 − η/N) (Bonferroni with the exact quantile of
+// the scalar noise) or the noise support (robust, bounded noise). For rows affine
+// in ζ this robust counterpart is exactly two linear rows; the program is solved
+// in the equivalent variables p_lo = p̄ + ζ_lo X, p_hi = p̄ + ζ_hi X, i.e. two
+// copies of the nominal DC-OPF coupled by the query row. The released value is
+// wᵀp̄ (+ c0) + ζ̂. Costs are linear (c1; quadratic terms dropped, since the
+// released cost must be affine in the dispatch). Private.Evaluate compares
+// program, input and output perturbation over simulated releases; program
+// perturbation needs no re-solve (the feasible ζ form an interval computed once).
 package grid

@@ -661,9 +661,11 @@ type EvaluateOptions struct {
 	N int // realizations per strategy
 	// InputN caps the input-perturbation realizations (each is one OPF solve);
 	// 0 means N.
-	InputN   int
-	Source   noise.Source
-	Progress func(done, total int) // optional
+	InputN int
+	// ProgramOnly skips the input and output baselines.
+	ProgramOnly bool
+	Source      noise.Source
+	Progress    func(done, total int) // optional
 }
 
 // Evaluate simulates N releases per strategy with the release's noise. It also
@@ -694,9 +696,6 @@ func (pr *Private) Evaluate(ctx context.Context, eo EvaluateOptions) (*Evaluatio
 	n := pr.Network
 	opt := pr.Options
 	ev := &Evaluation{}
-	if _, _, err := pr.QueryRange(ctx); err != nil {
-		return nil, err
-	}
 	tp := time.Now()
 	cstar := pr.NominalCost
 	isCost := opt.Query.Kind == QueryCost
@@ -715,6 +714,13 @@ func (pr *Private) Evaluate(ctx context.Context, eo EvaluateOptions) (*Evaluatio
 		ev.Program = summarize(loss, infeasible, eo.N, cstar)
 	}
 	ev.ProgramTime = time.Since(tp)
+	if eo.ProgramOnly {
+		ev.Time = time.Since(t0)
+		return ev, nil
+	}
+	if _, _, err := pr.QueryRange(ctx); err != nil {
+		return nil, err
+	}
 
 	infeasible = 0
 	for s := range loss {
