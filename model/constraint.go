@@ -127,6 +127,12 @@ func (m *Model) use(op, what string, e Expr) (*expr, error) {
 // difference returns lhs − rhs (materialized) with broadcasting, after the
 // checks of use.
 func (m *Model) difference(op string, lhs, rhs Expr) (*expr, error) {
+	switch {
+	case lhs.x == nil && rhs.x != nil:
+		lhs = Zeros(rhs.Len())
+	case rhs.x == nil && lhs.x != nil:
+		rhs = Zeros(lhs.Len())
+	}
 	l, err := m.use(op, "lhs", lhs)
 	if err != nil {
 		return nil, err

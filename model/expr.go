@@ -31,7 +31,9 @@ import (
 // expression derived from it carries the same error, and the first such error is
 // recorded by the model and returned by Model.Err, Canonicalize and Solve.
 //
-// The zero Expr is the empty expression (length 0).
+// The zero Expr is the empty expression (length 0); in Add, Sub, AddScaled,
+// AddAll and on either side of Equal/LessEq/GreaterEq it acts as 0 of the
+// other operand's length, so `var sum model.Expr` starts a sum.
 type Expr struct{ x *expr }
 
 // expr is an expression node: either materialized (ptr/idx/val/cst set) or a
@@ -419,6 +421,15 @@ func (e Expr) Sub(o Expr) Expr { return e.addScaled("Sub", o, -1) }
 func (e Expr) AddScaled(a float64, o Expr) Expr { return e.addScaled("AddScaled", o, a) }
 
 func (e Expr) addScaled(op string, o Expr, a float64) Expr {
+	// The zero Expr is 0 of any length: `var sum model.Expr; sum = sum.Add(t)`.
+	switch {
+	case o.x == nil:
+		return e
+	case e.x == nil && a == 1:
+		return o
+	case e.x == nil:
+		return o.Scale(a)
+	}
 	x, y := e.node(), o.node()
 	m, err := joinModel(op, x, y)
 	if err == nil {
@@ -747,6 +758,7 @@ func Stack(es ...Expr) Expr {
 // AddAll returns Σₖ es[k] (equal lengths, or length 1 broadcast) in one merge,
 // O(total size · log) at worst.
 func AddAll(es ...Expr) Expr {
+	es = slices.DeleteFunc(slices.Clone(es), func(e Expr) bool { return e.x == nil })
 	if len(es) == 0 {
 		return Expr{}
 	}

@@ -477,3 +477,29 @@ func TestSharedPrefix(t *testing.T) {
 	}
 	assertDense(t, "e2", toDense(t, e2, 10), want2, 0)
 }
+
+// TestZeroExpr: the zero Expr is an additive identity of any length.
+func TestZeroExpr(t *testing.T) {
+	m := New("zero")
+	x := m.Vector("x", 3)
+	var sum Expr
+	for i := 0; i < 3; i++ {
+		sum = sum.Add(x.At(i).Scale(float64(i + 1)))
+	}
+	want := newDense(1, 3)
+	want.A[0] = []float64{1, 2, 3}
+	assertDense(t, "sum", toDense(t, sum, 3), want, 0)
+	var acc Expr
+	acc = acc.Sub(x.Expr()).Add(Expr{})
+	d := toDense(t, acc, 3)
+	if d.A[1][1] != -1 || acc.Len() != 3 {
+		t.Errorf("zero − x = %v", d.A)
+	}
+	if AddAll(Expr{}, x.Expr(), Expr{}).Len() != 3 {
+		t.Error("AddAll should skip zero Exprs")
+	}
+	c := m.GreaterEq("nonneg", x.Expr(), Expr{})
+	if m.Err() != nil || c.Len() != 3 {
+		t.Errorf("x ≥ (zero Expr): %v, %d rows", m.Err(), c.Len())
+	}
+}
