@@ -7,8 +7,8 @@
 //	minimize cᵀx  subject to  A x ≤ b,  −1 ≤ x ≤ 1
 //
 // with A random sparse (10 nonzeros per row, m = n/2 rows), b = A x₀ + s₀
-// for a random x₀ in the box and s₀ ≥ 0 (so the LP is feasible; the box makes it
-// bounded), and times: build (model variables, expressions and constraints),
+// for a random x₀ in the box and s₀ uniform on [0, slack] (so the LP is
+// feasible; the box makes it bounded), and times: build (model variables, expressions and constraints),
 // canonicalize (standard form), copy (the HiGHS backend's work outside
 // Highs_run: converting the standard form, passing it to HiGHS, reading the
 // solution back), HiGHS (inside Highs_run), map back (Canonical.Invert). It
@@ -23,7 +23,7 @@
 //
 // Usage:
 //
-//	go run ./bench/lpoverhead [-sizes 1e4,1e5,1e6] [-seed 1]
+//	go run ./bench/lpoverhead [-sizes 1e4,1e5,1e6] [-seed 1] [-slack 1]
 package main
 
 import (
@@ -50,10 +50,13 @@ import (
 
 const perRow = 10 // nonzeros per constraint row
 
+var slack float64
+
 func main() {
 	sizes := flag.String("sizes", "1e4,1e5,1e6", "comma-separated numbers of nonzeros")
 	seed := flag.Uint64("seed", 1, "random seed")
 	one := flag.Int("one", 0, "run one size in this process (used internally)")
+	flag.Float64Var(&slack, "slack", 1, "row slacks s₀ are uniform on [0, slack]; larger values make fewer rows active and the LP easier for HiGHS")
 	flag.Parse()
 	if *one > 0 {
 		if err := runOne(*one, *seed); err != nil {
@@ -75,7 +78,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "lpoverhead: bad size %q\n", s)
 			os.Exit(2)
 		}
-		cmd := exec.Command(exe, "-one", strconv.Itoa(int(f)), "-seed", strconv.FormatUint(*seed, 10))
+		cmd := exec.Command(exe, "-one", strconv.Itoa(int(f)), "-seed", strconv.FormatUint(*seed, 10), "-slack", strconv.FormatFloat(slack, 'g', -1, 64))
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "lpoverhead:", err)
@@ -142,7 +145,7 @@ func runOne(nnz int, seed uint64) error {
 	}
 	b := A.MulVecTo(nil, 1, x0, 0)
 	for i := range b {
-		b[i] += rng.Float64()
+		b[i] += slack * rng.Float64()
 	}
 	c := make([]float64, n)
 	for j := range c {

@@ -167,8 +167,8 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 			return sol, nil
 		}
 		sol.X = x
-		d.finish(sol, p, rowDual)
-		if !verifyOptimal(p, sol, o.verifyTol()) {
+		res := d.finish(sol, p, rowDual)
+		if !verifyOptimal(p, sol, res, o.verifyTol()) {
 			// HiGHS claimed optimality at a point that is not (for example a
 			// non-convex QP that passed the cheap checks): never report it.
 			sol.Status = solver.NumericalError
@@ -426,9 +426,18 @@ func (d *stdLP) pass(in *instance) error {
 		d.aStart, d.aIndex, d.aValue, d.qStart, d.qIndex, d.qValue)
 }
 
+// residuals holds what finish computes for the optimality check: the
+// stationarity residual g = Px + q + Aᵀy and the scales Σ_j |A_ij x_j| (per
+// row) and Σ_i |A_ij y_i| (per column).
+type residuals struct {
+	g, px              []float64
+	rowScale, colScale []float64
+}
+
 // finish fills S, Y, Objective and DualObjective from sol.X and HiGHS's row
-// duals (HiGHS convention: c + Qx − Aᵀλ − μ = 0, so y = −λ on passed rows).
-func (d *stdLP) finish(sol *solver.Solution, p *solver.Problem, rowDual []float64) {
+// duals (HiGHS convention: c + Qx − Aᵀλ − μ = 0, so y = −λ on passed rows),
+// with one pass over A, and returns the residuals for verifyOptimal.
+func (d *stdLP) finish(sol *solver.Solution, p *solver.Problem, rowDual []float64) *residuals {
 	m := p.NumRows()
 	x := sol.X
 	y := make([]float64, m)
@@ -437,18 +446,42 @@ func (d *stdLP) finish(sol *solver.Solution, p *solver.Problem, rowDual []float6
 			y[i] = -rowDual[r]
 		}
 	}
-	// Stationarity residual without the singleton rows: g = Px + q + Aᵀy.
-	px := symMulVec(p.P, x)
-	g := make([]float64, len(x))
-	for j := range g {
-		g[j] = px[j] + p.Q[j]
+	A := p.A
+	res := &residuals{
+		g:        make([]float64, len(x)),
+		rowScale: make([]float64, m),
+		colScale: make([]float64, len(x)),
 	}
-	p.A.MulTransVecTo(g, 1, y, 1)
-	d.assignSingletonDuals(y, g)
+	ax := make([]float64, m)
+	px := symMulVec(p.P, x)
+	res.px = px
+	for j := 0; j < A.Cols; j++ {
+		xj := x[j]
+		var aty, absAty float64
+		for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+			i, v := A.RowIdx[k], A.Val[k]
+			ax[i] += v * xj
+			res.rowScale[i] += math.Abs(v * xj)
+			aty += v * y[i]
+			absAty += math.Abs(v * y[i])
+		}
+		res.g[j] = px[j] + p.Q[j] + aty
+		res.colScale[j] = absAty
+	}
+	// Singleton rows (y = 0 so far) take the dual that closes stationarity.
+	d.assignSingletonDuals(y, res.g)
+	for i, j := range d.single {
+		if j >= 0 && y[i] != 0 {
+			t := d.singleVal[i] * y[i]
+			res.g[j] += t
+			res.colScale[j] += math.Abs(t)
+		}
+	}
 	sol.Y = y
-	s := make([]float64, m)
-	copy(s, p.B)
-	p.A.MulVecTo(s, -1, x, 1)
+	s := ax // reuse: s = b − Ax
+	for i := range s {
+		s[i] = p.B[i] - ax[i]
+	}
 	sol.S = s
 	var xpx, qx, by float64
 	for j := range x {
@@ -460,6 +493,7 @@ func (d *stdLP) finish(sol *solver.Solution, p *solver.Problem, rowDual []float6
 	}
 	sol.Objective = 0.5*xpx + qx + p.R
 	sol.DualObjective = -0.5*xpx - by + p.R
+	return res
 }
 
 // assignSingletonDuals sets the duals of the rows that became column bounds so
@@ -547,22 +581,11 @@ func (o *Options) verifyTol() float64 {
 }
 
 // verifyOptimal checks the optimality conditions of sol for p, each residual
-// relative to the size of the terms it sums:
+// relative to the size of the terms it sums (res from finish):
 //
 //	Ax + s = b, s ∈ K, y ∈ K*, Px + q + Aᵀy = 0, |primal − dual objective| small.
-func verifyOptimal(p *solver.Problem, sol *solver.Solution, tol float64) bool {
-	x, s, y := sol.X, sol.S, sol.Y
-	A := p.A
-	// Scales: Σ_j |A_ij x_j| per row, Σ_i |A_ij y_i| per column.
-	rowScale := make([]float64, p.NumRows())
-	colScale := make([]float64, p.NumVars())
-	for j := 0; j < A.Cols; j++ {
-		for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
-			i := A.RowIdx[k]
-			rowScale[i] += math.Abs(A.Val[k] * x[j])
-			colScale[j] += math.Abs(A.Val[k] * y[i])
-		}
-	}
+func verifyOptimal(p *solver.Problem, sol *solver.Solution, res *residuals, tol float64) bool {
+	s, y := sol.S, sol.Y
 	var ymax float64
 	for _, v := range y {
 		ymax = math.Max(ymax, math.Abs(v))
@@ -570,7 +593,7 @@ func verifyOptimal(p *solver.Problem, sol *solver.Solution, tol float64) bool {
 	r := 0
 	for _, c := range p.Cones {
 		for i := r; i < r+c.Dim; i++ {
-			sc := 1 + math.Abs(p.B[i]) + rowScale[i]
+			sc := 1 + math.Abs(p.B[i]) + res.rowScale[i]
 			switch c.Kind {
 			case cone.Zero:
 				if math.Abs(s[i]) > tol*sc {
@@ -584,14 +607,8 @@ func verifyOptimal(p *solver.Problem, sol *solver.Solution, tol float64) bool {
 		}
 		r += c.Dim
 	}
-	px := symMulVec(p.P, x)
-	g := make([]float64, len(x))
-	for j := range g {
-		g[j] = px[j] + p.Q[j]
-	}
-	A.MulTransVecTo(g, 1, y, 1)
-	for j, v := range g {
-		if math.Abs(v) > tol*(1+math.Abs(p.Q[j])+math.Abs(px[j])+colScale[j]) {
+	for j, v := range res.g {
+		if math.Abs(v) > tol*(1+math.Abs(p.Q[j])+math.Abs(res.px[j])+res.colScale[j]) {
 			return false
 		}
 	}
