@@ -21,11 +21,12 @@ type SolveOptions struct {
 	// Settings are passed to the backend.
 	Settings solver.Settings
 	// FeasibilityTol is the relative tolerance of the independent check applied
-	// to every point a backend reports as (almost) optimal: each row must satisfy
-	// dist(b − Ax, K) ≤ tol·(1 + |bᵢ| + Σⱼ|Aᵢⱼxⱼ|) (per row for zero and
-	// nonnegative cones, per block for the others). A point failing it is
-	// reported as NumericalError, never as optimal. 0 means 1e-6; a negative
-	// value disables the check.
+	// to every point a backend reports as (almost) optimal:
+	// dist(b − Ax, K) ≤ tol·(1 + max(‖b‖∞, maxᵢ Σⱼ|Aᵢⱼxⱼ|)) per row for zero
+	// and nonnegative cones and per block for the others; AlmostOptimal points
+	// (reduced accuracy) get 100·tol. A point failing it is reported as
+	// NumericalError (with Result.Diagnostic), never as optimal. 0 means 1e-6
+	// (100× the backends' default 1e-8); a negative value disables the check.
 	FeasibilityTol float64
 	// Progress, when non-nil, is called after each stage of a solve with the
 	// stage's name ("canonicalize", "solve", "invert") and the time it took.
@@ -41,6 +42,10 @@ func (o *SolveOptions) progress(stage string, took time.Duration) {
 
 // DefaultFeasibilityTol is the default of SolveOptions.FeasibilityTol.
 const DefaultFeasibilityTol = 1e-6
+
+// almostOptimalFactor loosens the feasibility check for AlmostOptimal points,
+// which backends return at reduced accuracy (ipm: 1e-5 instead of 1e-8).
+const almostOptimalFactor = 100
 
 // Validate reports whether the options are admissible.
 func (o *SolveOptions) Validate() error {
@@ -330,6 +335,9 @@ func (c *Canonical) invert(sol *solver.Solution, tol float64) (*Result, error) {
 		tol = DefaultFeasibilityTol
 	}
 	if tol > 0 {
+		if sol.Status == solver.AlmostOptimal {
+			tol *= almostOptimalFactor
+		}
 		if msg := checkFeasible(p, sol.X, tol); msg != "" {
 			res.Status = solver.NumericalError
 			res.Diagnostic = fmt.Sprintf("backend reported %v but %s", sol.Status, msg)
@@ -363,51 +371,55 @@ func (c *Canonical) invert(sol *solver.Solution, tol float64) (*Result, error) {
 	return res, nil
 }
 
-// checkFeasible returns "" if s = b − Ax lies in K to the relative tolerance
-// tol, else a description of the worst violation.
+// checkFeasible returns "" if s = b − Ax lies in K up to
+//
+//	tol·(1 + max(‖b‖∞, maxᵢ Σⱼ|Aᵢⱼxⱼ|))
+//
+// (per row for zero and nonnegative cones, as a Euclidean distance per block
+// for the others), else a description of the first violation. The scale is
+// global, like the backends' own residual tests, so rows with small
+// coefficients are not held to a stricter standard than the solver's.
 func checkFeasible(p *solver.Problem, x []float64, tol float64) string {
 	m := p.NumRows()
 	s := make([]float64, m)
-	scale := make([]float64, m)
+	ax := make([]float64, m) // Σⱼ|Aᵢⱼxⱼ|
 	copy(s, p.B)
-	for i, v := range p.B {
-		scale[i] = 1 + math.Abs(v)
-	}
 	A := p.A
 	for j := 0; j < A.Cols; j++ {
 		for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
 			v := A.Val[k] * x[j]
 			s[A.RowIdx[k]] -= v
-			scale[A.RowIdx[k]] += math.Abs(v)
+			ax[A.RowIdx[k]] += math.Abs(v)
 		}
 	}
+	scale := 0.0
+	for i := range s {
+		scale = math.Max(scale, math.Max(math.Abs(p.B[i]), ax[i]))
+	}
+	lim := tol * (1 + scale)
 	row := 0
 	for _, k := range p.Cones {
-		blk, sc := s[row:row+k.Dim], scale[row:row+k.Dim]
+		blk := s[row : row+k.Dim]
 		switch k.Kind {
 		case cone.Zero:
 			for i, v := range blk {
-				if math.Abs(v) > tol*sc[i] {
-					return fmt.Sprintf("row %d violates its equality by %.3g", row+i, math.Abs(v))
+				if math.Abs(v) > lim {
+					return fmt.Sprintf("row %d violates its equality by %.3g (limit %.3g)", row+i, math.Abs(v), lim)
 				}
 			}
 		case cone.Nonnegative:
 			for i, v := range blk {
-				if v < -tol*sc[i] {
-					return fmt.Sprintf("row %d violates its inequality by %.3g", row+i, -v)
+				if v < -lim {
+					return fmt.Sprintf("row %d violates its inequality by %.3g (limit %.3g)", row+i, -v, lim)
 				}
 			}
 		default:
-			bs := 0.0
-			for _, v := range sc {
-				bs = math.Max(bs, v)
-			}
 			d, err := k.Distance(blk)
 			if err != nil {
 				return fmt.Sprintf("rows %d..%d: %v", row, row+k.Dim-1, err)
 			}
-			if d > tol*bs {
-				return fmt.Sprintf("rows %d..%d are %.3g outside the %v cone", row, row+k.Dim-1, d, k.Kind)
+			if d > lim {
+				return fmt.Sprintf("rows %d..%d are %.3g outside the %v cone (limit %.3g)", row, row+k.Dim-1, d, k.Kind, lim)
 			}
 		}
 		row += k.Dim

@@ -387,6 +387,10 @@ func TestNeverBadOptimal(t *testing.T) {
 		{"NaN", solver.Solution{Status: solver.Optimal, X: []float64{math.NaN(), 0}, Y: []float64{1}}, solver.NumericalError},
 		{"Short", solver.Solution{Status: solver.AlmostOptimal, X: []float64{0}, Y: []float64{1}}, solver.NumericalError},
 		{"AlmostOptimal", solver.Solution{Status: solver.AlmostOptimal, X: []float64{0.5, 0.5 + 1e-9}, Y: []float64{1}}, solver.AlmostOptimal},
+		// A violation of 5e-5 (limit 1e-6·(1 + 1) for Optimal, 100× that for
+		// AlmostOptimal) is accepted only at reduced accuracy.
+		{"AlmostOptimalLoose", solver.Solution{Status: solver.AlmostOptimal, X: []float64{0.5, 0.5 + 5e-5}, Y: []float64{1}}, solver.AlmostOptimal},
+		{"OptimalSameViolation", solver.Solution{Status: solver.Optimal, X: []float64{0.5, 0.5 + 5e-5}, Y: []float64{1}}, solver.NumericalError},
 		{"Infeasible status", solver.Solution{Status: solver.PrimalInfeasible}, solver.PrimalInfeasible},
 		{"TimeLimit", solver.Solution{Status: solver.TimeLimit, X: []float64{0.5, 0.5}}, solver.TimeLimit},
 		{"IterationLimit", solver.Solution{Status: solver.IterationLimit}, solver.IterationLimit},
