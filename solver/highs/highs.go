@@ -252,18 +252,61 @@ func newStdLP(p *solver.Problem) (*stdLP, error) {
 			r += c.Dim
 		}
 	}
-	// Count the nonzeros of each row; remember the last one.
+	// Count the nonzeros of each row (one random write per entry).
 	cnt := make([]int32, m)
+	for k, i := range A.RowIdx {
+		if A.Val[k] != 0 {
+			cnt[i]++
+		}
+	}
 	single := make([]int32, m)
 	singleVal := make([]float64, m)
-	for j := 0; j < n; j++ {
-		for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
-			if v := A.Val[k]; v != 0 {
-				i := A.RowIdx[k]
-				cnt[i]++
-				single[i] = int32(j)
-				singleVal[i] = v
+	nKeep := 0
+	rowOf := make([]int32, m)
+	for i, c := range cnt {
+		if c >= 2 {
+			rowOf[i] = int32(nKeep)
+			nKeep++
+		} else {
+			rowOf[i] = -1
+		}
+		single[i] = -1
+	}
+	// Column-wise A restricted to the kept rows, with 32-bit indices; the
+	// entries of singleton rows are recorded on the way.
+	aStart := make([]int32, n+1)
+	var aIndex []int32
+	var aValue []float64
+	if nKeep == m {
+		aIndex = make([]int32, A.Nnz())
+		for k, i := range A.RowIdx {
+			aIndex[k] = int32(i)
+		}
+		for j := 0; j <= n; j++ {
+			aStart[j] = int32(A.ColPtr[j])
+		}
+		aValue = A.Val
+	} else {
+		nnz := 0
+		for i, c := range cnt {
+			if rowOf[i] >= 0 {
+				nnz += int(c)
 			}
+		}
+		aIndex = make([]int32, 0, nnz)
+		aValue = make([]float64, 0, nnz)
+		for j := 0; j < n; j++ {
+			for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+				i := A.RowIdx[k]
+				if r := rowOf[i]; r >= 0 {
+					aIndex = append(aIndex, r)
+					aValue = append(aValue, A.Val[k])
+				} else if v := A.Val[k]; v != 0 { // a singleton row's entry
+					single[i] = int32(j)
+					singleVal[i] = v
+				}
+			}
+			aStart[j+1] = int32(len(aIndex))
 		}
 	}
 	d := &stdLP{numCol: n, cost: p.Q, offset: p.R, emptyInfeasibleRow: -1}
@@ -273,23 +316,20 @@ func newStdLP(p *solver.Problem) (*stdLP, error) {
 		d.colLo[j] = math.Inf(-1)
 		d.colUp[j] = math.Inf(1)
 	}
-	d.rowOf = make([]int32, m)
+	d.rowOf = rowOf
 	d.single = single
 	d.singleVal = singleVal
-	nKeep := 0
+	d.aStart, d.aIndex, d.aValue = aStart, aIndex, aValue
 	hasSingle := false
 	for i := 0; i < m; i++ {
 		switch cnt[i] {
 		case 0:
-			d.rowOf[i] = -1
-			single[i] = -1
 			if (zero[i] && p.B[i] != 0) || (!zero[i] && p.B[i] < 0) {
 				if d.emptyInfeasibleRow < 0 {
 					d.emptyInfeasibleRow = i
 				}
 			}
 		case 1:
-			d.rowOf[i] = -1
 			if !hasSingle {
 				hasSingle = true
 				d.loRow = filled(n, -1)
@@ -320,10 +360,6 @@ func newStdLP(p *solver.Problem) (*stdLP, error) {
 					d.loRow[j] = int32(i)
 				}
 			}
-		default:
-			d.rowOf[i] = int32(nKeep)
-			single[i] = -1
-			nKeep++
 		}
 	}
 	d.numRow = nKeep
@@ -339,38 +375,6 @@ func newStdLP(p *solver.Problem) (*stdLP, error) {
 			d.rowLo[r] = p.B[i]
 		} else {
 			d.rowLo[r] = math.Inf(-1)
-		}
-	}
-	// Column-wise A restricted to the kept rows, with 32-bit indices.
-	d.aStart = make([]int32, n+1)
-	if nKeep == m {
-		d.aIndex = make([]int32, A.Nnz())
-		for k, i := range A.RowIdx {
-			d.aIndex[k] = int32(i)
-		}
-		for j := 0; j <= n; j++ {
-			d.aStart[j] = int32(A.ColPtr[j])
-		}
-		d.aValue = A.Val
-	} else {
-		nnz := 0
-		for j := 0; j < n; j++ {
-			for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
-				if d.rowOf[A.RowIdx[k]] >= 0 {
-					nnz++
-				}
-			}
-		}
-		d.aIndex = make([]int32, 0, nnz)
-		d.aValue = make([]float64, 0, nnz)
-		for j := 0; j < n; j++ {
-			for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
-				if r := d.rowOf[A.RowIdx[k]]; r >= 0 {
-					d.aIndex = append(d.aIndex, r)
-					d.aValue = append(d.aValue, A.Val[k])
-				}
-			}
-			d.aStart[j+1] = int32(len(d.aIndex))
 		}
 	}
 	if p.P != nil && p.P.Nnz() > 0 {
