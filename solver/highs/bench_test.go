@@ -71,9 +71,11 @@ func BenchmarkConvert(b *testing.B) {
 		b.Run(fmt.Sprintf("nnz=%d", nnz), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := newStdLP(p); err != nil {
+				d, err := newStdLP(p)
+				if err != nil {
 					b.Fatal(err)
 				}
+				d.release()
 			}
 		})
 	}

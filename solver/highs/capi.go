@@ -508,3 +508,42 @@ func (in *instance) readModel(path string) (*rawModel, error) {
 	r.offset = float64(offset)
 	return r, nil
 }
+
+// cbuf is memory allocated with C.malloc for data that is only passed to
+// HiGHS (which copies it): it stays out of the Go heap and is released as soon
+// as the bulk call returns, instead of waiting for a garbage collection.
+type cbuf struct{ ptrs []unsafe.Pointer }
+
+// int32s returns a slice of n int32 in C memory (nil for n = 0).
+func (b *cbuf) int32s(n int) []int32 {
+	if n == 0 {
+		return nil
+	}
+	p := C.malloc(C.size_t(n) * 4)
+	if p == nil {
+		panic("highs: out of memory")
+	}
+	b.ptrs = append(b.ptrs, p)
+	return unsafe.Slice((*int32)(p), n)
+}
+
+// float64s returns a slice of n float64 in C memory (nil for n = 0).
+func (b *cbuf) float64s(n int) []float64 {
+	if n == 0 {
+		return nil
+	}
+	p := C.malloc(C.size_t(n) * 8)
+	if p == nil {
+		panic("highs: out of memory")
+	}
+	b.ptrs = append(b.ptrs, p)
+	return unsafe.Slice((*float64)(p), n)
+}
+
+// free releases every buffer; the slices must not be used afterwards.
+func (b *cbuf) free() {
+	for _, p := range b.ptrs {
+		C.free(p)
+	}
+	b.ptrs = nil
+}

@@ -98,6 +98,7 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 	if err != nil {
 		return nil, err
 	}
+	defer d.release()
 	if r := d.emptyInfeasibleRow; r >= 0 {
 		// An empty row 0 = b or 0 ≤ b that fails: y = e_r (scaled) certifies it.
 		sol.Status = solver.PrimalInfeasible
@@ -134,7 +135,7 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 		sol.SolveTime += el
 		sol.Iterations += in.iterations()
 		if ms == hsUnboundedOrInfeasible {
-			if err := in.zeroObjective(d.numCol, len(d.qValue) > 0); err != nil {
+			if err := in.zeroObjective(d.numCol, d.hessian); err != nil {
 				return nil, err
 			}
 			in.clearSolver()
@@ -152,7 +153,7 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 		}
 	}
 	if runSt == hsStatusError && ms == hsModelError {
-		if len(d.qValue) > 0 {
+		if d.hessian {
 			return nil, fmt.Errorf("%w: HiGHS rejected the QP (is P positive semidefinite?)", solver.ErrInvalidProblem)
 		}
 		return nil, fmt.Errorf("%w: HiGHS rejected the model", solver.ErrInvalidProblem)
@@ -225,6 +226,8 @@ type stdLP struct {
 	loRow, upRow, fixRow []int32
 	single               []int32 // column of each singleton row, -1 otherwise
 	singleVal            []float64
+	buf                  cbuf // C memory of aIndex and (if filtered) aValue
+	hessian              bool // P has nonzeros (a QP)
 	emptyInfeasibleRow   int // an empty row with b violating its cone, or -1
 }
 
@@ -277,8 +280,9 @@ func newStdLP(p *solver.Problem) (*stdLP, error) {
 	aStart := make([]int32, n+1)
 	var aIndex []int32
 	var aValue []float64
+	d := &stdLP{numCol: n, cost: p.Q, offset: p.R, emptyInfeasibleRow: -1}
 	if nKeep == m {
-		aIndex = make([]int32, A.Nnz())
+		aIndex = d.buf.int32s(A.Nnz())
 		for k, i := range A.RowIdx {
 			aIndex[k] = int32(i)
 		}
@@ -293,23 +297,24 @@ func newStdLP(p *solver.Problem) (*stdLP, error) {
 				nnz += int(c)
 			}
 		}
-		aIndex = make([]int32, 0, nnz)
-		aValue = make([]float64, 0, nnz)
+		aIndex = d.buf.int32s(nnz)
+		aValue = d.buf.float64s(nnz)
+		t := 0
 		for j := 0; j < n; j++ {
 			for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
 				i := A.RowIdx[k]
 				if r := rowOf[i]; r >= 0 {
-					aIndex = append(aIndex, r)
-					aValue = append(aValue, A.Val[k])
+					aIndex[t] = r
+					aValue[t] = A.Val[k]
+					t++
 				} else if v := A.Val[k]; v != 0 { // a singleton row's entry
 					single[i] = int32(j)
 					singleVal[i] = v
 				}
 			}
-			aStart[j+1] = int32(len(aIndex))
+			aStart[j+1] = int32(t)
 		}
 	}
-	d := &stdLP{numCol: n, cost: p.Q, offset: p.R, emptyInfeasibleRow: -1}
 	d.colLo = make([]float64, n)
 	d.colUp = make([]float64, n)
 	for j := range d.colLo {
@@ -379,6 +384,7 @@ func newStdLP(p *solver.Problem) (*stdLP, error) {
 	}
 	if p.P != nil && p.P.Nnz() > 0 {
 		d.qStart, d.qIndex, d.qValue = lowerFromUpper(p.P)
+		d.hessian = true
 	}
 	return d, nil
 }
@@ -420,14 +426,24 @@ func lowerFromUpper(U *sparse.CSC) (start, index []int32, value []float64) {
 	return start, index, value
 }
 
-// pass copies the model into HiGHS with one bulk call.
+// pass copies the model into HiGHS with one bulk call and releases the copy
+// buffers (HiGHS keeps its own copy).
 func (d *stdLP) pass(in *instance) error {
+	defer d.release()
 	cost := d.cost
 	if len(cost) != d.numCol { // never: Validate checked; keeps explicit costs explicit
 		return fmt.Errorf("highs: internal error: %d costs for %d columns", len(cost), d.numCol)
 	}
 	return in.passModel(d.numCol, d.numRow, d.offset, cost, d.colLo, d.colUp, d.rowLo, d.rowUp,
 		d.aStart, d.aIndex, d.aValue, d.qStart, d.qIndex, d.qValue)
+}
+
+// release frees the data only HiGHS needed; d keeps the maps back.
+func (d *stdLP) release() {
+	d.aStart, d.aIndex, d.aValue = nil, nil, nil
+	d.qStart, d.qIndex, d.qValue = nil, nil, nil
+	d.colLo, d.colUp, d.rowLo, d.rowUp = nil, nil, nil, nil
+	d.buf.free()
 }
 
 // residuals holds what finish computes for the optimality check: the
