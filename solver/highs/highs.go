@@ -228,7 +228,7 @@ type stdLP struct {
 	singleVal            []float64
 	buf                  cbuf // C memory of aIndex and (if filtered) aValue
 	hessian              bool // P has nonzeros (a QP)
-	emptyInfeasibleRow   int // an empty row with b violating its cone, or -1
+	emptyInfeasibleRow   int  // an empty row with b violating its cone, or -1
 }
 
 // maxHighsInt is the largest index HiGHS's default (32-bit) build accepts.
