@@ -72,6 +72,28 @@ func TestReadAll(t *testing.T) {
 	}
 }
 
+// TestReadSVECPSD: a version-4 SVECPSD cone is privopt's PSD cone in the same
+// svec coordinates (rows taken as they are).
+func TestReadSVECPSD(t *testing.T) {
+	src := "VER\n4\nVAR\n3 1\nF 3\nCON\n3 1\nSVECPSD 3\nACOORD\n3\n0 0 1\n1 1 1\n2 2 1\n"
+	f, err := Read(strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := f.Problem
+	if len(p.Cones) != 1 || p.Cones[0] != cone.NewPSD(2) {
+		t.Fatalf("cones %v, want [psd(3)]", p.Cones)
+	}
+	for i := 0; i < 3; i++ {
+		if p.A.At(i, i) != -1 {
+			t.Errorf("A[%d,%d] = %v, want −1", i, i, p.A.At(i, i))
+		}
+	}
+	if _, err := Read(strings.NewReader("VER\n4\nVAR\n2 1\nSVECPSD 2\n")); err == nil {
+		t.Error("SVECPSD of dimension 2 accepted")
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	head := "VER\n3\n"
 	cases := []struct {

@@ -22,7 +22,21 @@
 // Px + q + Aᵀy = 0 with y ≥ 0 on nonnegative rows: y = −λ for HiGHS's row dual λ,
 // and a row that became a column bound gets the dual that closes the
 // stationarity of its column (HiGHS's reduced cost). Statuses map through a
-// table in which only HiGHS's "Optimal" becomes solver.Optimal.
+// table in which only HiGHS's "Optimal" becomes solver.Optimal, and every
+// optimum is then checked against the optimality conditions (relative
+// residuals ≤ 1e-5): HiGHS 1.10's QP solver can call a non-convex QP
+// "optimal" at a non-stationary point, which is reported as NumericalError
+// (and P with a negative diagonal entry or a negative 2×2 principal minor is
+// rejected up front).
+//
+// The index arrays HiGHS needs (32-bit) are built in C memory and freed as soon
+// as HiGHS has copied them, so the Go heap holds only the maps back. Each
+// Solve uses its own HiGHS instance; a Solver is safe for concurrent use.
+//
+// Cancellation: a goroutine watches ctx and raises a flag that HiGHS's simplex
+// and interior-point interrupt callbacks read, so a cancelled solve stops
+// within one iteration with status Cancelled. (HiGHS's QP solver has no
+// interrupt callback: QPs are bounded by Settings.TimeLimit.)
 //
 // # Incremental LPs
 //

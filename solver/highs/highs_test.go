@@ -3,6 +3,7 @@ package highs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -570,6 +571,38 @@ func TestPrimalAndDualInfeasible(t *testing.T) {
 		}
 		if sol.Status != solver.PrimalInfeasible {
 			t.Errorf("%+v: status %v, want infeasible", o, sol.Status)
+		}
+	}
+}
+
+// TestConcurrentSolves: one Solver used from several goroutines (each Solve
+// has its own HiGHS instance) gives the sequential answers.
+func TestConcurrentSolves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const k = 8
+	probs := make([]*solver.Problem, k)
+	opts := make([]float64, k)
+	for i := range probs {
+		probs[i], opts[i] = randomLP(rng)
+	}
+	s := New()
+	errs := make(chan error, k)
+	for i := range probs {
+		go func(i int) {
+			sol, err := s.Solve(context.Background(), probs[i], solver.Settings{})
+			switch {
+			case err != nil:
+				errs <- err
+			case sol.Status != solver.Optimal || !near(sol.Objective, opts[i], 1e-7):
+				errs <- fmt.Errorf("LP %d: %v, objective %v, want %v", i, sol.Status, sol.Objective, opts[i])
+			default:
+				errs <- nil
+			}
+		}(i)
+	}
+	for range probs {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }
