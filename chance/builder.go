@@ -17,6 +17,19 @@ type rowset struct {
 
 func (r *rowset) n() int { return len(r.b) }
 
+// reserve grows the capacity for entries and rows, avoiding repeated
+// reallocation on large problems.
+func (r *rowset) reserve(entries, rows int) {
+	if cap(r.v)-len(r.v) < entries {
+		r.i = append(make([]int, 0, len(r.i)+entries), r.i...)
+		r.j = append(make([]int, 0, len(r.j)+entries), r.j...)
+		r.v = append(make([]float64, 0, len(r.v)+entries), r.v...)
+	}
+	if cap(r.b)-len(r.b) < rows {
+		r.b = append(make([]float64, 0, len(r.b)+rows), r.b...)
+	}
+}
+
 // open starts a new row with constant c and returns its local index.
 func (r *rowset) open(c float64) int {
 	r.b = append(r.b, c)
@@ -51,6 +64,9 @@ type builder struct {
 	nonneg rowset
 	conic  rowset
 	cones  []cone.Cone // conic blocks, in order, covering conic rows
+	// Objective = objScale·(lifted expected objective) + Σ extraQ[c]·v[c].
+	objScale float64
+	extraQ   map[int]float64
 }
 
 func (b *builder) aux() int {
@@ -87,10 +103,23 @@ func (b *builder) problem(l *lindecision.Lifted) *solver.Problem {
 
 	lp, lq, lr := l.Objective()
 	q := make([]float64, b.nv)
-	copy(q, lq)
+	for i, v := range lq {
+		q[i] = b.objScale * v
+	}
+	for c, v := range b.extraQ {
+		q[c] += v
+	}
+	lr *= b.objScale
 	var p *sparse.CSC
-	if lp != nil && lp.Nnz() > 0 {
-		p = &sparse.CSC{Rows: b.nv, Cols: b.nv, ColPtr: make([]int, b.nv+1), RowIdx: lp.RowIdx, Val: lp.Val}
+	if lp != nil && lp.Nnz() > 0 && b.objScale != 0 {
+		val := lp.Val
+		if b.objScale != 1 {
+			val = make([]float64, len(lp.Val))
+			for t, v := range lp.Val {
+				val[t] = b.objScale * v
+			}
+		}
+		p = &sparse.CSC{Rows: b.nv, Cols: b.nv, ColPtr: make([]int, b.nv+1), RowIdx: lp.RowIdx, Val: val}
 		copy(p.ColPtr, lp.ColPtr)
 		for j := lp.Cols + 1; j <= b.nv; j++ {
 			p.ColPtr[j] = lp.ColPtr[lp.Cols]

@@ -149,14 +149,53 @@ type Spec struct {
 	// MaxRows caps the rows of the counterpart built by sampled methods (default
 	// 10,000,000) to fail early instead of exhausting memory.
 	MaxRows int
+	// CVaR, if set, puts the conditional value-at-risk of the objective into the
+	// objective (linear objectives only).
+	CVaR *CVaR
 	// Rand draws the samples of Vertex and Scenario. Nil means a PCG generator
 	// seeded from crypto/rand. The samples are not secret: they only shape the
 	// uncertainty set; the released noise is drawn elsewhere (package query).
 	Rand *rand.Rand
 }
 
+// CVaR configures risk-averse optimization of the objective ℓ(x̃) = qᵀx̃ + r by
+// the sample approximation of Rockafellar and Uryasev (2000), Dvorkin et al.
+// eqs. (12c)–(13):
+//
+//	CVaR_α[ℓ] ≈ min_γ  γ + 1/((1−α)S) Σ_s z_s,   z_s ≥ 0,  z_s ≥ ℓ(x̄ + Xζ_s) − γ,
+//
+// over S samples ζ_s. The counterpart minimizes (1 − w)·E[ℓ] + w·CVaR_α[ℓ].
+// Since ℓ(x*) is a constant, this is also the CVaR of the optimality loss.
+type CVaR struct {
+	// Alpha ∈ (0, 1) is the level: the mean of the worst (1 − α) fraction.
+	Alpha float64
+	// Samples S (default 1000).
+	Samples int
+	// Weight w ∈ (0, 1]; 0 means 1 (pure CVaR).
+	Weight float64
+}
+
+// Validate checks the level, the sample count and the weight.
+func (c *CVaR) Validate() error {
+	if !(c.Alpha > 0 && c.Alpha < 1) {
+		return invalidf("CVaR Alpha is %v, must be in (0, 1)", c.Alpha)
+	}
+	if c.Samples < 0 {
+		return invalidf("CVaR Samples is %d, must be ≥ 0", c.Samples)
+	}
+	if !(c.Weight >= 0 && c.Weight <= 1) {
+		return invalidf("CVaR Weight is %v, must be in [0, 1]", c.Weight)
+	}
+	return nil
+}
+
 // Validate checks every approximation and the caps.
 func (s *Spec) Validate() error {
+	if s.CVaR != nil {
+		if err := s.CVaR.Validate(); err != nil {
+			return err
+		}
+	}
 	if err := s.Approximation.Validate(); err != nil {
 		return err
 	}
@@ -286,6 +325,7 @@ func Reformulate(l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
 		r.rng = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:])))
 	}
 	r.b.nv = l.NumVars()
+	r.b.objScale = 1
 	base := l.Base()
 	r.blockOf = make([]int, base.NumRows())
 	row := 0
@@ -300,6 +340,12 @@ func Reformulate(l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
 			r.blocks = append(r.blocks, block{row, c})
 		}
 		row += c.Dim
+	}
+	// Linear rows of the box and Bonferroni methods need about 2·nnz(A)·(k+1)
+	// entries (two vertex rows or a row plus auxiliary bounds per row).
+	if m := spec.Method; m == Vertex || m == Robust || m == Bonferroni {
+		k1 := l.K() + 1
+		r.b.nonneg.reserve(2*base.A.Nnz()*k1+2*base.NumRows(), 2*base.NumRows())
 	}
 	// Equalities.
 	for e := 0; e < l.NumEqualities(); e++ {
@@ -350,6 +396,11 @@ func Reformulate(l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
 			return nil, err
 		}
 		gs = append(gs, gu)
+	}
+	if spec.CVaR != nil {
+		if err := r.cvar(spec.CVaR); err != nil {
+			return nil, err
+		}
 	}
 	cp := &Counterpart{Lifted: l}
 	cp.Problem = r.b.problem(l)
@@ -456,7 +507,7 @@ func (r *reformer) group(rows []int, a Approximation) (Guarantee, error) {
 // boxRows enforces the rows for every ζ in the box.
 func (r *reformer) boxRows(rows []int, box []Interval) error {
 	var ra lindecision.RandomAffine
-	var supp []int
+	var supp, moving []int
 	doneBlock := make(map[int]bool)
 	for _, i := range rows {
 		if bi := r.blockOf[i]; bi >= 0 {
@@ -470,9 +521,42 @@ func (r *reformer) boxRows(rows []int, box []Interval) error {
 		}
 		r.l.SlackTo(&ra, i)
 		rs := &r.b.nonneg
+		supp = ra.RandomSupport(supp)
+		// With at most two components whose coefficients are decision-dependent,
+		// the 2^s vertex rows (s ≤ 2) are fewer than the 1 + 2s rows and s
+		// auxiliaries of the t-formulation: enumerate them.
+		moving = moving[:0]
+		fixed := 0.0
+		for _, j := range supp {
+			f := &ra.F[j]
+			c, w := 0.5*(box[j].Lo+box[j].Hi), 0.5*(box[j].Hi-box[j].Lo)
+			if f.IsConstant() {
+				fixed += c*f.Const - w*math.Abs(f.Const)
+			} else if w > 0 {
+				moving = append(moving, j)
+			}
+		}
+		if len(moving) <= 2 {
+			for v := 0; v < 1<<len(moving); v++ {
+				row := rs.open(fixed)
+				rs.affine(row, &ra.F0, 1)
+				for _, j := range supp { // degenerate interval: ζ_j = Lo
+					if box[j].Hi == box[j].Lo && !ra.F[j].IsConstant() {
+						rs.affine(row, &ra.F[j], box[j].Lo)
+					}
+				}
+				for b, j := range moving {
+					z := box[j].Lo
+					if v>>b&1 == 1 {
+						z = box[j].Hi
+					}
+					rs.affine(row, &ra.F[j], z)
+				}
+			}
+			continue
+		}
 		row := rs.open(0)
 		rs.affine(row, &ra.F0, 1)
-		supp = ra.RandomSupport(supp)
 		for _, j := range supp {
 			f := &ra.F[j]
 			c, w := 0.5*(box[j].Lo+box[j].Hi), 0.5*(box[j].Hi-box[j].Lo)
@@ -842,4 +926,46 @@ func Solve(ctx context.Context, c *Counterpart, s solver.Solver, set solver.Sett
 		return nil, err
 	}
 	return &Result{Rule: rule, Solution: sol, Objective: sol.Objective}, nil
+}
+
+// cvar adds γ, z_1..z_S and the rows of eq. (13b), and sets the objective mix.
+func (r *reformer) cvar(c *CVaR) error {
+	base := r.l.Base()
+	if base.P != nil && base.P.Nnz() > 0 {
+		return invalidf("CVaR of a quadratic objective is not supported; use the expected objective")
+	}
+	s := c.Samples
+	if s == 0 {
+		s = 1000
+	}
+	w := c.Weight
+	if w == 0 {
+		w = 1
+	}
+	noise := r.l.Noise()
+	f, err := noise.Factor()
+	if err != nil {
+		return err
+	}
+	loss := r.l.LinearObjective()
+	gamma := r.b.aux()
+	r.b.objScale = 1 - w
+	r.b.extraQ = map[int]float64{gamma: w}
+	zeta := make([]float64, r.l.K())
+	for t := 0; t < s; t++ {
+		noise.Sample(zeta, r.rng.Uint64, f)
+		z := r.b.aux()
+		r.b.extraQ[z] = w / ((1 - c.Alpha) * float64(s))
+		rs := &r.b.nonneg
+		row := rs.open(0) // z ≥ 0
+		rs.term(row, z, 1)
+		row = rs.open(0) // z + γ − ℓ(x̄ + Xζ_s) ≥ 0
+		rs.term(row, z, 1)
+		rs.term(row, gamma, 1)
+		rs.affine(row, &loss.F0, -1)
+		for j, v := range zeta {
+			rs.affine(row, &loss.F[j], -v)
+		}
+	}
+	return nil
 }

@@ -536,3 +536,29 @@ func (l *Lifted) RandomRows() []int {
 	sort.Ints(rows)
 	return rows
 }
+
+// LinearObjective returns the linear part of the objective under the decision
+// rule as a random-affine function of ζ:
+//
+//	qᵀx̃ + r = (qᵀx̄ + r) + Σ_j (qᵀX_j)·ζ_j.
+//
+// It is the loss whose CVaR package chance can optimize (eqs. 12c–13).
+func (l *Lifted) LinearObjective() *RandomAffine {
+	ra := &RandomAffine{}
+	ra.reset(l.k)
+	ra.F0.Const = l.base.R
+	for i, q := range l.base.Q {
+		if q == 0 {
+			continue
+		}
+		ra.F0.add(i, q)
+		for j := 0; j < l.k; j++ {
+			if c := l.xcol[i*l.k+j]; c >= 0 {
+				ra.F[j].add(c, q)
+			} else {
+				ra.F[j].Const += q * l.xfix[i*l.k+j]
+			}
+		}
+	}
+	return ra
+}
