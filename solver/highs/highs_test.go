@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -604,5 +605,18 @@ func TestConcurrentSolves(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestTimeLimit: a 1 ns time limit is exceeded at HiGHS's first check.
+func TestTimeLimit(t *testing.T) {
+	p := benchLP(10000)
+	s, _ := NewWithOptions(Options{Presolve: "off", Method: "simplex"})
+	sol, err := s.Solve(context.Background(), p, solver.Settings{TimeLimit: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Status != solver.TimeLimit {
+		t.Errorf("status %v, want time-limit", sol.Status)
 	}
 }
