@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Solve standard-form instances (JSON written by main.go) with CVXOPT's conelp and
+print one JSON line per instance: name, status, iterations, time (seconds of the
+conelp call only), objective.
+
+The conversion to CVXOPT's form (G x + s = h, A x = b, s in 'l' x 'q' x 's') is
+the one of scripts/crosscheck/gen_instances.py (cvxopt_conelp_data). Accuracy:
+abstol = reltol = feastol = 1e-8; the KKT solver is given by --kkt NAME
+(default: CVXOPT's own choice).
+"""
+
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "crosscheck"))
+
+from cvxopt import solvers  # noqa: E402
+import gen_instances as gi  # noqa: E402
+
+KINDS = {"zero": "zero", "nonnegative": "nonneg", "second-order": "soc", "psd": "psd"}
+TOL = 1e-8
+
+
+def load(path):
+    with open(path) as f:
+        d = json.load(f)
+    p = gi.Problem(d["name"], "bench", d["n"])
+    p.q = d["q"]
+    p.r = d["r"]
+    p.b = d["b"]
+    p.cones = [(KINDS[c["kind"]], c["dim"]) for c in d["cones"]]
+    colptr, rowidx, val = d["colptr"], d["rowidx"], d["val"]
+    for j in range(d["n"]):
+        for k in range(colptr[j], colptr[j + 1]):
+            p.A[(rowidx[k], j)] = val[k]
+    return p
+
+
+def main():
+    args = sys.argv[1:]
+    kkt = None
+    if len(args) >= 2 and args[0] == "--kkt":
+        kkt, args = args[1], args[2:]
+    for path in args:
+        name = os.path.splitext(os.path.basename(path))[0]
+        try:
+            p = load(path)
+            c, G, h, dims, A, b = gi.cvxopt_conelp_data(p)
+            gi.set_options(TOL)
+            start = time.perf_counter()
+            sol = solvers.conelp(c, G, h, dims, A, b, kktsolver=kkt)
+            el = time.perf_counter() - start
+            out = {"name": name, "status": gi.STATUS.get(sol["status"], sol["status"]),
+                   "iterations": sol["iterations"], "time": el}
+            if sol["primal objective"] is not None:
+                out["objective"] = sol["primal objective"] + p.r
+        except Exception as e:  # report and go on with the next instance
+            out = {"name": name, "error": "%s: %s" % (type(e).__name__, e)}
+        print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main()
