@@ -20,8 +20,10 @@ type Kind int
 //	Power(α)            {(x, y, z) : x^α · y^(1−α) ≥ |z|, x, y ≥ 0}, α ∈ (0,1), d = 3
 //
 // The svec scaling makes ⟨svec(A), svec(B)⟩ = tr(AB), so the PSD cone is self-dual
-// in svec coordinates. The exponential and power cone conventions are those of the
-// Conic Benchmark Format (CBF) and of MOSEK/Clarabel.
+// in svec coordinates. The exponential and power cone conventions are Clarabel's
+// and SCS's. The Conic Benchmark Format (CBF) and MOSEK write the same exponential
+// cone in the reversed order, u0 ≥ u1·exp(u2/u1), so (x, y, z) = (u2, u1, u0); CBF's
+// power cone with weights (a1, a2) is ours with α = a1/(a1+a2) in the same order.
 //
 // The last three kinds exist so that every cone has its dual cone as a Cone value
 // (see Cone.Dual); they are the CBF cones F, EXP* and POW*:
