@@ -174,14 +174,14 @@ func TestExpDualDefinition(t *testing.T) {
 		}
 	}
 	outside := 0
-	for range 20000 {
+	for range 4000 {
 		w := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
 		m := definingMargin(NewDualExponential(), w)
-		if math.Abs(m) < 1e-3 {
+		if math.Abs(m) < 1e-2 {
 			continue // too close to the boundary for a grid witness
 		}
 		minIP := math.Min(-w[0], w[2]) // face directions (−1,0,0) and (0,0,1)
-		for rho := -30.0; rho <= 30; rho += 0.001 {
+		for rho := -25.0; rho <= 25; rho += 0.005 {
 			ray := []float64{rho, 1, math.Exp(rho)}
 			minIP = math.Min(minIP, dot(ray, w)/norm2(ray))
 			if minIP < 0 {
@@ -195,7 +195,7 @@ func TestExpDualDefinition(t *testing.T) {
 			outside++
 		}
 	}
-	if outside < 1000 {
+	if outside < 400 {
 		t.Fatalf("only %d points outside K*_exp were tested", outside)
 	}
 }
