@@ -61,8 +61,8 @@ func Pinball(tau float64) (Loss, error) {
 // CustomLoss wraps a user loss c. It checks, on a grid of 4001 points in
 // [−scale·1e3, scale·1e3] (scale > 0 is the caller's unit, e.g. the
 // sensitivity), that c is finite and ≥ 0, nonincreasing left of 0,
-// nondecreasing right of 0, and strictly larger at ±scale·1e3 than at 0 (a
-// necessary sign of Assumption 1(b)). Cell averages use 8-point Gauss–Legendre
+// nondecreasing right of 0, and strictly larger at ±scale·1e3 than at
+// ±scale·500 (a necessary sign of Assumption 1(b)). Cell averages use 8-point Gauss–Legendre
 // quadrature on 4 sub-cells.
 func CustomLoss(name string, c func(float64) float64, scale float64) (Loss, error) {
 	if c == nil {
@@ -90,8 +90,8 @@ func CustomLoss(name string, c func(float64) float64, scale float64) (Loss, erro
 			}
 			last = v
 		}
-		if !(last > prev) {
-			return Loss{}, paramErr("Loss", name, "must grow away from 0 (Assumption 1(b): c(x) → ∞ as |x| → ∞)")
+		if !(last > c(sgn*R/2)) {
+			return Loss{}, paramErr("Loss", name, fmt.Sprintf("must still grow at ±%g (Assumption 1(b): c(x) → ∞ as |x| → ∞)", R))
 		}
 	}
 	return Loss{Name: name, Func: c}, nil

@@ -1,0 +1,826 @@
+package noise
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/sparse"
+)
+
+// OptimalOptions configure Optimize. The zero value (plus a Loss) follows the
+// appendix rule of Selvi, Liu & Wiesemann ("Setting Λ and β in Practice"):
+// support [−ΛΔ, ΛΔ] with Λ = ⌈(1/ε)·ln(1 + (e^ε − 1)/(2δ))⌉ (the support of the
+// truncated Laplace mechanism, rounded up) and β = Δ/k with k chosen for about
+// 2,000 cells.
+type OptimalOptions struct {
+	// Loss is the expected loss E c(X) to minimize (default L1()).
+	Loss Loss
+	// Intervals is the approximate number of cells N when Granularity is 0
+	// (default 200; the paper's rule of thumb is 2,000, which is slow with
+	// HiGHS here, see BENCHMARKS.md).
+	Intervals int
+	// Granularity k ≥ 2: cells are multiples of β = Δ/k. 0: from Intervals.
+	Granularity int
+	// SupportMultiple Λ ≥ 1: the support is [−ΛΔ, ΛΔ]. 0: the appendix rule.
+	SupportMultiple int
+	// Graded uses cells of width β within FineRadius·Δ of 0 and of width
+	// CoarseFactor·β beyond (a non-uniform partition, Section 4.1).
+	Graded       bool
+	FineRadius   float64 // in units of Δ (default 2)
+	CoarseFactor int     // default 4
+	// Symmetric restricts the density to f(x) = f(−x). The lower bound keeps the
+	// restriction only when the loss is symmetric (then it is without loss of
+	// generality: the symmetrization of a feasible density is feasible).
+	Symmetric bool
+	// Monotone restricts the density to be nonincreasing away from 0. The lower
+	// bound does not use the restriction (it remains a valid, looser bound).
+	Monotone bool
+	// Gap > 0 refines (k doubles; Λ grows by one every second refinement) until
+	// (UB − LB)/LB ≤ Gap or MaxRefinements refinements were made. 0: one pass.
+	Gap            float64
+	MaxRefinements int // default 3
+	// CutTolerance: the cutting plane stops when no DP constraint is violated
+	// by more than this (probability units; default 1e-10).
+	CutTolerance float64
+	// CutsPerRound: cuts added per round, the worst event of each of the most
+	// violated shifts (default 16).
+	CutsPerRound int
+	// CleanupEvery rounds, cuts with slack above CleanupSlack are deleted
+	// (defaults 100 and 0.05; CleanupEvery < 0 disables clean-up).
+	CleanupEvery int
+	CleanupSlack float64
+	// MaxRounds bounds the cutting-plane rounds per bounding problem (default 20000).
+	MaxRounds int
+	// SkipLowerBound computes only the upper bound (LowerBound is then NaN).
+	SkipLowerBound bool
+	// PlainSearch evaluates shortfalls by probing all cell pairs (Algorithm 2 as
+	// written) instead of the O(N)-per-shift sweep; for benchmarks.
+	PlainSearch bool
+	// EventCuts adds, for a violated shift, only the dense cut of its worst
+	// event (Algorithm 1 as in the paper, Kelley's method) instead of the exact
+	// block of all the shift's constraints. Its tail convergence is slow.
+	EventCuts bool
+	// LazyPairs adds to a violated shift's block only the cells where the
+	// current solution violates it, instead of all cells (experimental).
+	LazyPairs bool
+	// Progress, if set, is called after every round.
+	Progress func(OptimizeProgress)
+}
+
+// OptimizeProgress reports one cutting-plane round.
+type OptimizeProgress struct {
+	Stage        string // "upper" or "lower"
+	Refinement   int
+	Round        int
+	Intervals    int
+	Cuts         int     // cuts in the LP
+	Objective    float64 // current relaxation value (the loss's units)
+	MaxViolation float64 // largest shortfall minus δ_LP found this round
+}
+
+// OptimalResult is the outcome of Optimize.
+type OptimalResult struct {
+	Mechanism   *Mechanism         // Name "optimal"; Dist is Dist
+	Dist        *PiecewiseConstant // the certified upper-bound distribution
+	Certificate *Certificate       // its exact DP certificate (Certified is true)
+	UpperBound  float64            // E c(X) under Dist (P(π,β))
+	LowerBound  float64            // best valid lower bound D(π,β) on any (ε,δ)-DP noise's loss
+	Gap         float64            // (UpperBound − LowerBound)/LowerBound
+	Intervals   int                // cells of Dist
+	Granularity int                // k (β = Δ/k)
+	Support     int                // Λ
+	Refinements int
+	Rounds      int // cutting-plane rounds (all problems)
+	Cuts        int // cuts in the final upper-bound LP
+	Repairs     int // re-solves with a tightened δ after a failed certificate
+	LPTime      time.Duration
+	SearchTime  time.Duration
+	CertifyTime time.Duration
+	Time        time.Duration
+}
+
+// Validate checks the option ranges.
+func (o OptimalOptions) Validate() error {
+	switch {
+	case o.Intervals < 0:
+		return paramErr("Intervals", o.Intervals, "must be ≥ 0")
+	case o.Granularity == 1 || o.Granularity < 0:
+		return paramErr("Granularity", o.Granularity, "must be 0 (automatic) or ≥ 2")
+	case o.SupportMultiple < 0:
+		return paramErr("SupportMultiple", o.SupportMultiple, "must be 0 (automatic) or ≥ 1")
+	case o.Graded && (math.IsNaN(o.FineRadius) || o.FineRadius < 0):
+		return paramErr("FineRadius", o.FineRadius, "must be ≥ 0")
+	case o.CoarseFactor < 0:
+		return paramErr("CoarseFactor", o.CoarseFactor, "must be ≥ 0")
+	case math.IsNaN(o.Gap) || o.Gap < 0:
+		return paramErr("Gap", o.Gap, "must be ≥ 0")
+	case o.MaxRefinements < 0:
+		return paramErr("MaxRefinements", o.MaxRefinements, "must be ≥ 0")
+	case math.IsNaN(o.CutTolerance) || o.CutTolerance < 0:
+		return paramErr("CutTolerance", o.CutTolerance, "must be ≥ 0")
+	case o.CutsPerRound < 0:
+		return paramErr("CutsPerRound", o.CutsPerRound, "must be ≥ 0")
+	case math.IsNaN(o.CleanupSlack) || o.CleanupSlack < 0:
+		return paramErr("CleanupSlack", o.CleanupSlack, "must be ≥ 0")
+	case o.MaxRounds < 0:
+		return paramErr("MaxRounds", o.MaxRounds, "must be ≥ 0")
+	}
+	return nil
+}
+
+func (o OptimalOptions) withDefaults() OptimalOptions {
+	if o.Loss.Func == nil {
+		o.Loss = L1()
+	}
+	if o.Intervals == 0 {
+		o.Intervals = 200
+	}
+	if o.FineRadius == 0 {
+		o.FineRadius = 2
+	}
+	if o.CoarseFactor == 0 {
+		o.CoarseFactor = 4
+	}
+	if o.MaxRefinements == 0 {
+		o.MaxRefinements = 3
+	}
+	if o.CutTolerance == 0 {
+		o.CutTolerance = 1e-10
+	}
+	if o.CutsPerRound == 0 {
+		o.CutsPerRound = 16
+	}
+	if o.CleanupEvery == 0 {
+		o.CleanupEvery = 100
+	}
+	if o.CleanupSlack == 0 {
+		o.CleanupSlack = 0.05
+	}
+	if o.MaxRounds == 0 {
+		o.MaxRounds = 20000
+	}
+	return o
+}
+
+// SupportRule returns Λ = ⌈(1/ε)·ln(1 + (e^ε − 1)/(2δ))⌉ (at least 1), the
+// appendix rule that makes P(π,β) feasible for β = Δ/k, k ≥ 2.
+func SupportRule(p Params) int {
+	return max(1, int(math.Ceil(truncatedLaplaceBound(Params{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: 1})-1e-12)))
+}
+
+// Optimize computes near-optimal (ε,δ)-DP additive noise for sensitivity Δ and
+// the loss in opt: the upper bound P(π,β) (an implementable piecewise-constant
+// density) and the lower bound D(π,β) of Selvi, Liu & Wiesemann (Section 4.1),
+// each by the cutting-plane method (Algorithm 1) on HiGHS with warm re-solves.
+// The most violated DP constraint is found per shift φ ∈ {mβ : |m| ≤ k} by a
+// sweep over unit cells (O(span) per shift, span = support/β) instead of the
+// O(N³) search of Algorithm 2.
+//
+// The returned distribution has passed Certify exactly. The LP uses
+// δ_LP = δ·(1 − 10⁻⁶) − 10⁻¹²; if the certificate still fails (solver
+// tolerances), δ_LP is tightened by twice the shortfall and the cutting plane
+// continues warm, up to five times; then ErrNotCertified is returned.
+//
+// Δ enters only through the grid: the problem is solved in units of Δ with the
+// loss x ↦ c(Δx), so for ℓ₁ (ℓ₂) the optimal loss is Δ (Δ²) times that of Δ = 1.
+func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult, error) {
+	start := time.Now()
+	if err := p.needDelta(0, 1, "must be in (0, 1) for optimized noise"); err != nil {
+		return nil, err
+	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	opt = opt.withDefaults()
+	if err := opt.Loss.validate(); err != nil {
+		return nil, err
+	}
+	lam := opt.SupportMultiple
+	if lam == 0 {
+		lam = SupportRule(p)
+	}
+	k := opt.Granularity
+	if k == 0 {
+		cellsPerDelta := 2 * float64(lam)
+		if opt.Graded {
+			f := math.Min(opt.FineRadius, float64(lam))
+			cellsPerDelta = 2 * (f + (float64(lam)-f)/float64(opt.CoarseFactor))
+		}
+		k = max(2, int(math.Round(float64(opt.Intervals)/cellsPerDelta)))
+	}
+	if float64(lam)*float64(k) > 5e6 {
+		return nil, paramErr("Granularity", k, fmt.Sprintf("with support Λ = %d gives %g unit cells, more than 5e6", lam, float64(lam)*float64(k)))
+	}
+	scale := 0.5 * (opt.Loss.Func(p.Sensitivity) + opt.Loss.Func(-p.Sensitivity))
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		return nil, paramErr("Loss", opt.Loss.Name, fmt.Sprintf("is %g at ±Δ; it must be positive and finite there", scale))
+	}
+	symLoss := true
+	for _, x := range []float64{0.3, 1, 2.7, 10} {
+		if opt.Loss.Func(x*p.Sensitivity) != opt.Loss.Func(-x*p.Sensitivity) {
+			symLoss = false
+		}
+	}
+
+	res := &OptimalResult{LowerBound: math.Inf(-1), UpperBound: math.Inf(1)}
+	for ref := 0; ; ref++ {
+		g := newGrid(p, lam, k, opt, false, scale)
+		ub, err := g.solveUpper(ctx, p, opt, ref, res)
+		if err != nil {
+			return nil, err
+		}
+		if ub.UpperBound < res.UpperBound {
+			res.Dist, res.Certificate, res.UpperBound = ub.Dist, ub.Certificate, ub.UpperBound
+			res.Intervals, res.Granularity, res.Support, res.Cuts = ub.Intervals, k, lam, ub.Cuts
+		}
+		if !opt.SkipLowerBound {
+			ol := opt
+			ol.Symmetric = opt.Symmetric && symLoss
+			gl := newGrid(p, lam, k, ol, true, scale)
+			lb, err := gl.solveLower(ctx, p, ol, ref, res, ol.Symmetric)
+			if err != nil {
+				return nil, err
+			}
+			res.LowerBound = math.Max(res.LowerBound, lb)
+		}
+		res.Refinements = ref
+		if opt.SkipLowerBound {
+			res.LowerBound = math.NaN()
+			res.Gap = math.NaN()
+		} else {
+			res.Gap = (res.UpperBound - res.LowerBound) / math.Abs(res.LowerBound)
+		}
+		if opt.Gap == 0 || opt.SkipLowerBound || res.Gap <= opt.Gap || ref >= opt.MaxRefinements {
+			break
+		}
+		k *= 2
+		if ref%2 == 1 {
+			lam++
+		}
+	}
+	res.Mechanism = &Mechanism{Name: "optimal", Params: p, Dist: res.Dist}
+	res.Time = time.Since(start)
+	return res, nil
+}
+
+// grid is a bounding problem on cells whose edges are integers in units of
+// β = Δ/k.
+type grid struct {
+	k        int
+	idx      []int     // cell edges (units), len N+1
+	width    []int     // cell widths (units)
+	cellOf   []int32   // unit u − idx[0] → cell
+	rlo, rhi int       // event region [rlo, rhi) (units)
+	cost     []float64 // objective coefficients (loss/scale)
+	e        float64
+	shifts   []int
+	unitReal float64 // Δ/k
+	scale    float64
+	lower    bool
+}
+
+func newGrid(p Params, lam, k int, opt OptimalOptions, lower bool, scale float64) *grid {
+	S := lam * k
+	var pos []int // nonnegative edges
+	if opt.Graded {
+		F := min(S, int(math.Round(opt.FineRadius*float64(k))))
+		for u := 0; u <= F; u++ {
+			pos = append(pos, u)
+		}
+		for u := F + opt.CoarseFactor; u < S; u += opt.CoarseFactor {
+			pos = append(pos, u)
+		}
+		if pos[len(pos)-1] != S {
+			pos = append(pos, S)
+		}
+	} else {
+		for u := 0; u <= S; u++ {
+			pos = append(pos, u)
+		}
+	}
+	if lower { // padding 𝔑: k unit cells beyond each end
+		for u := S + 1; u <= S+k; u++ {
+			pos = append(pos, u)
+		}
+	}
+	idx := make([]int, 0, 2*len(pos)-1)
+	for i := len(pos) - 1; i > 0; i-- {
+		idx = append(idx, -pos[i])
+	}
+	idx = append(idx, pos...)
+	g := &grid{k: k, idx: idx, rlo: -S, rhi: S, e: math.Exp(p.Epsilon), unitReal: p.Sensitivity / float64(k), scale: scale, lower: lower}
+	n := len(idx) - 1
+	g.width = make([]int, n)
+	g.cost = make([]float64, n)
+	g.cellOf = make([]int32, idx[n]-idx[0])
+	for j := 0; j < n; j++ {
+		g.width[j] = idx[j+1] - idx[j]
+		for u := idx[j]; u < idx[j+1]; u++ {
+			g.cellOf[u-idx[0]] = int32(j)
+		}
+		a, b := float64(idx[j])*g.unitReal, float64(idx[j+1])*g.unitReal
+		if lower {
+			g.cost[j] = opt.Loss.Inf(a, b) / scale
+		} else {
+			g.cost[j] = opt.Loss.Average(a, b) / scale
+		}
+	}
+	for m := -k; m <= k; m++ {
+		if opt.Symmetric && m < 0 {
+			continue
+		}
+		g.shifts = append(g.shifts, m)
+	}
+	return g
+}
+
+// shortfalls returns V(mβ) for every candidate shift m: Σ over unit cells u of
+// the event region of (D_u − e·D_{u−m})⁺ with D_u the probability of unit cell u.
+func (g *grid) shortfalls(p []float64, out []float64, unitDens []float64) {
+	lo, hi := g.idx[0], g.idx[len(g.idx)-1]
+	for u := range unitDens {
+		j := g.cellOf[u]
+		unitDens[u] = p[j] / float64(g.width[j])
+	}
+	for s, m := range g.shifts {
+		v := 0.0
+		// u with u − m outside [lo, hi): only D_u counts.
+		a, b := max(g.rlo, lo+m), min(g.rhi, hi+m)
+		for u := g.rlo; u < min(a, g.rhi); u++ {
+			v += unitDens[u-lo]
+		}
+		for u := max(b, g.rlo); u < g.rhi; u++ {
+			v += unitDens[u-lo]
+		}
+		if a < b {
+			x := unitDens[a-lo : b-lo]
+			y := unitDens[a-m-lo : b-m-lo]
+			e := g.e
+			for i := range x {
+				if t := x[i] - e*y[i]; t > 0 {
+					v += t
+				}
+			}
+		}
+		out[s] = v
+	}
+}
+
+// shortfallsPlain computes the same values as shortfalls by probing all cell
+// pairs for every shift (Algorithm 2 as written, O(N²) per shift).
+func (g *grid) shortfallsPlain(p []float64, out []float64) {
+	n := len(g.width)
+	view := &cellsView{edges: make([]float64, n+1), dens: make([]float64, n)}
+	for j := range view.edges {
+		view.edges[j] = float64(g.idx[j])
+	}
+	for j := range view.dens {
+		view.dens[j] = p[j] / float64(g.width[j])
+	}
+	for s, m := range g.shifts {
+		out[s] = view.shortfallPlain(float64(g.rlo), float64(g.rhi), float64(m), g.e)
+	}
+}
+
+// cut returns the DP constraint (coefficients of p) of the worst event for
+// shift m: +1/w_j for every unit cell of A* in cell j, −e/w_j' for its shift.
+func (g *grid) cut(unitDens []float64, m int, acc []float64) (idx []int, val []float64) {
+	lo, hi := g.idx[0], g.idx[len(g.idx)-1]
+	for i := range acc {
+		acc[i] = 0
+	}
+	for u := g.rlo; u < g.rhi; u++ {
+		du := unitDens[u-lo]
+		v := u - m
+		inside := v >= lo && v < hi
+		dv := 0.0
+		if inside {
+			dv = unitDens[v-lo]
+		}
+		if du-g.e*dv > 0 {
+			j := g.cellOf[u-lo]
+			acc[j] += 1 / float64(g.width[j])
+			if inside {
+				jj := g.cellOf[v-lo]
+				acc[jj] -= g.e / float64(g.width[jj])
+			}
+		}
+	}
+	for j, a := range acc {
+		if a != 0 {
+			idx = append(idx, j)
+			val = append(val, a)
+		}
+	}
+	return idx, val
+}
+
+// cuttingPlane is one bounding LP solved by Algorithm 1.
+type cuttingPlane struct {
+	g          *grid
+	lp         *highs.LP
+	cuts       int
+	deltaLP    float64
+	n          int
+	ncols      int
+	p          []float64
+	blocks     map[int]*shiftBlock
+	budgetRows []int
+	obj        float64
+	rounds     int
+	lpTime     time.Duration
+	srTime     time.Duration
+}
+
+func csrRows(n int, rows [][]int, vals [][]float64) *sparse.CSC {
+	c := &sparse.CSC{Rows: n, Cols: len(rows), ColPtr: make([]int, len(rows)+1)}
+	for r := range rows {
+		c.RowIdx = append(c.RowIdx, rows[r]...)
+		c.Val = append(c.Val, vals[r]...)
+		c.ColPtr[r+1] = len(c.RowIdx)
+	}
+	return c
+}
+
+// newCuttingPlane sets up the LP over the cell probabilities p (columns 0..N−1)
+// with Σp = 1 and the symmetry and monotonicity rows if asked.
+func newCuttingPlane(g *grid, deltaLP float64, symmetric, monotone bool) (*cuttingPlane, error) {
+	n := len(g.width)
+	lp := highs.NewLP(highs.Options{Presolve: "off", PrimalFeasibilityTolerance: 1e-10, DualFeasibilityTolerance: 1e-10})
+	lower := make([]float64, n)
+	upper := make([]float64, n)
+	for j := range upper {
+		upper[j] = 1
+	}
+	if err := lp.AddColumns(g.cost, lower, upper); err != nil {
+		return nil, err
+	}
+	var rows [][]int
+	var vals [][]float64
+	var lo, hi []float64
+	all := make([]int, n)
+	ones := make([]float64, n)
+	for j := range all {
+		all[j], ones[j] = j, 1
+	}
+	rows, vals, lo, hi = append(rows, all), append(vals, ones), append(lo, 1), append(hi, 1)
+	if symmetric {
+		for j := 0; j < n/2; j++ {
+			m := n - 1 - j
+			rows = append(rows, []int{j, m})
+			vals = append(vals, []float64{1 / float64(g.width[j]), -1 / float64(g.width[m])})
+			lo, hi = append(lo, 0), append(hi, 0)
+		}
+	}
+	if monotone {
+		for j := 0; j < n; j++ {
+			var nb int
+			switch {
+			case g.idx[j] >= 0 && j+1 < n:
+				nb = j + 1
+			case g.idx[j+1] <= 0 && j > 0:
+				nb = j - 1
+			default:
+				continue
+			}
+			a, b := min(j, nb), max(j, nb)
+			va, vb := 1/float64(g.width[j]), -1/float64(g.width[nb])
+			if a != j {
+				va, vb = vb, va
+			}
+			rows = append(rows, []int{a, b})
+			vals = append(vals, []float64{va, vb})
+			lo, hi = append(lo, 0), append(hi, math.Inf(1))
+		}
+	}
+	if err := lp.AddRows(lo, hi, csrRows(n, rows, vals)); err != nil {
+		return nil, err
+	}
+	return &cuttingPlane{g: g, lp: lp, n: n, ncols: n, deltaLP: deltaLP, blocks: map[int]*shiftBlock{}}, nil
+}
+
+// shiftBlock is the lazily grown exact form of the DP constraints of one
+// shift m: for the unit cells u in pairs (both u and u−m in the grid),
+//
+//	t_u ≥ D_u − e^ε·D_{u−m},  t_u ≥ 0,   Σ_{u∈pairs} t_u + Σ_{u: u−m ∉ grid} D_u ≤ δ_LP,
+//
+// with D_u = p_{j(u)}/w_{j(u)}. With every u present it is equivalent to all
+// DP constraints of the shift (max over events A); with a subset it is a
+// relaxation, grown by the cells where the current solution's integrand is
+// positive (the worst event of Algorithm 2). Compared with one dense cut per
+// event it represents all events of the shift at once, so vertices with many
+// ties D_u = e^ε·D_{u−m} need no exponential family of cuts.
+type shiftBlock struct {
+	pairs map[int]int // u → column of t_u
+}
+
+// run grows the shift blocks until no shift is violated by more than the
+// acceptance level (Algorithm 1 with the structured search).
+func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage string, ref int, accept float64) error {
+	g := cp.g
+	n := cp.n
+	lo, hi := g.idx[0], g.idx[len(g.idx)-1]
+	unitDens := make([]float64, len(g.cellOf))
+	v := make([]float64, len(g.shifts))
+	order := make([]int, len(g.shifts))
+	acc := make([]float64, n)
+	for round := 0; ; round++ {
+		if round >= opt.MaxRounds {
+			return fmt.Errorf("noise: %s bound: no convergence after %d cutting-plane rounds", stage, round)
+		}
+		r, err := cp.lp.Solve(ctx)
+		if err != nil {
+			return err
+		}
+		cp.lpTime += r.Time
+		if r.Status != solver.Optimal {
+			if r.Status == solver.Cancelled {
+				return ctx.Err()
+			}
+			if r.Status == solver.PrimalInfeasible {
+				return paramErr("SupportMultiple", len(g.idx), fmt.Sprintf("gives an infeasible %s-bound LP (%v): support too small or granularity too coarse", stage, r.Status))
+			}
+			return fmt.Errorf("noise: %s-bound LP: %v", stage, r.Status)
+		}
+		cp.rounds++
+		cp.obj = r.Objective
+		cp.p = append(cp.p[:0], r.X[:n]...)
+		t0 := time.Now()
+		if opt.PlainSearch {
+			for u := range unitDens {
+				j := g.cellOf[u]
+				unitDens[u] = cp.p[j] / float64(g.width[j])
+			}
+			g.shortfallsPlain(cp.p, v)
+		} else {
+			g.shortfalls(cp.p, v, unitDens)
+		}
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(a, b int) bool { return v[order[a]] > v[order[b]] })
+		worst := v[order[0]]
+		cp.srTime += time.Since(t0)
+		if opt.Progress != nil {
+			opt.Progress(OptimizeProgress{Stage: stage, Refinement: ref, Round: round, Intervals: n, Cuts: cp.ncols - n, Objective: r.Objective * g.scale, MaxViolation: worst - cp.deltaLP})
+		}
+		if worst <= accept {
+			return nil
+		}
+		if opt.EventCuts {
+			// Kelley cuts: the worst event of each of the most violated shifts.
+			var rows [][]int
+			var vals [][]float64
+			var rlo, rhi []float64
+			for _, s := range order[:min(opt.CutsPerRound, len(order))] {
+				if v[s] <= accept {
+					break
+				}
+				ri, rv := g.cut(unitDens, g.shifts[s], acc)
+				rows, vals = append(rows, ri), append(vals, rv)
+				rlo, rhi = append(rlo, math.Inf(-1)), append(rhi, cp.deltaLP)
+			}
+			if opt.CleanupEvery > 0 && round > 0 && round%opt.CleanupEvery == 0 {
+				var del []int
+				keep := cp.budgetRows[:0]
+				shift := 0
+				for _, i := range cp.budgetRows {
+					if cp.deltaLP-r.RowValue[i] > opt.CleanupSlack {
+						del = append(del, i)
+						shift++
+						continue
+					}
+					keep = append(keep, i-shift)
+				}
+				if len(del) > 0 {
+					if err := cp.lp.DeleteRows(del); err != nil {
+						return err
+					}
+					cp.budgetRows = keep
+				}
+			}
+			base := cp.lp.NumRows()
+			for i := range rows {
+				cp.budgetRows = append(cp.budgetRows, base+i)
+			}
+			if err := cp.lp.AddRows(rlo, rhi, csrRows(cp.ncols, rows, vals)); err != nil {
+				return err
+			}
+			continue
+		}
+		// Grow the blocks of the most violated shifts.
+		var newCols int
+		var prow [][]int
+		var pval [][]float64
+		var plo, phi []float64
+		for _, s := range order[:min(opt.CutsPerRound, len(order))] {
+			if v[s] <= accept {
+				break
+			}
+			m := g.shifts[s]
+			b := cp.blocks[m]
+			if b == nil {
+				b = &shiftBlock{pairs: map[int]int{}}
+				cp.blocks[m] = b
+			}
+			a0, b0 := max(g.rlo, lo+m), min(g.rhi, hi+m)
+			for u := a0; u < b0; u++ {
+				if _, ok := b.pairs[u]; ok {
+					continue
+				}
+				if opt.LazyPairs == false || unitDens[u-lo]-g.e*unitDens[u-m-lo] > 0 {
+					col := cp.ncols + newCols
+					newCols++
+					b.pairs[u] = col
+					j, jj := int(g.cellOf[u-lo]), int(g.cellOf[u-m-lo])
+					cj, cjj := -1/float64(g.width[j]), g.e/float64(g.width[jj])
+					var ri []int
+					var rv []float64
+					switch {
+					case j == jj:
+						ri, rv = []int{j, col}, []float64{cj + cjj, 1}
+					case j < jj:
+						ri, rv = []int{j, jj, col}, []float64{cj, cjj, 1}
+					default:
+						ri, rv = []int{jj, j, col}, []float64{cjj, cj, 1}
+					}
+					prow, pval = append(prow, ri), append(pval, rv)
+					plo, phi = append(plo, 0), append(phi, math.Inf(1))
+				}
+			}
+			// Budget row over all pairs of the block plus the uncovered cells.
+			acc := map[int]float64{}
+			for u := g.rlo; u < g.rhi; u++ {
+				if u-m < lo || u-m >= hi {
+					j := int(g.cellOf[u-lo])
+					acc[j] += 1 / float64(g.width[j])
+				}
+			}
+			for _, col := range b.pairs {
+				acc[col] = 1
+			}
+			keys := make([]int, 0, len(acc))
+			for k := range acc {
+				keys = append(keys, k)
+			}
+			sort.Ints(keys)
+			vals := make([]float64, len(keys))
+			for i, k := range keys {
+				vals[i] = acc[k]
+			}
+			prow, pval = append(prow, keys), append(pval, vals)
+			plo, phi = append(plo, math.Inf(-1)), append(phi, cp.deltaLP)
+		}
+		if len(prow) == 0 {
+			return nil // every violated shift is complete: violation is solver tolerance
+		}
+		if newCols > 0 {
+			z := make([]float64, newCols)
+			inf := make([]float64, newCols)
+			for i := range inf {
+				inf[i] = math.Inf(1)
+			}
+			if err := cp.lp.AddColumns(z, make([]float64, newCols), inf); err != nil {
+				return err
+			}
+			cp.ncols += newCols
+		}
+		base := cp.lp.NumRows()
+		for i := range prow {
+			if math.IsInf(plo[i], -1) { // budget row
+				cp.budgetRows = append(cp.budgetRows, base+i)
+			}
+		}
+		if err := cp.lp.AddRows(plo, phi, csrRows(cp.ncols, prow, pval)); err != nil {
+			return err
+		}
+	}
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// feasibleStart returns the cell probabilities of the truncated Laplace density
+// with scale Δ/ε on the grid's support [−ΛΔ, ΛΔ] (zero on padding cells). For
+// every grid shift mβ the cell averages inherit D_u ≤ e^ε·D_{u−m} wherever both
+// cells lie in the support, so the only shortfall is the mass of the m unit
+// cells at the edge, at most the mass of [ΛΔ−Δ, ΛΔ], which is ≤ δ when
+// Λ ≥ (1/ε)ln(1 + (e^ε − 1)/(2δ)) (Geng et al. 2020). The caller checks it.
+func (g *grid) feasibleStart(p Params) []float64 {
+	n := len(g.width)
+	pin := make([]float64, n)
+	lam := 1 / p.Epsilon              // in units of Δ
+	mass := func(a float64) float64 { // ∫_0^a e^{−x/λ} (a ≥ 0), unnormalized
+		return -math.Expm1(-a / lam)
+	}
+	cdf := func(x float64) float64 {
+		if x < 0 {
+			return -mass(-x)
+		}
+		return mass(x)
+	}
+	k := float64(g.k)
+	for j := 0; j < n; j++ {
+		a, b := float64(g.idx[j]), float64(g.idx[j+1])
+		if a < float64(g.rlo) || b > float64(g.rhi) {
+			continue
+		}
+		pin[j] = cdf(b/k) - cdf(a/k)
+	}
+	s := 0.0
+	for _, x := range pin {
+		s += x
+	}
+	for j := range pin {
+		pin[j] /= s
+	}
+	return pin
+}
+
+// tighten lowers the right-hand side of every cut (and of future cuts).
+func (cp *cuttingPlane) tighten(deltaLP float64) error {
+	cp.deltaLP = deltaLP
+	for _, i := range cp.budgetRows {
+		if err := cp.lp.SetRowBounds(i, math.Inf(-1), deltaLP); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type upperResult struct {
+	Dist        *PiecewiseConstant
+	Certificate *Certificate
+	UpperBound  float64
+	Intervals   int
+	Cuts        int
+}
+
+func (g *grid) solveUpper(ctx context.Context, p Params, opt OptimalOptions, ref int, res *OptimalResult) (*upperResult, error) {
+	margin := math.Max(1e-6*p.Delta, 1e-9)
+	cp, err := newCuttingPlane(g, p.Delta-margin, opt.Symmetric, opt.Monotone)
+	if err != nil {
+		return nil, err
+	}
+	defer cp.lp.Close()
+	for attempt := 0; ; attempt++ {
+		if err := cp.run(ctx, opt, "upper", ref, p.Delta-margin/2); err != nil {
+			return nil, err
+		}
+		probs := make([]float64, len(cp.p))
+		for j, x := range cp.p {
+			probs[j] = math.Max(0, x)
+		}
+		d, err := newGridPiecewise(g.unitReal, g.idx, probs)
+		if err != nil {
+			return nil, fmt.Errorf("noise: upper-bound LP returned an unusable distribution: %w", err)
+		}
+		t0 := time.Now()
+		cert, err := Certify(d, p)
+		res.CertifyTime += time.Since(t0)
+		if err != nil {
+			return nil, err
+		}
+		res.Rounds += cp.rounds
+		cp.rounds = 0
+		res.LPTime += cp.lpTime
+		res.SearchTime += cp.srTime
+		cp.lpTime, cp.srTime = 0, 0
+		if cert.Certified {
+			return &upperResult{Dist: d, Certificate: cert, UpperBound: d.ExpectedLoss(opt.Loss), Intervals: d.Len(), Cuts: cp.ncols - cp.n}, nil
+		}
+		if attempt >= 5 {
+			return nil, fmt.Errorf("%w: max shortfall %g after %d repairs", ErrNotCertified, cert.MaxShortfall, attempt)
+		}
+		res.Repairs++
+		margin = 2*margin + 2*cert.MaxShortfall
+		if err := cp.tighten(p.Delta - margin); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (g *grid) solveLower(ctx context.Context, p Params, opt OptimalOptions, ref int, res *OptimalResult, symmetric bool) (float64, error) {
+	cp, err := newCuttingPlane(g, p.Delta, symmetric, false)
+	if err != nil {
+		return 0, err
+	}
+	defer cp.lp.Close()
+	if err := cp.run(ctx, opt, "lower", ref, p.Delta+1e-9); err != nil {
+		return 0, err
+	}
+	res.Rounds += cp.rounds
+	res.LPTime += cp.lpTime
+	res.SearchTime += cp.srTime
+	return cp.obj * g.scale, nil
+}
