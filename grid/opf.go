@@ -8,6 +8,7 @@ import (
 
 	"github.com/privopt/privopt/model"
 	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/ipm"
 	"github.com/privopt/privopt/sparse"
 )
 
@@ -130,6 +131,21 @@ func (n *Network) BuildOPF(opt OPFOptions) (*OPF, error) {
 	if len(pwl) > 0 {
 		o.T = m.Vector("pwl_cost", len(pwl))
 		obj = obj.Add(o.T.Expr().Sum())
+		// t_g ≥ min over [Pmin, Pmax] of the cost: a valid bound (t_g ≥ cost(p_g))
+		// that keeps the epigraph variables from being free, which HiGHS's QP
+		// solver does not handle well when other generators have quadratic costs.
+		tlo, thi := make([]float64, len(pwl)), make([]float64, len(pwl))
+		for k, g := range pwl {
+			gc := &n.Case.Costs[n.Gen[g]]
+			tlo[k] = math.Min(gc.Eval(n.Pmin[g]), gc.Eval(n.Pmax[g]))
+			for _, x := range gc.X {
+				if x > n.Pmin[g] && x < n.Pmax[g] {
+					tlo[k] = math.Min(tlo[k], gc.Eval(x))
+				}
+			}
+			thi[k] = math.Inf(1)
+		}
+		o.T.SetBounds(tlo, thi)
 		for k, g := range pwl {
 			gc := &n.Case.Costs[n.Gen[g]]
 			for s := 0; s+1 < len(gc.X); s++ {
@@ -317,19 +333,37 @@ type OPFSolution struct {
 	Time Timing
 }
 
-// Solve solves the model. An infeasible or unbounded OPF is reported through
-// Status, not as an error; errors are reserved for failures to run.
+// Solve solves the model (HiGHS unless Options.Solve names a backend; when HiGHS
+// reports a numerical error, the interior-point backend retries). An infeasible
+// or unbounded OPF is reported through Status, not as an error; errors are
+// reserved for failures to run. Time.Solve sums the backends' solve times.
 func (o *OPF) Solve(ctx context.Context) (*OPFSolution, error) {
 	t0 := time.Now()
 	res, err := o.Model.Solve(ctx, o.Options.Solve)
 	if err != nil {
 		return nil, fmt.Errorf("grid: solving DC-OPF: %w", err)
 	}
+	var solveTime time.Duration
+	if res.Solution != nil {
+		solveTime = res.Solution.SolveTime
+	}
+	if res.Status == solver.NumericalError && o.Options.Solve.Solver == nil {
+		// HiGHS 1.10's QP solver can return a correct primal point with duals
+		// that fail the backend's optimality check (seen with piecewise-linear
+		// epigraphs next to quadratic costs); the interior-point backend then
+		// solves the same standard form.
+		opts := o.Options.Solve
+		opts.Solver = ipm.New()
+		if res, err = o.Model.Solve(ctx, opts); err != nil {
+			return nil, fmt.Errorf("grid: solving DC-OPF (interior-point fallback): %w", err)
+		}
+		if res.Solution != nil {
+			solveTime += res.Solution.SolveTime
+		}
+	}
 	sol := &OPFSolution{Status: res.Status}
 	sol.Time.Build = o.buildTime
-	if res.Solution != nil {
-		sol.Time.Solve = res.Solution.SolveTime
-	}
+	sol.Time.Solve = solveTime
 	defer func() { sol.Time.Total = o.buildTime + time.Since(t0) }()
 	if !res.Status.OK() {
 		return sol, nil

@@ -181,3 +181,41 @@ func BenchmarkOPF(b *testing.B) {
 		}
 	}
 }
+
+// TestOPFIslands checks testdata/case_islands.m (two islands, hand solution in
+// the file): one reference bus per island, per-island balance and prices.
+func TestOPFIslands(t *testing.T) {
+	for _, f := range []Formulation{PTDF, BTheta} {
+		n, s := solveCase(t, "testdata/case_islands.m", DCOptions{}, f)
+		if len(n.RefBus) != 2 || n.BusID[n.RefBus[1]] != 3 {
+			t.Fatalf("reference buses %v (want bus 1 and bus 3, the largest generator of island 2)", n.RefBus)
+		}
+		if !close(s.Cost, 1900, 1e-9) {
+			t.Errorf("%v: cost %v, want 1900", f, s.Cost)
+		}
+		for i, want := range []float64{10, 10, 20, 30} {
+			if !close(s.LMP[i], want, 1e-6) {
+				t.Errorf("%v: LMP %v, want 10 10 20 30", f, s.LMP)
+				break
+			}
+		}
+		checkDispatchFeasible(t, "islands", n, s, nil)
+	}
+}
+
+// TestOPFPiecewiseLinear solves testdata/case_features.m, whose generator at bus
+// 45 has a convex piecewise-linear cost, and checks that the objective equals the
+// cost of the dispatch evaluated on the original curves.
+func TestOPFPiecewiseLinear(t *testing.T) {
+	for _, f := range []Formulation{PTDF, BTheta} {
+		n, s := solveCase(t, "testdata/case_features.m", DCOptions{}, f)
+		var cost float64
+		for g, p := range s.Dispatch {
+			cost += n.Case.Costs[n.Gen[g]].Eval(p)
+		}
+		if !close(cost, s.Cost, 1e-8) {
+			t.Errorf("%v: objective %v, cost of dispatch %v", f, s.Cost, cost)
+		}
+		checkDispatchFeasible(t, "features", n, s, nil)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,5 +101,20 @@ func TestDemoRuns(t *testing.T) {
 	code, out, errs := runCmd(t, "demo", "--evaluate", "200", "--seed", "1")
 	if code != 0 || !strings.Contains(out, "program") || !strings.Contains(out, "7060.66") {
 		t.Errorf("exit %d, stderr %q, out %q", code, errs, out)
+	}
+}
+
+func TestOPFPlot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "densities.svg")
+	code, _, errs := runCmd(t, "opf", "--case", demoCase, "--query", "cost", "--alpha", "1", "--seed", "2", "--plot", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.HasPrefix(s, "<svg") || strings.Count(s, "<path") != 3 {
+		t.Errorf("plot: %d paths", strings.Count(s, "<path"))
 	}
 }
