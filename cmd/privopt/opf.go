@@ -39,7 +39,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Float64Var(&f.epsilon, "epsilon", 1, "privacy parameter ε")
 	fs.Float64Var(&f.delta, "delta", 0, "privacy parameter δ (needed by gaussian, analytic-gaussian, truncated-laplace)")
 	fs.Float64Var(&f.alpha, "alpha", 1, "adjacency α in MW: one load may differ by at most α")
-	fs.StringVar(&f.noiseName, "noise", "laplace", "noise: laplace | gaussian | analytic-gaussian | truncated-laplace")
+	fs.StringVar(&f.noiseName, "noise", "laplace", "noise: laplace | gaussian | analytic-gaussian | truncated-laplace | optimal")
 	fs.StringVar(&f.method, "method", "vertex", "chance-constraint method: vertex | bonferroni | robust")
 	fs.Float64Var(&f.eta, "eta", 0.01, "joint constraint violation probability η")
 	fs.Float64Var(&f.beta, "beta", 0.1, "confidence parameter β of vertex sampling")
