@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/privopt/privopt/solver"
@@ -44,14 +45,11 @@ type OptimalOptions struct {
 	// (UB − LB)/LB ≤ Gap or MaxRefinements refinements were made. 0: one pass.
 	Gap            float64
 	MaxRefinements int // default 3
-	// CutTolerance: the cutting plane stops when no DP constraint is violated
-	// by more than this (probability units; default 1e-10).
-	CutTolerance float64
-	// CutsPerRound: cuts added per round, the worst event of each of the most
-	// violated shifts (default 16).
+	// CutsPerRound: number of most violated shifts whose constraints are added
+	// per round (default 4).
 	CutsPerRound int
-	// CleanupEvery rounds, cuts with slack above CleanupSlack are deleted
-	// (defaults 100 and 0.05; CleanupEvery < 0 disables clean-up).
+	// CleanupEvery rounds, event cuts (EventCuts only) with slack above
+	// CleanupSlack are deleted (defaults 100 and 0.05; < 0 disables clean-up).
 	CleanupEvery int
 	CleanupSlack float64
 	// MaxRounds bounds the cutting-plane rounds per bounding problem (default 20000).
@@ -65,10 +63,8 @@ type OptimalOptions struct {
 	// event (Algorithm 1 as in the paper, Kelley's method) instead of the exact
 	// block of all the shift's constraints. Its tail convergence is slow.
 	EventCuts bool
-	// LazyPairs adds to a violated shift's block only the cells where the
-	// current solution violates it, instead of all cells (experimental).
-	LazyPairs bool
-	// Progress, if set, is called after every round.
+	// Progress, if set, is called after every round (from the goroutines of
+	// both bounds; calls are serialized).
 	Progress func(OptimizeProgress)
 }
 
@@ -95,13 +91,13 @@ type OptimalResult struct {
 	Granularity int                // k (β = Δ/k)
 	Support     int                // Λ
 	Refinements int
-	Rounds      int // cutting-plane rounds (all problems)
-	Cuts        int // cuts in the final upper-bound LP
-	Repairs     int // re-solves with a tightened δ after a failed certificate
-	LPTime      time.Duration
-	SearchTime  time.Duration
+	Rounds      int           // cutting-plane rounds (all problems)
+	Cuts        int           // cuts in the final upper-bound LP
+	Repairs     int           // re-solves with a tightened δ after a failed certificate
+	LPTime      time.Duration // summed over both bounds (they run concurrently)
+	SearchTime  time.Duration // shortfall search, summed over both bounds
 	CertifyTime time.Duration
-	Time        time.Duration
+	Time        time.Duration // wall time
 }
 
 // Validate checks the option ranges.
@@ -121,8 +117,6 @@ func (o OptimalOptions) Validate() error {
 		return paramErr("Gap", o.Gap, "must be ≥ 0")
 	case o.MaxRefinements < 0:
 		return paramErr("MaxRefinements", o.MaxRefinements, "must be ≥ 0")
-	case math.IsNaN(o.CutTolerance) || o.CutTolerance < 0:
-		return paramErr("CutTolerance", o.CutTolerance, "must be ≥ 0")
 	case o.CutsPerRound < 0:
 		return paramErr("CutsPerRound", o.CutsPerRound, "must be ≥ 0")
 	case math.IsNaN(o.CleanupSlack) || o.CleanupSlack < 0:
@@ -149,11 +143,8 @@ func (o OptimalOptions) withDefaults() OptimalOptions {
 	if o.MaxRefinements == 0 {
 		o.MaxRefinements = 3
 	}
-	if o.CutTolerance == 0 {
-		o.CutTolerance = 1e-10
-	}
 	if o.CutsPerRound == 0 {
-		o.CutsPerRound = 16
+		o.CutsPerRound = 4
 	}
 	if o.CleanupEvery == 0 {
 		o.CleanupEvery = 100
@@ -176,18 +167,25 @@ func SupportRule(p Params) int {
 // Optimize computes near-optimal (ε,δ)-DP additive noise for sensitivity Δ and
 // the loss in opt: the upper bound P(π,β) (an implementable piecewise-constant
 // density) and the lower bound D(π,β) of Selvi, Liu & Wiesemann (Section 4.1),
-// each by the cutting-plane method (Algorithm 1) on HiGHS with warm re-solves.
-// The most violated DP constraint is found per shift φ ∈ {mβ : |m| ≤ k} by a
-// sweep over unit cells (O(span) per shift, span = support/β) instead of the
-// O(N³) search of Algorithm 2.
+// both by constraint generation in the spirit of their Algorithm 1 on HiGHS
+// with warm re-solves, the two bounds concurrently.
 //
-// The returned distribution has passed Certify exactly. The LP uses
-// δ_LP = δ·(1 − 10⁻⁶) − 10⁻¹²; if the certificate still fails (solver
-// tolerances), δ_LP is tightened by twice the shortfall and the cutting plane
+// Separation: for a grid density the shortfall of every shift φ = mβ,
+// |m| ≤ k, is Σ_u (D_u − e^ε D_{u−m})⁺ over unit cells u (Lemma C.16: only
+// these shifts and only overlapping cells matter), O(support/β) per shift
+// instead of the O(N³) of Algorithm 2. Constraints: by default a violated
+// shift enters with the exact block of all its events (one auxiliary variable
+// per unit cell, see shiftBlock), so each shift is added once; EventCuts adds
+// the paper's single worst-event cut instead (slow tail convergence).
+//
+// The returned distribution has passed Certify exactly. The upper-bound LP
+// uses δ_LP = δ − max(10⁻⁶δ, 10⁻⁹); if the certificate still fails (solver
+// tolerances), the margin is doubled plus twice the shortfall and the solve
 // continues warm, up to five times; then ErrNotCertified is returned.
 //
 // Δ enters only through the grid: the problem is solved in units of Δ with the
-// loss x ↦ c(Δx), so for ℓ₁ (ℓ₂) the optimal loss is Δ (Δ²) times that of Δ = 1.
+// loss x ↦ c(Δx), so for ℓ₁ (ℓ₂) the optimal loss is Δ (Δ²) times that of
+// Δ = 1, and the optimal density is the Δ = 1 density stretched by Δ.
 func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult, error) {
 	start := time.Now()
 	if err := p.needDelta(0, 1, "must be in (0, 1) for optimized noise"); err != nil {
@@ -228,24 +226,58 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 	}
 
 	res := &OptimalResult{LowerBound: math.Inf(-1), UpperBound: math.Inf(1)}
+	if opt.Progress != nil { // the two bounds run concurrently: serialize reports
+		var mu sync.Mutex
+		f := opt.Progress
+		opt.Progress = func(pr OptimizeProgress) {
+			mu.Lock()
+			defer mu.Unlock()
+			f(pr)
+		}
+	}
 	for ref := 0; ; ref++ {
+		// The upper and lower bounding problems are independent: solve them
+		// concurrently (two HiGHS instances).
+		var (
+			ub     *upperResult
+			lb     float64
+			ubErr  error
+			lbErr  error
+			ubStat OptimalResult
+			lbStat OptimalResult
+			wg     sync.WaitGroup
+		)
+		if !opt.SkipLowerBound {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ol := opt
+				ol.Symmetric = opt.Symmetric && symLoss
+				gl := newGrid(p, lam, k, ol, true, scale)
+				lb, lbErr = gl.solveLower(ctx, p, ol, ref, &lbStat, ol.Symmetric)
+			}()
+		}
 		g := newGrid(p, lam, k, opt, false, scale)
-		ub, err := g.solveUpper(ctx, p, opt, ref, res)
-		if err != nil {
-			return nil, err
+		ub, ubErr = g.solveUpper(ctx, p, opt, ref, &ubStat)
+		wg.Wait()
+		if ubErr != nil {
+			return nil, ubErr
+		}
+		if lbErr != nil {
+			return nil, lbErr
+		}
+		for _, st := range []*OptimalResult{&ubStat, &lbStat} {
+			res.Rounds += st.Rounds
+			res.Repairs += st.Repairs
+			res.LPTime += st.LPTime
+			res.SearchTime += st.SearchTime
+			res.CertifyTime += st.CertifyTime
 		}
 		if ub.UpperBound < res.UpperBound {
 			res.Dist, res.Certificate, res.UpperBound = ub.Dist, ub.Certificate, ub.UpperBound
 			res.Intervals, res.Granularity, res.Support, res.Cuts = ub.Intervals, k, lam, ub.Cuts
 		}
 		if !opt.SkipLowerBound {
-			ol := opt
-			ol.Symmetric = opt.Symmetric && symLoss
-			gl := newGrid(p, lam, k, ol, true, scale)
-			lb, err := gl.solveLower(ctx, p, ol, ref, res, ol.Symmetric)
-			if err != nil {
-				return nil, err
-			}
 			res.LowerBound = math.Max(res.LowerBound, lb)
 		}
 		res.Refinements = ref
@@ -451,7 +483,7 @@ func csrRows(n int, rows [][]int, vals [][]float64) *sparse.CSC {
 // with Σp = 1 and the symmetry and monotonicity rows if asked.
 func newCuttingPlane(g *grid, deltaLP float64, symmetric, monotone bool) (*cuttingPlane, error) {
 	n := len(g.width)
-	lp := highs.NewLP(highs.Options{Presolve: "off", PrimalFeasibilityTolerance: 1e-10, DualFeasibilityTolerance: 1e-10})
+	lp := highs.NewLP(highs.Options{Settings: solver.Settings{Threads: 1}, Presolve: "off", PrimalFeasibilityTolerance: 1e-10, DualFeasibilityTolerance: 1e-10})
 	lower := make([]float64, n)
 	upper := make([]float64, n)
 	for j := range upper {
@@ -563,7 +595,16 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 		for i := range order {
 			order[i] = i
 		}
-		sort.Slice(order, func(a, b int) bool { return v[order[a]] > v[order[b]] })
+		// Most violated first; ties (e.g. the first LP's point mass violates
+		// every shift equally) broken towards large |m|, the shifts that bind
+		// at optimal densities.
+		sort.Slice(order, func(a, b int) bool {
+			va, vb := v[order[a]], v[order[b]]
+			if va != vb {
+				return va > vb
+			}
+			return abs(g.shifts[order[a]]) > abs(g.shifts[order[b]])
+		})
 		worst := v[order[0]]
 		cp.srTime += time.Since(t0)
 		if opt.Progress != nil {
@@ -633,7 +674,7 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 				if _, ok := b.pairs[u]; ok {
 					continue
 				}
-				if opt.LazyPairs == false || unitDens[u-lo]-g.e*unitDens[u-m-lo] > 0 {
+				{
 					col := cp.ncols + newCols
 					newCols++
 					b.pairs[u] = col
@@ -823,4 +864,11 @@ func (g *grid) solveLower(ctx context.Context, p Params, opt OptimalOptions, ref
 	res.LPTime += cp.lpTime
 	res.SearchTime += cp.srTime
 	return cp.obj * g.scale, nil
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
