@@ -211,8 +211,8 @@ func (o *PrivateOptions) Validate() error {
 	if o.Method != Vertex && o.Method != Bonferroni && o.Method != Robust {
 		return fmt.Errorf("grid: Method is %d, must be Vertex, Bonferroni or Robust", int(o.Method))
 	}
-	if o.Formulation != PTDF && o.Formulation != BTheta {
-		return fmt.Errorf("grid: Formulation is %d, must be PTDF or BTheta", int(o.Formulation))
+	if o.Formulation != Auto && o.Formulation != PTDF && o.Formulation != BTheta {
+		return fmt.Errorf("grid: Formulation is %d, must be Auto, PTDF or BTheta", int(o.Formulation))
 	}
 	return nil
 }
@@ -326,6 +326,7 @@ func (n *Network) PrivateRelease(ctx context.Context, opt PrivateOptions) (*Priv
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
+	opt.Formulation = opt.Formulation.resolve(n)
 	c, c0, err := n.linearCosts()
 	if err != nil {
 		return nil, err

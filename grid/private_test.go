@@ -173,16 +173,24 @@ func TestPrivateEvaluate(t *testing.T) {
 // Gaussian at the same (ε, δ).
 func TestPrivateBoundedNoiseNeverInfeasible(t *testing.T) {
 	n := loadNet(t, shareddata.Path(t, "pglib/pglib_opf_case24_ieee_rts.m"), PowerModelsDC())
-	pr, err := n.PrivateRelease(context.Background(), PrivateOptions{Alpha: 1, Epsilon: 1, Delta: 1e-4, Noise: "truncated-laplace", Method: Robust, Source: noise.NewSeededSource(8)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := pr.Evaluate(context.Background(), EvaluateOptions{N: 10000, InputN: 1, Source: noise.NewSeededSource(9)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ev.Program.InfeasiblePct != 0 {
-		t.Errorf("robust program infeasible %.3f%%", ev.Program.InfeasiblePct)
+	var pr *Private
+	for _, nz := range []string{"optimal", "truncated-laplace"} {
+		var err error
+		pr, err = n.PrivateRelease(context.Background(), PrivateOptions{Alpha: 1, Epsilon: 1, Delta: 1e-4, Noise: nz, Method: Robust, Source: noise.NewSeededSource(8)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := pr.Evaluate(context.Background(), EvaluateOptions{N: 10000, ProgramOnly: true, Source: noise.NewSeededSource(9)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Program.InfeasiblePct != 0 {
+			t.Errorf("%s: robust program infeasible %.3f%%", nz, ev.Program.InfeasiblePct)
+		}
+		lo, hi := pr.Mechanism.Dist.Support()
+		if pr.ZetaLo != lo || pr.ZetaHi != hi {
+			t.Errorf("%s: interval [%v, %v], support [%v, %v]", nz, pr.ZetaLo, pr.ZetaHi, lo, hi)
+		}
 	}
 	g, err := n.PrivateRelease(context.Background(), PrivateOptions{Alpha: 1, Epsilon: 1, Delta: 1e-4, Noise: "analytic-gaussian", Method: Bonferroni, Source: noise.NewSeededSource(8)})
 	if err != nil {

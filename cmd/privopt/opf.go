@@ -50,7 +50,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.StringVar(&f.plotPath, "plot", "", "write the released-value densities for three adjacent load vectors to this SVG file")
 	fs.StringVar(&f.dcModel, "dc-model", "powermodels", "DC model: powermodels (b = x/(r²+x²), no taps/shifts; PGLib baselines) | matpower (b = 1/x, taps, shifts)")
-	fs.StringVar(&f.formulation, "formulation", "b-theta", "network formulation: b-theta | ptdf")
+	fs.StringVar(&f.formulation, "formulation", "auto", "network formulation: auto (ptdf up to 100 buses, b-theta above) | b-theta | ptdf")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -74,14 +74,9 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	default:
 		return usagef("--dc-model %q: must be powermodels or matpower", f.dcModel)
 	}
-	var form grid.Formulation
-	switch f.formulation {
-	case "b-theta":
-		form = grid.BTheta
-	case "ptdf":
-		form = grid.PTDF
-	default:
-		return usagef("--formulation %q: must be b-theta or ptdf", f.formulation)
+	form, err := grid.ParseFormulation(f.formulation)
+	if err != nil {
+		return usageError{err}
 	}
 	t0 := time.Now()
 	c, err := grid.ReadCase(f.casePath)
@@ -152,7 +147,7 @@ func runNominal(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 			Dispatch    []genJSON `json:"dispatch"`
 			LMP         []busJSON `json:"lmp"`
 			Time        timeJSON  `json:"time"`
-		}{Case: c.Name, Status: sol.Status.String(), DCModel: f.dcModel, Formulation: form.String(), NominalCost: sol.Cost, Time: tj}
+		}{Case: c.Name, Status: sol.Status.String(), DCModel: f.dcModel, Formulation: o.Options.Formulation.String(), NominalCost: sol.Cost, Time: tj}
 		for g, p := range sol.Dispatch {
 			out.Dispatch = append(out.Dispatch, genJSON{Gen: net.Gen[g] + 1, Bus: net.BusID[net.GenBus[g]], P: p, Pmin: net.Pmin[g], Pmax: net.Pmax[g]})
 		}
@@ -164,7 +159,7 @@ func runNominal(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 		return enc.Encode(out)
 	}
 	fmt.Fprintf(stdout, "case %s: %d buses, %d generators, %d branches in service (DC model %s, %s)\n",
-		c.Name, net.NumBuses(), net.NumGens(), net.NumBranches(), f.dcModel, form)
+		c.Name, net.NumBuses(), net.NumGens(), net.NumBranches(), f.dcModel, o.Options.Formulation)
 	fmt.Fprintf(stdout, "status %v, cost %.2f $/h\n\n", sol.Status, sol.Cost)
 	const maxRows = 40
 	fmt.Fprintf(stdout, "%6s %6s %10s %10s %10s\n", "gen", "bus", "p (MW)", "pmin", "pmax")
