@@ -188,3 +188,53 @@ func TestOptimizeBadInput(t *testing.T) {
 		t.Errorf("negative loss accepted: %v", err)
 	}
 }
+
+// Example 1 (Selvi, Liu & Wiesemann, line 79): the optimal (1, 0.2)-DP noise
+// for Δ = 360 INR under the ℓ₂ loss has standard deviation 257.68 INR. Solving
+// at Δ = 360 and at Δ = 1 (times 360) gives the same density (the problem is
+// solved in units of Δ).
+func TestExample1Optimal(t *testing.T) {
+	p := Params{Epsilon: 1, Delta: 0.2, Sensitivity: 360}
+	r := optimizeT(t, p, OptimalOptions{Loss: L2(), Symmetric: true, Intervals: 120})
+	near(t, "optimal std", Std(r.Dist), 257.68, 0.5)
+	if r.Gap > 0.04 {
+		t.Errorf("gap %.2f%% at 120 intervals, want < 4%%", 100*r.Gap)
+	}
+	r1 := optimizeT(t, Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}, OptimalOptions{Loss: L2(), Symmetric: true, Intervals: 120})
+	near(t, "UB(Δ=360)/360²", r.UpperBound/(360*360), r1.UpperBound, 1e-9)
+	near(t, "LB(Δ=360)/360²", r.LowerBound/(360*360), r1.LowerBound, 1e-9)
+	tl, _ := TruncatedLaplaceMechanism(p)
+	ag, _ := AnalyticGaussianMechanism(p)
+	if !(Std(r.Dist) < Std(tl.Dist) && Std(tl.Dist) < Std(ag.Dist)) {
+		t.Errorf("ordering: optimal %v, truncated Laplace %v, analytic Gaussian %v", Std(r.Dist), Std(tl.Dist), Std(ag.Dist))
+	}
+}
+
+// The full-size acceptance run: gap < 1% for Example 1 by refinement.
+func TestExample1OptimalGapBelowOnePercent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full-size solve")
+	}
+	p := Params{Epsilon: 1, Delta: 0.2, Sensitivity: 360}
+	r := optimizeT(t, p, OptimalOptions{Loss: L2(), Symmetric: true, Intervals: 200, Gap: 0.01})
+	t.Logf("std %.3f, gap %.3f%%, N=%d, %v", Std(r.Dist), 100*r.Gap, r.Intervals, r.Time)
+	if r.Gap >= 0.01 {
+		t.Errorf("gap %.3f%% ≥ 1%%", 100*r.Gap)
+	}
+	near(t, "optimal std", Std(r.Dist), 257.68, 0.1)
+}
+
+// For δ → 0 the optimal ε-DP noise for ℓ₁ is the staircase distribution (Geng
+// & Viswanath 2016). At δ = 1e-6 our lower bound is below its loss (it bounds
+// every (ε,δ)-DP noise, and the staircase is one) and our certified upper bound
+// approaches it from below (δ > 0 allows slightly less noise).
+func TestOptimalApproachesStaircase(t *testing.T) {
+	p := Params{Epsilon: 1, Delta: 1e-6, Sensitivity: 1}
+	r := optimizeT(t, p, OptimalOptions{Symmetric: true, Granularity: 8})
+	st, _ := StaircaseMechanism(Params{Epsilon: 1, Sensitivity: 1}, L1())
+	s := st.Dist.MeanAbs()
+	t.Logf("staircase %.6f, UB %.6f, LB %.6f", s, r.UpperBound, r.LowerBound)
+	if !(r.LowerBound <= s) || !(r.UpperBound <= s*(1+1e-9)) || r.UpperBound < s*(1-0.002) {
+		t.Errorf("staircase %.6f, UB %.6f, LB %.6f: want LB ≤ S, S(1−0.2%%) ≤ UB ≤ S", s, r.UpperBound, r.LowerBound)
+	}
+}
