@@ -23,6 +23,7 @@ type FormatError struct {
 	Msg    string
 }
 
+// Error formats "grid: MATRIX row R (line L): message".
 func (e *FormatError) Error() string {
 	s := "grid: "
 	if e.Matrix != "" {

@@ -20,6 +20,7 @@ const (
 	SusceptanceRX
 )
 
+// String returns "1/x" or "x/(r²+x²)".
 func (s Susceptance) String() string {
 	switch s {
 	case SusceptanceX:

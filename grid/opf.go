@@ -45,6 +45,7 @@ func (f Formulation) resolve(n *Network) Formulation {
 	return BTheta
 }
 
+// String returns "auto", "ptdf" or "b-theta" (the names ParseFormulation accepts).
 func (f Formulation) String() string {
 	switch f {
 	case Auto:

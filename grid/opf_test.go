@@ -219,3 +219,27 @@ func TestOPFPiecewiseLinear(t *testing.T) {
 		checkDispatchFeasible(t, "features", n, s, nil)
 	}
 }
+
+func TestFormulationAuto(t *testing.T) {
+	small := loadNet(t, "testdata/case3_congested.m", DCOptions{})
+	o, err := small.BuildOPF(OPFOptions{})
+	if err != nil || o.Options.Formulation != PTDF || o.Theta != nil {
+		t.Errorf("3 buses: %v %v", o.Options.Formulation, err)
+	}
+	big := loadNet(t, shareddata.Path(t, "pglib/pglib_opf_case118_ieee.m"), PowerModelsDC())
+	o, err = big.BuildOPF(OPFOptions{})
+	if err != nil || o.Options.Formulation != BTheta || o.Theta == nil {
+		t.Errorf("118 buses: %v %v", o.Options.Formulation, err)
+	}
+	for _, s := range []string{"auto", "ptdf", "b-theta"} {
+		if f, err := ParseFormulation(s); err != nil || f.String() != s {
+			t.Errorf("%q: %v %v", s, f, err)
+		}
+	}
+	if _, err := ParseFormulation("dense"); err == nil {
+		t.Error("unknown formulation accepted")
+	}
+	if _, err := small.BuildOPF(OPFOptions{Load: []float64{1}}); err == nil {
+		t.Error("load of wrong length accepted")
+	}
+}

@@ -66,6 +66,7 @@ func ParseQuery(s string) (Query, error) {
 	return Query{Kind: QueryGenSubset, Gens: gens}, nil
 }
 
+// String returns the query in ParseQuery's syntax.
 func (q Query) String() string {
 	if q.Kind == QueryCost {
 		return "cost"
@@ -101,6 +102,7 @@ const (
 	Robust
 )
 
+// String returns "vertex", "bonferroni" or "robust".
 func (m ChanceMethod) String() string {
 	switch m {
 	case Vertex:
