@@ -221,3 +221,46 @@ func TestPrivateErrors(t *testing.T) {
 		t.Errorf("err = %v, want ErrPrivateInfeasible", err)
 	}
 }
+
+// TestPrivateGenSubsetCVaR: a generator-subset query on 24_ieee_rts (the
+// setting of the paper's CVaR table). The recourse satisfies Σ_{g∈G} X_g = 1 and
+// Δ = α; with the same seed (hence the same vertex box) both programs share the
+// feasible set, so the CVaR program's solution is feasible for the
+// expected-cost program, whose expected cost can only be lower (up to
+// tolerances).
+func TestPrivateGenSubsetCVaR(t *testing.T) {
+	n := loadNet(t, shareddata.Path(t, "pglib/pglib_opf_case24_ieee_rts.m"), PowerModelsDC())
+	q, err := ParseQuery("gen-subset:1,2,8,9,12,14,17,19,20,22,23,24,25,27,30,32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var mean [2]float64
+	for k, cq := range []float64{0, 0.05} {
+		pr, err := n.PrivateRelease(ctx, PrivateOptions{Query: q, Alpha: 15, Epsilon: 1, CVaRQ: cq, CVaRSamples: 300, Source: noise.NewSeededSource(21)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.Sensitivity != 15 {
+			t.Errorf("sensitivity %v, want α = 15", pr.Sensitivity)
+		}
+		var sx float64
+		for _, gi := range q.Gens {
+			for g, cg := range n.Gen {
+				if cg == gi {
+					sx += pr.X[g]
+				}
+			}
+		}
+		if !close(sx, 1, 1e-7) {
+			t.Errorf("Σ_G X = %v, want 1", sx)
+		}
+		if !close(pr.Released-pr.MeanQuery, pr.Zeta, 1e-9) {
+			t.Errorf("released %v ≠ %v + %v", pr.Released, pr.MeanQuery, pr.Zeta)
+		}
+		mean[k] = pr.MeanCost
+	}
+	if mean[0] > mean[1]+1e-6*mean[1] {
+		t.Errorf("expected-cost program %v above the CVaR program's expected cost %v", mean[0], mean[1])
+	}
+}
