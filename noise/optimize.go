@@ -82,6 +82,7 @@ type OptimizeProgress struct {
 // OptimalResult is the outcome of Optimize.
 type OptimalResult struct {
 	Mechanism   *Mechanism         // Name "optimal"; Dist is Dist
+	LossName    string             // the loss minimized
 	Dist        *PiecewiseConstant // the certified upper-bound distribution
 	Certificate *Certificate       // its exact DP certificate (Certified is true)
 	UpperBound  float64            // E c(X) under Dist (P(π,β))
@@ -296,6 +297,7 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 		}
 	}
 	res.Mechanism = &Mechanism{Name: "optimal", Params: p, Dist: res.Dist}
+	res.LossName = opt.Loss.Name
 	res.Time = time.Since(start)
 	return res, nil
 }
