@@ -793,20 +793,25 @@ func TestRandomSOCP(t *testing.T) {
 // randomSOCP: a strictly feasible, bounded problem: s₀ = b − Ax₀ in the cones'
 // interiors and q = −Aᵀy₀ with y₀ in the interiors, plus a small P.
 func randomSOCP(rng *rand.Rand, n int, socs []int) *solver.Problem {
+	return randomSOCPDensity(rng, n, socs, 0.5)
+}
+
+// randomSOCPDensity is randomSOCP with the given density of A.
+func randomSOCPDensity(rng *rand.Rand, n int, socs []int, density float64) *solver.Problem {
 	m := 0
 	for _, d := range socs {
 		m += d
 	}
 	m += n // an orthant block of size n
-	a := make([][]float64, m)
-	for i := range a {
-		a[i] = make([]float64, n)
-		for j := range a[i] {
-			if rng.Float64() < 0.5 {
-				a[i][j] = rng.NormFloat64()
-			}
+	tri := sparse.NewTriplets(m, n, int(density*float64(m*n))+m)
+	for i := 0; i < m; i++ {
+		// about density·n entries per row, at least one
+		cnt := max(1, int(density*float64(n)+rng.Float64()))
+		for k := 0; k < cnt; k++ {
+			tri.Append(i, rng.IntN(n), rng.NormFloat64())
 		}
 	}
+	am := tri.ToCSC()
 	x0 := make([]float64, n)
 	for j := range x0 {
 		x0[j] = rng.NormFloat64()
@@ -833,7 +838,6 @@ func randomSOCP(rng *rand.Rand, n int, socs []int) *solver.Problem {
 		y0[i] = rng.Float64() + 0.1
 	}
 	cones = append(cones, nn(n))
-	am := dense(a)
 	b := am.MulVecTo(nil, 1, x0, 0)
 	for i := range b {
 		b[i] += s0[i]
