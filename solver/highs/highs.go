@@ -447,11 +447,9 @@ func (d *stdLP) release() {
 }
 
 // residuals holds what finish computes for the optimality check: the
-// stationarity residual g = Px + q + Aᵀy and the scales Σ_j |A_ij x_j| (per
-// row) and Σ_i |A_ij y_i| (per column).
+// stationarity residual g = Px + q + Aᵀy and Px.
 type residuals struct {
-	g, px              []float64
-	rowScale, colScale []float64
+	g, px []float64
 }
 
 // finish fills S, Y, Objective and DualObjective from sol.X and HiGHS's row
@@ -467,40 +465,30 @@ func (d *stdLP) finish(sol *solver.Solution, p *solver.Problem, rowDual []float6
 		}
 	}
 	A := p.A
-	res := &residuals{
-		g:        make([]float64, len(x)),
-		rowScale: make([]float64, m),
-		colScale: make([]float64, len(x)),
-	}
-	ax := make([]float64, m)
+	res := &residuals{g: make([]float64, len(x))}
+	s := make([]float64, m) // Ax first, then b − Ax
 	px := symMulVec(p.P, x)
 	res.px = px
 	for j := 0; j < A.Cols; j++ {
 		xj := x[j]
-		var aty, absAty float64
+		var aty float64
 		for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
 			i, v := A.RowIdx[k], A.Val[k]
-			ax[i] += v * xj
-			res.rowScale[i] += math.Abs(v * xj)
+			s[i] += v * xj
 			aty += v * y[i]
-			absAty += math.Abs(v * y[i])
 		}
 		res.g[j] = px[j] + p.Q[j] + aty
-		res.colScale[j] = absAty
 	}
 	// Singleton rows (y = 0 so far) take the dual that closes stationarity.
 	d.assignSingletonDuals(y, res.g)
 	for i, j := range d.single {
 		if j >= 0 && y[i] != 0 {
-			t := d.singleVal[i] * y[i]
-			res.g[j] += t
-			res.colScale[j] += math.Abs(t)
+			res.g[j] += d.singleVal[i] * y[i]
 		}
 	}
 	sol.Y = y
-	s := ax // reuse: s = b − Ax
 	for i := range s {
-		s[i] = p.B[i] - ax[i]
+		s[i] = p.B[i] - s[i]
 	}
 	sol.S = s
 	var xpx, qx, by float64
@@ -604,23 +592,41 @@ func (o *Options) verifyTol() float64 {
 // relative to the size of the terms it sums (res from finish):
 //
 //	Ax + s = b, s ∈ K, y ∈ K*, Px + q + Aᵀy = 0, |primal − dual objective| small.
+//
+// The scales Σ_j |A_ij x_j| and Σ_i |A_ij y_i| are computed only for rows and
+// columns that fail the check without them.
 func verifyOptimal(p *solver.Problem, sol *solver.Solution, res *residuals, tol float64) bool {
-	s, y := sol.S, sol.Y
+	s, x, y := sol.S, sol.X, sol.Y
+	A := p.A
 	var ymax float64
 	for _, v := range y {
 		ymax = math.Max(ymax, math.Abs(v))
 	}
+	var rowScale []float64
+	scaleOf := func(i int) float64 {
+		if rowScale == nil {
+			rowScale = make([]float64, p.NumRows())
+			for j := 0; j < A.Cols; j++ {
+				for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+					rowScale[A.RowIdx[k]] += math.Abs(A.Val[k] * x[j])
+				}
+			}
+		}
+		return 1 + math.Abs(p.B[i]) + rowScale[i]
+	}
 	r := 0
 	for _, c := range p.Cones {
 		for i := r; i < r+c.Dim; i++ {
-			sc := 1 + math.Abs(p.B[i]) + res.rowScale[i]
 			switch c.Kind {
 			case cone.Zero:
-				if math.Abs(s[i]) > tol*sc {
+				if v := math.Abs(s[i]); v > tol*(1+math.Abs(p.B[i])) && v > tol*scaleOf(i) {
 					return false
 				}
 			case cone.Nonnegative:
-				if s[i] < -tol*sc || y[i] < -tol*(1+ymax) {
+				if s[i] < -tol*(1+math.Abs(p.B[i])) && s[i] < -tol*scaleOf(i) {
+					return false
+				}
+				if y[i] < -tol*(1+ymax) {
 					return false
 				}
 			}
@@ -628,7 +634,14 @@ func verifyOptimal(p *solver.Problem, sol *solver.Solution, res *residuals, tol 
 		r += c.Dim
 	}
 	for j, v := range res.g {
-		if math.Abs(v) > tol*(1+math.Abs(p.Q[j])+math.Abs(res.px[j])+res.colScale[j]) {
+		sc := 1 + math.Abs(p.Q[j]) + math.Abs(res.px[j])
+		if math.Abs(v) <= tol*sc {
+			continue
+		}
+		for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+			sc += math.Abs(A.Val[k] * y[A.RowIdx[k]])
+		}
+		if math.Abs(v) > tol*sc {
 			return false
 		}
 	}
