@@ -37,7 +37,7 @@ import (
 type Expr struct{ x *expr }
 
 // expr is an expression node: either materialized (ptr/idx/val/cst set) or a
-// lazy sum prev + coef·term, materialized on first use.
+// lazy sum prev + coef·term (lz non-nil), materialized on first use.
 type expr struct {
 	m          *Model // nil for constant expressions
 	n          int
@@ -49,62 +49,66 @@ type expr struct {
 	val []float64 // nonzero coefficients
 	cst []float64 // constants, length n; nil means all zero
 
-	lazy bool
-	prev *expr // nil means the zero expression
+	lz *lazySum
+}
+
+// lazySum is the pending sum of a lazy node (kept apart so that the far more
+// numerous materialized nodes stay small).
+type lazySum struct {
+	prev *expr // never nil
 	term *expr
 	coef float64
 	once sync.Once
 	done atomic.Bool
 }
 
+// Shared row pointers for single-row expressions; never modified.
+var (
+	ptrEmpty = []int{0, 0}
+	ptrOne   = []int{0, 1}
+)
+
 // data returns the materialized node (the node itself, filled in on first use).
 func (e *expr) data() *expr {
-	if e.lazy {
-		e.once.Do(e.materialize)
+	if e.lz != nil {
+		e.lz.once.Do(e.materialize)
 	}
 	return e
 }
 
-func (e *expr) materialized() bool { return !e.lazy || e.done.Load() }
+func (e *expr) materialized() bool { return e.lz == nil || e.lz.done.Load() }
 
-// materialize first materializes (and caches) the prefix e.prev with one walk
-// over its chain, then adds e's own term. The prefix costs one extra merge of
-// e's size, and in exchange an expression shared as the prefix of many others
+// materialize first materializes (and caches) the prefix with one walk over
+// its chain, then adds e's own term. The prefix costs one extra merge of e's
+// size, and in exchange an expression shared as the prefix of many others
 // (base.Add(t₁), base.Add(t₂), …) is walked once, not once per user.
 func (e *expr) materialize() {
-	if p := e.prev; p != nil && !p.materialized() {
-		p.once.Do(p.walk)
+	if p := e.lz.prev; !p.materialized() {
+		p.lz.once.Do(p.walk)
 	}
 	e.walk()
 }
 
-// walk materializes e by collecting the terms of its chain back to the first
-// materialized node and merging them in one pass.
+// walk materializes the lazy node e by collecting the terms of its chain back
+// to the first materialized node and merging them in one pass.
 func (e *expr) walk() {
-	if e.err != nil {
-		e.ptr = make([]int, e.n+1)
-		e.done.Store(true)
-		return
-	}
 	var terms []*expr
 	var coefs []float64
 	cur := e
-	for cur != nil && !cur.materialized() {
-		terms = append(terms, cur.term)
-		coefs = append(coefs, cur.coef)
-		cur = cur.prev
+	for !cur.materialized() {
+		terms = append(terms, cur.lz.term)
+		coefs = append(coefs, cur.lz.coef)
+		cur = cur.lz.prev
 	}
-	if cur != nil {
-		terms = append(terms, cur)
-		coefs = append(coefs, 1)
-	}
+	terms = append(terms, cur)
+	coefs = append(coefs, 1)
 	slices.Reverse(terms)
 	slices.Reverse(coefs)
 	for _, t := range terms {
 		t.data()
 	}
 	e.ptr, e.idx, e.val, e.cst = combine(e.n, terms, coefs)
-	e.done.Store(true)
+	e.lz.done.Store(true)
 }
 
 // nnz returns the number of stored coefficients of a materialized node.
@@ -456,7 +460,7 @@ func (e Expr) addScaled(op string, o Expr, a float64) Expr {
 		// Broadcast the receiver: materialize now (it is length 1, cheap).
 		return Expr{materialized(m, n, rows, cols, []*expr{x.data(), y.data()}, []float64{1, a})}
 	}
-	return Expr{&expr{m: m, n: n, rows: rows, cols: cols, lazy: true, prev: x, term: y, coef: a}}
+	return Expr{&expr{m: m, n: n, rows: rows, cols: cols, lz: &lazySum{prev: x, term: y, coef: a}}}
 }
 
 func materialized(m *Model, n, rows, cols int, terms []*expr, coefs []float64) *expr {
@@ -632,10 +636,18 @@ func (e Expr) Slice(lo, hi int) Expr {
 	}
 	d = d.data()
 	n := hi - lo
-	ptr := make([]int, n+1)
 	base := d.ptr[lo]
-	for i := 0; i <= n; i++ {
-		ptr[i] = d.ptr[lo+i] - base
+	var ptr []int
+	switch {
+	case n == 1 && d.ptr[hi]-base == 1:
+		ptr = ptrOne
+	case n == 1 && d.ptr[hi] == base:
+		ptr = ptrEmpty
+	default:
+		ptr = make([]int, n+1)
+		for i := 0; i <= n; i++ {
+			ptr[i] = d.ptr[lo+i] - base
+		}
 	}
 	var cst []float64
 	if d.cst != nil {

@@ -102,6 +102,9 @@ type Var struct {
 	ncols      int // number of columns occupied
 	rows, cols int // shape
 	kind       varKind
+
+	exprOnce sync.Once
+	expr     *expr // the variable as an expression, built on first use
 }
 
 // Scalar adds a scalar variable. An empty name is replaced by "x<k>" (k the
@@ -199,19 +202,23 @@ func triIndex(n, i, j int) int {
 }
 
 // Expr returns the variable as an expression of the same shape (row-major for
-// matrices).
+// matrices). It is built on the first call and shared afterwards (expressions
+// are immutable), so x.Expr().Slice(i, j) in a loop costs O(j − i).
 func (v *Var) Expr() Expr {
-	n := v.Len()
-	d := &expr{m: v.m, n: n, rows: v.rows, cols: v.cols}
-	d.ptr = make([]int, n+1)
-	d.idx = make([]int, n)
-	d.val = make([]float64, n)
-	for i := 0; i < n; i++ {
-		d.ptr[i+1] = i + 1
-		d.idx[i] = v.Col(i)
-		d.val[i] = 1
-	}
-	return Expr{d}
+	v.exprOnce.Do(func() {
+		n := v.Len()
+		d := &expr{m: v.m, n: n, rows: v.rows, cols: v.cols}
+		d.ptr = make([]int, n+1)
+		d.idx = make([]int, n)
+		d.val = make([]float64, n)
+		for i := 0; i < n; i++ {
+			d.ptr[i+1] = i + 1
+			d.idx[i] = v.Col(i)
+			d.val[i] = 1
+		}
+		v.expr = d
+	})
+	return Expr{v.expr}
 }
 
 // At returns entry i of the variable as a length-1 expression.
@@ -219,7 +226,8 @@ func (v *Var) At(i int) Expr {
 	if i < 0 || i >= v.Len() {
 		return v.m.errExpr(errf(ErrDimension, "variable %q: index %d out of range [0,%d)", v.name, i, v.Len()))
 	}
-	return Expr{&expr{m: v.m, n: 1, rows: 1, cols: 1, ptr: []int{0, 1}, idx: []int{v.Col(i)}, val: []float64{1}}}
+	d := v.Expr().x
+	return Expr{&expr{m: v.m, n: 1, rows: 1, cols: 1, ptr: ptrOne, idx: d.idx[i : i+1 : i+1], val: d.val[i : i+1 : i+1]}}
 }
 
 // Entry returns entry (i, j) of a matrix variable as a length-1 expression.
