@@ -163,16 +163,16 @@ func TestParseFeatures(t *testing.T) {
 	}
 	// Branch 1: rateA 0 → unlimited except the ±30° angle limit: B·π/6.
 	B1 := 100 / 0.1
-	if n.B[0] != B1 || !close(n.FlowMax[0], B1*math.Pi/6, 1e-12) || !close(n.FlowMin[0], -B1*math.Pi/6, 1e-12) {
+	if n.B[0] != B1 || !near(n.FlowMax[0], B1*math.Pi/6, 1e-12) || !near(n.FlowMin[0], -B1*math.Pi/6, 1e-12) {
 		t.Errorf("branch 1: B %v flow [%v, %v]", n.B[0], n.FlowMin[0], n.FlowMax[0])
 	}
 	// Branch 2: tap 0.95 divides the susceptance (makeBdc).
-	if !close(n.B[1], 100/(0.1*0.95), 1e-12) || n.FlowMax[1] != 150 {
+	if !near(n.B[1], 100/(0.1*0.95), 1e-12) || n.FlowMax[1] != 150 {
 		t.Errorf("branch 2: B %v, max flow %v", n.B[1], n.FlowMax[1])
 	}
 	// Branch 3: −5° shift; the angle limits shift with it: B(±30° + 5°), the lower
 	// one below −rateA, so the flow range is [−80, min(80, B·35°)].
-	if !close(n.Shift[2], -5*math.Pi/180, 1e-15) || n.FlowMin[2] != -80 || n.FlowMax[2] != 80 {
+	if !near(n.Shift[2], -5*math.Pi/180, 1e-15) || n.FlowMin[2] != -80 || n.FlowMax[2] != 80 {
 		t.Errorf("branch 3: shift %v flow [%v, %v]", n.Shift[2], n.FlowMin[2], n.FlowMax[2])
 	}
 	// Branch 4: angle limits 0, 0 mean none.
@@ -183,7 +183,7 @@ func TestParseFeatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 100 * 0.1 / (0.01*0.01 + 0.1*0.1); !close(nr.B[1], want, 1e-12) || nr.Shift[2] != 0 || nr.Load[nr.BusIndex[20]] != 50 {
+	if want := 100 * 0.1 / (0.01*0.01 + 0.1*0.1); !near(nr.B[1], want, 1e-12) || nr.Shift[2] != 0 || nr.Load[nr.BusIndex[20]] != 50 {
 		t.Errorf("options ignored: B %v (want %v) shift %v load %v", nr.B[1], want, nr.Shift[2], nr.Load[nr.BusIndex[20]])
 	}
 }
@@ -238,6 +238,6 @@ func TestReadCaseMissingFile(t *testing.T) {
 	}
 }
 
-func close(a, b, rel float64) bool {
+func near(a, b, rel float64) bool {
 	return math.Abs(a-b) <= rel*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }

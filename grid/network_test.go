@@ -23,18 +23,18 @@ func TestPowerFlowLoop(t *testing.T) {
 	theta, flow := n.PowerFlow([]float64{90})
 	want := []float64{30, 60, 30}
 	for l := range want {
-		if !close(flow[l], want[l], 1e-12) {
+		if !near(flow[l], want[l], 1e-12) {
 			t.Errorf("flow %d = %v, want %v", l, flow[l], want[l])
 		}
 	}
 	// θ3 = −f13·x/base = −0.06 rad.
-	if !close(theta[2], -0.06, 1e-12) || theta[0] != 0 {
+	if !near(theta[2], -0.06, 1e-12) || theta[0] != 0 {
 		t.Errorf("theta = %v", theta)
 	}
 	// r-aware susceptance scales every branch equally here: same flows.
 	nr, _ := NewNetwork(c, DCOptions{Susceptance: SusceptanceRX})
 	_, fr := nr.PowerFlow([]float64{90})
-	if !close(fr[1], 60, 1e-12) {
+	if !near(fr[1], 60, 1e-12) {
 		t.Errorf("r-aware flow %v", fr)
 	}
 }
@@ -59,7 +59,7 @@ func TestPhaseShifterLoop(t *testing.T) {
 	f := -B * (6 * math.Pi / 180) / 3
 	want := []float64{f, -f, f}
 	for l := range want {
-		if !close(flow[l], want[l], 1e-12) {
+		if !near(flow[l], want[l], 1e-12) {
 			t.Errorf("flow %d = %v, want %v", l, flow[l], want[l])
 		}
 	}

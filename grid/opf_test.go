@@ -106,16 +106,16 @@ func checkDispatchFeasible(t *testing.T, name string, n *Network, s *OPFSolution
 func TestOPFCongestedHand(t *testing.T) {
 	for _, f := range []Formulation{PTDF, BTheta} {
 		_, s := solveCase(t, "testdata/case3_congested.m", DCOptions{}, f)
-		if !close(s.Cost, 1500, 1e-7) || !close(s.Dispatch[0], 75, 1e-7) || !close(s.Dispatch[1], 15, 1e-7) {
+		if !near(s.Cost, 1500, 1e-7) || !near(s.Dispatch[0], 75, 1e-7) || !near(s.Dispatch[1], 15, 1e-7) {
 			t.Errorf("%v: cost %v dispatch %v", f, s.Cost, s.Dispatch)
 		}
 		for i, want := range []float64{10, 30, 50} {
-			if !close(s.LMP[i], want, 1e-6) {
+			if !near(s.LMP[i], want, 1e-6) {
 				t.Errorf("%v: LMP %v, want 10, 30, 50", f, s.LMP)
 				break
 			}
 		}
-		if !close(s.Flow[1], 50, 1e-7) {
+		if !near(s.Flow[1], 50, 1e-7) {
 			t.Errorf("%v: flow 1-3 = %v, want 50", f, s.Flow[1])
 		}
 	}
@@ -190,11 +190,11 @@ func TestOPFIslands(t *testing.T) {
 		if len(n.RefBus) != 2 || n.BusID[n.RefBus[1]] != 3 {
 			t.Fatalf("reference buses %v (want bus 1 and bus 3, the largest generator of island 2)", n.RefBus)
 		}
-		if !close(s.Cost, 1900, 1e-9) {
+		if !near(s.Cost, 1900, 1e-9) {
 			t.Errorf("%v: cost %v, want 1900", f, s.Cost)
 		}
 		for i, want := range []float64{10, 10, 20, 30} {
-			if !close(s.LMP[i], want, 1e-6) {
+			if !near(s.LMP[i], want, 1e-6) {
 				t.Errorf("%v: LMP %v, want 10 10 20 30", f, s.LMP)
 				break
 			}
@@ -213,7 +213,7 @@ func TestOPFPiecewiseLinear(t *testing.T) {
 		for g, p := range s.Dispatch {
 			cost += n.Case.Costs[n.Gen[g]].Eval(p)
 		}
-		if !close(cost, s.Cost, 1e-8) {
+		if !near(cost, s.Cost, 1e-8) {
 			t.Errorf("%v: objective %v, cost of dispatch %v", f, s.Cost, cost)
 		}
 		checkDispatchFeasible(t, "features", n, s, nil)

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/privopt/privopt/model"
@@ -679,8 +681,10 @@ type EvaluateOptions struct {
 	InputN int
 	// ProgramOnly skips the input and output baselines.
 	ProgramOnly bool
-	Source      noise.Source
-	Progress    func(done, total int) // optional
+	// Workers solve the input-perturbation OPFs in parallel (0: GOMAXPROCS).
+	Workers  int
+	Source   noise.Source
+	Progress func(done, total int) // optional
 }
 
 // Evaluate simulates N releases per strategy with the release's noise. It also
@@ -767,44 +771,95 @@ func (pr *Private) Evaluate(ctx context.Context, eo EvaluateOptions) (*Evaluatio
 			loadBus = append(loadBus, i)
 		}
 	}
+	// The perturbed loads are drawn sequentially (reproducible with a seeded
+	// source); the OPFs are solved by Workers goroutines.
+	loads := make([][]float64, ni)
+	for s := range loads {
+		loads[s] = append([]float64(nil), n.Load...)
+		for _, i := range loadBus {
+			loads[s][i] += inMech.Dist.Sample(src)
+		}
+	}
+	type outcome struct {
+		ok   bool
+		cost float64
+		q    float64
+	}
+	results := make([]outcome, ni)
+	workers := eo.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var (
+		mu       sync.Mutex
+		done     int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range next {
+				sol, err := n.solveLinear(ctx, opt, loads[s])
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if err == nil && sol.Status.OK() {
+					results[s] = outcome{ok: true, cost: sol.Cost, q: dot(pr.Weights, sol.Dispatch)}
+				}
+				done++
+				if eo.Progress != nil {
+					eo.Progress(done, ni)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for s := 0; s < ni; s++ {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- s
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
 	loss = loss[:0]
 	infeasible = 0
-	load := make([]float64, n.NumBuses())
-	for s := 0; s < ni; s++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		copy(load, n.Load)
-		for _, i := range loadBus {
-			load[i] += inMech.Dist.Sample(src)
-		}
-		o, err := n.BuildOPF(OPFOptions{Formulation: opt.Formulation, Load: load, LinearCost: true, Solve: opt.Solve})
-		if err != nil {
-			return nil, err
-		}
-		sol, err := o.Solve(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if eo.Progress != nil {
-			eo.Progress(s+1, ni)
-		}
-		if !sol.Status.OK() {
+	for _, r := range results {
+		if !r.ok {
 			infeasible++
 			continue
 		}
-		q := dot(pr.Weights, sol.Dispatch)
+		q := r.q
 		if isCost {
 			q += pr.CostConst
 		}
 		if q < pr.QueryMin || q > pr.QueryMax {
 			infeasible++
 		}
-		loss = append(loss, sol.Cost-cstar)
+		loss = append(loss, r.cost-cstar)
 	}
 	ev.Input = summarize(loss, infeasible, ni, cstar)
 	ev.Time = time.Since(t0)
 	return ev, nil
+}
+
+// solveLinear solves the linear-cost DC-OPF for the given loads.
+func (n *Network) solveLinear(ctx context.Context, opt PrivateOptions, load []float64) (*OPFSolution, error) {
+	o, err := n.BuildOPF(OPFOptions{Formulation: opt.Formulation, Load: load, LinearCost: true, Solve: opt.Solve})
+	if err != nil {
+		return nil, err
+	}
+	return o.Solve(ctx)
 }
 
 // summarize turns absolute losses into percentages of cstar; infeasible counts

@@ -61,13 +61,13 @@ func TestPrivateMeritOrderClosedForm(t *testing.T) {
 		}
 		// Δ = c_max·α = 30; A = (Δ/ε) ln(1 + (e^ε − 1)/(2δ)).
 		A := 30 * math.Log(1+(math.E-1)/0.02)
-		if !close(pr.Sensitivity, 30, 1e-15) || !close(pr.ZetaHi, A, 1e-12) || !close(pr.ZetaLo, -A, 1e-12) {
+		if !near(pr.Sensitivity, 30, 1e-15) || !near(pr.ZetaHi, A, 1e-12) || !near(pr.ZetaLo, -A, 1e-12) {
 			t.Fatalf("Δ = %v, interval [%v, %v], want 30, ±%v", pr.Sensitivity, pr.ZetaLo, pr.ZetaHi, A)
 		}
-		if !close(pr.NominalCost, 1400, 1e-9) || !close(pr.MeanCost, 1400+A, 1e-7) {
+		if !near(pr.NominalCost, 1400, 1e-9) || !near(pr.MeanCost, 1400+A, 1e-7) {
 			t.Errorf("%v: C* = %v, E cost = %v, want 1400, %v", f, pr.NominalCost, pr.MeanCost, 1400+A)
 		}
-		if !close(pr.X[0], -1.0/20, 1e-7) || !close(pr.X[1], 1.0/20, 1e-7) {
+		if !near(pr.X[0], -1.0/20, 1e-7) || !near(pr.X[1], 1.0/20, 1e-7) {
 			t.Errorf("%v: X = %v", f, pr.X)
 		}
 		// The released value is the cost of the dispatch behind it.
@@ -75,14 +75,14 @@ func TestPrivateMeritOrderClosedForm(t *testing.T) {
 		for g, p := range pr.Dispatch {
 			cost += n.Case.Costs[g].Eval(p)
 		}
-		if !close(cost, pr.Released, 1e-9) || !pr.Feasible {
+		if !near(cost, pr.Released, 1e-9) || !pr.Feasible {
 			t.Errorf("released %v, cost of dispatch %v, feasible %v", pr.Released, cost, pr.Feasible)
 		}
 		// Query range: cheapest 1400, dearest 100 MW all from gen 2 → 3000.
 		if _, _, err := pr.QueryRange(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if !close(pr.QueryMin, 1400, 1e-9) || !close(pr.QueryMax, 3000, 1e-9) {
+		if !near(pr.QueryMin, 1400, 1e-9) || !near(pr.QueryMax, 3000, 1e-9) {
 			t.Errorf("query range [%v, %v], want [1400, 3000]", pr.QueryMin, pr.QueryMax)
 		}
 	}
@@ -107,7 +107,7 @@ func TestPrivateRobustInvariants(t *testing.T) {
 				cx += pr.Cost[g] * x
 				sx += x
 			}
-			if !close(cx, 1, 1e-7) || math.Abs(sx) > 1e-7 {
+			if !near(cx, 1, 1e-7) || math.Abs(sx) > 1e-7 {
 				t.Errorf("%s: cᵀX = %v, ΣX = %v", name, cx, sx)
 			}
 			if pr.MeanCost < pr.NominalCost-1e-6 {
@@ -125,7 +125,7 @@ func TestPrivateRobustInvariants(t *testing.T) {
 				t.Errorf("%s: feasible interval [%v, %v] does not contain [%v, %v]", name, pr.FeasibleLo, pr.FeasibleHi, pr.ZetaLo, pr.ZetaHi)
 			}
 		}
-		if !close(costs[0], costs[1], 1e-6) {
+		if !near(costs[0], costs[1], 1e-6) {
 			t.Errorf("%s: PTDF %v vs B-θ %v", name, costs[0], costs[1])
 		}
 	}
@@ -252,10 +252,10 @@ func TestPrivateGenSubsetCVaR(t *testing.T) {
 				}
 			}
 		}
-		if !close(sx, 1, 1e-7) {
+		if !near(sx, 1, 1e-7) {
 			t.Errorf("Σ_G X = %v, want 1", sx)
 		}
-		if !close(pr.Released-pr.MeanQuery, pr.Zeta, 1e-9) {
+		if !near(pr.Released-pr.MeanQuery, pr.Zeta, 1e-9) {
 			t.Errorf("released %v ≠ %v + %v", pr.Released, pr.MeanQuery, pr.Zeta)
 		}
 		mean[k] = pr.MeanCost
