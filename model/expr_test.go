@@ -503,3 +503,30 @@ func TestZeroExpr(t *testing.T) {
 		t.Errorf("x ≥ (zero Expr): %v, %d rows", m.Err(), c.Len())
 	}
 }
+
+// TestOperandsUnchanged: operations share arrays with their operands but
+// never modify them; a variable's cached expression stays the identity map
+// after every operation has been applied to it (and to its slices).
+func TestOperandsUnchanged(t *testing.T) {
+	m := New("imm")
+	x := m.Vector("x", 5)
+	xe := x.Expr()
+	c := Const(1, 2, 3, 4, 5)
+	ops := []Expr{
+		xe.Scale(3), xe.Neg(), xe.Add(c), xe.Sub(xe), xe.AddScaled(2, c), xe.MulElem([]float64{1, 0, 2, 0, 3}),
+		xe.Slice(1, 4).Scale(2), xe.Pick([]int{4, 0}).Add(Const(1)), xe.Sum(), xe.Dot([]float64{1, 2, 3, 4, 5}),
+		Reshape(xe, 5, 1).T(), Stack(xe, xe), AddAll(xe, c, xe), x.At(2).Scale(-1), c.Scale(2).Add(xe),
+	}
+	for _, e := range ops {
+		_ = e.Nnz()
+	}
+	want := newDense(5, 5)
+	for i := 0; i < 5; i++ {
+		want.A[i][i] = 1
+	}
+	assertDense(t, "x.Expr()", toDense(t, x.Expr(), 5), want, 0)
+	assertVec(t, "const", c.Constant(), []float64{1, 2, 3, 4, 5}, 0)
+	if x.Expr().x != xe.x {
+		t.Error("x.Expr() is not cached")
+	}
+}
