@@ -18,7 +18,9 @@
 // CVXOPT's fastest here; its dense KKT systems make large SOCPs slow: on the
 // development machine about an hour per SOCP with 10⁴ variables). Times are wall-clock
 // times of the solve calls only (CVXOPT's matrices are built before its timer
-// starts; ipm's time includes its own presolve, scaling and factorization setup).
+// starts; ipm's time includes its own presolve, scaling and factorization setup),
+// and the CPU times of the same calls (process CPU time, all threads), which are
+// the fairer measure on a loaded machine.
 // It prints per-instance times and iterations and the median time ratio
 // ipm/CVXOPT per family.
 //
@@ -41,6 +43,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/privopt/privopt/cone"
@@ -81,6 +84,7 @@ type pyResult struct {
 	Status     string  `json:"status"`
 	Iterations int     `json:"iterations"`
 	Time       float64 `json:"time"`
+	CPU        float64 `json:"cpu"`
 	Objective  float64 `json:"objective"`
 	Error      string  `json:"error"`
 }
@@ -177,14 +181,17 @@ func main() {
 		}
 	}
 
-	fmt.Printf("%-14s %7s %7s %9s | %-10s %5s %9s %17s | %-10s %5s %9s %17s | %8s %9s\n",
-		"instance", "n", "m", "nnz(A)", "ipm", "iter", "time[s]", "objective", "cvxopt", "iter", "time[s]", "objective", "ratio", "rel.diff")
+	fmt.Printf("%-14s %7s %7s %9s | %-10s %5s %9s %9s %17s | %-10s %5s %9s %9s %17s | %8s %8s %9s\n",
+		"instance", "n", "m", "nnz(A)", "ipm", "iter", "wall[s]", "cpu[s]", "objective", "cvxopt", "iter", "wall[s]", "cpu[s]", "objective", "ratio", "cpuratio", "rel.diff")
 	ratios := map[string][]float64{}
+	cpuRatios := map[string][]float64{}
 	for _, in := range insts {
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+		cpu0 := cpuSeconds()
 		start := time.Now()
 		sol, err := ipm.New().Solve(ctx, in.p, solver.Settings{TimeLimit: *timeout})
 		el := time.Since(start).Seconds()
+		cpu := cpuSeconds() - cpu0
 		cancel()
 		status, iters, obj := "error", 0, math.NaN()
 		if err != nil {
@@ -192,7 +199,7 @@ func main() {
 		} else {
 			status, iters, obj = sol.Status.String(), sol.Iterations, sol.Objective
 		}
-		fmt.Printf("%-14s %7d %7d %9d | %-10s %5d %9.3f %17.10g", in.name, in.p.NumVars(), in.p.NumRows(), in.p.A.Nnz(), status, iters, el, obj)
+		fmt.Printf("%-14s %7d %7d %9d | %-10s %5d %9.3f %9.3f %17.10g", in.name, in.p.NumVars(), in.p.NumRows(), in.p.A.Nnz(), status, iters, el, cpu, obj)
 		r, ok := py[in.name]
 		if !havePy || !ok {
 			fmt.Printf(" | %-10s\n", "n/a")
@@ -202,19 +209,30 @@ func main() {
 			fmt.Printf(" | error: %s\n", r.Error)
 			continue
 		}
-		ratio := el / r.Time
+		ratio, cpuRatio := el/r.Time, cpu/r.CPU
 		diff := math.Abs(obj-r.Objective) / math.Max(1, math.Abs(r.Objective))
-		fmt.Printf(" | %-10s %5d %9.3f %17.10g | %8.3f %9.2g\n", r.Status, r.Iterations, r.Time, r.Objective, ratio, diff)
+		fmt.Printf(" | %-10s %5d %9.3f %9.3f %17.10g | %8.4f %8.4f %9.2g\n", r.Status, r.Iterations, r.Time, r.CPU, r.Objective, ratio, cpuRatio, diff)
 		if status == "optimal" && r.Status == "optimal" {
 			ratios[in.family] = append(ratios[in.family], ratio)
+			cpuRatios[in.family] = append(cpuRatios[in.family], cpuRatio)
 		}
 	}
 	fmt.Println()
 	for _, fam := range strings.Split(*families, ",") {
 		if rs := ratios[fam]; len(rs) > 0 {
-			fmt.Printf("median time ratio ipm/CVXOPT on %s: %.3f over %d instances (both optimal)\n", fam, median(rs), len(rs))
+			fmt.Printf("median time ratio ipm/CVXOPT on %s: wall %.4f, cpu %.4f over %d instances (both optimal)\n",
+				fam, median(rs), median(cpuRatios[fam]), len(rs))
 		}
 	}
+}
+
+// cpuSeconds returns the process's user + system CPU time (all threads).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func parseInts(s string) []int {
