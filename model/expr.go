@@ -724,6 +724,20 @@ func (e Expr) T() Expr {
 	return Expr{t}
 }
 
+// isSelection reports whether every row of d is a single coefficient 1 on a
+// column larger than the previous row's, with no constants.
+func isSelection(d *expr) bool {
+	if d.cst != nil || d.nnz() != d.n {
+		return false
+	}
+	for i := 0; i < d.n; i++ {
+		if d.ptr[i+1] != i+1 || d.val[i] != 1 || (i > 0 && d.idx[i] <= d.idx[i-1]) {
+			return false
+		}
+	}
+	return true
+}
+
 // Stack returns the vertical concatenation of es as one vector expression. It
 // costs O(total size) however many operands there are.
 func Stack(es ...Expr) Expr {
@@ -879,6 +893,20 @@ func MulSparse(a *sparse.CSC, e Expr) Expr {
 	}
 	d = d.data()
 	at := a.Transpose() // CSR of A: column i of at is row i of A
+	if isSelection(d) {
+		// e = (x_{k₀}, x_{k₁}, …) with k increasing (a variable or a slice of
+		// one): the rows of A·e are the rows of A with column j renamed kⱼ,
+		// still sorted, so the transpose's arrays become the result.
+		zero := false
+		for q, j := range at.RowIdx {
+			at.RowIdx[q] = d.idx[j]
+			zero = zero || at.Val[q] == 0
+		}
+		if !zero {
+			return Expr{newNode(d.m, p, at.ColPtr, at.RowIdx, at.Val, nil)}
+		}
+		at = a.Transpose()
+	}
 	total := 0
 	for q := 0; q < at.Nnz(); q++ {
 		j := at.RowIdx[q]

@@ -264,6 +264,33 @@ func TestExprOps(t *testing.T) {
 			}
 			return MulSparse(tr.ToCSC(), a), r
 		}},
+		{"MulSparseSelection", func(rng *rand.Rand, m *Model, N int) (Expr, dense) {
+			// e = a slice of the matrix variable y (a selection): fast path;
+			// an explicit zero in A takes the general path and is dropped.
+			y := m.VarByName("y")
+			sel := y.Slice(1, 5)
+			tr := sparse.NewTriplets(3, 4, 0)
+			r := newDense(3, N)
+			for i := 0; i < 3; i++ {
+				for k := 0; k < 4; k++ {
+					if rng.Float64() < 0.6 {
+						v := randVec(rng, 1)[0]
+						tr.Append(i, k, v)
+						r.A[i][y.Col(1+k)] += v
+					}
+				}
+			}
+			A := tr.ToCSC()
+			if rng.IntN(2) == 0 && A.Nnz() > 0 {
+				A.Val[0] = 0
+				for i := 0; i < 3; i++ {
+					if A.RowIdx[0] == i {
+						r.A[i][y.Col(1+firstCol(A))] = 0
+					}
+				}
+			}
+			return MulSparse(A, sel), r
+		}},
 		{"ReshapeTransposeEntry", func(rng *rand.Rand, m *Model, N int) (Expr, dense) {
 			a, da := randAffine(rng, m, 6, 0.3)
 			S := Reshape(a, 2, 3) // S[i][j] = a[3i+j]
@@ -529,4 +556,14 @@ func TestOperandsUnchanged(t *testing.T) {
 	if x.Expr().x != xe.x {
 		t.Error("x.Expr() is not cached")
 	}
+}
+
+// firstCol returns the column of A's first stored entry.
+func firstCol(A *sparse.CSC) int {
+	for j := 0; j < A.Cols; j++ {
+		if A.ColPtr[j+1] > 0 {
+			return j
+		}
+	}
+	return -1
 }
