@@ -21,9 +21,10 @@ type conic interface {
 	symmetric() bool
 	// unitInit sets s and z to a central point of the cone and its dual.
 	unitInit(s, z []float64)
-	// shiftToCone moves v into the interior: v += (1 − min eig(v))·e when its
-	// smallest eigenvalue is below √ε (symmetric cones only).
-	shiftToCone(v []float64)
+	// margin returns the smallest eigenvalue of v (+Inf for the zero cone),
+	// and addE adds a·e (symmetric cones only).
+	margin(v []float64) float64
+	addE(v []float64, a float64)
 	// updateScaling computes the scaling at (s, z) with μ = ⟨s,z⟩/ν of the whole
 	// problem; false means s or z left the interior.
 	updateScaling(s, z []float64, mu float64) bool
@@ -87,7 +88,8 @@ func (c *zeroCone) dim() int                                                    
 func (c *zeroCone) degree() float64                                               { return 0 }
 func (c *zeroCone) symmetric() bool                                               { return true }
 func (c *zeroCone) unitInit(s, z []float64)                                       { clear(s); clear(z) }
-func (c *zeroCone) shiftToCone(v []float64)                                       { clear(v) }
+func (c *zeroCone) margin([]float64) float64                                      { return math.Inf(1) }
+func (c *zeroCone) addE([]float64, float64)                                       {}
 func (c *zeroCone) updateScaling(_, _ []float64, _ float64) bool                  { return true }
 func (c *zeroCone) mulH(out, _ []float64)                                         { clear(out) }
 func (c *zeroCone) affineDs(ds, _ []float64)                                      { clear(ds) }
@@ -117,18 +119,16 @@ func (c *nonnegCone) unitInit(s, z []float64) {
 		s[i], z[i] = 1, 1
 	}
 }
-func (c *nonnegCone) shiftToCone(v []float64) {
-	if c.d == 0 {
-		return
-	}
+func (c *nonnegCone) margin(v []float64) float64 {
 	m := math.Inf(1)
 	for _, x := range v {
 		m = math.Min(m, x)
 	}
-	if m < sqrtEps {
-		for i := range v {
-			v[i] += 1 - m
-		}
+	return m
+}
+func (c *nonnegCone) addE(v []float64, a float64) {
+	for i := range v {
+		v[i] += a
 	}
 }
 func (c *nonnegCone) updateScaling(s, z []float64, _ float64) bool {
@@ -249,12 +249,8 @@ func norm2(v []float64) float64 {
 	return scale * math.Sqrt(ssq)
 }
 
-func (c *socCone) shiftToCone(v []float64) {
-	m := v[0] - norm2(v[1:])
-	if m < sqrtEps {
-		v[0] += 1 - m
-	}
-}
+func (c *socCone) margin(v []float64) float64  { return v[0] - norm2(v[1:]) }
+func (c *socCone) addE(v []float64, a float64) { v[0] += a }
 
 func (c *socCone) updateScaling(s, z []float64, _ float64) bool {
 	sres, zres := socResidual(s), socResidual(z)

@@ -171,11 +171,32 @@ func (w *workspace) initialize() bool {
 	}
 	w.kkt.solve(w.sol, w.rhs)
 	copy(w.z, w.sol[n:n+w.m])
+	w.shiftToCone(w.s)
+	w.shiftToCone(w.z)
 	for i, c := range w.cones {
-		c.shiftToCone(w.block(w.s, i))
-		c.shiftToCone(w.block(w.z, i))
+		if _, ok := c.(*zeroCone); ok {
+			clear(w.block(w.s, i))
+		}
 	}
 	return true
+}
+
+// shiftToCone moves v into the interior of K by one common shift,
+// v += (1 − α)e with α the smallest eigenvalue over all cones, when α is not
+// clearly positive (CVXOPT's coneqp initialization; Vandenberghe 2010, §7.3).
+func (w *workspace) shiftToCone(v []float64) {
+	a := math.Inf(1)
+	var nv float64 = 1
+	for i, c := range w.cones {
+		a = math.Min(a, c.margin(w.block(v, i)))
+	}
+	nv = math.Max(nv, normInf(v))
+	if math.IsInf(a, 1) || a > 1e-8*nv {
+		return
+	}
+	for i, c := range w.cones {
+		c.addE(w.block(v, i), 1-a)
+	}
 }
 
 // identityFactor factors the KKT matrix with H = I.

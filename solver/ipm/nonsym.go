@@ -46,7 +46,8 @@ func (c *nonsymCone) unitInit(s, z []float64) {
 	c.f.central(s)
 	c.f.central(z)
 }
-func (c *nonsymCone) shiftToCone(v []float64) { c.f.central(v) }
+func (c *nonsymCone) margin([]float64) float64 { return math.Inf(1) }
+func (c *nonsymCone) addE([]float64, float64)  {}
 
 func (c *nonsymCone) updateScaling(s, z []float64, mu float64) bool {
 	copy(c.z[:], z)

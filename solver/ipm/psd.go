@@ -106,17 +106,19 @@ func (c *psdCone) minEig(v []float64) float64 {
 	return es.Values(nil)[0]
 }
 
-func (c *psdCone) shiftToCone(v []float64) {
+func (c *psdCone) margin(v []float64) float64 {
 	m := c.minEig(v)
 	if math.IsNaN(m) {
-		m = -1
+		return math.Inf(-1)
 	}
-	if m < sqrtEps {
-		k := 0
-		for j := 0; j < c.n; j++ {
-			v[k] += 1 - m
-			k += c.n - j
-		}
+	return m
+}
+
+func (c *psdCone) addE(v []float64, a float64) {
+	k := 0
+	for j := 0; j < c.n; j++ {
+		v[k] += a
+		k += c.n - j
 	}
 }
 
