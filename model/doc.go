@@ -36,6 +36,9 @@
 //     accumulates triplets, and Canonicalize assembles A with two counting
 //     passes. Only SumSquares/QuadForm objective terms can be superlinear (the
 //     products AᵀA, AᵀQA), and SumSquares lifts when AᵀA would be dense.
+//     Fastest to slowest for large models: MulSparse/MulDense of a variable,
+//     ExprBuilder, one Dot/Sum per row, chains of Add (each Add allocates a
+//     node of about 200 bytes).
 //   - Duals (Result.Dual) are the standard-form y ∈ K* on a constraint's rows
 //     (Px + q + Aᵀy = 0): for LessEq/GreaterEq y ≥ 0 is the rate at which the
 //     objective improves per unit relaxation, in either sense; for Equal, the

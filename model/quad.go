@@ -49,7 +49,10 @@ func SumSquares(e Expr) Quadratic {
 // n and a symmetric n×n matrix Q, which must be positive semidefinite: its
 // smallest eigenvalue (gonum's symmetric eigendecomposition) must be ≥
 // −1e-10·max|Qᵢⱼ|, otherwise the term carries an error wrapping ErrNonConvex.
-// With x = A·x̂ + c it contributes P += 2AᵀQA, q += 2AᵀQc, r += cᵀQc.
+// With x = A·x̂ + c it contributes P += 2AᵀQA, q += 2AᵀQc, r += cᵀQc. Q is
+// copied; the eigenvalue check costs O(n³) and canonicalization O(n²) plus the
+// products, so QuadForm suits dense Q of moderate order (n ≲ 2000); for large
+// or sparse Q = FᵀF use SumSquares(F·x).
 func QuadForm(x Expr, q mat.Symmetric) Quadratic {
 	t := Quadratic{kind: quadForm, e: x, scale: 1, err: x.Err()}
 	if t.err != nil {
