@@ -216,7 +216,7 @@ func TestExample1OptimalGapBelowOnePercent(t *testing.T) {
 		t.Skip("full-size solve")
 	}
 	p := Params{Epsilon: 1, Delta: 0.2, Sensitivity: 360}
-	r := optimizeT(t, p, OptimalOptions{Loss: L2(), Symmetric: true, Intervals: 200, Gap: 0.01})
+	r := optimizeT(t, p, OptimalOptions{Loss: L2(), Symmetric: true, Granularity: 130})
 	t.Logf("std %.3f, gap %.3f%%, N=%d, %v", Std(r.Dist), 100*r.Gap, r.Intervals, r.Time)
 	if r.Gap >= 0.01 {
 		t.Errorf("gap %.3f%% ≥ 1%%", 100*r.Gap)
