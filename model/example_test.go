@@ -96,3 +96,58 @@ func ExampleQuadForm() {
 	// weights: [0.300 0.333 0.367]
 	// objective: -0.06133
 }
+
+// ExprBuilder assembles the node balance of a 3-node network with flows on
+// three lines: Σ inflow − Σ outflow = demand, one row per node.
+func ExampleExprBuilder() {
+	lines := []struct{ from, to int }{{0, 1}, {1, 2}, {0, 2}}
+	m := model.New("network")
+	flow := m.Vector("flow", len(lines))
+	b := model.NewExprBuilder(3)
+	for k, l := range lines {
+		b.AddVar(l.from, flow, k, -1)
+		b.AddVar(l.to, flow, k, +1)
+	}
+	balance := m.Equal("balance", b.Expr(), model.Const(-3, 1, 2))
+
+	can, err := m.Canonicalize()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lo, hi := can.Rows(balance)
+	for i := lo; i < hi; i++ {
+		fmt.Println(can.Problem.A.Dense()[i], "=", can.Problem.B[i])
+	}
+	// Output:
+	// [-1 0 -1] = -3
+	// [1 -1 0] = 1
+	// [0 1 1] = 2
+}
+
+// The Euclidean projection of (3, 4) onto the half-plane x₁ + x₂ ≤ 1 as a
+// second-order cone program: minimize t subject to ‖x − (3, 4)‖ ≤ t. The
+// answer, by hand: x = (3, 4) − 3·(1, 1) = (0, 1) at distance 3√2.
+func ExampleModel_NormLessEq() {
+	m := model.New("projection")
+	x := m.Vector("x", 2)
+	t := m.Scalar("t")
+	m.NormLessEq("distance", x.Expr().Sub(model.Const(3, 4)), t.Expr())
+	m.LessEq("halfplane", x.Expr().Sum(), model.Const(1))
+	m.Minimize(t.Expr())
+
+	res, err := m.Solve(context.Background(), model.SolveOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	round := func(v float64) float64 { return math.Round(v*1e4)/1e4 + 0 }
+	xv := res.Value(x)
+	fmt.Println("status:", res.Status, "solver:", res.Solution.Solver)
+	fmt.Println("x:", round(xv[0]), round(xv[1]))
+	fmt.Println("distance:", round(res.Objective), "3√2:", round(3*math.Sqrt2))
+	// Output:
+	// status: optimal solver: ipm
+	// x: 0 1
+	// distance: 4.2426 3√2: 4.2426
+}
