@@ -15,6 +15,7 @@ import (
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
 )
 
 // ErrInvalid is wrapped by every validation error of this package.
@@ -887,18 +888,13 @@ type Result struct {
 	Objective float64
 }
 
-// ErrNeedSolver is returned when no solver was given for a problem with cones
-// HiGHS does not support.
-var ErrNeedSolver = errors.New("chance: the problem has second-order or other conic rows; pass a conic solver (solver/ipm)")
-
-// Auto returns HiGHS when every cone of p is a zero or nonnegative cone, and
-// ErrNeedSolver otherwise (pass the interior-point solver explicitly; this
-// package does not depend on it).
-func Auto(p *solver.Problem) (solver.Solver, error) {
+// Auto returns HiGHS when every cone of p is a zero or nonnegative cone (LP or
+// QP) and the interior-point solver otherwise.
+func Auto(p *solver.Problem) solver.Solver {
 	if p.IsLinearConic() {
-		return highs.New(), nil
+		return highs.New()
 	}
-	return nil, ErrNeedSolver
+	return ipm.New()
 }
 
 // Solve solves the counterpart with s (nil: Auto) and decodes the decision rule.
@@ -906,10 +902,7 @@ func Auto(p *solver.Problem) (solver.Solver, error) {
 // statuses return *solver.StatusError.
 func Solve(ctx context.Context, c *Counterpart, s solver.Solver, set solver.Settings) (*Result, error) {
 	if s == nil {
-		var err error
-		if s, err = Auto(c.Problem); err != nil {
-			return nil, err
-		}
+		s = Auto(c.Problem)
 	}
 	sol, err := s.Solve(ctx, c.Problem, set)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/privopt/privopt/noise"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
 	"github.com/privopt/privopt/sparse"
 )
 
@@ -447,3 +448,116 @@ func TestCVaRObjective(t *testing.T) {
 }
 
 func sortFloats(v []float64) { sort.Float64s(v) }
+
+// TestBonferroniSOC: maximize x̄1 + x̄2 subject to y ≥ x1 + x2 + 1 and y ≤ 5,
+// identity query on (x1, x2) with ζ ~ N(0, σ²I), y with free recourse. Both rows
+// carry decision-dependent noise coefficients, so Bonferroni builds second-order
+// cones: ȳ − x̄1 − x̄2 − 1 ≥ z‖σ(Y − 1)‖ and 5 − ȳ ≥ z‖σY‖ with z = Φ⁻¹(1 − η/2).
+// Adding them, the optimum is x̄1 + x̄2 = 4 − zσ√2 (Y on the segment [0, 1]²
+// diagonal). Solved by the interior-point solver; violation checked by Monte
+// Carlo (each row exact at η/2, joint ≤ η).
+func TestBonferroniSOC(t *testing.T) {
+	a := sparse.NewTriplets(2, 3, 4)
+	a.Append(0, 0, 1) // x1 + x2 − y + s = −1
+	a.Append(0, 1, 1)
+	a.Append(0, 2, -1)
+	a.Append(1, 2, 1) // y + s = 5
+	p := &solver.Problem{Q: []float64{-1, -1, 0}, A: a.ToCSC(), B: []float64{-1, 5}, Cones: []cone.Cone{cone.NewNonnegative(2)}}
+	const sigma, eta = 0.5, 0.05
+	g, _ := noise.NewGaussian(sigma)
+	l, err := lindecision.Lift(p, identitySpec(g, g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Reformulate(l, Spec{Approximation: Approximation{Method: Bonferroni, Eta: eta, Safety: Gaussian}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Stats.SOC != 2 {
+		t.Fatalf("want 2 second-order cones, got %+v", cp.Stats)
+	}
+	res, err := Solve(context.Background(), cp, ipm.New(), solver.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, _ := Gaussian.Factor(eta / 2)
+	if got, want := res.Rule.XBar[0]+res.Rule.XBar[1], 4-z*sigma*math.Sqrt2; math.Abs(got-want) > 1e-5 {
+		t.Fatalf("x̄1 + x̄2 = %v, want %v", got, want)
+	}
+	v := violation(p, res.Rule, l.Noise(), mcSamples, 21)
+	if v > eta+5*math.Sqrt(eta*(1-eta)/mcSamples) {
+		t.Fatalf("violation %v, want ≤ %v", v, eta)
+	}
+	t.Logf("SOC Bonferroni: x̄ = %.4f, Y = (%.3f, %.3f), violation %.4f (η = %v)", res.Rule.XBar, res.Rule.X.At(2, 0), res.Rule.X.At(2, 1), v, eta)
+}
+
+// TestConicVertexRobust: maximize x̄1 + x̄2 subject to ‖x‖ ≤ 3 (a second-order
+// block), identity query with truncated Laplace noise on [−1, 1]². The robust
+// counterpart enforces the cone at the four box vertices, which by convexity
+// keeps it for the whole box: x̄ = (a, a) with ‖(a+1, a+1)‖ = 3, objective
+// 3√2 − 2. Monte Carlo: no violation.
+func TestConicVertexRobust(t *testing.T) {
+	a := sparse.NewTriplets(3, 2, 2)
+	a.Append(1, 0, -1)
+	a.Append(2, 1, -1)
+	p := &solver.Problem{Q: []float64{-1, -1}, A: a.ToCSC(), B: []float64{3, 0, 0}, Cones: []cone.Cone{cone.NewSecondOrder(3)}}
+	tl, _ := noise.NewTruncatedLaplace(1, 1)
+	res, cp := solveWith(t, p, identitySpec(tl, tl), Spec{Approximation: Approximation{Method: Robust}}, ipm.New())
+	if got, want := res.Rule.XBar[0]+res.Rule.XBar[1], 3*math.Sqrt2-2; math.Abs(got-want) > 1e-6 {
+		t.Fatalf("x̄1 + x̄2 = %v, want %v", got, want)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	x := make([]float64, 2)
+	for s := 0; s < mcSamples; s++ {
+		z := []float64{tl.Quantile(lindecision.Uniform01(rng.Uint64())), tl.Quantile(lindecision.Uniform01(rng.Uint64()))}
+		res.Rule.Apply(x, z)
+		if math.Hypot(x[0], x[1]) > 3+1e-6 {
+			t.Fatalf("sample %d: ‖x̃‖ = %v > 3", s, math.Hypot(x[0], x[1]))
+		}
+	}
+	if cp.Stats.Vertices != 4 {
+		t.Fatalf("vertices %d, want 4", cp.Stats.Vertices)
+	}
+}
+
+// TestGroups: the lower row of Example 2.7 by Bonferroni (exact, η₁ = 2%), the
+// upper row by the vertex method (η₂ = 1%, β = 10%): the joint guarantee is the
+// union bound η = 3% with confidence 90%.
+func TestGroups(t *testing.T) {
+	lap, _ := noise.NewLaplace(1)
+	p := example27(1, 1, 40)
+	res, cp := solve(t, p, identitySpec(lap), Spec{
+		Approximation: Approximation{Method: Bonferroni, Eta: 0.02},
+		Groups:        []Group{{Rows: []int{1}, Approximation: Approximation{Method: Vertex, Eta: 0.01, Beta: 0.1}}},
+		Rand:          rand.New(rand.NewPCG(4, 4)),
+	})
+	g := cp.Guarantee
+	if g.Method != "mixed" || math.Abs(g.Eta-0.03) > 1e-15 || g.Beta != 0.1 || len(g.Groups) != 2 || g.Kind != Conservative {
+		t.Fatalf("guarantee %+v", g)
+	}
+	// Lower row alone under Bonferroni: x̄* = ℓ + ln(1/(2·0.02)).
+	if want := 1 + math.Log(1/0.04); math.Abs(res.Rule.XBar[0]-want) > 1e-7 {
+		t.Fatalf("x̄* = %v, want %v", res.Rule.XBar[0], want)
+	}
+	if _, err := Reformulate(cp.Lifted, Spec{Approximation: Approximation{Method: Bonferroni, Eta: 0.02},
+		Groups: []Group{{Rows: []int{1}, Approximation: Approximation{Method: Robust}}, {Rows: []int{1}, Approximation: Approximation{Method: Robust}}}}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("row in two groups: want ErrInvalid, got %v", err)
+	}
+}
+
+func solveWith(t *testing.T, p *solver.Problem, ls lindecision.Spec, cs Spec, s solver.Solver) (*Result, *Counterpart) {
+	t.Helper()
+	l, err := lindecision.Lift(p, ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Reformulate(l, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Solve(context.Background(), cp, s, solver.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, cp
+}

@@ -36,6 +36,6 @@
 //   - Samples for Vertex and Scenario come from Spec.Rand (default seeded from
 //     crypto/rand); they only shape the uncertainty set and are not secret.
 //
-// This package solves LP/QP counterparts with HiGHS; counterparts with conic
-// rows need a conic solver passed explicitly (solver/ipm).
+// Solve picks HiGHS for LP/QP counterparts and the interior-point solver
+// (solver/ipm) for counterparts with conic rows, unless a solver is given.
 package chance

@@ -20,8 +20,8 @@
 // Solve lifts the problem to the decision rule x̃ = x̄ + Xζ (package
 // lindecision) with one noise component per query row, imposes Q X = I,
 // reformulates the chance constraint Pr[b − A x̃ ∈ K] ≥ 1 − η (package chance)
-// and solves the counterpart (HiGHS for LP/QP counterparts; pass solver/ipm in
-// Spec.Solver for conic ones).
+// and solves the counterpart (HiGHS for LP/QP counterparts, solver/ipm for
+// conic ones, or Spec.Solver).
 //
 // # Invariants
 //

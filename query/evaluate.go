@@ -92,10 +92,7 @@ func reference(ctx context.Context, p *solver.Problem, o *EvalOptions) (float64,
 
 func solveBase(ctx context.Context, p *solver.Problem, s solver.Solver, set solver.Settings) (*solver.Solution, error) {
 	if s == nil {
-		var err error
-		if s, err = chance.Auto(p); err != nil {
-			return nil, err
-		}
+		s = chance.Auto(p)
 	}
 	sol, err := s.Solve(ctx, p, set)
 	if err != nil {
@@ -331,9 +328,7 @@ func InputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 	ax := make([]float64, p.NumRows())
 	s := opts.Solver
 	if s == nil {
-		if s, err = chance.Auto(p); err != nil {
-			return nil, err
-		}
+		s = chance.Auto(p)
 	}
 	for t := 0; t < opts.N; t++ {
 		if err := ctx.Err(); err != nil {

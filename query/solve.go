@@ -22,7 +22,7 @@ type Spec struct {
 	// Recourse of the variables outside the query (free by default).
 	Recourse lindecision.Recourse
 	// Solver solves the counterpart; nil picks HiGHS for LP/QP counterparts and
-	// returns chance.ErrNeedSolver otherwise (pass solver/ipm).
+	// the interior-point solver otherwise.
 	Solver   solver.Solver
 	Settings solver.Settings
 }
