@@ -164,6 +164,8 @@ type PrivateOptions struct {
 	// al. eq. 13, Rockafellar–Uryasev); 0 means the expected cost (eq. 15a).
 	CVaRQ       float64
 	CVaRSamples int // default 1000 (the paper's S)
+	// Formulation of the network constraints in the private program and the
+	// reference OPFs (Auto: PTDF up to 100 buses, B-θ above).
 	Formulation Formulation
 	// Source drives every random draw (vertex and CVaR samples, the released
 	// noise). Nil means crypto randomness; a seeded source is for experiments.
