@@ -65,6 +65,7 @@ func BenchmarkBuildCanonicalize(b *testing.B) {
 				x := m.Vector("x", A.Cols)
 				m.Bound(x, 0, 1)
 				eb := NewExprBuilder(A.Rows)
+				eb.Grow(A.Nnz())
 				for i := 0; i < At.Cols; i++ {
 					for p := At.ColPtr[i]; p < At.ColPtr[i+1]; p++ {
 						eb.AddVar(i, x, At.RowIdx[p], At.Val[p])

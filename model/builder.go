@@ -18,7 +18,8 @@ import (
 //
 // Terms are collected as triplets and sorted once by Expr (O(nnz·log nnz) at
 // worst, O(nnz + n) when terms arrive row by row in increasing column order);
-// repeated (row, column) pairs are summed. Errors (index out of range, NaN
+// repeated (row, column) pairs are summed. Grow reserves memory when the
+// number of terms is known. Errors (index out of range, NaN
 // coefficient, variables of two models) are sticky: the first is carried by
 // the built expression and recorded by the model.
 type ExprBuilder struct {
@@ -39,6 +40,17 @@ func NewExprBuilder(n int) *ExprBuilder {
 		b.n = 0
 	}
 	return b
+}
+
+// Grow reserves room for nnz more terms, avoiding repeated reallocation when
+// the number of terms is known (or estimated) in advance.
+func (b *ExprBuilder) Grow(nnz int) {
+	if nnz <= 0 {
+		return
+	}
+	b.rows = slices.Grow(b.rows, nnz)
+	b.cols = slices.Grow(b.cols, nnz)
+	b.vals = slices.Grow(b.vals, nnz)
 }
 
 // Len returns the length of the expression being built.

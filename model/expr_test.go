@@ -398,6 +398,7 @@ func TestBuilder(t *testing.T) {
 	y := m.Vector("y", 3)
 	N := m.NumVars()
 	b := NewExprBuilder(3)
+	b.Grow(50) // less than needed: appends still grow
 	want := newDense(3, N)
 	for k := 0; k < 200; k++ { // many duplicates, any order
 		row := rng.IntN(3)
