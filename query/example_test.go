@@ -42,7 +42,8 @@ func Example() {
 	fmt.Println("guarantee:", sol.Counterpart.Guarantee)
 
 	// A release draws ζ̂ from crypto/rand by default; a seeded source is used
-	// here only to make the example's output stable.
+	// here only to make the example's output stable. Laplace releases use
+	// Mironov's snapping mechanism, so the value is a multiple of 2^⌈log₂ b⌉ = 1.
 	rel, err := sol.Release(query.ReleaseOptions{Source: noise.NewSeededSource(7)})
 	if err != nil {
 		fmt.Println(err)
@@ -56,6 +57,6 @@ func Example() {
 	// Output:
 	// x̄* = 7.180 with recourse X = 1
 	// guarantee: vertex: Pr[violation] ≤ 0.01 with confidence ≥ 0.9 (conservative)
-	// released 7.856 under Theorem 3.6 (ε-DP identity query)
+	// released 8.000 under Theorem 3.6 (ε-DP identity query)
 	// infeasible releases: program 0.003, output 0.500
 }

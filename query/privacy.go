@@ -117,10 +117,18 @@ func (p Privacy) Validate() error {
 	return nil
 }
 
-// components returns the k noise components and the delta actually guaranteed.
+// components returns the k noise components and the delta actually
+// guaranteed.
 func (p Privacy) components(k int) ([]lindecision.Distribution, float64, error) {
+	d, delta, _, err := p.mechanism(k)
+	return d, delta, err
+}
+
+// mechanism also returns the noise.Mechanism used for floating-point-safe
+// releases (nil when the noise is not a noise.Distribution).
+func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.Mechanism, error) {
 	if err := p.Validate(); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	par := noise.Params{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: p.Sensitivity.Value}
 	var m *noise.Mechanism
@@ -134,7 +142,7 @@ func (p Privacy) components(k int) ([]lindecision.Distribution, float64, error) 
 		m, err = noise.AnalyticGaussianMechanism(par)
 	case TruncatedLaplace:
 		if k != 1 {
-			return nil, 0, invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)
+			return nil, 0, nil, invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)
 		}
 		m, err = noise.TruncatedLaplaceMechanism(par)
 	case Custom:
@@ -142,14 +150,18 @@ func (p Privacy) components(k int) ([]lindecision.Distribution, float64, error) 
 		for j := range d {
 			d[j] = p.Noise
 		}
-		return d, p.Delta, nil
+		var cm *noise.Mechanism
+		if nd, ok := p.Noise.(noise.Distribution); ok {
+			cm = &noise.Mechanism{Name: "custom", Params: noise.Params{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: p.Sensitivity.Value}, Dist: nd}
+		}
+		return d, p.Delta, cm, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("query: %s mechanism: %w", p.Mechanism, err)
+		return nil, 0, nil, fmt.Errorf("query: %s mechanism: %w", p.Mechanism, err)
 	}
 	d := make([]lindecision.Distribution, k)
 	for j := range d {
 		d[j] = m.Dist
 	}
-	return d, m.Params.Delta, nil
+	return d, m.Params.Delta, m, nil
 }

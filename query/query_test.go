@@ -90,8 +90,27 @@ func TestExample27EndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rel.Record.Epsilon != 1 || rel.Record.Mechanism != Laplace || rel.Record.Theorem == "" || rel.Record.Eta != eta || rel.Record.SolverStatus != "optimal" {
+	if rel.Record.Epsilon != 1 || rel.Record.Mechanism != Laplace || rel.Record.Theorem == "" || rel.Record.Eta != eta || rel.Record.SolverStatus != "optimal" || !rel.Record.FloatingPointSafe {
 		t.Fatalf("record %+v", rel.Record)
+	}
+	// The released values are centred on x̄* with the Laplace variance 2b² plus
+	// the snapping grid's rounding variance ≤ 1/12 (grid 1 for b = 1): 20,000
+	// releases, 5 standard errors.
+	src := noise.NewSeededSource(2)
+	const nr = 20000
+	var s1, s2 float64
+	for i := 0; i < nr; i++ {
+		r, err := sol.Release(ReleaseOptions{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := r.Value[0] - sol.QueryMean[0]
+		s1 += d
+		s2 += d * d
+	}
+	mean, variance := s1/nr, s2/nr-(s1/nr)*(s1/nr)
+	if math.Abs(mean) > 5*math.Sqrt(2.0/nr) || math.Abs(variance-2-1.0/12) > 5*math.Sqrt(20.0/nr)+1.0/12 {
+		t.Fatalf("released values: mean offset %v, variance %v; want 0 and 2 (+ rounding)", mean, variance)
 	}
 }
 
@@ -324,6 +343,10 @@ func TestGaussianCalibration(t *testing.T) {
 	}
 	if r := sol.Record(); r.Delta != 1e-5 || r.Theorem[:12] != "Theorem 3.11" {
 		t.Fatalf("record %+v", r)
+	}
+	// noise has no floating-point-safe Gaussian procedure: the record says so.
+	if rel, err := sol.Release(ReleaseOptions{Source: noise.NewSeededSource(3)}); err != nil || rel.Record.FloatingPointSafe {
+		t.Fatalf("gaussian release: %v, record %+v", err, rel)
 	}
 	_, err = Solve(context.Background(), example27(1, 1, 200), Spec{Query: Identity(0),
 		Privacy: Privacy{Mechanism: Gaussian, Epsilon: 0.5, Delta: 1e-5, Sensitivity: Sensitivity{Value: 2, Norm: 1}}})

@@ -53,6 +53,8 @@ type Solution struct {
 	// Objective is the optimal expected objective E[½x̃ᵀPx̃ + qᵀx̃ + r].
 	Objective float64
 	Timing    Timing
+
+	mech *noise.Mechanism // for floating-point-safe releases; may be nil
 }
 
 // QueryTolerance is the largest |Q X* − I| entry accepted before a release; a
@@ -72,7 +74,7 @@ func Solve(ctx context.Context, p *solver.Problem, spec Spec) (*Solution, error)
 		return nil, err
 	}
 	k := spec.Query.K()
-	comps, delta, err := spec.Privacy.components(k)
+	comps, delta, mech, err := spec.Privacy.mechanism(k)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +102,7 @@ func Solve(ctx context.Context, p *solver.Problem, spec Spec) (*Solution, error)
 	}
 	t3 := time.Now()
 	s := &Solution{
-		Base: p, Query: spec.Query, Privacy: spec.Privacy, Delta: delta,
+		Base: p, Query: spec.Query, Privacy: spec.Privacy, Delta: delta, mech: mech,
 		Lifted: l, Counterpart: cp, Rule: res.Rule, Solver: res.Solution,
 		QueryMean: spec.Query.Apply(res.Rule.XBar), Objective: res.Objective,
 		Timing: Timing{Lift: t1.Sub(t0), Reformulate: t2.Sub(t1), Solve: t3.Sub(t2)},
@@ -156,7 +158,12 @@ type Record struct {
 	SolverName    string
 	// Theorem names the statement of Dvorkin et al. the release follows.
 	Theorem string
-	Time    time.Time
+	// FloatingPointSafe reports whether the noise was added by a procedure
+	// whose privacy survives floating-point arithmetic (noise.Mechanism.Release:
+	// Mironov's snapping for Laplace, exact sampling for piecewise-constant
+	// noise); false means plain Dist.Sample.
+	FloatingPointSafe bool
+	Time              time.Time
 }
 
 // Release is a differentially private answer.
@@ -174,6 +181,12 @@ type ReleaseOptions struct {
 	// Ledger, when set, must accept the release's cost before any noise is
 	// drawn; the release is then recorded in it.
 	Ledger *Ledger
+	// Unsafe skips the floating-point-safe release procedure and adds
+	// Dist.Sample to Q x̄* directly (full-resolution output, but exposed to the
+	// least-significant-bit attacks of Mironov 2012). Off by default.
+	Unsafe bool
+	// Noise tunes the safe procedure (snapping bound, granularity).
+	Noise noise.ReleaseOptions
 }
 
 // sampler is implemented by the distributions of package noise.
@@ -199,6 +212,8 @@ func (s *Solution) Record() Record {
 		r.Gamma, r.SensitivityBeta, r.SensitivitySample = sens.Gamma, sens.Beta, sens.Samples
 	}
 	switch {
+	case s.Privacy.Mechanism == Custom:
+		r.Theorem = "caller-certified noise; Q X = I makes it data-independent, so the guarantee of the noise applies (post-processing, Theorem 2.2)"
 	case sens.Source == Sampled:
 		r.Theorem = "Theorem 3.9 ((ε,γ)-probabilistic DP)"
 	case r.Delta > 0:
@@ -228,15 +243,32 @@ func (s *Solution) Release(opts ReleaseOptions) (*Release, error) {
 		src = noise.CryptoSource()
 	}
 	val := make([]float64, len(s.QueryMean))
-	for j, d := range s.Lifted.Noise().Components {
-		var z float64
-		if sm, ok := d.(sampler); ok {
-			z = sm.Sample(src)
-		} else {
-			z = d.Quantile(lindecision.Uniform01(src.Uint64()))
+	// Every component shares one mechanism: either all are released by its
+	// floating-point-safe procedure or, if it has none, all are sampled.
+	safe := s.mech != nil && !opts.Unsafe
+	for j := 0; j < len(val) && safe; j++ {
+		v, err := s.mech.Release(s.QueryMean[j], src, opts.Noise)
+		switch {
+		case err == nil:
+			val[j] = v
+		case errors.Is(err, noise.ErrUnsafeRelease) && j == 0:
+			safe = false
+		default:
+			return nil, fmt.Errorf("query: release: %w", err)
 		}
-		val[j] = s.QueryMean[j] + z
 	}
+	if !safe {
+		for j, d := range s.Lifted.Noise().Components {
+			var z float64
+			if sm, ok := d.(sampler); ok {
+				z = sm.Sample(src)
+			} else {
+				z = d.Quantile(lindecision.Uniform01(src.Uint64()))
+			}
+			val[j] = s.QueryMean[j] + z
+		}
+	}
+	rec.FloatingPointSafe = safe
 	rec.Time = time.Now().UTC()
 	if opts.Ledger != nil {
 		if err := opts.Ledger.Spend(rec); err != nil {
