@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/privopt/privopt/cone"
 )
@@ -84,9 +85,9 @@ func (c *Constraint) Model() *Model { return c.m }
 // always get a usable handle); the error, if any, is recorded and the
 // constraint gets no rows.
 func (m *Model) newConstraint(name string, kind ConstraintKind, err error) *Constraint {
-	c := &Constraint{m: m, index: len(m.cons), kind: kind, ptr: []int{0}}
+	c := &Constraint{m: m, index: len(m.cons), kind: kind}
 	if name == "" {
-		name = fmt.Sprintf("c%d", c.index)
+		name = "c" + strconv.Itoa(c.index)
 		for m.conNames[name] != nil {
 			name += "_"
 		}
@@ -149,6 +150,21 @@ func (m *Model) difference(op string, lhs, rhs Expr) (*expr, error) {
 	case r.n == 1:
 	default:
 		return nil, errf(ErrDimension, "%s: lhs has length %d, rhs %d (only length-1 sides broadcast)", op, l.n, r.n)
+	}
+	if r.nnz() == 0 && l.n == n {
+		// Common case: a constant right-hand side. Share lhs's coefficients.
+		g := &expr{m: m, n: n, rows: n, cols: 1, ptr: l.ptr, idx: l.idx, val: l.val}
+		if l.cst != nil || r.cst != nil {
+			g.cst = make([]float64, n)
+			for i := range g.cst {
+				ri := 0
+				if r.n == n {
+					ri = i
+				}
+				g.cst[i] = l.constAt(i) - r.constAt(ri)
+			}
+		}
+		return g, nil
 	}
 	return materialized(m, n, n, 1, []*expr{l, r}, []float64{1, -1}), nil
 }

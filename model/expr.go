@@ -384,7 +384,7 @@ func Const(vals ...float64) Expr {
 		return errLike(nil, len(vals), len(vals), 1, err)
 	}
 	n := len(vals)
-	return Expr{newNode(nil, n, make([]int, n+1), nil, nil, slices.Clone(vals))}
+	return Expr{newNode(nil, n, zeroPtr(n), nil, nil, slices.Clone(vals))}
 }
 
 // Zeros returns the constant zero vector of length n (n ≥ 0).
@@ -392,7 +392,15 @@ func Zeros(n int) Expr {
 	if n < 0 {
 		return errLike(nil, 0, 0, 1, errf(ErrInvalidArgument, "Zeros: n is %d, must be ≥ 0", n))
 	}
-	return Expr{newNode(nil, n, make([]int, n+1), nil, nil, nil)}
+	return Expr{newNode(nil, n, zeroPtr(n), nil, nil, nil)}
+}
+
+// zeroPtr returns the row pointers of n empty rows (shared for n = 1).
+func zeroPtr(n int) []int {
+	if n == 1 {
+		return ptrEmpty
+	}
+	return make([]int, n+1)
 }
 
 // ConstMatrix returns the constant r×c matrix expression with the entries of a
