@@ -324,6 +324,18 @@ func TestPrivacyInfeasible(t *testing.T) {
 	if !errors.Is(err, ErrPrivacyInfeasible) {
 		t.Fatalf("want ErrPrivacyInfeasible, got %v", err)
 	}
+	// Structural: x0 + x1 = 3 with x0 released and x1's recourse fixed to zero:
+	// no decision can absorb the noise in the equality (Remark 3.5).
+	a := sparse.NewTriplets(1, 2, 2)
+	a.Append(0, 0, 1)
+	a.Append(0, 1, 1)
+	p := &solver.Problem{Q: []float64{1, 1}, A: a.ToCSC(), B: []float64{3}, Cones: []cone.Cone{cone.NewZero(1)}}
+	_, err = Solve(context.Background(), p, Spec{Query: Identity(0), Privacy: laplacePrivacy(1, 1), Recourse: lindecision.Recourse{Zero: []int{1}},
+		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: 0.01}}})
+	var inf *chance.InfeasibleError
+	if !errors.Is(err, ErrPrivacyInfeasible) || !errors.As(err, &inf) || !errors.Is(err, lindecision.ErrInfeasible) {
+		t.Fatalf("structural: want ErrPrivacyInfeasible wrapping lindecision.ErrInfeasible, got %v", err)
+	}
 }
 
 func TestGaussianCalibration(t *testing.T) {
