@@ -127,11 +127,13 @@ type workspace struct {
 	x2, z2, x1, z1 []float64
 	rhs, sol       []float64
 	off            []float64
+	adx            []float64
 	rS             []float64
 	work           []float64
 
 	info        iterInfo
 	dualScaling bool
+	best        snapshot
 }
 
 type iterInfo struct {

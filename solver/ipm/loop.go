@@ -73,6 +73,7 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 	w.x2, w.z2, w.x1, w.z1 = alloc(n), alloc(m), alloc(n), alloc(m)
 	w.rhs, w.sol = alloc(kkt.dim), alloc(kkt.dim)
 	w.off, w.rS, w.work = alloc(m), alloc(m), alloc(max(m, n))
+	w.adx = alloc(m)
 	return w, nil
 }
 
@@ -343,12 +344,33 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 	for i := 0; i < m; i++ {
 		w.dz[i] = w.z1[i] + dt*w.z2[i]
 	}
+	// Δs from the linearized complementarity, Δs = −offset − HΔz, except in
+	// blocks where H is large (inactive constraints, s ≫ z): there HΔz
+	// amplifies the solve's round-off, and Δs is taken from the primal
+	// equation Δs = −dZ − AΔx + bΔτ, which is accurate to the precision of Δx.
+	w.a.MulVecTo(w.adx, 1, w.dx, 0)
+	lin := func(k int) float64 { return -dZ[k] - w.adx[k] + w.b[k]*dt }
 	for i, c := range w.cones {
 		ds := w.block(w.ds, i)
 		c.mulH(ds, w.block(w.dz, i))
 		o := w.block(w.off, i)
 		for k := range ds {
 			ds[k] = -ds[k] - o[k]
+		}
+		off := w.offs[i]
+		switch cc := c.(type) {
+		case *nonnegCone:
+			for k := range ds {
+				if cc.w[k] > 1 {
+					ds[k] = lin(off + k)
+				}
+			}
+		case *socCone:
+			if cc.eta > 1 {
+				for k := range ds {
+					ds[k] = lin(off + k)
+				}
+			}
 		}
 	}
 	w.dtau = dt
@@ -450,6 +472,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		return w.finish(solver.NumericalError, 0)
 	}
 	status := solver.StatusUnknown
+	w.best.merit = math.Inf(1)
 	it := 0
 	stalls := 0
 	for ; ; it++ {
@@ -459,6 +482,14 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		w.logIter(it)
 		if w.converged(set.FeasTol, set.GapTol) {
 			status = solver.Optimal
+			break
+		}
+		if m := w.merit(); m < w.best.merit {
+			w.saveBest(m)
+		} else if m > divergenceFactor*w.best.merit && w.best.merit < set.ReducedFeasTol {
+			// The residuals grow again near the solution: the KKT solves have
+			// lost accuracy. Stop; the best iterate is evaluated below.
+			status = solver.NumericalError
 			break
 		}
 		if w.primalInfeasible() {
@@ -572,12 +603,59 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		}
 		w.takeStep(a)
 	}
-	if !status.OK() && status != solver.PrimalInfeasible && status != solver.DualInfeasible && status != solver.Cancelled {
-		if w.converged(set.ReducedFeasTol, set.ReducedGapTol) {
+	if !status.OK() && status != solver.PrimalInfeasible && status != solver.DualInfeasible {
+		// Fall back on the best iterate seen (by the merit max(pres, dres,
+		// relative gap)), which may meet the full or the reduced tolerances.
+		if w.best.x != nil && w.best.merit < w.merit() {
+			w.restoreBest()
+		}
+		switch {
+		case status != solver.Cancelled && w.converged(set.FeasTol, set.GapTol):
+			status = solver.Optimal
+		case status != solver.Cancelled && w.converged(set.ReducedFeasTol, set.ReducedGapTol):
 			status = solver.AlmostOptimal
 		}
 	}
 	return w.finish(status, it)
+}
+
+// divergenceFactor: the solve stops when the merit of the current iterate
+// exceeds this multiple of the best one, once the best is within the reduced
+// tolerances.
+const divergenceFactor = 100
+
+// merit is max(pres, dres, min(gap, relative gap)) of the current iterate.
+func (w *workspace) merit() float64 {
+	in := &w.info
+	return math.Max(math.Max(in.pres, in.dres), math.Min(in.gap, in.relgap))
+}
+
+type snapshot struct {
+	x, s, z    []float64
+	tau, kappa float64
+	merit      float64
+}
+
+func (w *workspace) saveBest(m float64) {
+	b := &w.best
+	if b.x == nil {
+		b.x, b.s, b.z = make([]float64, w.n), make([]float64, w.m), make([]float64, w.m)
+	}
+	copy(b.x, w.x)
+	copy(b.s, w.s)
+	copy(b.z, w.z)
+	b.tau, b.kappa, b.merit = w.tau, w.kappa, m
+}
+
+// restoreBest makes the best iterate current and recomputes its residuals.
+func (w *workspace) restoreBest() {
+	b := &w.best
+	copy(w.x, b.x)
+	copy(w.s, b.s)
+	copy(w.z, b.z)
+	w.tau, w.kappa = b.tau, b.kappa
+	w.residuals()
+	w.measure()
 }
 
 func (w *workspace) useDualScaling() {

@@ -1,0 +1,47 @@
+package ipm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/privopt/privopt/solver"
+)
+
+// TestRandomSOCPCertified solves 300 random SOCPs (LP and QP objectives, up
+// to seven second-order cones of dimension 1–12, an orthant; every fourth
+// instance with one right-hand side pushed far out, which often makes it
+// infeasible) and requires every answer to be certified: an optimum with small
+// KKT residuals, or an infeasibility certificate checked against the data. It
+// once caught a loss of accuracy near the optimum (numerical-error after 16
+// iterations) that is now avoided by taking Δs from the primal equation in
+// blocks with a large scaling.
+func TestRandomSOCPCertified(t *testing.T) {
+	rng := rand.New(rand.NewPCG(99, 1))
+	count := map[solver.Status]int{}
+	for trial := 0; trial < 300; trial++ {
+		n := 5 + rng.IntN(30)
+		var socs []int
+		for k := rng.IntN(6); k >= 0; k-- {
+			socs = append(socs, 1+rng.IntN(12))
+		}
+		p := randomSOCPDensity(rng, n, socs, 0.3)
+		if trial%3 == 1 {
+			p.P = nil
+		}
+		if trial%4 == 2 {
+			p.B[0] = -1e3 - math.Abs(p.B[0])
+		}
+		sol := solveT(t, p, Settings{})
+		count[sol.Status]++
+		switch sol.Status {
+		case solver.Optimal:
+			checkKKT(t, p, sol, 1e-6)
+		case solver.PrimalInfeasible:
+			checkPrimalCert(t, p, sol.Y)
+		default:
+			t.Errorf("trial %d: status %v", trial, sol.Status)
+		}
+	}
+	t.Logf("statuses: %v", count)
+}
