@@ -358,7 +358,7 @@ func (n *Network) PrivateRelease(ctx context.Context, opt PrivateOptions) (*Priv
 	}
 	mech, err := Mechanisms[opt.Noise](noise.Params{Epsilon: opt.Epsilon, Delta: opt.Delta, Sensitivity: pr.Sensitivity})
 	if err != nil {
-		return nil, fmt.Errorf("grid: noise: %w", err)
+		return nil, fmt.Errorf("grid: calibrating %s: %w", opt.Noise, err)
 	}
 	pr.Mechanism = mech
 	if pr.ZetaLo, pr.ZetaHi, err = noiseInterval(mech.Dist, &opt, n); err != nil {
