@@ -411,17 +411,16 @@ func Reformulate(l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
 	if len(gs) == 1 {
 		cp.Guarantee = gs[0]
 	} else {
-		cp.Guarantee = Guarantee{Method: "mixed", Kind: Exact, Groups: gs}
+		// Union bound over groups: violation ≤ Σ η_g, confidence ≥ 1 − Σ β_g.
+		cp.Guarantee = Guarantee{Method: "mixed", Kind: Conservative, Groups: gs, Note: "union bound over groups"}
+		certain := true
 		for _, g := range gs {
 			cp.Guarantee.Eta += g.Eta
 			cp.Guarantee.Beta += g.Beta
-			if g.Kind == Conservative || (g.Kind == Certain && cp.Guarantee.Kind == Exact && len(gs) == 1) {
-				cp.Guarantee.Kind = Conservative
-			}
+			certain = certain && g.Kind == Certain
 		}
-		if len(gs) > 1 {
-			cp.Guarantee.Kind = Conservative
-			cp.Guarantee.Note = "union bound over groups"
+		if certain {
+			cp.Guarantee.Kind = Certain
 		}
 	}
 	return cp, nil
@@ -629,7 +628,6 @@ func (r *reformer) blockVertices(bl block, box []Interval) error {
 
 // scenarioRows enforces the rows at n samples of ζ.
 func (r *reformer) scenarioRows(rows []int, n int) error {
-	k := r.l.K()
 	noise := r.l.Noise()
 	f, err := noise.Factor()
 	if err != nil {
@@ -692,7 +690,6 @@ func (r *reformer) scenarioRows(rows []int, n int) error {
 			emitAt(&r.b.nonneg, &ra, z)
 		}
 	}
-	_ = k
 	return nil
 }
 
