@@ -179,6 +179,12 @@ func newExactCells(d *PiecewiseConstant) *exactCells {
 // shortfallUp returns an upper bound on ∫(f(x) − e·f(x−φ))⁺dx with e ≥ eLow:
 // the same merge as cellsView.shortfall with upward-rounded arithmetic.
 func (ex *exactCells) shortfallUp(phi, eLow *big.Float) *big.Float {
+	return ex.shortfallUpPair(ex, phi, eLow)
+}
+
+// shortfallUpPair bounds ∫(f(x) − e·g(x−φ))⁺dx from above, f = ex and g = gx
+// on the same edges.
+func (ex *exactCells) shortfallUpPair(gx *exactCells, phi, eLow *big.Float) *big.Float {
 	a := ex.edges
 	n := len(a) - 1
 	up := func() *big.Float { return new(big.Float).SetPrec(certPrec).SetMode(big.AwayFromZero) }
@@ -213,7 +219,7 @@ func (ex *exactCells) shortfallUp(phi, eLow *big.Float) *big.Float {
 			// t = dens_i − e·dens_k rounded up.
 			term.Set(ex.densUp[i])
 			if k >= 0 && k < n {
-				neg.SetMode(big.ToZero).Mul(eLow, ex.densLow[k])
+				neg.SetMode(big.ToZero).Mul(eLow, gx.densLow[k])
 				term.Sub(term, neg)
 			}
 			if term.Sign() > 0 {

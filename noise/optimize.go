@@ -485,7 +485,7 @@ func csrRows(n int, rows [][]int, vals [][]float64) *sparse.CSC {
 // with Σp = 1 and the symmetry and monotonicity rows if asked.
 func newCuttingPlane(g *grid, deltaLP float64, symmetric, monotone bool) (*cuttingPlane, error) {
 	n := len(g.width)
-	lp := highs.NewLP(highs.Options{Settings: solver.Settings{Threads: 1}, Presolve: "off", PrimalFeasibilityTolerance: 1e-10, DualFeasibilityTolerance: 1e-10})
+	lp := highs.NewLP(lpOptions)
 	lower := make([]float64, n)
 	upper := make([]float64, n)
 	for j := range upper {
@@ -538,19 +538,23 @@ func newCuttingPlane(g *grid, deltaLP float64, symmetric, monotone bool) (*cutti
 	return &cuttingPlane{g: g, lp: lp, n: n, ncols: n, deltaLP: deltaLP, blocks: map[int]*shiftBlock{}}, nil
 }
 
-// shiftBlock is the lazily grown exact form of the DP constraints of one
-// shift m: for the unit cells u in pairs (both u and u−m in the grid),
+// shiftBlock is the exact form of all DP constraints of one shift m. For each
+// pair of cells (j, j') that overlap after the shift (unit cells u ∈ Π_j with
+// u − m ∈ Π_j', n_{jj'} of them), with D_j = p_j/w_j the probability per unit
+// cell,
 //
-//	t_u ≥ D_u − e^ε·D_{u−m},  t_u ≥ 0,   Σ_{u∈pairs} t_u + Σ_{u: u−m ∉ grid} D_u ≤ δ_LP,
+//	t_{jj'} ≥ D_j − e^ε·D_{j'},  t_{jj'} ≥ 0,
+//	Σ_{jj'} n_{jj'}·t_{jj'} + Σ_{u: u−m ∉ grid} D_{j(u)} ≤ δ_LP,
 //
-// with D_u = p_{j(u)}/w_{j(u)}. With every u present it is equivalent to all
-// DP constraints of the shift (max over events A); with a subset it is a
-// relaxation, grown by the cells where the current solution's integrand is
-// positive (the worst event of Algorithm 2). Compared with one dense cut per
-// event it represents all events of the shift at once, so vertices with many
-// ties D_u = e^ε·D_{u−m} need no exponential family of cuts.
+// which is equivalent to max_A P[X∈A] − e^ε·P[X+mβ∈A] ≤ δ_LP (LP duality of
+// the maximum over events). Only overlapping cell pairs get a variable (at most
+// 2N per shift: the structure of Lemma C.17). Compared with one dense cut per
+// worst event (Algorithm 1 as written) a block represents all events of the
+// shift at once, so vertices with many ties D_j = e^ε·D_{j'} need no long
+// sequence of cuts.
 type shiftBlock struct {
-	pairs map[int]int // u → column of t_u
+	pairs map[int]int     // cell pair j·N + j' → column of its t
+	count map[int]float64 // column → number of unit cells sharing it
 }
 
 // run grows the shift blocks until no shift is violated by more than the
@@ -666,35 +670,38 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 				break
 			}
 			m := g.shifts[s]
-			b := cp.blocks[m]
-			if b == nil {
-				b = &shiftBlock{pairs: map[int]int{}}
-				cp.blocks[m] = b
+			if cp.blocks[m] != nil {
+				continue // complete already: the violation is solver tolerance
 			}
+			b := &shiftBlock{pairs: map[int]int{}, count: map[int]float64{}}
+			cp.blocks[m] = b
+			// One auxiliary variable per overlapping cell pair (j, j'): all
+			// unit cells u ∈ Π_j with u − m ∈ Π_j' share the integrand.
 			a0, b0 := max(g.rlo, lo+m), min(g.rhi, hi+m)
 			for u := a0; u < b0; u++ {
-				if _, ok := b.pairs[u]; ok {
+				j, jj := int(g.cellOf[u-lo]), int(g.cellOf[u-m-lo])
+				key := j*n + jj
+				if col, ok := b.pairs[key]; ok {
+					b.count[col]++
 					continue
 				}
-				{
-					col := cp.ncols + newCols
-					newCols++
-					b.pairs[u] = col
-					j, jj := int(g.cellOf[u-lo]), int(g.cellOf[u-m-lo])
-					cj, cjj := -1/float64(g.width[j]), g.e/float64(g.width[jj])
-					var ri []int
-					var rv []float64
-					switch {
-					case j == jj:
-						ri, rv = []int{j, col}, []float64{cj + cjj, 1}
-					case j < jj:
-						ri, rv = []int{j, jj, col}, []float64{cj, cjj, 1}
-					default:
-						ri, rv = []int{jj, j, col}, []float64{cjj, cj, 1}
-					}
-					prow, pval = append(prow, ri), append(pval, rv)
-					plo, phi = append(plo, 0), append(phi, math.Inf(1))
+				col := cp.ncols + newCols
+				newCols++
+				b.pairs[key] = col
+				b.count[col] = 1
+				cj, cjj := -1/float64(g.width[j]), g.e/float64(g.width[jj])
+				var ri []int
+				var rv []float64
+				switch {
+				case j == jj:
+					ri, rv = []int{j, col}, []float64{cj + cjj, 1}
+				case j < jj:
+					ri, rv = []int{j, jj, col}, []float64{cj, cjj, 1}
+				default:
+					ri, rv = []int{jj, j, col}, []float64{cjj, cj, 1}
 				}
+				prow, pval = append(prow, ri), append(pval, rv)
+				plo, phi = append(plo, 0), append(phi, math.Inf(1))
 			}
 			// Budget row over all pairs of the block plus the uncovered cells.
 			acc := map[int]float64{}
@@ -704,8 +711,8 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 					acc[j] += 1 / float64(g.width[j])
 				}
 			}
-			for _, col := range b.pairs {
-				acc[col] = 1
+			for col, c := range b.count {
+				acc[col] = c
 			}
 			keys := make([]int, 0, len(acc))
 			for k := range acc {
@@ -874,3 +881,8 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// lpOptions are the HiGHS options of the bounding LPs: warm dual simplex
+// re-solves (no presolve) with tight feasibility tolerances, one thread each
+// (the two bounds run concurrently).
+var lpOptions = highs.Options{Settings: solver.Settings{Threads: 1}, Presolve: "off", PrimalFeasibilityTolerance: 1e-10, DualFeasibilityTolerance: 1e-10}
