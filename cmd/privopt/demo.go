@@ -79,7 +79,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintln(stdout, "\nProgram perturbation pays an expected optimality loss to keep every released cost attainable;\n"+
 		"output and input perturbation are nearly free but about half of their releases are attainable by no dispatch.\n"+
-		"At large α the privacy level cannot be met at the 1% violation level: try 'privopt opf --query cost' with bounded noise.")
+		"At α = 10 MW the privacy level cannot be provided at the 1% violation level (the program is infeasible);\n"+
+		"'privopt opf --case FILE --query cost --alpha 10 --eta 0.1' trades feasibility for privacy.")
 	return nil
 }
 
