@@ -234,7 +234,7 @@ func VertexSampleSize(eta, beta float64, k int) int {
 // ErrPrivateInfeasible is wrapped when the chance-constrained program has no
 // solution: the requested privacy cannot be provided at the requested
 // feasibility level.
-var ErrPrivateInfeasible = errors.New("grid: private program infeasible (lower alpha, larger eta, or bounded noise)")
+var ErrPrivateInfeasible = errors.New("grid: private program infeasible (lower alpha or allow a larger violation probability eta)")
 
 // Private is a solved private release: the linear decision rule p̃ = p̄ + Xζ of the
 // chance-constrained DC-OPF (Dvorkin et al. eq. 15) and one released value.

@@ -206,7 +206,7 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 	pr, err := net.PrivateRelease(ctx, opt)
 	if err != nil {
 		if errors.Is(err, grid.ErrPrivateInfeasible) {
-			return fmt.Errorf("%v\nhint: the privacy level cannot be provided at this feasibility level; lower --alpha, raise --eta, or use bounded noise (--noise truncated-laplace --delta 1e-4 --method robust)", err)
+			return fmt.Errorf("%v\nhint: the privacy level cannot be provided at this feasibility level; lower --alpha, or raise --eta with --method vertex or bonferroni", err)
 		}
 		return err
 	}
