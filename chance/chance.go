@@ -223,9 +223,12 @@ const (
 	Conservative
 	// Certain: the constraints hold with probability one.
 	Certain
+	// Heuristic: no guarantee (a Gaussian safety factor applied to noise that
+	// is not Gaussian).
+	Heuristic
 )
 
-var kindNames = [...]string{Exact: "exact", Conservative: "conservative", Certain: "probability-one"}
+var kindNames = [...]string{Exact: "exact", Conservative: "conservative", Certain: "probability-one", Heuristic: "heuristic (no guarantee)"}
 
 // String returns the kind's name.
 func (k Kind) String() string {
@@ -418,6 +421,9 @@ func Reformulate(l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
 			cp.Guarantee.Eta += g.Eta
 			cp.Guarantee.Beta += g.Beta
 			certain = certain && g.Kind == Certain
+			if g.Kind == Heuristic {
+				cp.Guarantee.Kind = Heuristic
+			}
 		}
 		if certain {
 			cp.Guarantee.Kind = Certain
@@ -723,6 +729,7 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 	}
 	sort.Ints(random)
 	exactAll := len(random) <= 1
+	heuristic := false // Gaussian factor applied to non-Gaussian noise
 	k := l.K()
 	fd := mat2(f, k)
 	var supp []int
@@ -762,8 +769,10 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 				rs.affine(row, &ra.F0, 1)
 				rs.affine(row, fj, q)
 			}
-			if math.Abs(qlo+qhi) > 1e-12*math.Max(1, math.Abs(qhi)) {
-				exactAll = false // asymmetric noise, unknown sign: conservative
+			// For η < ½, q_η ≤ q_{1−η}: whichever the sign of f_j, the row for the
+			// other sign is implied, so the pair is exact for any distribution.
+			if eta >= 0.5 {
+				exactAll = false
 			}
 			continue
 		}
@@ -773,6 +782,12 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 		}
 		if a.Safety != Gaussian {
 			exactAll = false
+		} else if noise.Covariance == nil {
+			for _, j := range supp {
+				if !gaussianLike(noise.Components[j]) {
+					heuristic = true
+				}
+			}
 		}
 		// (Fᵀf)_c = Σ_j F[j][c]·f_j for the columns c that some j ∈ supp reaches.
 		allConst := true
@@ -826,7 +841,23 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 	if len(random) > 1 {
 		g.Note = "individual constraints combined by the union bound (Bonferroni)"
 	}
+	if heuristic {
+		g.Kind = Heuristic
+		g.Note = "the Gaussian safety factor is applied to non-Gaussian noise: no guarantee (use Cantelli for a distribution-free bound)"
+	}
 	return g, nil
+}
+
+// gaussianLike reports whether d's quantiles at 0.75 and 0.975 match a normal
+// distribution with d's variance (to 1e-6 relative).
+func gaussianLike(d lindecision.Distribution) bool {
+	s := math.Sqrt(d.Variance())
+	for _, c := range []struct{ p, z float64 }{{0.75, 0.6744897501960817}, {0.975, 1.959963984540054}} {
+		if math.Abs(d.Quantile(c.p)-c.z*s) > 1e-6*c.z*s {
+			return false
+		}
+	}
+	return true
 }
 
 func mat2(f interface{ At(i, j int) float64 }, k int) [][]float64 {

@@ -26,7 +26,8 @@ const (
 	// Cantelli (it also bounds the tail on the side that cannot violate the row).
 	Chebyshev
 	// Gaussian: z = Φ⁻¹(1−η). Exact for each individual constraint when ζ is
-	// Gaussian (independent or with covariance Σ); not a guarantee otherwise.
+	// Gaussian (independent or with covariance Σ); not a guarantee otherwise
+	// (the Guarantee then says Heuristic).
 	Gaussian
 )
 
