@@ -266,6 +266,9 @@ type Private struct {
 	Released float64   // released value MeanQuery + ζ̂
 	Dispatch []float64 // p̄ + Xζ̂
 	Feasible bool      // the realized dispatch satisfies every constraint
+	// FloatSafe reports that the released value came from the
+	// floating-point-safe Mechanism.Release (see Draw).
+	FloatSafe bool
 
 	// FeasibleLo, FeasibleHi bound the ζ for which p̄ + Xζ is feasible (to
 	// tolerance 1e-6 relative): the Monte Carlo evaluation needs no solve.
@@ -633,8 +636,17 @@ func (pr *Private) finish() {
 	pr.FeasibleLo, pr.FeasibleHi = lo, hi
 }
 
-// Draw draws a fresh noise ζ̂ from the mechanism and sets Zeta, Released,
-// Dispatch and Feasible. Each call is a new release (and spends privacy).
+// Draw makes a fresh release and sets Zeta, Released, Dispatch, Feasible and
+// FloatSafe. Each call is a new release (and spends privacy).
+//
+// Where package noise has a floating-point-safe release (Mironov 2012) and the
+// method does not rely on the exact support, the released value comes from
+// Mechanism.Release — the snapping mechanism for Laplace noise (output a
+// multiple of the power of two Λ ≥ scale) — and ζ̂ is the released value minus
+// MeanQuery, so the dispatch behind the release still costs exactly the
+// released value. Otherwise (Gaussian and truncated Laplace noise, and the
+// robust method, whose guarantee needs ζ̂ inside the support) ζ̂ is drawn with
+// Dist.Sample.
 func (pr *Private) Draw(src noise.Source) error {
 	if pr.PBar == nil {
 		return fmt.Errorf("grid: no decision rule to release (status %v)", pr.Status)
@@ -642,7 +654,18 @@ func (pr *Private) Draw(src noise.Source) error {
 	if src == nil {
 		src = noise.CryptoSource()
 	}
-	z := pr.Mechanism.Dist.Sample(src)
+	pr.FloatSafe = false
+	var z float64
+	if pr.Options.Method != Robust {
+		if r, err := pr.Mechanism.Release(pr.MeanQuery, src, noise.ReleaseOptions{}); err == nil {
+			z, pr.FloatSafe = r-pr.MeanQuery, true
+		} else if !errors.Is(err, noise.ErrUnsafeRelease) {
+			return fmt.Errorf("grid: release: %w", err)
+		}
+	}
+	if !pr.FloatSafe {
+		z = pr.Mechanism.Dist.Sample(src)
+	}
 	pr.Zeta = z
 	pr.Released = pr.MeanQuery + z
 	pr.Dispatch = make([]float64, len(pr.PBar))

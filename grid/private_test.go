@@ -264,3 +264,33 @@ func TestPrivateGenSubsetCVaR(t *testing.T) {
 		t.Errorf("expected-cost program %v above the CVaR program's expected cost %v", mean[0], mean[1])
 	}
 }
+
+// TestPrivateLaplaceSnapping: with Laplace noise the release goes through the
+// snapping mechanism of package noise: the released cost is a multiple of
+// Λ = 64, the smallest power of two above the scale Δ/ε = 50 $/h (demo6, α = 1),
+// and the dispatch behind it costs exactly the released value.
+func TestPrivateLaplaceSnapping(t *testing.T) {
+	n, err := NewNetwork(DemoCase(), DCOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := n.PrivateRelease(context.Background(), PrivateOptions{Alpha: 1, Epsilon: 1, Source: noise.NewSeededSource(31)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 20; k++ {
+		if err := pr.Draw(noise.NewSeededSource(uint64(100 + k))); err != nil {
+			t.Fatal(err)
+		}
+		if !pr.FloatSafe || math.Mod(pr.Released, 64) != 0 {
+			t.Fatalf("release %v (float-safe %v) is not a multiple of 64", pr.Released, pr.FloatSafe)
+		}
+		var cost float64
+		for g, p := range pr.Dispatch {
+			cost += n.Case.Costs[n.Gen[g]].Eval(p)
+		}
+		if !near(cost, pr.Released, 1e-9) {
+			t.Fatalf("dispatch cost %v, released %v", cost, pr.Released)
+		}
+	}
+}

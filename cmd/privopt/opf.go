@@ -255,12 +255,13 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 			Beta          float64    `json:"beta"`
 			CVaRQ         float64    `json:"cvar_q"`
 			Seeded        bool       `json:"seeded"`
+			FloatSafe     bool       `json:"floating_point_safe"`
 			Time          timeJSON   `json:"time"`
 			Evaluation    *evJSON    `json:"evaluation,omitempty"`
 		}{Case: net.Case.Name, Query: q.String(), Status: pr.Status.String(), NominalCost: pr.NominalCost, NominalValue: pr.NominalQuery,
 			ReleasedValue: pr.Released, MeanCost: pr.MeanCost, Feasible: pr.Feasible, Epsilon: f.epsilon, Delta: pr.Mechanism.Params.Delta,
 			Alpha: f.alpha, Sensitivity: pr.Sensitivity, Method: method.String(), Noise: f.noiseName, NoiseStd: noise.Std(pr.Mechanism.Dist),
-			Interval: [2]float64{pr.ZetaLo, pr.ZetaHi}, Eta: f.eta, Beta: f.beta, CVaRQ: f.cvarQ, Seeded: src != nil,
+			Interval: [2]float64{pr.ZetaLo, pr.ZetaHi}, Eta: f.eta, Beta: f.beta, CVaRQ: f.cvarQ, Seeded: src != nil, FloatSafe: pr.FloatSafe,
 			Time: timeJSON{Parse: secs(parse), Build: secs(pr.Time.Build), Solve: secs(pr.Time.Solve), Total: secs(total)}}
 		if isCost {
 			v := pr.Released
