@@ -1,9 +1,28 @@
 // Package noise provides scalar additive noise for (ε,δ)-differential privacy:
 // distributions, the textbook mechanisms calibrated to (ε, δ, Δ), the optimal
 // piecewise-constant noise of Selvi, Liu & Wiesemann ("Differential Privacy
-// via Distributionally Robust Optimization", 2024) computed by a cutting-plane
-// method with upper and lower bounds, an exact big-float DP certificate for
-// piecewise-constant densities, and samplers fit for real releases.
+// via Distributionally Robust Optimization", 2024) with upper and lower
+// bounds, an exact big-float DP certificate for piecewise-constant densities,
+// and samplers fit for real releases.
+//
+// Contents:
+//
+//   - Distribution (PDF, CDF, Quantile, Mean, Variance, MeanAbs, Support,
+//     Sample) with Laplace, Gaussian, TruncatedLaplace, Staircase,
+//     QuasiGaussian and PiecewiseConstant; simple constructors NewLaplace,
+//     NewGaussian, NewTruncatedLaplace, … for callers that calibrate themselves.
+//   - Mechanisms from Params{Epsilon, Delta, Sensitivity}: LaplaceMechanism,
+//     GaussianMechanism (classical, ε < 1), AnalyticGaussianMechanism (Balle &
+//     Wang 2018), TruncatedLaplaceMechanism (Geng et al. 2020),
+//     StaircaseMechanism (Geng & Viswanath 2016), QuasiGaussianMechanism (Liu &
+//     Selvi, Theorem 3).
+//   - Optimize: data-independent optimal noise (Sections 2 and 4) for ℓ₁, ℓ₂,
+//     pinball or user losses (CustomLoss), with symmetric/monotone options,
+//     uniform or graded partitions, the appendix rule for Λ and β and a
+//     refinement loop to a requested gap. OptimizeDataDependent: Section 3.
+//   - Certify: exact maximal privacy shortfall of a PiecewiseConstant.
+//   - Mechanism.Release: floating-point-safe releases (Laplace snapping,
+//     exact piecewise-constant sampling).
 //
 // Invariants:
 //
@@ -11,11 +30,21 @@
 //     P[X ∈ A] ≤ e^ε·P[X + φ ∈ A] + δ for all shifts |φ| ≤ Δ and events A.
 //     Every constructor validates (ε, δ, Δ) and returns a *ParamError
 //     (errors.Is(err, ErrInvalidParam)) naming the parameter otherwise.
-//   - Every distribution returned by Optimize has passed Certify (exact shortfall
-//     ≤ 0 in big-float arithmetic); if it cannot be certified after repair,
-//     Optimize returns ErrNotCertified and no distribution.
+//   - Every distribution returned by Optimize or OptimizeDataDependent has
+//     passed the exact certificate (shortfall ≤ 0 in big-float arithmetic with
+//     upward rounding); if it cannot be certified after repair, ErrNotCertified
+//     is returned and no distribution.
+//   - Lower bounds are valid for every (ε,δ)-DP additive noise (of the
+//     problem's class: data-independent, or data-dependent on the given
+//     partition of the query range), whatever the grid.
 //   - Randomness comes from a Source; nil means crypto/rand. Seeded sources exist
 //     for experiments only.
-//   - Mechanism.Release adds noise without the floating-point leaks described
-//     by Mironov (2012): see its documentation for the argument per mechanism.
+//
+// Performance note: the bounding LPs are solved by constraint generation with
+// one exact block per violated shift (see shiftBlock). With HiGHS this takes
+// about 0.1 s for 100 cells, 1 s for 200 and 5 s for 400 cells ((ε,δ) = (1,
+// 0.2), ℓ₁, symmetric; gaps 3.8%, 1.9%, 0.99%); the paper's 2,000-cell rule
+// of thumb is out of reach in seconds. The upper bound is already within 0.01%
+// of its limit at 100 cells; the gap is driven by the lower bound's cell
+// infima.
 package noise

@@ -581,7 +581,7 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 				return ctx.Err()
 			}
 			if r.Status == solver.PrimalInfeasible {
-				return paramErr("SupportMultiple", len(g.idx), fmt.Sprintf("gives an infeasible %s-bound LP (%v): support too small or granularity too coarse", stage, r.Status))
+				return paramErr("SupportMultiple", g.rhi/g.k, fmt.Sprintf("gives an infeasible %s-bound LP (granularity k = %d): the support [−ΛΔ, ΛΔ] is too small or the grid too coarse", stage, g.k))
 			}
 			return fmt.Errorf("noise: %s-bound LP: %v", stage, r.Status)
 		}

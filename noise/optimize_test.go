@@ -171,6 +171,9 @@ func TestOptimizeBadInput(t *testing.T) {
 		{Params{1, 0.1, 1}, OptimalOptions{Granularity: 1}, "Granularity"},
 		{Params{1, 0.1, 1}, OptimalOptions{Gap: -1}, "Gap"},
 		{Params{1, 0.1, 1}, OptimalOptions{Granularity: 100000, SupportMultiple: 100}, "Granularity"},
+		// Support [−Δ, Δ] cannot hold (1, 0.01)-DP noise: a shift by Δ uncovers
+		// half of it (the truncated Laplace needs A = 4.46Δ).
+		{Params{1, 0.01, 1}, OptimalOptions{Granularity: 4, SupportMultiple: 1}, "SupportMultiple"},
 	} {
 		_, err := Optimize(ctx, c.p, c.o)
 		var pe *ParamError
