@@ -206,6 +206,11 @@ func TestExample27BonferroniExact(t *testing.T) {
 	if cp2.Guarantee.Kind != Conservative || cp2.Guarantee.RowRisk[0] != 0.025 {
 		t.Fatalf("two-sided guarantee %+v", cp2.Guarantee)
 	}
+	// User weights 3:1 give the lower row η₀ = 0.0375.
+	res3, cp3 := solve(t, p2, identitySpec(lap), Spec{Approximation: Approximation{Method: Bonferroni, Eta: 0.05, Weights: map[int]float64{0: 3, 1: 1}}})
+	if want := 1 + 2*math.Log(1/(2*0.0375)); math.Abs(res3.Rule.XBar[0]-want) > 1e-7 || math.Abs(cp3.Guarantee.RowRisk[1]-0.0125) > 1e-15 {
+		t.Fatalf("weighted: x̄* = %v (want %v), risks %v", res3.Rule.XBar[0], want, cp3.Guarantee.RowRisk)
+	}
 	truth := 0.025 + 0.5*math.Exp(-(40-res2.Rule.XBar[0])/2)
 	v2 := violation(p2, res2.Rule, cp2.Lifted.Noise(), mcSamples, 13)
 	if !binomialOK(v2, truth, mcSamples, 5) || v2 > 0.05 {

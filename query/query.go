@@ -141,3 +141,23 @@ func (q Query) rightInverse(n int) (*mat.Dense, error) {
 	x.Mul(qd.T(), &gi)
 	return x, nil
 }
+
+// Column is anything that maps its entries to columns of the standard form,
+// such as a model variable (model.Var: entry i is column v.Col(i)).
+type Column interface {
+	Len() int
+	Col(i int) int
+}
+
+// Columns returns the standard-form columns of every entry of the given
+// variables, in order: query.Identity(query.Columns(w)...) releases the model
+// variable w.
+func Columns(vs ...Column) []int {
+	var cols []int
+	for _, v := range vs {
+		for i := 0; i < v.Len(); i++ {
+			cols = append(cols, v.Col(i))
+		}
+	}
+	return cols
+}
