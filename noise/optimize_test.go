@@ -241,3 +241,41 @@ func TestOptimalApproachesStaircase(t *testing.T) {
 		t.Errorf("staircase %.6f, UB %.6f, LB %.6f: want LB ≤ S, S(1−0.2%%) ≤ UB ≤ S", s, r.UpperBound, r.LowerBound)
 	}
 }
+
+// Options: monotone densities cost at least as much as unrestricted ones (a
+// restriction), graded partitions and other losses give certified densities
+// with LB ≤ UB, and an asymmetric loss with Symmetric keeps a valid lower
+// bound (computed without the symmetry restriction).
+func TestOptimizeOptions(t *testing.T) {
+	p := Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}
+	free := optimizeT(t, p, OptimalOptions{Granularity: 6})
+	mono := optimizeT(t, p, OptimalOptions{Granularity: 6, Monotone: true})
+	if mono.UpperBound < free.UpperBound*(1-1e-6) {
+		t.Errorf("monotone UB %v < unrestricted UB %v", mono.UpperBound, free.UpperBound)
+	}
+	d := mono.Dist
+	for j := 0; j+1 < d.Len(); j++ {
+		a, b := d.PDF(d.edges[j]), d.PDF(d.edges[j+1])
+		if d.edges[j] >= 0 && b > a*(1+1e-6)+1e-9 || d.edges[j+1] <= 0 && a > b*(1+1e-6)+1e-9 {
+			t.Fatalf("monotone density increases away from 0 at cell %d: %v → %v", j, a, b)
+		}
+	}
+	graded := optimizeT(t, p, OptimalOptions{Granularity: 12, Graded: true, FineRadius: 1, CoarseFactor: 3})
+	if graded.Intervals >= 2*2*12 {
+		t.Errorf("graded partition has %d cells, want fewer than the uniform %d", graded.Intervals, 48)
+	}
+	pin, _ := Pinball(0.3)
+	pr := optimizeT(t, p, OptimalOptions{Granularity: 6, Loss: pin, Symmetric: true})
+	pa := optimizeT(t, p, OptimalOptions{Granularity: 6, Loss: pin})
+	if pa.LowerBound > pr.UpperBound*(1+1e-9) || pa.UpperBound > pr.UpperBound*(1+1e-6) {
+		t.Errorf("pinball: free [%v, %v], symmetric [%v, %v]", pa.LowerBound, pa.UpperBound, pr.LowerBound, pr.UpperBound)
+	}
+	pow, err := CustomLoss("abs^1.5", func(x float64) float64 { return math.Pow(math.Abs(x), 1.5) }, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := optimizeT(t, p, OptimalOptions{Granularity: 6, Loss: pow, Symmetric: true})
+	if got := cr.Dist.ExpectedLoss(pow); math.Abs(got-cr.UpperBound) > 1e-12 {
+		t.Errorf("custom loss UB %v, E c(X) %v", cr.UpperBound, got)
+	}
+}
