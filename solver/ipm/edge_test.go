@@ -1,6 +1,7 @@
 package ipm
 
 import (
+	"math"
 	"testing"
 
 	"github.com/privopt/privopt/cone"
@@ -38,5 +39,64 @@ func TestEdgeCases(t *testing.T) {
 	sol = solveT(t, p, Settings{})
 	if sol.Status != solver.Optimal || !close(sol.Objective, 0, 1e-7) {
 		t.Errorf("redundant equalities: %v objective %v, want 0", sol.Status, sol.Objective)
+	}
+}
+
+// TestNonsymmetricCertificates: eˣ ≤ t with t ≤ −1 is infeasible; min −t
+// s.t. eˣ ≤ t is unbounded along the ray (0, 1) (min −x would be unbounded too,
+// but along a curve only, without a certificate); the power cone x^½ y^½ ≥ |z| with x + y ≤ 1 and
+// z ≥ 1 is infeasible (|z| ≤ (x+y)/2 ≤ ½).
+func TestNonsymmetricCertificates(t *testing.T) {
+	// vars x, t: s = (x, 1, t) ∈ K_exp, and t ≤ −1
+	p := &solver.Problem{
+		Q:     []float64{0, 0},
+		A:     dense([][]float64{{-1, 0}, {0, 0}, {0, -1}, {0, 1}}),
+		B:     []float64{0, 1, 0, -1},
+		Cones: []cone.Cone{cone.NewExponential(), nn(1)},
+	}
+	sol := solveT(t, p, Settings{})
+	if sol.Status != solver.PrimalInfeasible {
+		t.Fatalf("exp infeasible: status %v", sol.Status)
+	}
+	y := sol.Y
+	if by := dot(p.B, y); math.Abs(by+1) > 1e-9 {
+		t.Errorf("bᵀy = %v", by)
+	}
+	if e := normInf(p.A.MulTransVecTo(nil, 1, y, 0)); e > 1e-6 {
+		t.Errorf("‖Aᵀy‖ = %v", e)
+	}
+	// y ∈ K_exp*: u < 0, −u·exp(v/u) ≤ e·w (or the boundary piece u = 0, v, w ≥ 0)
+	if u, v, w := y[0], y[1], y[2]; !(u <= 1e-9 && (u > -1e-12 && v >= -1e-7 && w >= -1e-7 || -u*math.Exp(v/u) <= math.E*w+1e-7)) || y[3] < -1e-9 {
+		t.Errorf("y = %v not in K_exp* × R+", y)
+	}
+	p2 := &solver.Problem{
+		Q:     []float64{0, -1},
+		A:     dense([][]float64{{-1, 0}, {0, 0}, {0, -1}}),
+		B:     []float64{0, 1, 0},
+		Cones: []cone.Cone{cone.NewExponential()},
+	}
+	sol = solveT(t, p2, Settings{})
+	if sol.Status != solver.DualInfeasible {
+		t.Fatalf("exp unbounded: status %v", sol.Status)
+	}
+	if qx := dot(p2.Q, sol.X); math.Abs(qx+1) > 1e-9 {
+		t.Errorf("qᵀx = %v", qx)
+	}
+	// vars x, y, z: (x, y, z) ∈ K_pow(½), x + y ≤ 1, z ≥ 1
+	p3 := &solver.Problem{
+		Q:     []float64{0, 0, 0},
+		A:     dense([][]float64{{1, 1, 0}, {0, 0, -1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}}),
+		B:     []float64{1, -1, 0, 0, 0},
+		Cones: []cone.Cone{nn(2), cone.NewPower(0.5)},
+	}
+	sol = solveT(t, p3, Settings{})
+	if sol.Status != solver.PrimalInfeasible {
+		t.Fatalf("power infeasible: status %v", sol.Status)
+	}
+	if by := dot(p3.B, sol.Y); math.Abs(by+1) > 1e-9 {
+		t.Errorf("bᵀy = %v", by)
+	}
+	if e := normInf(p3.A.MulTransVecTo(nil, 1, sol.Y, 0)); e > 1e-6 {
+		t.Errorf("‖Aᵀy‖ = %v", e)
 	}
 }

@@ -131,9 +131,10 @@ type workspace struct {
 	rS             []float64
 	work           []float64
 
-	info        iterInfo
-	dualScaling bool
-	best        snapshot
+	info          iterInfo
+	dualScaling   bool
+	scalingLocked bool
+	best          snapshot
 }
 
 type iterInfo struct {

@@ -1,11 +1,14 @@
 package ipm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
@@ -759,6 +762,20 @@ func TestLimitsAndCancellation(t *testing.T) {
 	sol, err := New().Solve(context.Background(), p, solver.Settings{MaxIterations: 2})
 	if err != nil || sol.Status != solver.IterationLimit || sol.Iterations != 2 {
 		t.Errorf("MaxIterations 2: %v, %+v", err, sol)
+	}
+	sol, err = New().Solve(context.Background(), p, solver.Settings{TimeLimit: time.Nanosecond})
+	if err != nil || sol.Status != solver.TimeLimit {
+		t.Errorf("TimeLimit 1ns: %v, status %v", err, sol.Status)
+	}
+	var log bytes.Buffer
+	sol, err = New().Solve(context.Background(), p, solver.Settings{Log: &log})
+	if err != nil || sol.Status != solver.Optimal {
+		t.Fatalf("with log: %v, status %v", err, sol.Status)
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	// header, column titles, iterations 0..k
+	if len(lines) != sol.Iterations+3 || !strings.Contains(lines[1], "pcost") {
+		t.Errorf("log has %d lines for %d iterations:\n%s", len(lines), sol.Iterations, log.String())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -466,7 +466,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	set := w.set
 	w.logHeader()
 	if !set.PrimalDualScaling {
-		w.useDualScaling()
+		w.setDualScaling(true)
 	}
 	if !w.initialize() {
 		return w.finish(solver.NumericalError, 0)
@@ -583,13 +583,24 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 			}
 		}
 		a *= set.MaxStepFraction
-		if w.nonsym && !w.dualScaling && a < minSwitchStep {
-			// The primal–dual scaling of the non-symmetric cones gave a poor
-			// direction: fall back to the dual scaling for the rest of the
-			// solve and redo the iteration (Clarabel's strategy).
-			w.useDualScaling()
-			it--
-			continue
+		if w.nonsym && !w.scalingLocked {
+			switch {
+			case !w.dualScaling && a < minSwitchStep:
+				// The primal–dual scaling of the non-symmetric cones gave a
+				// poor direction: fall back to the dual scaling and redo the
+				// iteration (Clarabel's strategy).
+				w.setDualScaling(true)
+				it--
+				continue
+			case w.dualScaling && a < minDualStep:
+				// The dual scaling stalls (typically when z approaches the
+				// boundary of K*, as for infeasibility certificates): use the
+				// primal–dual scaling for the rest of the solve.
+				w.setDualScaling(false)
+				w.scalingLocked = true
+				it--
+				continue
+			}
 		}
 		w.info.step, w.info.sigma = a, sigma
 		if a < 1e-10 {
@@ -658,11 +669,11 @@ func (w *workspace) restoreBest() {
 	w.measure()
 }
 
-func (w *workspace) useDualScaling() {
-	w.dualScaling = true
+func (w *workspace) setDualScaling(on bool) {
+	w.dualScaling = on
 	for _, c := range w.cones {
 		if ns, ok := c.(*nonsymCone); ok {
-			ns.dualOnly = true
+			ns.dualOnly = on
 		}
 	}
 }
@@ -674,6 +685,10 @@ const centralityLimit = 1.0
 // minSwitchStep is the step length below which the non-symmetric cones switch
 // from primal–dual to dual scaling (Clarabel's min_switch_step_length).
 const minSwitchStep = 0.1
+
+// minDualStep is the step length below which the dual scaling is abandoned
+// for the primal–dual one.
+const minDualStep = 1e-3
 
 // finish maps the iterate back to the user's problem.
 func (w *workspace) finish(status solver.Status, it int) *solver.Solution {
