@@ -16,14 +16,26 @@
 //	Px + Aᵀz + qτ = 0,  Ax + s − bτ = 0,  κ = −qᵀx − bᵀz − xᵀPx/τ,
 //	(s, z) ∈ K × K*,  τ, κ ≥ 0,
 //
-// solved by Mehrotra's predictor–corrector method. Symmetric cones
-// (nonnegative, second-order, PSD) use Nesterov–Todd scaling; rotated
-// second-order cones are mapped exactly onto second-order cones by the
-// orthogonal row map (u, v) ↦ ((u+v)/√2, (u−v)/√2), undone afterwards; zero
-// cones are equality rows with a zero scaling block. Exponential and power
-// cones use the primal–dual scaling of Dahl & Andersen (2022) with Clarabel's
-// third-order corrector and a backtracking line search that keeps the iterate
-// near the central path.
+// solved by Mehrotra's predictor–corrector method from the starting point of
+// Clarabel/CVXOPT (two least-squares solves, shifted into the cones by one
+// common multiple of e). Symmetric cones (nonnegative, second-order, PSD) use
+// Nesterov–Todd scaling; rotated second-order cones are mapped exactly onto
+// second-order cones by the orthogonal row map (u, v) ↦ ((u+v)/√2, (u−v)/√2),
+// undone afterwards; zero cones are equality rows with a zero scaling block.
+// Exponential and power cones use the dual scaling H = μ∇²f*(z) with a
+// second-order corrector and a backtracking line search that keeps the
+// iterate near the central path (Clarabel's barrier test), switching to the
+// primal–dual scaling of Dahl & Andersen (2022) when the dual scaling stalls
+// (Settings.PrimalDualScaling selects it from the start).
+//
+// Two safeguards keep the answers accurate near the solution, where the
+// scaling H has entries of very different magnitudes: in blocks with a large
+// scaling (inactive constraints) the step Δs is taken from the primal
+// equation Δs = −r − AΔx + bΔτ instead of from Δs = −offset − HΔz, which would
+// amplify the round-off of the KKT solve; and the best iterate (by the largest
+// of the relative residuals and gap) is kept, so that a solve ending by a limit
+// or by numerical trouble still returns Optimal or AlmostOptimal when that
+// iterate meets the (reduced) tolerances.
 //
 // Every iteration factors the quasi-definite KKT matrix
 //
@@ -35,7 +47,9 @@
 // regularization), followed by iterative refinement against the unregularized
 // matrix. Second-order cones larger than Settings.SOCExpandDim enter the
 // matrix in a sparse expanded form with two extra rows each instead of a dense
-// block. The data are equilibrated by modified Ruiz scaling first.
+// block. The data are equilibrated by modified Ruiz scaling first. The
+// solver is single-threaded (solver.Settings.Threads is ignored); separate
+// Solve calls may run concurrently.
 //
 // # Invariants
 //
