@@ -128,6 +128,7 @@ type workspace struct {
 	rhs, sol       []float64
 	off            []float64
 	adx            []float64
+	dX, dZ         []float64 // corrector right-hand sides
 	rS             []float64
 	work           []float64
 

@@ -1,7 +1,6 @@
 package ipm
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -429,5 +428,3 @@ func (ks *kktSystem) solve(x, b []float64) {
 		}
 	}
 }
-
-var errNotConvex = errors.New("not convex")

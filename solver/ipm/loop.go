@@ -74,6 +74,7 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 	w.rhs, w.sol = alloc(kkt.dim), alloc(kkt.dim)
 	w.off, w.rS, w.work = alloc(m), alloc(m), alloc(max(m, n))
 	w.adx = alloc(m)
+	w.dX, w.dZ = alloc(n), alloc(m)
 	return w, nil
 }
 
@@ -560,8 +561,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 			}
 		}
 		f := 1 - sigma
-		dX := make([]float64, w.n)
-		dZ := make([]float64, w.m)
+		dX, dZ := w.dX, w.dZ
 		for j := range dX {
 			dX[j] = f * w.rx[j]
 		}

@@ -26,6 +26,7 @@ type psdCone struct {
 	// workspaces
 	m1, m2, m3 *mat.Dense
 	sym        *mat.SymDense
+	tmp        []float64
 }
 
 func newPSD(d int) *psdCone {
@@ -34,7 +35,7 @@ func newPSD(d int) *psdCone {
 		r: mat.NewDense(n, n, nil), rinv: mat.NewDense(n, n, nil), b: mat.NewDense(n, n, nil),
 		l1: mat.NewTriDense(n, mat.Lower, nil), l2: mat.NewTriDense(n, mat.Lower, nil),
 		m1: mat.NewDense(n, n, nil), m2: mat.NewDense(n, n, nil), m3: mat.NewDense(n, n, nil),
-		sym: mat.NewSymDense(n, nil)}
+		sym: mat.NewSymDense(n, nil), tmp: make([]float64, d)}
 }
 
 func psdOrder(d int) int {
@@ -261,7 +262,7 @@ func (c *psdCone) combinedDsShift(shift, dz, ds []float64, sigmaMu float64) {
 
 func (c *psdCone) dsOffset(out, ds []float64) {
 	// out = Wᵀ(Λ \ D) = R (Λ \ D) Rᵀ with (Λ \ D)_ij = 2D_ij/(λ_i + λ_j)
-	tmp := make([]float64, c.d)
+	tmp := c.tmp
 	k := 0
 	for j := 0; j < c.n; j++ {
 		for i := j; i < c.n; i++ {
@@ -312,7 +313,7 @@ func (c *psdCone) logdet(v []float64) float64 {
 }
 
 func (c *psdCone) barrier(z, s, dz, ds []float64, a float64) float64 {
-	tmp := make([]float64, c.d)
+	tmp := c.tmp
 	for i := range tmp {
 		tmp[i] = s[i] + a*ds[i]
 	}
