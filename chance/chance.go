@@ -16,6 +16,8 @@ import (
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
 	"github.com/privopt/privopt/solver/ipm"
+	"github.com/privopt/privopt/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // ErrInvalid is wrapped by every validation error of this package.
@@ -151,7 +153,7 @@ type Spec struct {
 	// 10,000,000) to fail early instead of exhausting memory.
 	MaxRows int
 	// CVaR, if set, puts the conditional value-at-risk of the objective into the
-	// objective (linear objectives only).
+	// objective.
 	CVaR *CVaR
 	// Rand draws the samples of Vertex and Scenario. Nil means a PCG generator
 	// seeded from crypto/rand. The samples are not secret: they only shape the
@@ -159,13 +161,15 @@ type Spec struct {
 	Rand *rand.Rand
 }
 
-// CVaR configures risk-averse optimization of the objective ℓ(x̃) = qᵀx̃ + r by
+// CVaR configures risk-averse optimization of the objective ℓ(x̃) by
 // the sample approximation of Rockafellar and Uryasev (2000), Dvorkin et al.
 // eqs. (12c)–(13):
 //
 //	CVaR_α[ℓ] ≈ min_γ  γ + 1/((1−α)S) Σ_s z_s,   z_s ≥ 0,  z_s ≥ ℓ(x̄ + Xζ_s) − γ,
 //
-// over S samples ζ_s. The counterpart minimizes (1 − w)·E[ℓ] + w·CVaR_α[ℓ].
+// over S samples ζ_s, for ℓ(x̃) = ½x̃ᵀPx̃ + qᵀx̃ + r (a quadratic ℓ makes the
+// second constraint a rotated second-order cone). The counterpart minimizes
+// (1 − w)·E[ℓ] + w·CVaR_α[ℓ].
 // Since ℓ(x*) is a constant, this is also the CVaR of the optimality loss.
 type CVaR struct {
 	// Alpha ∈ (0, 1) is the level: the mean of the worst (1 − α) fraction.
@@ -174,6 +178,10 @@ type CVaR struct {
 	Samples int
 	// Weight w ∈ (0, 1]; 0 means 1 (pure CVaR).
 	Weight float64
+	// MaxQuadraticDim caps the number of columns a quadratic objective may
+	// touch (P is factored densely; default 2000). A quadratic objective makes
+	// one rotated second-order cone per sample (interior-point solver).
+	MaxQuadraticDim int
 }
 
 // Validate checks the level, the sample count and the weight.
@@ -952,8 +960,12 @@ func Solve(ctx context.Context, c *Counterpart, s solver.Solver, set solver.Sett
 // cvar adds γ, z_1..z_S and the rows of eq. (13b), and sets the objective mix.
 func (r *reformer) cvar(c *CVaR) error {
 	base := r.l.Base()
+	var sq *sqrtP
 	if base.P != nil && base.P.Nnz() > 0 {
-		return invalidf("CVaR of a quadratic objective is not supported; use the expected objective")
+		var err error
+		if sq, err = newSqrtP(base.P, c.MaxQuadraticDim); err != nil {
+			return err
+		}
 	}
 	s := c.Samples
 	if s == 0 {
@@ -980,13 +992,100 @@ func (r *reformer) cvar(c *CVaR) error {
 		rs := &r.b.nonneg
 		row := rs.open(0) // z ≥ 0
 		rs.term(row, z, 1)
-		row = rs.open(0) // z + γ − ℓ(x̄ + Xζ_s) ≥ 0
+		if sq == nil {
+			row = rs.open(0) // z + γ − ℓ(x̄ + Xζ_s) ≥ 0
+		} else {
+			// (1, v, Lᵀx̃_s) ∈ rotated SOC: 2·1·v ≥ ‖Lᵀx̃_s‖², v = z + γ − qᵀx̃_s − r.
+			rs = &r.b.conic
+			rs.open(1)
+			row = rs.open(0)
+		}
 		rs.term(row, z, 1)
 		rs.term(row, gamma, 1)
 		rs.affine(row, &loss.F0, -1)
 		for j, v := range zeta {
 			rs.affine(row, &loss.F[j], -v)
 		}
+		if sq != nil {
+			var xi lindecision.Affine
+			for col := 0; col < sq.rank; col++ {
+				wr := rs.open(0)
+				for t, i := range sq.idx {
+					if lv := sq.l[t][col]; lv != 0 {
+						r.l.DecisionAtTo(&xi, i, zeta)
+						rs.affine(wr, &xi, lv)
+					}
+				}
+			}
+			r.b.cones = append(r.b.cones, cone.NewRotatedSecondOrder(2+sq.rank))
+		}
 	}
 	return nil
+}
+
+// sqrtP is a factor L (|idx|×rank) with P = L Lᵀ restricted to the columns idx
+// that P touches.
+type sqrtP struct {
+	idx  []int
+	l    [][]float64
+	rank int
+}
+
+// newSqrtP factors the PSD matrix P (upper triangle) by a symmetric eigen-
+// decomposition of its non-zero block, dropping eigenvalues below 1e-12·λmax.
+func newSqrtP(p *sparse.CSC, maxDim int) (*sqrtP, error) {
+	if maxDim == 0 {
+		maxDim = 2000
+	}
+	pos := map[int]int{}
+	var idx []int
+	touch := func(i int) {
+		if _, ok := pos[i]; !ok {
+			pos[i] = len(idx)
+			idx = append(idx, i)
+		}
+	}
+	for j := 0; j < p.Cols; j++ {
+		for t := p.ColPtr[j]; t < p.ColPtr[j+1]; t++ {
+			touch(p.RowIdx[t])
+			touch(j)
+		}
+	}
+	d := len(idx)
+	if d > maxDim {
+		return nil, invalidf("CVaR of a quadratic objective factors P densely; P touches %d columns, more than MaxQuadraticDim = %d", d, maxDim)
+	}
+	dense := mat.NewSymDense(d, nil)
+	for j := 0; j < p.Cols; j++ {
+		for t := p.ColPtr[j]; t < p.ColPtr[j+1]; t++ {
+			a, b := pos[p.RowIdx[t]], pos[j]
+			dense.SetSym(a, b, dense.At(a, b)+p.Val[t])
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(dense, true) {
+		return nil, invalidf("CVaR: eigendecomposition of P failed")
+	}
+	vals := es.Values(nil)
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	top := math.Max(vals[len(vals)-1], 0)
+	sq := &sqrtP{idx: idx, l: make([][]float64, d)}
+	var keep []int
+	for c, v := range vals {
+		if v < -1e-9*math.Max(1, top) {
+			return nil, invalidf("CVaR: P has eigenvalue %v, must be positive semidefinite", v)
+		}
+		if v > 1e-12*top {
+			keep = append(keep, c)
+		}
+	}
+	sq.rank = len(keep)
+	for t := range sq.l {
+		sq.l[t] = make([]float64, sq.rank)
+		for k, c := range keep {
+			sq.l[t][k] = vecs.At(t, c) * math.Sqrt(vals[c])
+		}
+	}
+	return sq, nil
 }

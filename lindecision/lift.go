@@ -562,3 +562,24 @@ func (l *Lifted) LinearObjective() *RandomAffine {
 	}
 	return ra
 }
+
+// DecisionAtTo writes x̃_i(ζ) = x̄_i + Σ_j ζ_j X_ij, an affine function of the
+// lifted vector v for fixed ζ, into dst (reusing its storage) and returns it.
+func (l *Lifted) DecisionAtTo(dst *Affine, i int, zeta []float64) *Affine {
+	if dst == nil {
+		dst = &Affine{}
+	}
+	dst.reset()
+	dst.add(i, 1)
+	for j, z := range zeta {
+		if z == 0 {
+			continue
+		}
+		if c := l.xcol[i*l.k+j]; c >= 0 {
+			dst.add(c, z)
+		} else {
+			dst.Const += z * l.xfix[i*l.k+j]
+		}
+	}
+	return dst
+}

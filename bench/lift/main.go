@@ -10,7 +10,7 @@
 // of the counterpart's solve, and the ratio (lift + reformulate) / solve, all
 // measured in the same run.
 //
-// Usage: go run ./bench/lift [-rows 100000] [-reps 3]
+// Usage: go run ./bench/lift [-rows 100000] [-reps 3] [-counterpart=false] [-method ipm]
 package main
 
 import (
@@ -57,6 +57,7 @@ func main() {
 	rows := flag.Int("rows", 100000, "covering rows of the largest LP")
 	reps := flag.Int("reps", 3, "repetitions of lift+reformulate (the minimum is reported)")
 	solveCounterpart := flag.Bool("counterpart", true, "also solve the counterpart")
+	method := flag.String("method", "", "HiGHS method for the counterpart: \"\" (choose), simplex, ipm or pdlp")
 	flag.Parse()
 	ctx := context.Background()
 	fmt.Printf("%8s %8s %12s %10s %12s %10s %14s %s\n", "rows", "cols", "solve", "lift", "reformulate", "ratio", "counterpart", "status")
@@ -98,7 +99,12 @@ func main() {
 		status, cpTime := "-", time.Duration(0)
 		if *solveCounterpart {
 			t4 := time.Now()
-			res, err := chance.Solve(ctx, cp, highs.New(), solver.Settings{})
+			hs, err := highs.NewWithOptions(highs.Options{Method: *method})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			res, err := chance.Solve(ctx, cp, hs, solver.Settings{})
 			cpTime = time.Since(t4)
 			status = "optimal"
 			if err != nil {
