@@ -34,6 +34,12 @@ type OptimalOptions struct {
 	Graded       bool
 	FineRadius   float64 // in units of Δ (default 2)
 	CoarseFactor int     // default 4
+	// UpperGranularity, if > 0, solves the upper bound on the coarser grid
+	// β = Δ/UpperGranularity (doubling with each refinement, at most k): the
+	// upper bound converges much faster in k than the lower bound, whose cell
+	// infima drive the gap, so a coarse implementable density with a fine
+	// lower bound certifies a small gap at a fraction of the cost.
+	UpperGranularity int
 	// Symmetric restricts the density to f(x) = f(−x). The lower bound keeps the
 	// restriction only when the loss is symmetric (then it is without loss of
 	// generality: the symmetrization of a feasible density is feasible).
@@ -89,7 +95,7 @@ type OptimalResult struct {
 	LowerBound  float64            // best valid lower bound D(π,β) on any (ε,δ)-DP noise's loss
 	Gap         float64            // (UpperBound − LowerBound)/LowerBound
 	Intervals   int                // cells of Dist
-	Granularity int                // k (β = Δ/k)
+	Granularity int                // k of the returned density (β = Δ/k)
 	Support     int                // Λ
 	Refinements int
 	Rounds      int           // cutting-plane rounds (all problems)
@@ -108,6 +114,8 @@ func (o OptimalOptions) Validate() error {
 		return paramErr("Intervals", o.Intervals, "must be ≥ 0")
 	case o.Granularity == 1 || o.Granularity < 0:
 		return paramErr("Granularity", o.Granularity, "must be 0 (automatic) or ≥ 2")
+	case o.UpperGranularity < 0 || o.UpperGranularity == 1:
+		return paramErr("UpperGranularity", o.UpperGranularity, "must be 0 (same as Granularity) or ≥ 2")
 	case o.SupportMultiple < 0:
 		return paramErr("SupportMultiple", o.SupportMultiple, "must be 0 (automatic) or ≥ 1")
 	case o.Graded && (math.IsNaN(o.FineRadius) || o.FineRadius < 0):
@@ -258,7 +266,11 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 				lb, lbErr = gl.solveLower(ctx, p, ol, ref, &lbStat, ol.Symmetric)
 			}()
 		}
-		g := newGrid(p, lam, k, opt, false, scale)
+		ku := k
+		if opt.UpperGranularity > 0 {
+			ku = max(2, min(k, opt.UpperGranularity<<ref))
+		}
+		g := newGrid(p, lam, ku, opt, false, scale)
 		ub, ubErr = g.solveUpper(ctx, p, opt, ref, &ubStat)
 		wg.Wait()
 		if ubErr != nil {
@@ -276,7 +288,7 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 		}
 		if ub.UpperBound < res.UpperBound {
 			res.Dist, res.Certificate, res.UpperBound = ub.Dist, ub.Certificate, ub.UpperBound
-			res.Intervals, res.Granularity, res.Support, res.Cuts = ub.Intervals, k, lam, ub.Cuts
+			res.Intervals, res.Granularity, res.Support, res.Cuts = ub.Intervals, ku, lam, ub.Cuts
 		}
 		if !opt.SkipLowerBound {
 			res.LowerBound = math.Max(res.LowerBound, lb)
@@ -670,25 +682,42 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 				break
 			}
 			m := g.shifts[s]
-			if cp.blocks[m] != nil {
-				continue // complete already: the violation is solver tolerance
+			b := cp.blocks[m]
+			creating := b == nil
+			if creating {
+				b = &shiftBlock{pairs: map[int]int{}, count: map[int]float64{}}
+				cp.blocks[m] = b
 			}
-			b := &shiftBlock{pairs: map[int]int{}, count: map[int]float64{}}
-			cp.blocks[m] = b
 			// One auxiliary variable per overlapping cell pair (j, j'): all
 			// unit cells u ∈ Π_j with u − m ∈ Π_j' share the integrand.
 			a0, b0 := max(g.rlo, lo+m), min(g.rhi, hi+m)
+			cnt := map[int]float64{}
+			var keys []int
 			for u := a0; u < b0; u++ {
-				j, jj := int(g.cellOf[u-lo]), int(g.cellOf[u-m-lo])
-				key := j*n + jj
-				if col, ok := b.pairs[key]; ok {
-					b.count[col]++
+				key := int(g.cellOf[u-lo])*n + int(g.cellOf[u-m-lo])
+				if cnt[key] == 0 {
+					keys = append(keys, key)
+				}
+				cnt[key]++
+			}
+			grown := 0
+			for _, key := range keys {
+				if _, ok := b.pairs[key]; ok {
 					continue
 				}
+				j, jj := key/n, key%n
+				dj, djj := cp.p[j]/float64(g.width[j]), cp.p[jj]/float64(g.width[jj])
+				// A new block takes every pair (an exact block); a block that
+				// is violated again (solver tolerance) grows by the pairs
+				// positive at the current point, if any.
+				if !creating && !(dj-g.e*djj > 0) {
+					continue
+				}
+				grown++
 				col := cp.ncols + newCols
 				newCols++
 				b.pairs[key] = col
-				b.count[col] = 1
+				b.count[col] = cnt[key]
 				cj, cjj := -1/float64(g.width[j]), g.e/float64(g.width[jj])
 				var ri []int
 				var rv []float64
@@ -703,6 +732,9 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 				prow, pval = append(prow, ri), append(pval, rv)
 				plo, phi = append(plo, 0), append(phi, math.Inf(1))
 			}
+			if grown == 0 && !creating {
+				continue // complete for this point: the violation is solver tolerance
+			}
 			// Budget row over all pairs of the block plus the uncovered cells.
 			acc := map[int]float64{}
 			for u := g.rlo; u < g.rhi; u++ {
@@ -714,7 +746,7 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 			for col, c := range b.count {
 				acc[col] = c
 			}
-			keys := make([]int, 0, len(acc))
+			keys = make([]int, 0, len(acc))
 			for k := range acc {
 				keys = append(keys, k)
 			}
@@ -750,51 +782,6 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 			return err
 		}
 	}
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
-}
-
-// feasibleStart returns the cell probabilities of the truncated Laplace density
-// with scale Δ/ε on the grid's support [−ΛΔ, ΛΔ] (zero on padding cells). For
-// every grid shift mβ the cell averages inherit D_u ≤ e^ε·D_{u−m} wherever both
-// cells lie in the support, so the only shortfall is the mass of the m unit
-// cells at the edge, at most the mass of [ΛΔ−Δ, ΛΔ], which is ≤ δ when
-// Λ ≥ (1/ε)ln(1 + (e^ε − 1)/(2δ)) (Geng et al. 2020). The caller checks it.
-func (g *grid) feasibleStart(p Params) []float64 {
-	n := len(g.width)
-	pin := make([]float64, n)
-	lam := 1 / p.Epsilon              // in units of Δ
-	mass := func(a float64) float64 { // ∫_0^a e^{−x/λ} (a ≥ 0), unnormalized
-		return -math.Expm1(-a / lam)
-	}
-	cdf := func(x float64) float64 {
-		if x < 0 {
-			return -mass(-x)
-		}
-		return mass(x)
-	}
-	k := float64(g.k)
-	for j := 0; j < n; j++ {
-		a, b := float64(g.idx[j]), float64(g.idx[j+1])
-		if a < float64(g.rlo) || b > float64(g.rhi) {
-			continue
-		}
-		pin[j] = cdf(b/k) - cdf(a/k)
-	}
-	s := 0.0
-	for _, x := range pin {
-		s += x
-	}
-	for j := range pin {
-		pin[j] /= s
-	}
-	return pin
 }
 
 // tighten lowers the right-hand side of every cut (and of future cuts).

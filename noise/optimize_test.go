@@ -170,6 +170,7 @@ func TestOptimizeBadInput(t *testing.T) {
 		{Params{1, 0.1, math.NaN()}, OptimalOptions{}, "Sensitivity"},
 		{Params{1, 0.1, 1}, OptimalOptions{Granularity: 1}, "Granularity"},
 		{Params{1, 0.1, 1}, OptimalOptions{Gap: -1}, "Gap"},
+		{Params{1, 0.1, 1}, OptimalOptions{UpperGranularity: 1}, "UpperGranularity"},
 		{Params{1, 0.1, 1}, OptimalOptions{Granularity: 100000, SupportMultiple: 100}, "Granularity"},
 		// Support [−Δ, Δ] cannot hold (1, 0.01)-DP noise: a shift by Δ uncovers
 		// half of it (the truncated Laplace needs A = 4.46Δ).
@@ -263,6 +264,10 @@ func TestOptimizeOptions(t *testing.T) {
 	graded := optimizeT(t, p, OptimalOptions{Granularity: 12, Graded: true, FineRadius: 1, CoarseFactor: 3})
 	if graded.Intervals >= 2*2*12 {
 		t.Errorf("graded partition has %d cells, want fewer than the uniform %d", graded.Intervals, 48)
+	}
+	coarse := optimizeT(t, p, OptimalOptions{Granularity: 12, UpperGranularity: 6})
+	if coarse.Granularity != 6 || coarse.Intervals != 2*2*6 {
+		t.Errorf("UpperGranularity 6: density has k = %d and %d cells", coarse.Granularity, coarse.Intervals)
 	}
 	pin, _ := Pinball(0.3)
 	pr := optimizeT(t, p, OptimalOptions{Granularity: 6, Loss: pin, Symmetric: true})

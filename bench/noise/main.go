@@ -42,6 +42,15 @@ func main() {
 		fmt.Printf("%6d %10.6f %10.6f %8.3f %8.3f %9.3f %9.4f %9.4f %9d %7v\n", r.Intervals, r.UpperBound, r.LowerBound, 100*r.Gap,
 			r.Time.Seconds(), r.LPTime.Seconds(), r.SearchTime.Seconds(), r.CertifyTime.Seconds(), r.Rounds, r.Certificate.Certified)
 	}
+	for _, k := range []int{100, 130} {
+		r, err := noise.Optimize(ctx, p, noise.OptimalOptions{Granularity: k, UpperGranularity: k / 4, Symmetric: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("k=%d, upper bound at k/4 (%d cells), lower bound at k: upper %.6f, lower %.6f, gap %.3f%%, wall %.3fs, lp %.3fs, certified %v\n",
+			k, r.Intervals, r.UpperBound, r.LowerBound, 100*r.Gap, r.Time.Seconds(), r.LPTime.Seconds(), r.Certificate.Certified)
+	}
 	if *plainN > 0 {
 		var t [2]time.Duration
 		var rounds [2]int
