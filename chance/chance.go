@@ -893,6 +893,7 @@ type InfeasibleError struct {
 	Cause     error         // structural cause (e.g. *lindecision.InfeasibleError), may be nil
 }
 
+// Error describes the infeasibility or the refused release.
 func (e *InfeasibleError) Error() string {
 	s := fmt.Sprintf("chance: the requested privacy cannot be met at feasibility level 1 − η = %g with the %s reformulation", 1-e.Guarantee.Eta, e.Guarantee.Method)
 	if e.Cause != nil {

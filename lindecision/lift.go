@@ -71,6 +71,7 @@ type InfeasibleError struct {
 	Reason string
 }
 
+// Error describes the infeasibility or the refused release.
 func (e *InfeasibleError) Error() string {
 	if e.Row >= 0 {
 		return fmt.Sprintf("lindecision: lifted program is infeasible at row %d: %s", e.Row, e.Reason)

@@ -262,3 +262,47 @@ func TestSampleCovariance(t *testing.T) {
 		}
 	}
 }
+
+func TestRecourseKinds(t *testing.T) {
+	// Four columns: 0 query-fixed (identity), 1 user-fixed, 2 zero, 3 pattern
+	// {1}; k = 2 with query rows e0 and e3 + e1 (the second is an equality).
+	a := sparse.NewTriplets(1, 4, 4)
+	for j := 0; j < 4; j++ {
+		a.Append(0, j, 1)
+	}
+	p := &solver.Problem{Q: []float64{1, 1, 1, 1}, A: a.ToCSC(), B: []float64{10}, Cones: []cone.Cone{cone.NewNonnegative(1)}}
+	l, err := Lift(p, Spec{
+		Noise:    Perturbation{Components: []Distribution{gauss{1}, gauss{1}}},
+		Query:    []SparseVector{{Idx: []int{0}, Val: []float64{1}}, {Idx: []int{3, 1}, Val: []float64{1, 1}}},
+		Recourse: Recourse{Fixed: map[int][]float64{1: {0, 0.25}}, Zero: []int{2}, Pattern: map[int][]int{3: {1}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		col   int
+		fixed float64
+	}
+	for i, row := range [][2]want{
+		{{-1, 1}, {-1, 0}},    // identity query fixes X0 = e0
+		{{-1, 0}, {-1, 0.25}}, // user-fixed
+		{{-1, 0}, {-1, 0}},    // zero recourse
+		{{-1, 0}, {4, 0}},     // pattern: only X31 free (column 4)
+	} {
+		for j, w := range row {
+			if c := l.XCol(i, j); c != w.col || (c < 0 && l.XFixed(i, j) != w.fixed) {
+				t.Errorf("X[%d][%d]: column %d fixed %v, want column %d fixed %v", i, j, c, l.XFixed(i, j), w.col, w.fixed)
+			}
+		}
+	}
+	// Query row 2 is an equality on X: X31 + X11 = 1 ⇒ X31 = 0.75; and
+	// X30 + X10 = 0 holds by the fixed values (no equality emitted).
+	if l.NumEqualities() != 1 {
+		t.Fatalf("%d equalities, want 1", l.NumEqualities())
+	}
+	f, row := l.Equality(0)
+	v := []float64{0, 0, 0, 0, 0.75}
+	if row != -1 || math.Abs(f.Eval(v)) > 1e-15 {
+		t.Fatalf("query equality %+v (row %d) at X31 = 0.75 is %v", f, row, f.Eval(v))
+	}
+}

@@ -43,6 +43,7 @@ type BudgetError struct {
 	Releases              int
 }
 
+// Error describes the infeasibility or the refused release.
 func (e *BudgetError) Error() string {
 	return fmt.Sprintf("query: privacy budget exceeded: the release would bring the total to (ε %.4g, δ %.3g, γ %.3g), budget (ε %.4g, δ %.3g, γ %.3g) after %d releases",
 		e.Epsilon, e.Delta, e.Gamma, e.Budget.Epsilon, e.Budget.Delta, e.Budget.Gamma, e.Releases)
