@@ -1090,3 +1090,13 @@ func newSqrtP(p *sparse.CSC, maxDim int) (*sqrtP, error) {
 	}
 	return sq, nil
 }
+
+// RowRange returns the rows start, start+1, …, end−1, e.g. the rows
+// can.Rows(c) of a model constraint, for a Group.
+func RowRange(start, end int) []int {
+	rows := make([]int, 0, max(end-start, 0))
+	for i := start; i < end; i++ {
+		rows = append(rows, i)
+	}
+	return rows
+}
