@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/cone"
@@ -130,30 +133,37 @@ func Objective(p *solver.Problem, x []float64) float64 {
 // 1 + |b_i| for zero and nonnegative rows, 1 + ‖b_block‖ for other blocks). ax
 // is scratch space of length m (allocated if nil).
 func Feasible(p *solver.Problem, x []float64, tol float64, ax []float64) bool {
-	ax = p.A.MulVecTo(ax, 1, x, 0)
+	ax = p.A.MulVecTo(ax, -1, x, 0)
+	for i := range ax {
+		ax[i] += p.B[i]
+	}
+	return feasibleSlack(p, ax, tol)
+}
+
+// feasibleSlack reports whether the slack s = b − Ax lies in K (tolerances as
+// in Feasible).
+func feasibleSlack(p *solver.Problem, s []float64, tol float64) bool {
 	row := 0
 	for _, c := range p.Cones {
 		switch c.Kind {
 		case cone.Zero:
 			for i := row; i < row+c.Dim; i++ {
-				if math.Abs(p.B[i]-ax[i]) > tol*(1+math.Abs(p.B[i])) {
+				if math.Abs(s[i]) > tol*(1+math.Abs(p.B[i])) {
 					return false
 				}
 			}
 		case cone.Nonnegative:
 			for i := row; i < row+c.Dim; i++ {
-				if p.B[i]-ax[i] < -tol*(1+math.Abs(p.B[i])) {
+				if s[i] < -tol*(1+math.Abs(p.B[i])) {
 					return false
 				}
 			}
 		default:
-			s := make([]float64, c.Dim)
 			nb := 0.0
-			for t := range s {
-				s[t] = p.B[row+t] - ax[row+t]
+			for t := 0; t < c.Dim; t++ {
 				nb += p.B[row+t] * p.B[row+t]
 			}
-			if !c.Contains(s, tol*(1+math.Sqrt(nb))) {
+			if !c.Contains(s[row:row+c.Dim], tol*(1+math.Sqrt(nb))) {
 				return false
 			}
 		}
@@ -229,36 +239,132 @@ func (s *Solution) Evaluate(ctx context.Context, opts EvalOptions) (*Evaluation,
 	return simulate(ctx, "program", s.Base, s.Query, s.Lifted.Noise(), s.Rule, ref, &opts)
 }
 
+// evalChunk is the number of realizations drawn from one seeded stream; the
+// streams are indexed by chunk, so results do not depend on the worker count.
+const evalChunk = 4096
+
+// simulate evaluates x̃ = XBar + Xζ for N realizations. The slack
+// b − A x̃ = (b − A·XBar) + (−A X)ζ and the linear objective are precomputed, so
+// each realization costs O(m·k) (plus O(nnz(P) + n·k) with a quadratic
+// objective) instead of a product with A. Chunks of evalChunk realizations run
+// in parallel, each with its own stream seeded by (Seed, chunk).
 func simulate(ctx context.Context, name string, p *solver.Problem, q Query, pert *lindecision.Perturbation, rule *lindecision.Rule, ref float64, o *EvalOptions) (*Evaluation, error) {
 	f, err := pert.Factor()
 	if err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
-	acc := &accumulator{ref: ref, qSum: make([]float64, q.K()), qSq: make([]float64, q.K())}
-	z := make([]float64, pert.K())
-	x := make([]float64, len(rule.XBar))
-	ax := make([]float64, p.NumRows())
-	qm := q.Apply(rule.XBar)
-	for s := 0; s < o.N; s++ {
-		if s%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if o.Progress != nil {
-				o.Progress(s, o.N)
-			}
-		}
-		pert.Sample(z, rng.Uint64, f)
-		rule.Apply(x, z)
-		qv := q.Apply(x)
-		for j := range qv {
-			qv[j] -= qm[j]
-		}
-		acc.add(Objective(p, x), Feasible(p, x, o.Tol, ax), qv)
+	n, k := rule.X.Dims()
+	m := p.NumRows()
+	// s0 = b − A·XBar, g = −A X (row-major m×k), cq = Xᵀq, qx = Q X (K×k).
+	s0 := p.A.MulVecTo(nil, -1, rule.XBar, 0)
+	for i := range s0 {
+		s0[i] += p.B[i]
 	}
-	if o.Progress != nil {
-		o.Progress(o.N, o.N)
+	g := make([]float64, m*k)
+	col := make([]float64, n)
+	for j := 0; j < k; j++ {
+		for i := 0; i < n; i++ {
+			col[i] = rule.X.At(i, j)
+		}
+		aj := p.A.MulVecTo(nil, -1, col, 0)
+		for i, v := range aj {
+			g[i*k+j] = v
+		}
+	}
+	quad := p.P != nil && p.P.Nnz() > 0
+	cq := make([]float64, k)
+	for j := 0; j < k; j++ {
+		for i := 0; i < n; i++ {
+			cq[j] += p.Q[i] * rule.X.At(i, j)
+		}
+	}
+	lin0 := p.R
+	for i, v := range p.Q {
+		lin0 += v * rule.XBar[i]
+	}
+	qx := make([][]float64, q.K())
+	for r, row := range q.Rows {
+		qx[r] = make([]float64, k)
+		for t, c := range row.Idx {
+			for j := 0; j < k; j++ {
+				qx[r][j] += row.Val[t] * rule.X.At(c, j)
+			}
+		}
+	}
+
+	type chunkResult struct {
+		obj      []float64
+		feasible []bool
+		qdev     []float64 // cnt × K, row-major
+	}
+	chunks := (o.N + evalChunk - 1) / evalChunk
+	results := make([]chunkResult, chunks)
+	var next, done atomic.Int64
+	var mu sync.Mutex
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			z := make([]float64, k)
+			x := make([]float64, n)
+			sl := make([]float64, m)
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= chunks || ctx.Err() != nil {
+					return
+				}
+				rng := rand.New(rand.NewPCG(o.Seed, uint64(c)))
+				cnt := min(evalChunk, o.N-c*evalChunk)
+				res := chunkResult{obj: make([]float64, cnt), feasible: make([]bool, cnt), qdev: make([]float64, cnt*len(qx))}
+				for t := 0; t < cnt; t++ {
+					pert.Sample(z, rng.Uint64, f)
+					for i := 0; i < m; i++ {
+						v := s0[i]
+						for j, zj := range z {
+							v += g[i*k+j] * zj
+						}
+						sl[i] = v
+					}
+					res.feasible[t] = feasibleSlack(p, sl, o.Tol)
+					if quad {
+						rule.Apply(x, z)
+						res.obj[t] = Objective(p, x)
+					} else {
+						v := lin0
+						for j, zj := range z {
+							v += cq[j] * zj
+						}
+						res.obj[t] = v
+					}
+					d := res.qdev[t*len(qx) : (t+1)*len(qx)]
+					for r := range qx {
+						for j, zj := range z {
+							d[r] += qx[r][j] * zj
+						}
+					}
+				}
+				results[c] = res
+				dn := int(done.Add(int64(cnt)))
+				if o.Progress != nil {
+					mu.Lock()
+					o.Progress(dn, o.N)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	acc := &accumulator{ref: ref, qSum: make([]float64, q.K()), qSq: make([]float64, q.K())}
+	for _, res := range results {
+		kq := q.K()
+		for t := range res.obj {
+			acc.add(res.obj[t], res.feasible[t], res.qdev[t*kq:(t+1)*kq])
+		}
 	}
 	return acc.result(name, o.N, o.CVaRLevel), nil
 }
