@@ -862,3 +862,66 @@ func randomSOCPDensity(rng *rand.Rand, n int, socs []int, density float64) *solv
 	q := am.MulTransVecTo(nil, -1, y0, 0)
 	return &solver.Problem{P: eye(n, 0.1), Q: q, A: am, B: b, Cones: cones}
 }
+
+// TestPSDElimination: min t s.t. tI − C ⪰ 0 is λmax(C) (gonum eigen); and an
+// SDP with a 12×12 block over 8 variables (dense coefficients) gives the same
+// optimum with the block eliminated (Schur complement) and kept in the KKT
+// matrix.
+func TestPSDElimination(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	n := 9
+	d := n * (n + 1) / 2
+	c := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			c.SetSym(i, j, rng.NormFloat64())
+		}
+	}
+	var es mat.EigenSym
+	es.Factorize(c, false)
+	tri := sparse.NewTriplets(d, 1, n)
+	b := make([]float64, d)
+	for j := 0; j < n; j++ {
+		for i := j; i < n; i++ {
+			k := svecIdx(i, j, n)
+			if i == j {
+				tri.Append(k, 0, -1) // s = t·svec(I) − svec(C)
+				b[k] = -c.At(i, j)
+			} else {
+				b[k] = -math.Sqrt2 * c.At(i, j)
+			}
+		}
+	}
+	p := &solver.Problem{Q: []float64{1}, A: tri.ToCSC(), B: b, Cones: []cone.Cone{cone.NewPSD(n)}}
+	sol := solveT(t, p, Settings{})
+	if want := es.Values(nil)[n-1]; sol.Status != solver.Optimal || !close(sol.Objective, want, 1e-7) {
+		t.Errorf("λmax: status %v objective %v, want %v", sol.Status, sol.Objective, want)
+	}
+	// random SDP: min qᵀx s.t. Σ xⱼ Fⱼ ⪯ G, ‖x‖∞ ≤ 1 (bounded, G ≻ 0 so x = 0 is strictly feasible)
+	n, nv := 12, 8
+	d = n * (n + 1) / 2
+	tri = sparse.NewTriplets(d+2*nv, nv, d*nv+2*nv)
+	b = make([]float64, d+2*nv)
+	for v := 0; v < nv; v++ {
+		for k := 0; k < d; k++ {
+			tri.Append(k, v, rng.NormFloat64())
+		}
+		tri.Append(d+2*v, v, 1)
+		tri.Append(d+2*v+1, v, -1)
+		b[d+2*v], b[d+2*v+1] = 1, 1
+	}
+	for j := 0; j < n; j++ {
+		b[svecIdx(j, j, n)] = float64(n)
+	}
+	q := make([]float64, nv)
+	for v := range q {
+		q[v] = rng.NormFloat64()
+	}
+	p = &solver.Problem{Q: q, A: tri.ToCSC(), B: b, Cones: []cone.Cone{cone.NewPSD(n), nn(2 * nv)}}
+	s1 := solveT(t, p, Settings{})
+	s2 := solveT(t, p, Settings{DisablePSDElimination: true})
+	if s1.Status != solver.Optimal || s2.Status != solver.Optimal || !close(s1.Objective, s2.Objective, 1e-7) {
+		t.Errorf("eliminated: %v %v; kept: %v %v", s1.Status, s1.Objective, s2.Status, s2.Objective)
+	}
+	checkKKT(t, p, s1, 1e-7)
+}

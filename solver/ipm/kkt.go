@@ -3,9 +3,11 @@ package ipm
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // kktSolver factors and solves the quasi-definite KKT matrix given by its
@@ -132,10 +134,27 @@ type coneSlot struct {
 	dense  []int // positions of the block's upper triangle, column by column; nil for diagonal-only blocks
 	diag   []int // positions of the block's diagonal
 	expand bool  // sparse SOC expansion
-	p1, p2 int   // columns of the extra rows (expanded SOC)
-	p1pos  []int // positions of η·v in column p1, then the diagonal
-	p2pos  []int // positions of η·u in column p2, then the diagonal
+	p1pos  []int // positions of η²·v in the first extra column, then its diagonal
+	p2pos  []int // positions of η²·u in the second extra column, then its diagonal
 	buf    []float64
+	elim   *schurBlock // non-nil: the block is eliminated into the x-block
+}
+
+// schurBlock is a PSD cone block eliminated from the KKT matrix: its rows
+// A_p x − H_p z_p = r_p give z_p = H_p⁻¹(A_p x − r_p), and the x-block
+// receives the Schur complement A_pᵀH_p⁻¹A_p (dense on the columns cols that
+// the block's rows touch). This is the reduction CVXOPT uses for all cones; it
+// pays off for a large PSD block constraining few variables, where the dense
+// d×d scaling block would dominate the factorization.
+type schurBlock struct {
+	cone *psdCone
+	cols []int      // columns of A touched by the block's rows, increasing
+	ap   *mat.Dense // d × len(cols): the block's rows of A on cols
+	g    *mat.Dense // H⁻¹A_p
+	sc   *mat.Dense // A_pᵀH⁻¹A_p
+	pos  []int      // positions of sc's upper triangle (a ≤ b at a + b(b+1)/2)
+	v, w []float64  // length-d workspaces
+	xc   []float64  // x restricted to cols
 }
 
 // kktSystem is the quasi-definite matrix
@@ -155,94 +174,183 @@ type coneSlot struct {
 // matrix quasi-definite, see socCone.updateScaling). Scaling the extra rows
 // by η² keeps their entries of the same magnitude as the cone block, and the
 // extra rows get no static regularization, so the Schur complement is exact.
+// Large PSD blocks that touch few columns are eliminated (see schurBlock).
+//
+// Vectors passed to solve have the full layout (x, z, extra rows); the
+// matrix itself has the reduced layout (x, z of the kept rows, extra rows).
 type kktSystem struct {
-	n, m, dim int
-	k         *sparse.CSC
-	signs     []int8
-	pdiag     []int     // diagonal positions of the x columns
-	pdiagVal  []float64 // P's diagonal
-	slots     []coneSlot
-	eps       float64 // static regularization
-	solver    kktSolver
-	refine    int
+	n, m     int
+	dim      int   // order of the (reduced) matrix
+	fdim     int   // length of full vectors: n + m + 2·(expanded cones)
+	mr       int   // kept z rows
+	zidx     []int // matrix index of z row i, −1 if eliminated
+	k        *sparse.CSC
+	signs    []int8
+	xbase    []float64 // values of the x columns without Schur terms
+	slots    []coneSlot
+	elims    []*schurBlock
+	identity bool    // the scaling is the identity (initialization)
+	eps      float64 // static regularization
+	solver   kktSolver
+	refine   int
 	// workspaces
 	rhs, res, dx []float64
+	br, xr       []float64
+	fres, fdx    []float64
 }
+
+// psdSchurMinDim is the smallest PSD block (svec dimension) that is
+// eliminated, when its rows touch at most half as many columns as it has rows.
+const psdSchurMinDim = 21
 
 func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) {
 	n, m := a.Cols, a.Rows
-	nexp := 0
-	for _, c := range cones {
-		if sc, ok := c.(*socCone); ok && sc.d > set.SOCExpandDim {
-			nexp++
-		}
-	}
-	dim := n + m + 2*nexp
-	ks := &kktSystem{n: n, m: m, dim: dim, signs: make([]int8, dim), refine: set.RefineSteps}
+	at := a.Transpose()
+	ks := &kktSystem{n: n, m: m, refine: set.RefineSteps, zidx: make([]int, m)}
 	if set.DisableRefinement {
 		ks.refine = 0
 	}
-	at := a.Transpose()
-	// count entries
-	nnz := n + m + 2*nexp
-	if p != nil {
-		nnz += p.Nnz()
+	ks.slots = make([]coneSlot, len(cones))
+	mark := make([]int, max(n, m))
+	for i := range mark {
+		mark[i] = -1
 	}
-	nnz += a.Nnz()
-	for _, c := range cones {
-		switch c.(type) {
-		case *zeroCone, *nonnegCone:
-		default:
-			d := c.dim()
-			if sc, ok := c.(*socCone); ok && sc.d > set.SOCExpandDim {
-				nnz += 2 * d
+	// decide eliminations and the reduced z indices
+	off, nexp := 0, 0
+	for ci, c := range cones {
+		d := c.dim()
+		sl := coneSlot{c: c, off: off}
+		if sc, ok := c.(*socCone); ok && sc.d > set.SOCExpandDim {
+			sl.expand = true
+			nexp++
+		}
+		if pc, ok := c.(*psdCone); ok && !set.DisablePSDElimination && d >= psdSchurMinDim {
+			var cols []int
+			for r := off; r < off+d; r++ {
+				for q := at.ColPtr[r]; q < at.ColPtr[r+1]; q++ {
+					if j := at.RowIdx[q]; mark[j] != ci {
+						mark[j] = ci
+						cols = append(cols, j)
+					}
+				}
+			}
+			if len(cols) <= d/2 {
+				sort.Ints(cols)
+				nc := len(cols)
+				eb := &schurBlock{cone: pc, cols: cols, ap: mat.NewDense(d, max(nc, 1), nil),
+					g: mat.NewDense(d, max(nc, 1), nil), sc: mat.NewDense(max(nc, 1), max(nc, 1), nil),
+					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), xc: make([]float64, nc)}
+				colIdx := make(map[int]int, nc)
+				for k, j := range cols {
+					colIdx[j] = k
+				}
+				for r := off; r < off+d; r++ {
+					for q := at.ColPtr[r]; q < at.ColPtr[r+1]; q++ {
+						eb.ap.Set(r-off, colIdx[at.RowIdx[q]], at.Val[q])
+					}
+				}
+				sl.elim = eb
+				ks.elims = append(ks.elims, eb)
+			}
+		}
+		ks.slots[ci] = sl
+		off += d
+	}
+	for i := range mark {
+		mark[i] = -1
+	}
+	mr := 0
+	for ci := range ks.slots {
+		sl := &ks.slots[ci]
+		for r := sl.off; r < sl.off+sl.c.dim(); r++ {
+			if sl.elim != nil {
+				ks.zidx[r] = -1
 			} else {
-				nnz += d * (d - 1) / 2
+				ks.zidx[r] = n + mr
+				mr++
 			}
 		}
 	}
-	k := &sparse.CSC{Rows: dim, Cols: dim, ColPtr: make([]int, dim+1), RowIdx: make([]int, 0, nnz), Val: make([]float64, 0, nnz)}
-	ks.pdiag = make([]int, n)
-	ks.pdiagVal = make([]float64, n)
+	ks.mr = mr
+	ks.dim = n + mr + 2*nexp
+	ks.fdim = n + m + 2*nexp
+	ks.signs = make([]int8, ks.dim)
+	k := &sparse.CSC{Rows: ks.dim, Cols: ks.dim, ColPtr: make([]int, ks.dim+1)}
+
+	// x columns: P's upper triangle, the diagonal, and the Schur patterns
+	pval := make([]float64, n)
+	rowpos := make([]int, n)
+	var rows []int
+	var maxd float64
 	for j := 0; j < n; j++ {
-		hasDiag := false
+		rows = rows[:0]
+		add := func(i int) {
+			if mark[i] != j {
+				mark[i] = j
+				rows = append(rows, i)
+				pval[i] = 0
+			}
+		}
 		if p != nil {
 			for q := p.ColPtr[j]; q < p.ColPtr[j+1]; q++ {
-				i := p.RowIdx[q]
-				if i == j {
-					hasDiag = true
-					ks.pdiag[j] = len(k.Val)
-					ks.pdiagVal[j] = p.Val[q]
-				}
-				k.RowIdx = append(k.RowIdx, i)
-				k.Val = append(k.Val, p.Val[q])
+				add(p.RowIdx[q])
+				pval[p.RowIdx[q]] = p.Val[q]
 			}
 		}
-		if !hasDiag {
-			ks.pdiag[j] = len(k.Val)
-			k.RowIdx = append(k.RowIdx, j)
-			k.Val = append(k.Val, 0)
+		add(j)
+		for _, eb := range ks.elims {
+			if kb := sort.SearchInts(eb.cols, j); kb < len(eb.cols) && eb.cols[kb] == j {
+				for _, i := range eb.cols[:kb+1] {
+					add(i)
+				}
+			}
+		}
+		sort.Ints(rows)
+		for _, i := range rows {
+			rowpos[i] = len(k.Val)
+			k.RowIdx = append(k.RowIdx, i)
+			k.Val = append(k.Val, pval[i])
+		}
+		maxd = math.Max(maxd, math.Abs(pval[j]))
+		for _, eb := range ks.elims {
+			if kb := sort.SearchInts(eb.cols, j); kb < len(eb.cols) && eb.cols[kb] == j {
+				for ka := 0; ka <= kb; ka++ {
+					eb.pos[ka+kb*(kb+1)/2] = rowpos[eb.cols[ka]]
+				}
+			}
 		}
 		k.ColPtr[j+1] = len(k.Val)
 		ks.signs[j] = 1
 	}
-	ks.slots = make([]coneSlot, len(cones))
-	off := 0
-	for ci, c := range cones {
-		d := c.dim()
-		sl := coneSlot{c: c, off: off, diag: make([]int, d)}
-		sc, isSOC := c.(*socCone)
-		_, isZero := c.(*zeroCone)
-		_, isNN := c.(*nonnegCone)
-		sl.expand = isSOC && sc.d > set.SOCExpandDim
+	// static regularization: constant + proportional to the largest diagonal of P
+	ks.eps = set.StaticReg + set.StaticRegProportional*maxd
+	for j := 0; j < n; j++ {
+		for q := k.ColPtr[j]; q < k.ColPtr[j+1]; q++ {
+			if k.RowIdx[q] == j {
+				k.Val[q] += ks.eps
+			}
+		}
+	}
+	ks.xbase = append([]float64(nil), k.Val...)
+
+	// z columns of the kept rows
+	for ci := range ks.slots {
+		sl := &ks.slots[ci]
+		if sl.elim != nil {
+			continue
+		}
+		d := sl.c.dim()
+		_, isZero := sl.c.(*zeroCone)
+		_, isNN := sl.c.(*nonnegCone)
 		diagOnly := isZero || isNN || sl.expand
+		sl.diag = make([]int, d)
 		if !diagOnly {
 			sl.dense = make([]int, 0, d*(d+1)/2)
 			sl.buf = make([]float64, d*d)
 		}
 		for jj := 0; jj < d; jj++ {
-			row := off + jj
-			col := n + row
+			row := sl.off + jj
+			col := ks.zidx[row]
 			for q := at.ColPtr[row]; q < at.ColPtr[row+1]; q++ {
 				k.RowIdx = append(k.RowIdx, at.RowIdx[q])
 				k.Val = append(k.Val, at.Val[q])
@@ -250,7 +358,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 			if !diagOnly {
 				for ii := 0; ii <= jj; ii++ {
 					sl.dense = append(sl.dense, len(k.Val))
-					k.RowIdx = append(k.RowIdx, n+off+ii)
+					k.RowIdx = append(k.RowIdx, ks.zidx[sl.off+ii])
 					k.Val = append(k.Val, 0)
 				}
 				sl.diag[jj] = len(k.Val) - 1
@@ -262,22 +370,20 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 			k.ColPtr[col+1] = len(k.Val)
 			ks.signs[col] = -1
 		}
-		ks.slots[ci] = sl
-		off += d
 	}
-	col := n + m
+	// extra columns of expanded second-order cones
+	col := n + mr
 	for ci := range ks.slots {
 		sl := &ks.slots[ci]
 		if !sl.expand {
 			continue
 		}
 		d := sl.c.dim()
-		sl.p1, sl.p2 = col, col+1
 		for pass, pos := range []*[]int{&sl.p1pos, &sl.p2pos} {
 			*pos = make([]int, d+1)
 			for ii := 0; ii < d; ii++ {
 				(*pos)[ii] = len(k.Val)
-				k.RowIdx = append(k.RowIdx, n+sl.off+ii)
+				k.RowIdx = append(k.RowIdx, ks.zidx[sl.off+ii])
 				k.Val = append(k.Val, 0)
 			}
 			(*pos)[d] = len(k.Val)
@@ -293,33 +399,64 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 		}
 	}
 	ks.k = k
-	// static regularization: constant + proportional to the largest diagonal
-	var maxd float64
-	for j := 0; j < n; j++ {
-		maxd = math.Max(maxd, math.Abs(ks.pdiagVal[j]))
-	}
-	ks.eps = set.StaticReg + set.StaticRegProportional*maxd
 	reg := ldl.Regularization{Eps: set.DynamicRegEps, Delta: set.DynamicRegDelta}
 	if set.DenseKKT {
 		ks.solver = &denseLDL{signs: ks.signs, reg: reg}
 	} else {
 		ks.solver = &sparseLDL{signs: ks.signs, reg: reg}
 	}
-	ks.rhs = make([]float64, dim)
-	ks.res = make([]float64, dim)
-	ks.dx = make([]float64, dim)
-	for j := 0; j < n; j++ {
-		k.Val[ks.pdiag[j]] = ks.pdiagVal[j] + ks.eps
-	}
+	ks.rhs = make([]float64, ks.fdim)
+	ks.res = make([]float64, ks.dim)
+	ks.dx = make([]float64, ks.dim)
+	ks.br = make([]float64, ks.dim)
+	ks.xr = make([]float64, ks.dim)
 	return ks, nil
+}
+
+// addSchur writes the x-block values: P + εI plus, for every eliminated
+// block, A_pᵀH_p⁻¹A_p (H = I when ks.identity).
+func (ks *kktSystem) addSchur() {
+	if len(ks.elims) == 0 {
+		return
+	}
+	v := ks.k.Val
+	copy(v[:len(ks.xbase)], ks.xbase)
+	for _, eb := range ks.elims {
+		nc := len(eb.cols)
+		d := eb.cone.d
+		if ks.identity {
+			eb.g.Copy(eb.ap)
+		} else {
+			for c := 0; c < nc; c++ {
+				for r := 0; r < d; r++ {
+					eb.v[r] = eb.ap.At(r, c)
+				}
+				eb.cone.mulHinv(eb.w, eb.v)
+				for r := 0; r < d; r++ {
+					eb.g.Set(r, c, eb.w[r])
+				}
+			}
+		}
+		eb.sc.Mul(eb.ap.T(), eb.g)
+		for b := 0; b < nc; b++ {
+			for a := 0; a <= b; a++ {
+				v[eb.pos[a+b*(b+1)/2]] += eb.sc.At(a, b)
+			}
+		}
+	}
 }
 
 // update writes the current cone scalings into the matrix and refactors it.
 func (ks *kktSystem) update() error {
+	ks.identity = false
+	ks.addSchur()
 	v := ks.k.Val
 	eps := ks.eps
 	for ci := range ks.slots {
 		sl := &ks.slots[ci]
+		if sl.elim != nil {
+			continue
+		}
 		d := sl.c.dim()
 		switch c := sl.c.(type) {
 		case *zeroCone:
@@ -368,11 +505,39 @@ func (ks *kktSystem) update() error {
 	return nil
 }
 
-// mulK computes out = K₀·x with K₀ the unregularized KKT matrix (the stored
-// one minus ε·signs on the diagonal), from the upper triangle.
+// factorIdentity factors the matrix with H = I in every block (the
+// initialization of Clarabel and CVXOPT).
+func (ks *kktSystem) factorIdentity() error {
+	ks.identity = true
+	ks.addSchur()
+	v := ks.k.Val
+	for ci := range ks.slots {
+		sl := &ks.slots[ci]
+		for _, p := range sl.dense {
+			v[p] = 0
+		}
+		for _, p := range sl.diag {
+			v[p] = -1 - ks.eps
+		}
+		if sl.expand {
+			d := sl.c.dim()
+			for i := 0; i < d; i++ {
+				v[sl.p1pos[i]] = 0
+				v[sl.p2pos[i]] = 0
+			}
+			v[sl.p1pos[d]] = -1
+			v[sl.p2pos[d]] = 1
+		}
+	}
+	return ks.solver.factor(ks.k)
+}
+
+// mulK computes out = K₀·x with K₀ the unregularized (reduced) KKT matrix:
+// the stored one minus ε·signs on the diagonal of the x and z columns.
 func (ks *kktSystem) mulK(out, x []float64) {
 	k := ks.k
 	clear(out)
+	nz := ks.n + ks.mr
 	for j := 0; j < k.Cols; j++ {
 		xj := x[j]
 		var s float64
@@ -380,7 +545,7 @@ func (ks *kktSystem) mulK(out, x []float64) {
 			i := k.RowIdx[p]
 			a := k.Val[p]
 			if i == j {
-				if j < ks.n+ks.m {
+				if j < nz {
 					a -= ks.eps * float64(ks.signs[j])
 				}
 				out[j] += a * xj
@@ -393,18 +558,181 @@ func (ks *kktSystem) mulK(out, x []float64) {
 	}
 }
 
-// solve solves K₀·x = b with the regularized factorization and iterative
-// refinement (at most ks.refine steps, stopping when the residual is at
-// round-off level).
+// solve solves the full KKT system K·x = b (layout x, z, extra rows). With
+// eliminated blocks, each pass solves the reduced system and recovers their z
+// rows, and iterative refinement runs on the full unregularized system.
 func (ks *kktSystem) solve(x, b []float64) {
-	ks.solver.solve(x, b)
+	if len(ks.elims) == 0 {
+		ks.solveReduced(x, b, ks.refine)
+		return
+	}
+	ks.solveElim(x, b)
 	if ks.refine == 0 {
+		return
+	}
+	if ks.fres == nil {
+		ks.fres, ks.fdx = make([]float64, ks.fdim), make([]float64, ks.fdim)
+	}
+	tol := 1e-12 + 1e-13*normInf(b)
+	prev := math.Inf(1)
+	for it := 0; it < ks.refine; it++ {
+		ks.mulFull(ks.fres, x)
+		for i := range ks.fres {
+			ks.fres[i] = b[i] - ks.fres[i]
+		}
+		r := normInf(ks.fres)
+		if r > prev {
+			for i := range x {
+				x[i] -= ks.fdx[i]
+			}
+			break
+		}
+		if r <= tol || !(r < prev/2) {
+			break
+		}
+		prev = r
+		ks.solveElim(ks.fdx, ks.fres)
+		for i := range x {
+			x[i] += ks.fdx[i]
+		}
+	}
+}
+
+// mulFull computes out = K₀·x for the full (unreduced, unregularized) system.
+func (ks *kktSystem) mulFull(out, x []float64) {
+	n := ks.n
+	xr := ks.xr
+	copy(xr[:n], x[:n])
+	for i, r := range ks.zidx {
+		if r >= 0 {
+			xr[r] = x[n+i]
+		}
+	}
+	copy(xr[n+ks.mr:], x[n+ks.m:])
+	ks.mulK(ks.res, xr)
+	copy(out[:n], ks.res[:n])
+	for i, r := range ks.zidx {
+		if r >= 0 {
+			out[n+i] = ks.res[r]
+		}
+	}
+	copy(out[n+ks.m:], ks.res[n+ks.mr:])
+	for ci := range ks.slots {
+		eb := ks.slots[ci].elim
+		if eb == nil {
+			continue
+		}
+		off := ks.slots[ci].off
+		d := eb.cone.d
+		zp := x[n+off : n+off+d]
+		for c, j := range eb.cols {
+			eb.xc[c] = x[j]
+		}
+		// x rows: remove the Schur term, add A_pᵀ z_p
+		for a, ja := range eb.cols {
+			var s, t float64
+			for c := range eb.cols {
+				s += eb.sc.At(a, c) * eb.xc[c]
+			}
+			for r := 0; r < d; r++ {
+				t += eb.ap.At(r, a) * zp[r]
+			}
+			out[ja] += t - s
+		}
+		// z_p rows: A_p x − H_p z_p
+		if ks.identity {
+			copy(eb.w, zp)
+		} else {
+			eb.cone.mulH(eb.w, zp)
+		}
+		for r := 0; r < d; r++ {
+			var s float64
+			for c := range eb.cols {
+				s += eb.ap.At(r, c) * eb.xc[c]
+			}
+			out[n+off+r] = s - eb.w[r]
+		}
+	}
+}
+
+// solveElim is one elimination pass: reduce b, solve the reduced system,
+// recover the eliminated z rows.
+func (ks *kktSystem) solveElim(x, b []float64) {
+	n := ks.n
+	br, xr := ks.br, ks.xr
+	copy(br[:n], b[:n])
+	for i, r := range ks.zidx {
+		if r >= 0 {
+			br[r] = b[n+i]
+		}
+	}
+	copy(br[n+ks.mr:], b[n+ks.m:])
+	// br_x += A_pᵀ H_p⁻¹ b_p
+	for ci := range ks.slots {
+		eb := ks.slots[ci].elim
+		if eb == nil {
+			continue
+		}
+		off := ks.slots[ci].off
+		ks.hinv(eb, eb.w, b[n+off:n+off+eb.cone.d])
+		for c, j := range eb.cols {
+			var s float64
+			for r := 0; r < eb.cone.d; r++ {
+				s += eb.ap.At(r, c) * eb.w[r]
+			}
+			br[j] += s
+		}
+	}
+	ks.solveReduced(xr, br, 0)
+	copy(x[:n], xr[:n])
+	for i, r := range ks.zidx {
+		if r >= 0 {
+			x[n+i] = xr[r]
+		}
+	}
+	copy(x[n+ks.m:], xr[n+ks.mr:])
+	// z_p = H_p⁻¹(A_p x − b_p)
+	for ci := range ks.slots {
+		eb := ks.slots[ci].elim
+		if eb == nil {
+			continue
+		}
+		off := ks.slots[ci].off
+		d := eb.cone.d
+		for c, j := range eb.cols {
+			eb.xc[c] = xr[j]
+		}
+		for r := 0; r < d; r++ {
+			var s float64
+			for c := range eb.cols {
+				s += eb.ap.At(r, c) * eb.xc[c]
+			}
+			eb.v[r] = s - b[n+off+r]
+		}
+		ks.hinv(eb, x[n+off:n+off+d], eb.v)
+	}
+}
+
+func (ks *kktSystem) hinv(eb *schurBlock, out, v []float64) {
+	if ks.identity {
+		copy(out, v)
+		return
+	}
+	eb.cone.mulHinv(out, v)
+}
+
+// solveReduced solves K₀·x = b for the matrix as stored, with the regularized
+// factorization and iterative refinement (at most ks.refine steps, stopping
+// when the residual is at round-off level or stops decreasing).
+func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
+	ks.solver.solve(x, b)
+	if refine == 0 {
 		return
 	}
 	nb := normInf(b)
 	tol := 1e-12 + 1e-13*nb
 	prev := math.Inf(1)
-	for it := 0; it < ks.refine; it++ {
+	for it := 0; it < refine; it++ {
 		ks.mulK(ks.res, x)
 		for i := range ks.res {
 			ks.res[i] = b[i] - ks.res[i]
@@ -418,7 +746,6 @@ func (ks *kktSystem) solve(x, b []float64) {
 			break
 		}
 		if r <= tol || !(r < prev/2) {
-			// converged, or no longer improving
 			break
 		}
 		prev = r

@@ -71,7 +71,7 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 	w.rx, w.rz = alloc(n), alloc(m)
 	w.px, w.atz, w.ax = alloc(n), alloc(n), alloc(m)
 	w.x2, w.z2, w.x1, w.z1 = alloc(n), alloc(m), alloc(n), alloc(m)
-	w.rhs, w.sol = alloc(kkt.dim), alloc(kkt.dim)
+	w.rhs, w.sol = alloc(kkt.fdim), alloc(kkt.fdim)
 	w.off, w.rS, w.work = alloc(m), alloc(m), alloc(max(m, n))
 	w.adx = alloc(m)
 	w.dX, w.dZ = alloc(n), alloc(m)
@@ -156,7 +156,7 @@ func (w *workspace) initialize() bool {
 		}
 		return true
 	}
-	if err := w.identityFactor(); err != nil {
+	if err := w.kkt.factorIdentity(); err != nil {
 		return false
 	}
 	n := w.n
@@ -199,33 +199,6 @@ func (w *workspace) shiftToCone(v []float64) {
 	for i, c := range w.cones {
 		c.addE(w.block(v, i), 1-a)
 	}
-}
-
-// identityFactor factors the KKT matrix with H = I.
-func (w *workspace) identityFactor() error {
-	ks := w.kkt
-	v := ks.k.Val
-	for ci := range ks.slots {
-		sl := &ks.slots[ci]
-		if sl.dense != nil {
-			for _, p := range sl.dense {
-				v[p] = 0
-			}
-		}
-		for _, p := range sl.diag {
-			v[p] = -1 - ks.eps
-		}
-		if sl.expand {
-			d := sl.c.dim()
-			for i := 0; i < d; i++ {
-				v[sl.p1pos[i]] = 0
-				v[sl.p2pos[i]] = 0
-			}
-			v[sl.p1pos[d]] = -1
-			v[sl.p2pos[d]] = 1
-		}
-	}
-	return ks.solver.factor(ks.k)
 }
 
 // residuals computes, at the current iterate,
@@ -368,6 +341,15 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 			}
 		case *socCone:
 			if cc.eta > 1 {
+				for k := range ds {
+					ds[k] = lin(off + k)
+				}
+			}
+		case *psdCone:
+			// In an eliminated block HΔz = AΔx − rhs holds by construction
+			// (Δz = H⁻¹(AΔx − rhs)), so the primal equation gives Δs without
+			// the round trip through H⁻¹ and H.
+			if w.kkt.slots[i].elim != nil {
 				for k := range ds {
 					ds[k] = lin(off + k)
 				}

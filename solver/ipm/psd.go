@@ -22,6 +22,7 @@ type psdCone struct {
 	r      *mat.Dense
 	rinv   *mat.Dense
 	b      *mat.Dense // RRᵀ
+	binv   *mat.Dense // (RRᵀ)⁻¹ = R⁻ᵀR⁻¹
 	l1, l2 *mat.TriDense
 	// workspaces
 	m1, m2, m3 *mat.Dense
@@ -32,7 +33,7 @@ type psdCone struct {
 func newPSD(d int) *psdCone {
 	n := psdOrder(d)
 	return &psdCone{n: n, d: d, lam: make([]float64, n),
-		r: mat.NewDense(n, n, nil), rinv: mat.NewDense(n, n, nil), b: mat.NewDense(n, n, nil),
+		r: mat.NewDense(n, n, nil), rinv: mat.NewDense(n, n, nil), b: mat.NewDense(n, n, nil), binv: mat.NewDense(n, n, nil),
 		l1: mat.NewTriDense(n, mat.Lower, nil), l2: mat.NewTriDense(n, mat.Lower, nil),
 		m1: mat.NewDense(n, n, nil), m2: mat.NewDense(n, n, nil), m3: mat.NewDense(n, n, nil),
 		sym: mat.NewSymDense(n, nil), tmp: make([]float64, d)}
@@ -166,6 +167,7 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 		}
 	}
 	c.b.Mul(c.r, c.r.T())
+	c.binv.Mul(c.rinv.T(), c.rinv)
 	return true
 }
 
@@ -179,6 +181,14 @@ func (c *psdCone) congruence(out []float64, l *mat.Dense, trans bool, v []float6
 		c.m2.Mul(l, c.m1)
 		c.m3.Mul(c.m2, l.T())
 	}
+	denseToSvec(out, c.m3, c.n)
+}
+
+// mulHinv computes out = H⁻¹v = svec(B⁻¹ mat(v) B⁻¹), B = RRᵀ.
+func (c *psdCone) mulHinv(out, v []float64) {
+	svecToDense(c.m1, v, c.n)
+	c.m2.Mul(c.binv, c.m1)
+	c.m3.Mul(c.m2, c.binv)
 	denseToSvec(out, c.m3, c.n)
 }
 

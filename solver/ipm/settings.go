@@ -72,6 +72,12 @@ type Settings struct {
 	// instead of as a dense block. Default 4.
 	SOCExpandDim int
 
+	// DisablePSDElimination keeps every PSD block in the KKT matrix. By
+	// default a PSD block of svec dimension d ≥ 21 whose rows touch at most
+	// d/2 columns of A is eliminated (its Schur complement A_pᵀH⁻¹A_p enters
+	// the x-block), which avoids factoring a dense d×d block.
+	DisablePSDElimination bool
+
 	// PrimalDualScaling selects the primal–dual (BFGS-type) scaling of Dahl &
 	// Andersen (2022) for the exponential and power cones from the start,
 	// falling back to the dual scaling H = μ∇²f*(z) when the step gets short.
