@@ -55,7 +55,7 @@ type DataDependentResult struct {
 // ((i'−i−1)β, (i'−i+1)β) and the shortfall is affine between multiples of β).
 // Each violated triple (i, i', s) enters the LP as an exact block (one
 // variable per overlapping cell pair, see shiftBlock). The upper bound uses
-// δ_LP = δ − max(10⁻⁶δ, 10⁻⁹) and is certified pair by pair in big-float
+// δ_LP = δ − max(10⁻⁶δ, min(10⁻⁹, δ/100)) and is certified pair by pair in big-float
 // arithmetic; the lower bound pads every density with k cells per side, uses
 // the cell infima of the loss and events within the support (problem D'(π,β)).
 func OptimizeDataDependent(ctx context.Context, p Params, o DataDependentOptions) (*DataDependentResult, error) {
@@ -114,7 +114,7 @@ func OptimizeDataDependent(ctx context.Context, p Params, o DataDependentOptions
 	}
 	base := OptimalOptions{Loss: o.Loss}.withDefaults()
 	res := &DataDependentResult{Beta: p.Sensitivity / float64(o.Granularity), LowerBound: math.NaN(), Gap: math.NaN()}
-	margin := math.Max(1e-6*p.Delta, 1e-9)
+	margin := ubMargin(p.Delta)
 	for attempt := 0; ; attempt++ {
 		g := newGrid(p, lam, o.Granularity, base, false, scale)
 		dd := &ddProblem{g: g, K: o.Ranges, w: w}

@@ -167,10 +167,14 @@ func (o OptimalOptions) withDefaults() OptimalOptions {
 	return o
 }
 
-// SupportRule returns Λ = ⌈(1/ε)·ln(1 + (e^ε − 1)/(2δ))⌉ (at least 1), the
-// appendix rule that makes P(π,β) feasible for β = Δ/k, k ≥ 2.
+// SupportRule returns the smallest integer Λ ≥ 1 with Λ > A = (1/ε)·ln(1 +
+// (e^ε − 1)/(2δ)): the appendix rule Λ ≥ ⌈A⌉ that makes P(π,β) feasible for
+// β = Δ/k, k ≥ 2, made strict so that the feasibility witness has slack.
 func SupportRule(p Params) int {
-	return max(1, int(math.Ceil(truncatedLaplaceBound(Params{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: 1})-1e-12)))
+	a := truncatedLaplaceBound(Params{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: 1})
+	// Λ > A strictly: at Λ = A the truncated-Laplace witness of feasibility
+	// has no slack, and the upper-bound LP runs with δ_LP slightly below δ.
+	return max(1, int(math.Floor(a))+1)
 }
 
 // Optimize computes near-optimal (ε,δ)-DP additive noise for sensitivity Δ and
@@ -188,7 +192,7 @@ func SupportRule(p Params) int {
 // the paper's single worst-event cut instead (slow tail convergence).
 //
 // The returned distribution has passed Certify exactly. The upper-bound LP
-// uses δ_LP = δ − max(10⁻⁶δ, 10⁻⁹); if the certificate still fails (solver
+// uses δ_LP = δ − max(10⁻⁶δ, min(10⁻⁹, δ/100)); if the certificate still fails (solver
 // tolerances), the margin is doubled plus twice the shortfall and the solve
 // continues warm, up to five times; then ErrNotCertified is returned.
 //
@@ -804,7 +808,7 @@ type upperResult struct {
 }
 
 func (g *grid) solveUpper(ctx context.Context, p Params, opt OptimalOptions, ref int, res *OptimalResult) (*upperResult, error) {
-	margin := math.Max(1e-6*p.Delta, 1e-9)
+	margin := ubMargin(p.Delta)
 	cp, err := newCuttingPlane(g, p.Delta-margin, opt.Symmetric, opt.Monotone)
 	if err != nil {
 		return nil, err
@@ -873,3 +877,7 @@ func abs(x int) int {
 // re-solves (no presolve) with tight feasibility tolerances, one thread each
 // (the two bounds run concurrently).
 var lpOptions = highs.Options{Settings: solver.Settings{Threads: 1}, Presolve: "off", PrimalFeasibilityTolerance: 1e-10, DualFeasibilityTolerance: 1e-10}
+
+// ubMargin is δ − δ_LP for the upper-bound LPs: 10⁻⁶δ, at least 10⁻⁹ but at
+// most 1% of δ.
+func ubMargin(delta float64) float64 { return math.Max(1e-6*delta, math.Min(1e-9, 0.01*delta)) }

@@ -284,3 +284,17 @@ func TestOptimizeOptions(t *testing.T) {
 		t.Errorf("custom loss UB %v, E c(X) %v", cr.UpperBound, got)
 	}
 }
+
+// Corner cases once mishandled: Λ = A exactly (δ = ½, ε = 2: A = 1) left the
+// upper-bound LP infeasible, and δ = 1e-9 made δ_LP = 0.
+func TestOptimizeCorners(t *testing.T) {
+	for _, p := range []Params{{2, 0.5, 3}, {0.5, 1e-9, 1}, {5, 0.75, 1}} {
+		optimizeT(t, p, OptimalOptions{Symmetric: true, Intervals: 60})
+	}
+	if got := SupportRule(Params{Epsilon: 2, Delta: 0.5, Sensitivity: 1}); got != 2 {
+		t.Errorf("SupportRule(2, 0.5) = %d, want 2 (> A = 1)", got)
+	}
+	if got := SupportRule(Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}); got != 2 {
+		t.Errorf("SupportRule(1, 0.2) = %d, want 2 (A = 1.60)", got)
+	}
+}
