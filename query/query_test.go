@@ -10,6 +10,7 @@ import (
 	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/lindecision"
+	"github.com/privopt/privopt/model"
 	"github.com/privopt/privopt/noise"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/sparse"
@@ -368,3 +369,55 @@ func TestGaussianCalibration(t *testing.T) {
 }
 
 var _ lindecision.Distribution = (*noise.Laplace)(nil)
+
+// TestModelGroups builds the diet LP with the model DSL and gives its protein
+// constraint (rows can.Rows(c)) its own Bonferroni group while the bound rows
+// use the vertex method: the guarantee is the union bound of the two.
+func TestModelGroups(t *testing.T) {
+	m := model.New("diet")
+	x := m.Vector("x", 2)
+	m.Bound(x, 0, 10)
+	protein := m.GreaterEq("protein", x.Expr().Dot([]float64{3, 1}), model.Const(6))
+	m.Minimize(x.Expr().Dot([]float64{2, 1}))
+	can, err := m.Canonicalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := Columns(x)
+	sol, err := Solve(context.Background(), can.Problem, Spec{
+		Query:   Identity(cols...),
+		Privacy: laplacePrivacy(2, 1),
+		Chance: chance.Spec{
+			Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.02, Beta: 0.1},
+			Groups:        []chance.Group{{Rows: chance.RowRange(can.Rows(protein)), Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: 0.01}}},
+			Rand:          rand.New(rand.NewPCG(1, 2)),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := sol.Counterpart.Guarantee
+	if g.Method != "mixed" || math.Abs(g.Eta-0.03) > 1e-15 || g.Beta != 0.1 {
+		t.Fatalf("guarantee %+v", g)
+	}
+	// The protein row 3x1 + x2 ≥ 6 with noise 3ζ1 + ζ2 (two components, constant
+	// coefficients, Cantelli factor): 3x̄1 + x̄2 ≥ 6 + z(0.01)·σ·√10, σ = b√2.
+	// x1 gives more protein per unit cost, so at the optimum x̄1 sits at its
+	// upper vertex margin 10 − hi₁ and the protein row binds.
+	z, _ := chance.Cantelli.Factor(0.01)
+	lhs := 3*sol.Rule.XBar[cols[0]] + sol.Rule.XBar[cols[1]]
+	if want := 6 + z*math.Sqrt(2)*0.5*math.Sqrt(10); math.Abs(lhs-want) > 1e-6 {
+		t.Fatalf("protein row %v, want %v (binding)", lhs, want)
+	}
+	if hi := sol.Counterpart.Guarantee.Groups[0].Box[0].Hi; math.Abs(sol.Rule.XBar[cols[0]]-(10-hi)) > 1e-6 {
+		t.Fatalf("x̄1 = %v, want 10 − hi = %v", sol.Rule.XBar[cols[0]], 10-hi)
+	}
+	ev, err := sol.Evaluate(context.Background(), EvalOptions{N: 100000, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.InfeasibleRate > 0.03 {
+		t.Fatalf("infeasible %v > η = 0.03", ev.InfeasibleRate)
+	}
+	t.Logf("model groups: x̄ = %.3f, infeasible %.4f (η = 0.03)", sol.Rule.XBar, ev.InfeasibleRate)
+}
