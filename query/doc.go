@@ -46,6 +46,16 @@
 //   - Infeasible counterparts are results: errors matching ErrPrivacyInfeasible
 //     (*chance.InfeasibleError, with a hint).
 //
+// # Cost
+//
+// Lifting and reformulating are linear in nnz(A)·k (bench/lift: a 10⁵-row
+// covering LP with a weighted-sum query lifts and reformulates in about 5% of
+// its HiGHS solve time). The counterpart itself is larger and can be much
+// harder to solve than the deterministic problem: every variable outside the
+// query gets k free recourse entries coupled through Q X = I. Restrict recourse
+// (lindecision.Recourse: Zero, Pattern) to the variables that can absorb noise,
+// e.g. the generators of a dispatch problem, to keep it small.
+//
 // Mechanisms come from package noise (Laplace, classical and analytic Gaussian,
 // truncated Laplace); any distribution (e.g. optimal noise) can be used with the
 // Custom mechanism, whose privacy claim the caller certifies.
