@@ -409,7 +409,8 @@ type PerturbedProblem func(draw []float64) (*solver.Problem, error)
 
 // InputPerturbation simulates the input perturbation baseline (Def. 2.5): for
 // each of N realizations, build the problem on perturbed data, solve it, and
-// check the solution against the original problem p. A perturbed problem
+// check the solution against the original problem p (in parallel over
+// GOMAXPROCS, draw t seeded by (Seed, t)). A perturbed problem
 // without a solution counts as an infeasible release. k is the number of
 // perturbed data entries. This costs N solves.
 func InputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Privacy, build PerturbedProblem, opts EvalOptions) (*Evaluation, error) {
@@ -429,35 +430,74 @@ func InputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 	}
 	pert := &lindecision.Perturbation{Components: comps}
 	f, _ := pert.Factor()
-	rng := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15))
-	acc := &accumulator{ref: ref}
-	ax := make([]float64, p.NumRows())
 	s := opts.Solver
 	if s == nil {
 		s = chance.Auto(p)
 	}
-	for t := 0; t < opts.N; t++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	type draw struct {
+		solved, feasible bool
+		obj              float64
+		err              error
+	}
+	draws := make([]draw, opts.N)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next, done atomic.Int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), opts.N); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ax := make([]float64, p.NumRows())
+			for {
+				t := int(next.Add(1) - 1)
+				if t >= opts.N || ctx.Err() != nil {
+					return
+				}
+				// Draw t has its own stream: results do not depend on scheduling.
+				rng := rand.New(rand.NewPCG(opts.Seed, uint64(t)))
+				z := pert.Sample(nil, rng.Uint64, f)
+				d := &draws[t]
+				pp, err := build(z)
+				if err != nil {
+					d.err = fmt.Errorf("query: input perturbation draw %d: %w", t, err)
+					cancel()
+					return
+				}
+				sol, err := s.Solve(ctx, pp, opts.Settings)
+				if err != nil {
+					d.err = fmt.Errorf("query: input perturbation draw %d: %w", t, err)
+					cancel()
+					return
+				}
+				if sol.Status.OK() {
+					d.solved, d.obj, d.feasible = true, Objective(p, sol.X), Feasible(p, sol.X, opts.Tol, ax)
+				}
+				if n := int(done.Add(1)); opts.Progress != nil {
+					mu.Lock()
+					opts.Progress(n, opts.N)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	acc := &accumulator{ref: ref}
+	for _, d := range draws {
+		if d.err != nil {
+			return nil, d.err
 		}
-		if opts.Progress != nil && t%64 == 0 {
-			opts.Progress(t, opts.N)
-		}
-		z := pert.Sample(nil, rng.Uint64, f)
-		pp, err := build(z)
-		if err != nil {
-			return nil, fmt.Errorf("query: input perturbation draw %d: %w", t, err)
-		}
-		sol, err := s.Solve(ctx, pp, opts.Settings)
-		if err != nil {
-			return nil, err
-		}
-		if !sol.Status.OK() {
-			acc.bad++
+	}
+	if err := ctx.Err(); err != nil && int(done.Load()) < opts.N {
+		return nil, err
+	}
+	for _, d := range draws {
+		if !d.solved {
+			acc.bad++ // the perturbed problem had no solution: no release
 			continue
 		}
-		acc.add(Objective(p, sol.X), Feasible(p, sol.X, opts.Tol, ax), nil)
+		acc.add(d.obj, d.feasible, nil)
 	}
-	ev := acc.result("input", opts.N, opts.CVaRLevel)
-	return ev, nil
+	return acc.result("input", opts.N, opts.CVaRLevel), nil
 }
