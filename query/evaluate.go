@@ -404,7 +404,8 @@ func OutputPerturbation(ctx context.Context, p *solver.Problem, q Query, priv Pr
 
 // PerturbedProblem builds the problem on perturbed data D + ζ̃ for input
 // perturbation (Def. 2.5): draw is the noise realization (one value per noise
-// component of the privacy spec, k = len(draw)).
+// component of the privacy spec, k = len(draw)). It is called from several
+// goroutines and must be safe for concurrent use.
 type PerturbedProblem func(draw []float64) (*solver.Problem, error)
 
 // InputPerturbation simulates the input perturbation baseline (Def. 2.5): for
