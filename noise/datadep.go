@@ -142,7 +142,7 @@ func OptimizeDataDependent(ctx context.Context, p Params, o DataDependentOptions
 		if attempt >= 3 {
 			return nil, fmt.Errorf("%w: data-dependent noise, max shortfall %g", ErrNotCertified, worst)
 		}
-		margin = 2*margin + 2*worst
+		margin = math.Min(2*margin+2*worst, p.Delta/2)
 	}
 	if !o.SkipLowerBound {
 		g := newGrid(p, lam, o.Granularity, base, true, scale)

@@ -822,6 +822,9 @@ func (g *grid) solveUpper(ctx context.Context, p Params, opt OptimalOptions, ref
 		for j, x := range cp.p {
 			probs[j] = math.Max(0, x)
 		}
+		if perturbHook != nil {
+			perturbHook(probs)
+		}
 		d, err := newGridPiecewise(g.unitReal, g.idx, probs)
 		if err != nil {
 			return nil, fmt.Errorf("noise: upper-bound LP returned an unusable distribution: %w", err)
@@ -844,7 +847,7 @@ func (g *grid) solveUpper(ctx context.Context, p Params, opt OptimalOptions, ref
 			return nil, fmt.Errorf("%w: max shortfall %g after %d repairs", ErrNotCertified, cert.MaxShortfall, attempt)
 		}
 		res.Repairs++
-		margin = 2*margin + 2*cert.MaxShortfall
+		margin = math.Min(2*margin+2*cert.MaxShortfall, p.Delta/2)
 		if err := cp.tighten(p.Delta - margin); err != nil {
 			return nil, err
 		}
@@ -881,3 +884,7 @@ var lpOptions = highs.Options{Settings: solver.Settings{Threads: 1}, Presolve: "
 // ubMargin is δ − δ_LP for the upper-bound LPs: 10⁻⁶δ, at least 10⁻⁹ but at
 // most 1% of δ.
 func ubMargin(delta float64) float64 { return math.Max(1e-6*delta, math.Min(1e-9, 0.01*delta)) }
+
+// perturbHook, if set (tests only), alters the upper-bound solution before
+// certification, to exercise the repair path.
+var perturbHook func(probs []float64)

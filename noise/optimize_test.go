@@ -298,3 +298,30 @@ func TestOptimizeCorners(t *testing.T) {
 		t.Errorf("SupportRule(1, 0.2) = %d, want 2 (A = 1.60)", got)
 	}
 }
+
+// A solution that fails the exact certificate is never returned: here the
+// first upper-bound solution is perturbed (a little mass moved to the central
+// cell, raising the shortfall of the largest shift just above δ); the repair tightens δ_LP
+// and the returned distribution is certified.
+func TestOptimizeRepairsUncertified(t *testing.T) {
+	calls := 0
+	perturbHook = func(p []float64) {
+		calls++
+		if calls > 1 {
+			return
+		}
+		// (1 − η)p + η·(cell [0, β)): with the worst event A* of shift Δ,
+		// which contains the central cell but not its shift by Δ,
+		// V(Δ) ≥ (1 − η)V + η > δ for η = 10⁻⁵.
+		const eta = 1e-5
+		for j := range p {
+			p[j] *= 1 - eta
+		}
+		p[len(p)/2] += eta
+	}
+	defer func() { perturbHook = nil }()
+	r := optimizeT(t, Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}, OptimalOptions{Granularity: 10, SkipLowerBound: true})
+	if r.Repairs != 1 || calls != 2 {
+		t.Errorf("repairs %d, certifications %d; want 1 and 2", r.Repairs, calls)
+	}
+}
