@@ -59,6 +59,15 @@ type SensitivitySpec struct {
 // ‖Q x(D) − Q x(D')‖_p. The result is a Sampled sensitivity: calibrating noise
 // to it gives (ε, γ)-probabilistic DP with confidence 1 − β (Theorem 3.9).
 // A pair whose problems cannot be solved to optimality is an error.
+//
+// As in the paper, the pairs are solved as deterministic programs (1): the
+// estimate is the sensitivity of Q x*(D). The released value is Q x̄*(D), the
+// nominal part of the chance-constrained program, whose sensitivity can differ
+// (it cannot be estimated first, since the noise scale shapes x̄*). Both agree
+// when the counterpart only shifts the deterministic solution by a
+// data-independent margin, as in Example 2.7 and in problems whose binding
+// constraints keep their structure; query tests check ‖Q x̄*(D) − Q x̄*(D')‖
+// against the sensitivity used.
 func EstimateSensitivity(ctx context.Context, spec SensitivitySpec) (Sensitivity, error) {
 	if spec.Pair == nil {
 		return Sensitivity{}, invalidf("sensitivity estimation needs a Pair sampler")
