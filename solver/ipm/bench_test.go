@@ -78,3 +78,34 @@ func benchSolve(b *testing.B, p *solver.Problem) {
 	}
 	b.ReportMetric(float64(it), "iterations")
 }
+
+// BenchmarkSDPDense solves min qᵀx s.t. Σ xⱼFⱼ ⪯ nI, ‖x‖∞ ≤ 1 with one 50×50
+// block and dense random Fⱼ for nv variables (the PSD block is eliminated).
+func BenchmarkSDPDense(b *testing.B) {
+	for _, nv := range []int{50, 200} {
+		rng := rand.New(rand.NewPCG(13, uint64(nv)))
+		n := 50
+		d := n * (n + 1) / 2
+		tri := sparse.NewTriplets(d+2*nv, nv, d*nv+2*nv)
+		bb := make([]float64, d+2*nv)
+		for v := 0; v < nv; v++ {
+			for k := 0; k < d; k++ {
+				tri.Append(k, v, rng.NormFloat64())
+			}
+			tri.Append(d+2*v, v, 1)
+			tri.Append(d+2*v+1, v, -1)
+			bb[d+2*v], bb[d+2*v+1] = 1, 1
+		}
+		for j := 0; j < n; j++ {
+			bb[svecIdx(j, j, n)] = float64(n)
+		}
+		q := make([]float64, nv)
+		for v := range q {
+			q[v] = rng.NormFloat64()
+		}
+		p := &solver.Problem{Q: q, A: tri.ToCSC(), B: bb, Cones: []cone.Cone{cone.NewPSD(n), nn(2 * nv)}}
+		b.Run(fmt.Sprintf("block=50,vars=%d", nv), func(b *testing.B) {
+			benchSolve(b, p)
+		})
+	}
+}

@@ -148,13 +148,32 @@ type coneSlot struct {
 // d×d scaling block would dominate the factorization.
 type schurBlock struct {
 	cone *psdCone
-	cols []int      // columns of A touched by the block's rows, increasing
-	ap   *mat.Dense // d × len(cols): the block's rows of A on cols
-	g    *mat.Dense // H⁻¹A_p
-	sc   *mat.Dense // A_pᵀH⁻¹A_p
-	pos  []int      // positions of sc's upper triangle (a ≤ b at a + b(b+1)/2)
-	v, w []float64  // length-d workspaces
-	xc   []float64  // x restricted to cols
+	cols []int         // columns of A touched by the block's rows, increasing
+	ap   *mat.Dense    // d × len(cols): the block's rows of A on cols
+	g    *mat.Dense    // W⁻ᵀA_p (columns svec(R⁻¹ mat(a_j) R⁻ᵀ)), so that A_pᵀH⁻¹A_p = gᵀg
+	sc   *mat.SymDense // A_pᵀH⁻¹A_p
+	pos  []int         // positions of sc's upper triangle (a ≤ b at a + b(b+1)/2)
+	v, w []float64     // length-d workspaces
+	xc   []float64     // x restricted to cols
+	xt   []float64     // length len(cols) workspace
+	sx   []float64     // length len(cols) workspace
+}
+
+// mulAp sets out = A_p·x (x indexed like cols).
+func (eb *schurBlock) mulAp(out, x []float64) {
+	if len(x) == 0 {
+		clear(out)
+		return
+	}
+	mat.NewVecDense(len(out), out).MulVec(eb.ap, mat.NewVecDense(len(x), x))
+}
+
+// mulApT sets out = A_pᵀ·v.
+func (eb *schurBlock) mulApT(out, v []float64) {
+	if len(out) == 0 {
+		return
+	}
+	mat.NewVecDense(len(out), out).MulVec(eb.ap.T(), mat.NewVecDense(len(v), v))
 }
 
 // kktSystem is the quasi-definite matrix
@@ -238,8 +257,8 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 				sort.Ints(cols)
 				nc := len(cols)
 				eb := &schurBlock{cone: pc, cols: cols, ap: mat.NewDense(d, max(nc, 1), nil),
-					g: mat.NewDense(d, max(nc, 1), nil), sc: mat.NewDense(max(nc, 1), max(nc, 1), nil),
-					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), xc: make([]float64, nc)}
+					g: mat.NewDense(d, max(nc, 1), nil), sc: mat.NewSymDense(max(nc, 1), nil),
+					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), xc: make([]float64, nc), xt: make([]float64, nc), sx: make([]float64, nc)}
 				colIdx := make(map[int]int, nc)
 				for k, j := range cols {
 					colIdx[j] = k
@@ -423,21 +442,16 @@ func (ks *kktSystem) addSchur() {
 	copy(v[:len(ks.xbase)], ks.xbase)
 	for _, eb := range ks.elims {
 		nc := len(eb.cols)
-		d := eb.cone.d
 		if ks.identity {
 			eb.g.Copy(eb.ap)
 		} else {
 			for c := 0; c < nc; c++ {
-				for r := 0; r < d; r++ {
-					eb.v[r] = eb.ap.At(r, c)
-				}
-				eb.cone.mulHinv(eb.w, eb.v)
-				for r := 0; r < d; r++ {
-					eb.g.Set(r, c, eb.w[r])
-				}
+				mat.Col(eb.v, c, eb.ap)
+				eb.cone.mulWinvT(eb.w, eb.v)
+				eb.g.SetCol(c, eb.w)
 			}
 		}
-		eb.sc.Mul(eb.ap.T(), eb.g)
+		eb.sc.SymOuterK(1, eb.g.T())
 		for b := 0; b < nc; b++ {
 			for a := 0; a <= b; a++ {
 				v[eb.pos[a+b*(b+1)/2]] += eb.sc.At(a, b)
@@ -629,15 +643,14 @@ func (ks *kktSystem) mulFull(out, x []float64) {
 			eb.xc[c] = x[j]
 		}
 		// x rows: remove the Schur term, add A_pᵀ z_p
+		nc := len(eb.cols)
+		sx := eb.sx
+		if nc > 0 {
+			mat.NewVecDense(nc, sx).MulVec(eb.sc, mat.NewVecDense(nc, eb.xc))
+		}
+		eb.mulApT(eb.xt, zp)
 		for a, ja := range eb.cols {
-			var s, t float64
-			for c := range eb.cols {
-				s += eb.sc.At(a, c) * eb.xc[c]
-			}
-			for r := 0; r < d; r++ {
-				t += eb.ap.At(r, a) * zp[r]
-			}
-			out[ja] += t - s
+			out[ja] += eb.xt[a] - sx[a]
 		}
 		// z_p rows: A_p x − H_p z_p
 		if ks.identity {
@@ -645,12 +658,9 @@ func (ks *kktSystem) mulFull(out, x []float64) {
 		} else {
 			eb.cone.mulH(eb.w, zp)
 		}
+		eb.mulAp(eb.v, eb.xc)
 		for r := 0; r < d; r++ {
-			var s float64
-			for c := range eb.cols {
-				s += eb.ap.At(r, c) * eb.xc[c]
-			}
-			out[n+off+r] = s - eb.w[r]
+			out[n+off+r] = eb.v[r] - eb.w[r]
 		}
 	}
 }
@@ -675,12 +685,9 @@ func (ks *kktSystem) solveElim(x, b []float64) {
 		}
 		off := ks.slots[ci].off
 		ks.hinv(eb, eb.w, b[n+off:n+off+eb.cone.d])
+		eb.mulApT(eb.xc, eb.w)
 		for c, j := range eb.cols {
-			var s float64
-			for r := 0; r < eb.cone.d; r++ {
-				s += eb.ap.At(r, c) * eb.w[r]
-			}
-			br[j] += s
+			br[j] += eb.xc[c]
 		}
 	}
 	ks.solveReduced(xr, br, 0)
@@ -702,12 +709,9 @@ func (ks *kktSystem) solveElim(x, b []float64) {
 		for c, j := range eb.cols {
 			eb.xc[c] = xr[j]
 		}
+		eb.mulAp(eb.v, eb.xc)
 		for r := 0; r < d; r++ {
-			var s float64
-			for c := range eb.cols {
-				s += eb.ap.At(r, c) * eb.xc[c]
-			}
-			eb.v[r] = s - b[n+off+r]
+			eb.v[r] -= b[n+off+r]
 		}
 		ks.hinv(eb, x[n+off:n+off+d], eb.v)
 	}

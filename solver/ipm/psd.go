@@ -184,6 +184,12 @@ func (c *psdCone) congruence(out []float64, l *mat.Dense, trans bool, v []float6
 	denseToSvec(out, c.m3, c.n)
 }
 
+// mulWinvT computes out = W⁻ᵀv = svec(R⁻¹ mat(v) R⁻ᵀ), so that
+// ⟨W⁻ᵀu, W⁻ᵀv⟩ = uᵀH⁻¹v.
+func (c *psdCone) mulWinvT(out, v []float64) {
+	c.congruence(out, c.rinv, false, v)
+}
+
 // mulHinv computes out = H⁻¹v = svec(B⁻¹ mat(v) B⁻¹), B = RRᵀ.
 func (c *psdCone) mulHinv(out, v []float64) {
 	svecToDense(c.m1, v, c.n)
