@@ -421,3 +421,29 @@ func TestModelGroups(t *testing.T) {
 	}
 	t.Logf("model groups: x̄ = %.3f, infeasible %.4f (η = 0.03)", sol.Rule.XBar, ev.InfeasibleRate)
 }
+
+// TestAuditSensitivity: in Example 2.7 with vertex noise the released x̄*(ℓ) =
+// ℓ − lo shifts with ℓ, so the audit over α-adjacent pairs sees changes up to
+// α and never above: Δ₁ = α is the right calibration. With an assumed
+// sensitivity of α/2 the audit reports the excess.
+func TestAuditSensitivity(t *testing.T) {
+	const alpha = 0.5
+	pair := func(ctx context.Context, rng *rand.Rand, s int) (*solver.Problem, *solver.Problem, error) {
+		l := 1 + rng.Float64()
+		return example27(1, l, 40), example27(1, l+alpha*(2*rng.Float64()-1), 40), nil
+	}
+	spec := Spec{Query: Identity(0), Privacy: laplacePrivacy(1, alpha),
+		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.01, Beta: 0.1}}}
+	au, err := AuditSensitivity(context.Background(), spec, pair, 50, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if au.Exceeded != 0 || au.Max > alpha || au.Max < 0.8*alpha {
+		t.Fatalf("audit %+v", au)
+	}
+	spec.Privacy = laplacePrivacy(1, alpha/2)
+	au2, err := AuditSensitivity(context.Background(), spec, pair, 50, 1, 2)
+	if err != nil || au2.Exceeded == 0 || au2.Max != au.Max {
+		t.Fatalf("audit with half the sensitivity %+v, %v", au2, err)
+	}
+}
