@@ -34,7 +34,9 @@
 //     (EstimateSensitivity, Sampled); the DP statement is then Theorem 3.6
 //     (identity, Laplace), 3.7 (sum / weighted sum, Laplace), 3.11 (Gaussian,
 //     (ε, δ)) or 3.9 (sampled sensitivity: (ε, γ)-probabilistic DP with
-//     confidence 1 − β), recorded in Record.Theorem.
+//     confidence 1 − β), recorded in Record.Theorem. AuditSensitivity checks an
+//     assumed sensitivity against the released statistic Q x̄* on sampled
+//     adjacent pairs.
 //   - Only Q x̃ is private. The full perturbed solution x̄* + X*ζ̂ depends on the
 //     data through X* outside the query rows and is never returned by Release.
 //   - Releases draw from crypto/rand unless a Source is given explicitly.
