@@ -188,13 +188,15 @@ func SupportRule(p Params) int {
 // these shifts and only overlapping cells matter), O(support/β) per shift
 // instead of the O(N³) of Algorithm 2. Constraints: by default a violated
 // shift enters with the exact block of all its events (one auxiliary variable
-// per unit cell, see shiftBlock), so each shift is added once; EventCuts adds
-// the paper's single worst-event cut instead (slow tail convergence).
+// per overlapping cell pair, see shiftBlock), so each shift is added once;
+// EventCuts adds the paper's single worst-event cut instead (slow tail
+// convergence).
 //
 // The returned distribution has passed Certify exactly. The upper-bound LP
-// uses δ_LP = δ − max(10⁻⁶δ, min(10⁻⁹, δ/100)); if the certificate still fails (solver
-// tolerances), the margin is doubled plus twice the shortfall and the solve
-// continues warm, up to five times; then ErrNotCertified is returned.
+// uses δ_LP = δ − max(10⁻⁶δ, min(10⁻⁹, δ/100)); if the certificate still
+// fails (solver tolerances), the margin becomes twice itself plus twice the
+// shortfall (at most δ/2) and the solve continues warm, up to five times; then
+// ErrNotCertified is returned.
 //
 // Δ enters only through the grid: the problem is solved in units of Δ with the
 // loss x ↦ c(Δx), so for ℓ₁ (ℓ₂) the optimal loss is Δ (Δ²) times that of
