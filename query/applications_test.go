@@ -277,6 +277,21 @@ func TestSVM(t *testing.T) {
 	}
 	t.Logf("SVM: Δ₁ = %.2f (S = %d); w* = %.2f, w̄* = %.1f; accuracy non-private %.1f%%, output %.1f%% (sd %.1f), program %.1f%% (sd %.1f); constraint violation: output %.1f%%, program %.2f%% (η = 5%%)",
 		sens.Value, sens.Samples, det.X[:3], sol.Rule.XBar[:3], 100*base, 100*outMean, 100*outStd, 100*progMean, 100*progStd, 100*out.InfeasibleRate, 100*prog.InfeasibleRate)
+	// Audit: the paper calibrates the noise to the sensitivity of w* (the
+	// deterministic SVM). The released statistic is w̄*, which the program
+	// scales up by two orders of magnitude, and it moves much more between
+	// adjacent datasets: the calibration does not cover it. (Observed: ℓ₁
+	// changes up to ~6× Δ₁ on 10 pairs.) Program perturbation's privacy claim
+	// needs the sensitivity of Q x̄*, not of Q x*.
+	au, err := AuditSensitivity(ctx, Spec{Query: q, Privacy: priv, Settings: limit, Solver: qp,
+		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}}}, pair, 10, 3, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if au.Exceeded == 0 || au.Max < 2*au.Assumed {
+		t.Fatalf("audit %+v: expected w̄* to move more than the w*-based Δ₁", au)
+	}
+	t.Logf("audit of w̄*: max ℓ1 change %.1f vs Δ₁ %.2f (%d of %d pairs above)", au.Max, au.Assumed, au.Exceeded, au.Samples)
 	if base < 0.9 || progMean < base-0.05 || outMean > progMean-0.1 {
 		t.Fatalf("accuracy: non-private %v, output %v, program %v", base, outMean, progMean)
 	}
