@@ -47,7 +47,11 @@
 // regularization), followed by iterative refinement against the unregularized
 // matrix. Second-order cones larger than Settings.SOCExpandDim enter the
 // matrix in a sparse expanded form with two extra rows each instead of a dense
-// block. The data are equilibrated by modified Ruiz scaling first. The
+// block, and PSD blocks of svec dimension ≥ 21 whose rows touch at most half
+// as many variables are eliminated into the x-block by their Schur complement
+// A_pᵀH⁻¹A_p (as CVXOPT does), so an SDP with a large block and few variables
+// never factors the dense d×d scaling block. The data are equilibrated by
+// modified Ruiz scaling first. The
 // solver is single-threaded (solver.Settings.Threads is ignored); separate
 // Solve calls may run concurrently.
 //
