@@ -251,7 +251,10 @@ func TestExample27Scenario(t *testing.T) {
 	if !binomialOK(v, truth, mcSamples, 5) {
 		t.Fatalf("violation %v, analytic %v", v, truth)
 	}
-	t.Logf("scenario: x̄* %.3f, violation %.4f (η = 0.01, holds with confidence 0.9)", res.Rule.XBar[0], v)
+	// This particular sample set's rule violates slightly more than η: the
+	// guarantee holds with confidence 1 − β only (0.099 of sample sets fail,
+	// see TestSampledConfidence); the test checks the analytic violation.
+	t.Logf("scenario: x̄* %.3f, violation %.4f (η = 0.01 with confidence 0.9)", res.Rule.XBar[0], v)
 }
 
 // TestBonferroniSafetyFactors checks the analytic rows with two noise
