@@ -150,7 +150,7 @@ type schurBlock struct {
 	cone *psdCone
 	cols []int         // columns of A touched by the block's rows, increasing
 	ap   *mat.Dense    // d × len(cols): the block's rows of A on cols
-	g    *mat.Dense    // W⁻ᵀA_p (columns svec(R⁻¹ mat(a_j) R⁻ᵀ)), so that A_pᵀH⁻¹A_p = gᵀg
+	g    *mat.Dense    // columns svec(T mat(a_j) Tᵀ) (psdCone.mulSchurFactor), so that A_pᵀH⁻¹A_p = gᵀg
 	sc   *mat.SymDense // A_pᵀH⁻¹A_p
 	pos  []int         // positions of sc's upper triangle (a ≤ b at a + b(b+1)/2)
 	v, w []float64     // length-d workspaces
@@ -447,7 +447,7 @@ func (ks *kktSystem) addSchur() {
 		} else {
 			for c := 0; c < nc; c++ {
 				mat.Col(eb.v, c, eb.ap)
-				eb.cone.mulWinvT(eb.w, eb.v)
+				eb.cone.mulSchurFactor(eb.w, eb.v)
 				eb.g.SetCol(c, eb.w)
 			}
 		}

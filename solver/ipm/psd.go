@@ -21,8 +21,9 @@ type psdCone struct {
 	lam    []float64 // eigenvalues of the scaled point (diagonal of Λ)
 	r      *mat.Dense
 	rinv   *mat.Dense
-	b      *mat.Dense // RRᵀ
-	binv   *mat.Dense // (RRᵀ)⁻¹ = R⁻ᵀR⁻¹
+	b      *mat.Dense    // RRᵀ
+	binv   *mat.Dense    // (RRᵀ)⁻¹ = R⁻ᵀR⁻¹
+	tq     *mat.TriDense // upper triangular T with TᵀT = (RRᵀ)⁻¹ (from R⁻¹ = QT)
 	l1, l2 *mat.TriDense
 	// workspaces
 	m1, m2, m3 *mat.Dense
@@ -34,6 +35,7 @@ func newPSD(d int) *psdCone {
 	n := psdOrder(d)
 	return &psdCone{n: n, d: d, lam: make([]float64, n),
 		r: mat.NewDense(n, n, nil), rinv: mat.NewDense(n, n, nil), b: mat.NewDense(n, n, nil), binv: mat.NewDense(n, n, nil),
+		tq: mat.NewTriDense(n, mat.Upper, nil),
 		l1: mat.NewTriDense(n, mat.Lower, nil), l2: mat.NewTriDense(n, mat.Lower, nil),
 		m1: mat.NewDense(n, n, nil), m2: mat.NewDense(n, n, nil), m3: mat.NewDense(n, n, nil),
 		sym: mat.NewSymDense(n, nil), tmp: make([]float64, d)}
@@ -168,6 +170,14 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 	}
 	c.b.Mul(c.r, c.r.T())
 	c.binv.Mul(c.rinv.T(), c.rinv)
+	var qr mat.QR
+	qr.Factorize(c.rinv)
+	qr.RTo(c.m1)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			c.tq.SetTri(i, j, c.m1.At(i, j))
+		}
+	}
 	return true
 }
 
@@ -184,10 +194,16 @@ func (c *psdCone) congruence(out []float64, l *mat.Dense, trans bool, v []float6
 	denseToSvec(out, c.m3, c.n)
 }
 
-// mulWinvT computes out = W⁻ᵀv = svec(R⁻¹ mat(v) R⁻ᵀ), so that
-// ⟨W⁻ᵀu, W⁻ᵀv⟩ = uᵀH⁻¹v.
-func (c *psdCone) mulWinvT(out, v []float64) {
-	c.congruence(out, c.rinv, false, v)
+// mulSchurFactor computes out = svec(T mat(v) Tᵀ) with T upper triangular
+// and TᵀT = B⁻¹, so that ⟨out(u), out(v)⟩ = tr(U B⁻¹ V B⁻¹) = uᵀH⁻¹v. T is
+// the triangular factor of the QR decomposition R⁻¹ = QT (B⁻¹ = R⁻ᵀR⁻¹ =
+// TᵀT), computed without squaring the condition number; the two triangular
+// products cost half of a general congruence.
+func (c *psdCone) mulSchurFactor(out, v []float64) {
+	svecToDense(c.m1, v, c.n)
+	c.m2.Mul(c.tq, c.m1)
+	c.m3.Mul(c.m2, c.tq.T())
+	denseToSvec(out, c.m3, c.n)
 }
 
 // mulHinv computes out = H⁻¹v = svec(B⁻¹ mat(v) B⁻¹), B = RRᵀ.
