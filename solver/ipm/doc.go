@@ -52,8 +52,9 @@
 // A_pᵀH⁻¹A_p (as CVXOPT does), so an SDP with a large block and few variables
 // never factors the dense d×d scaling block. The data are equilibrated by
 // modified Ruiz scaling first. The
-// solver is single-threaded (solver.Settings.Threads is ignored); separate
-// Solve calls may run concurrently.
+// Schur complements of eliminated PSD blocks are computed by
+// solver.Settings.Threads goroutines (0 means GOMAXPROCS); the rest of the
+// solver is sequential. Separate Solve calls may run concurrently.
 //
 // # Invariants
 //

@@ -3,7 +3,9 @@ package ipm
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/sparse"
@@ -157,6 +159,7 @@ type schurBlock struct {
 	xc   []float64     // x restricted to cols
 	xt   []float64     // length len(cols) workspace
 	sx   []float64     // length len(cols) workspace
+	ws   []*schurWork  // per-worker workspaces of addSchur
 }
 
 // mulAp sets out = A_p·x (x indexed like cols).
@@ -209,6 +212,7 @@ type kktSystem struct {
 	slots    []coneSlot
 	elims    []*schurBlock
 	identity bool    // the scaling is the identity (initialization)
+	threads  int     // goroutines for the PSD Schur complements
 	eps      float64 // static regularization
 	solver   kktSolver
 	refine   int
@@ -225,7 +229,10 @@ const psdSchurMinDim = 21
 func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) {
 	n, m := a.Cols, a.Rows
 	at := a.Transpose()
-	ks := &kktSystem{n: n, m: m, refine: set.RefineSteps, zidx: make([]int, m)}
+	ks := &kktSystem{n: n, m: m, refine: set.RefineSteps, zidx: make([]int, m), threads: set.Threads}
+	if ks.threads == 0 {
+		ks.threads = runtime.GOMAXPROCS(0)
+	}
 	if set.DisableRefinement {
 		ks.refine = 0
 	}
@@ -442,22 +449,72 @@ func (ks *kktSystem) addSchur() {
 	copy(v[:len(ks.xbase)], ks.xbase)
 	for _, eb := range ks.elims {
 		nc := len(eb.cols)
+		d := eb.cone.d
+		workers := min(ks.threads, max(1, nc/8))
+		eb.work(workers - 1) // allocate the workspaces before going parallel
 		if ks.identity {
 			eb.g.Copy(eb.ap)
 		} else {
-			for c := 0; c < nc; c++ {
-				mat.Col(eb.v, c, eb.ap)
-				eb.cone.mulSchurFactor(eb.w, eb.v)
-				eb.g.SetCol(c, eb.w)
-			}
+			// columns svec(T mat(a_j) Tᵀ), split over the workers
+			parallel(workers, func(k int) {
+				ws := eb.work(k)
+				for c := k * nc / workers; c < (k+1)*nc/workers; c++ {
+					mat.Col(ws.v, c, eb.ap)
+					eb.cone.schurFactorTo(ws.w, ws.v, ws.m1, ws.m2, ws.m3)
+					eb.g.SetCol(c, ws.w)
+				}
+			})
 		}
-		eb.sc.SymOuterK(1, eb.g.T())
+		// S = gᵀg as a sum of rank-k updates over row blocks of g
+		parallel(workers, func(k int) {
+			ws := eb.work(k)
+			lo, hi := k*d/workers, (k+1)*d/workers
+			ws.s.SymOuterK(1, eb.g.Slice(lo, hi, 0, max(nc, 1)).T())
+		})
+		eb.sc.CopySym(eb.work(0).s)
+		for k := 1; k < workers; k++ {
+			eb.sc.AddSym(eb.sc, eb.work(k).s)
+		}
 		for b := 0; b < nc; b++ {
 			for a := 0; a <= b; a++ {
 				v[eb.pos[a+b*(b+1)/2]] += eb.sc.At(a, b)
 			}
 		}
 	}
+}
+
+// parallel runs f(0), …, f(workers−1) concurrently and waits for them.
+func parallel(workers int, f func(k int)) {
+	if workers <= 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < workers; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			f(k)
+		}(k)
+	}
+	wg.Wait()
+}
+
+// schurWork is one worker's workspace for addSchur.
+type schurWork struct {
+	v, w       []float64
+	m1, m2, m3 *mat.Dense
+	s          *mat.SymDense
+}
+
+func (eb *schurBlock) work(k int) *schurWork {
+	for len(eb.ws) <= k {
+		n, d, nc := eb.cone.n, eb.cone.d, max(len(eb.cols), 1)
+		eb.ws = append(eb.ws, &schurWork{v: make([]float64, d), w: make([]float64, d),
+			m1: mat.NewDense(n, n, nil), m2: mat.NewDense(n, n, nil), m3: mat.NewDense(n, n, nil),
+			s: mat.NewSymDense(nc, nil)})
+	}
+	return eb.ws[k]
 }
 
 // update writes the current cone scalings into the matrix and refactors it.

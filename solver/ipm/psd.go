@@ -200,10 +200,16 @@ func (c *psdCone) congruence(out []float64, l *mat.Dense, trans bool, v []float6
 // TᵀT), computed without squaring the condition number; the two triangular
 // products cost half of a general congruence.
 func (c *psdCone) mulSchurFactor(out, v []float64) {
-	svecToDense(c.m1, v, c.n)
-	c.m2.Mul(c.tq, c.m1)
-	c.m3.Mul(c.m2, c.tq.T())
-	denseToSvec(out, c.m3, c.n)
+	c.schurFactorTo(out, v, c.m1, c.m2, c.m3)
+}
+
+// schurFactorTo is mulSchurFactor with caller-owned n×n workspaces, safe for
+// concurrent calls after updateScaling.
+func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, m3 *mat.Dense) {
+	svecToDense(m1, v, c.n)
+	m2.Mul(c.tq, m1)
+	m3.Mul(m2, c.tq.T())
+	denseToSvec(out, m3, c.n)
 }
 
 // mulHinv computes out = H⁻¹v = svec(B⁻¹ mat(v) B⁻¹), B = RRᵀ.
