@@ -777,6 +777,12 @@ func TestLimitsAndCancellation(t *testing.T) {
 	if len(lines) != sol.Iterations+3 || !strings.Contains(lines[1], "pcost") {
 		t.Errorf("log has %d lines for %d iterations:\n%s", len(lines), sol.Iterations, log.String())
 	}
+	var its []Iteration
+	sv, _ := NewWithSettings(Settings{Progress: func(it Iteration) { its = append(its, it) }})
+	sol, err = sv.Solve(context.Background(), p, solver.Settings{})
+	if err != nil || len(its) != sol.Iterations+1 || its[len(its)-1].PrimalResidual > 1e-8 || its[0].Step != 0 {
+		t.Errorf("progress: %v, %d calls for %d iterations", err, len(its), sol.Iterations)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	sol, err = New().Solve(ctx, p, solver.Settings{})

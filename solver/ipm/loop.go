@@ -429,11 +429,19 @@ func (w *workspace) logHeader() {
 }
 
 func (w *workspace) logIter(it int) {
+	in := &w.info
+	if f := w.set.Progress; f != nil {
+		step := in.step
+		if it == 0 {
+			step = 0
+		}
+		f(Iteration{Iteration: it, PrimalObjective: in.pobj, DualObjective: in.dobj, Gap: in.gap,
+			RelativeGap: in.relgap, PrimalResidual: in.pres, DualResidual: in.dres, Mu: in.mu, Step: step})
+	}
 	lw := w.set.Log
 	if lw == nil {
 		return
 	}
-	in := &w.info
 	if it == 0 {
 		fmt.Fprintf(lw, "%4d  %+13.6e  %+13.6e  %9.2e  %9.2e  %9.2e  %9.2e  %9.2e  %7s\n",
 			it, in.pobj, in.dobj, in.gap, in.pres, in.dres, w.kappa/w.tau, in.mu, "---")

@@ -13,7 +13,8 @@ var ErrInvalidSettings = errors.New("ipm: invalid settings")
 
 // Settings are the interior-point method's options. The zero value of every
 // field means its default (DefaultSettings); the embedded solver.Settings carry
-// the limits and the log writer shared with other backends.
+// the limits and the log writer shared with other backends (MaxIterations
+// defaults to 200; Log, when set, receives one line per iteration).
 type Settings struct {
 	solver.Settings
 
@@ -37,8 +38,6 @@ type Settings struct {
 	// numerical trouble) but the best iterate meets these, the status is
 	// solver.AlmostOptimal. Defaults 1e-5.
 	ReducedFeasTol, ReducedGapTol float64
-
-	// MaxIterations (in the embedded Settings) defaults to 200.
 
 	// StaticReg is the constant static regularization ε added to the primal
 	// diagonal and subtracted from the dual diagonal of the KKT matrix, plus
@@ -86,6 +85,10 @@ type Settings struct {
 	// the dual one stalls (steps below 1e-3, e.g. when an infeasibility
 	// certificate lies on the boundary of K*).
 	PrimalDualScaling bool
+
+	// Progress, when non-nil, is called after every iteration's termination
+	// checks with the iteration's measures (the numbers of the log line).
+	Progress func(Iteration)
 
 	// DenseKKT forces the dense LDLᵀ fallback for the KKT system (for tests and
 	// tiny problems); the default is the sparse LDLᵀ with AMD ordering.
@@ -176,4 +179,16 @@ func (s *Settings) Validate() error {
 		return bad("ReducedFeasTol %v is below FeasTol %v", r, f)
 	}
 	return nil
+}
+
+// Iteration reports the state of the interior-point method at the start of
+// one iteration: objectives and the relative residuals and gap of the stopping
+// rules (see Settings.FeasTol, Settings.GapTol), μ = (sᵀz + τκ)/(ν + 1), and the
+// step length taken to reach it (0 for iteration 0).
+type Iteration struct {
+	Iteration                      int
+	PrimalObjective, DualObjective float64
+	Gap, RelativeGap               float64
+	PrimalResidual, DualResidual   float64
+	Mu, Step                       float64
 }
