@@ -87,33 +87,34 @@ func BenchmarkAnalyze(b *testing.B) {
 
 func BenchmarkFactor(b *testing.B) {
 	for _, c := range benchCases(b) {
-		s, err := Analyze(c.a, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(c.name+"/Factor", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := s.Factor(c.a, c.signs, DefaultRegularization); err != nil {
-					b.Fatal(err)
-				}
+		for _, m := range []Method{Simplicial, Supernodal} {
+			s, err := Analyze(c.a, Options{Method: m})
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(s.NnzL()), "nnzL")
-			b.ReportMetric(s.FactorFlops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gflop/s")
-		})
-		f, err := s.Factor(c.a, c.signs, DefaultRegularization)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(c.name+"/Refactor", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := f.Refactor(c.a); err != nil {
-					b.Fatal(err)
+			b.Run(c.name+"/"+m.String()+"/Factor", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := s.Factor(c.a, c.signs, DefaultRegularization); err != nil {
+						b.Fatal(err)
+					}
 				}
+				b.ReportMetric(float64(s.NnzL()), "nnzL")
+			})
+			f, err := s.Factor(c.a, c.signs, DefaultRegularization)
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(s.FactorFlops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gflop/s")
-		})
+			b.Run(c.name+"/"+m.String()+"/Refactor", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := f.Refactor(c.a); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(s.FactorFlops()*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gflop/s")
+			})
+		}
 	}
 }
 
@@ -148,7 +149,7 @@ func BenchmarkSolve(b *testing.B) {
 }
 
 // BenchmarkSOCKKT measures the SVM-shaped KKT matrix of socKKT: the full size
-// (4,500 points, 36 features, about 350k rows) runs only without -short.
+// (4,500 points, 36 features, about 355k rows) runs only without -short.
 func BenchmarkSOCKKT(b *testing.B) {
 	for _, points := range []int{450, 4500} {
 		if testing.Short() && points > 450 {
@@ -156,7 +157,8 @@ func BenchmarkSOCKKT(b *testing.B) {
 		}
 		rng := rand.New(rand.NewPCG(7, uint64(points)))
 		a, signs := socKKT(rng, points, 36)
-		b.Run(fmt.Sprintf("points=%d,n=%d/Analyze", points, a.Cols), func(b *testing.B) {
+		name := fmt.Sprintf("points=%d,n=%d", points, a.Cols)
+		b.Run(name+"/Analyze", func(b *testing.B) {
 			b.ReportAllocs()
 			var s *Symbolic
 			for b.Loop() {
@@ -168,34 +170,36 @@ func BenchmarkSOCKKT(b *testing.B) {
 			b.ReportMetric(float64(s.NnzL()), "nnzL")
 			b.ReportMetric(float64(s.DenseCount()), "dense")
 		})
-		s, err := Analyze(a, Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		f, err := s.Factor(a, signs, DefaultRegularization)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("points=%d,n=%d/Refactor", points, a.Cols), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := f.Refactor(a); err != nil {
-					b.Fatal(err)
+		for _, m := range []Method{Simplicial, Supernodal} {
+			s, err := Analyze(a, Options{Method: m})
+			if err != nil {
+				b.Fatal(err)
+			}
+			f, err := s.Factor(a, signs, DefaultRegularization)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(name+"/"+m.String()+"/Refactor", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := f.Refactor(a); err != nil {
+						b.Fatal(err)
+					}
 				}
+				b.ReportMetric(s.FactorFlops()/1e9, "Gflop")
+				b.ReportMetric(float64(f.DynamicRegCount()), "dynreg")
+			})
+			rhs := make([]float64, a.Cols)
+			for i := range rhs {
+				rhs[i] = float64(i%7) - 3
 			}
-			b.ReportMetric(s.FactorFlops()/1e9, "Gflop")
-			b.ReportMetric(float64(f.DynamicRegCount()), "dynreg")
-		})
-		rhs := make([]float64, a.Cols)
-		for i := range rhs {
-			rhs[i] = float64(i%7) - 3
+			x := make([]float64, a.Cols)
+			b.Run(name+"/"+m.String()+"/Solve", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					f.Solve(x, rhs)
+				}
+			})
 		}
-		x := make([]float64, a.Cols)
-		b.Run(fmt.Sprintf("points=%d,n=%d/Solve", points, a.Cols), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				f.Solve(x, rhs)
-			}
-		})
 	}
 }

@@ -32,6 +32,12 @@ type Factor struct {
 	dynReg         int
 	pos, neg, zero int
 
+	// Supernodal method.
+	sx                  []float64 // supernode value blocks
+	shead, slink, skptr []int     // descendant lists: head per supernode, link, row pointer
+	relpos              []int     // row → position in the current supernode
+	ubuf                []float64 // dense update buffer
+
 	work         []float64 // Solve workspace
 	r, dx, bcopy []float64 // SolveRefine workspace
 	lastResidual float64
@@ -76,22 +82,32 @@ func (s *Symbolic) Factor(upper *sparse.CSC, signs []int8, reg Regularization) (
 			return nil, err
 		}
 	}
-	nnzL := s.lp[n]
 	f := &Factor{
 		sym:   s,
 		cx:    make([]float64, len(s.ci)),
-		li:    make([]int, nnzL),
-		lx:    make([]float64, nnzL),
 		d:     make([]float64, n),
-		lnz:   make([]int, n),
-		y:     make([]float64, n),
-		pat:   make([]int, n),
-		flag:  make([]int, n),
 		reg:   reg,
 		work:  make([]float64, n),
 		r:     make([]float64, n),
 		dx:    make([]float64, n),
 		bcopy: make([]float64, n),
+	}
+	if sn := s.sn; sn != nil {
+		ns := len(sn.start) - 1
+		f.sx = make([]float64, sn.valPtr[ns])
+		f.shead = make([]int, ns)
+		f.slink = make([]int, ns)
+		f.skptr = make([]int, ns)
+		f.relpos = make([]int, n)
+		f.ubuf = make([]float64, sn.maxRows*32)
+	} else {
+		nnzL := s.lp[n]
+		f.li = make([]int, nnzL)
+		f.lx = make([]float64, nnzL)
+		f.lnz = make([]int, n)
+		f.y = make([]float64, n)
+		f.pat = make([]int, n)
+		f.flag = make([]int, n)
 	}
 	if signs != nil {
 		f.signs = make([]int8, n)
@@ -114,7 +130,13 @@ func (f *Factor) Refactor(upper *sparse.CSC) error {
 	if err := f.scatter(upper); err != nil {
 		return err
 	}
-	if err := f.numeric(); err != nil {
+	var err error
+	if f.sym.sn != nil {
+		err = f.numericSupernodal()
+	} else {
+		err = f.numeric()
+	}
+	if err != nil {
 		return err
 	}
 	f.last = upper
@@ -303,6 +325,10 @@ func (f *Factor) Solve(dst, b []float64) []float64 {
 
 // solvePermuted overwrites x with (L D Lᵀ)⁻¹ x.
 func (f *Factor) solvePermuted(x []float64) {
+	if f.sym.sn != nil {
+		f.solveSupernodal(x)
+		return
+	}
 	n := f.sym.n
 	lp, li, lx, d := f.sym.lp, f.li, f.lx, f.d
 	for j := 0; j < n; j++ {

@@ -12,7 +12,17 @@ import (
 	"github.com/privopt/privopt/sparse"
 )
 
-var orderings = []Ordering{Natural, AMD}
+// configs covers every ordering × numeric method pair the tests run.
+var configs = []Options{
+	{Ordering: Natural, Method: Simplicial},
+	{Ordering: Natural, Method: Supernodal},
+	{Ordering: AMD, Method: Simplicial},
+	{Ordering: AMD, Method: Supernodal},
+}
+
+func cfgName(o Options) string { return o.Ordering.String() + "/" + o.Method.String() }
+
+var methods = []Method{Simplicial, Supernodal}
 
 func TestSolveRandomQuasiDefinite(t *testing.T) {
 	cases := []struct {
@@ -23,14 +33,14 @@ func TestSolveRandomQuasiDefinite(t *testing.T) {
 		{200, 120, 0.02}, {1200, 800, 0.002}, {2500, 1500, 0.001},
 	}
 	for ci, c := range cases {
-		for _, ord := range orderings {
-			if ord == Natural && c.n1+c.n2 > 2000 {
+		for _, ord := range configs {
+			if ord.Ordering == Natural && c.n1+c.n2 > 2000 {
 				continue // natural order fills L completely; slow and not informative
 			}
-			t.Run(fmt.Sprintf("n1=%d,n2=%d,%v", c.n1, c.n2, ord), func(t *testing.T) {
+			t.Run(fmt.Sprintf("n1=%d,n2=%d,%v", c.n1, c.n2, cfgName(ord)), func(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(ci), 7))
 				k, signs := quasiDefinite(rng, c.n1, c.n2, c.density)
-				s := mustAnalyze(t, k, Options{Ordering: ord})
+				s := mustAnalyze(t, k, ord)
 				if !isPerm(s.Perm(), k.Cols) {
 					t.Fatalf("Perm %v is not a permutation", s.Perm())
 				}
@@ -84,11 +94,11 @@ func TestAgainstDenseLU(t *testing.T) {
 		if err := lu.SolveVecTo(&want, false, mat.NewVecDense(n, append([]float64(nil), b...))); err != nil {
 			t.Fatalf("seed %d: dense LU: %v", seed, err)
 		}
-		for _, ord := range orderings {
-			s := mustAnalyze(t, k, Options{Ordering: ord})
+		for _, ord := range configs {
+			s := mustAnalyze(t, k, ord)
 			f, err := s.Factor(k, nil, Regularization{})
 			if err != nil {
-				t.Fatalf("seed %d %v: %v", seed, ord, err)
+				t.Fatalf("seed %d %v: %v", seed, cfgName(ord), err)
 			}
 			x := f.Solve(nil, b)
 			diff, scale := 0.0, 0.0
@@ -97,7 +107,7 @@ func TestAgainstDenseLU(t *testing.T) {
 				scale = math.Max(scale, math.Abs(want.AtVec(i)))
 			}
 			if diff > 1e-10*(1+scale) {
-				t.Errorf("seed %d %v (n=%d): max |x − x_LU| = %.3g", seed, ord, n, diff)
+				t.Errorf("seed %d %v (n=%d): max |x − x_LU| = %.3g", seed, cfgName(ord), n, diff)
 			}
 		}
 	}
@@ -139,31 +149,33 @@ func TestInertiaAgainstEigenvalues(t *testing.T) {
 		if wantPos+wantNeg != n {
 			t.Fatalf("seed %d: singular test matrix", seed)
 		}
-		for _, ord := range orderings {
-			f, err := mustAnalyze(t, k, Options{Ordering: ord}).Factor(k, nil, Regularization{})
+		for _, ord := range configs {
+			f, err := mustAnalyze(t, k, ord).Factor(k, nil, Regularization{})
 			if err != nil {
-				t.Fatalf("seed %d %v: %v", seed, ord, err)
+				t.Fatalf("seed %d %v: %v", seed, cfgName(ord), err)
 			}
 			pos, neg, zero := f.Inertia()
 			if pos != wantPos || neg != wantNeg || zero != 0 {
-				t.Errorf("seed %d %v: Inertia = (%d,%d,%d), eigenvalues give (%d,%d,0)", seed, ord, pos, neg, zero, wantPos, wantNeg)
+				t.Errorf("seed %d %v: Inertia = (%d,%d,%d), eigenvalues give (%d,%d,0)", seed, cfgName(ord), pos, neg, zero, wantPos, wantNeg)
 			}
 			b := randVec(rng, n)
 			if r := relResidual(k, f.Solve(nil, b), b); r > 1e-9 {
-				t.Errorf("seed %d %v: residual %.3g", seed, ord, r)
+				t.Errorf("seed %d %v: residual %.3g", seed, cfgName(ord), r)
 			}
 		}
 	}
 }
 
-func TestInertiaDiagonal(t *testing.T) {
+func TestInertiaDiagonal(t *testing.T) { forMethods(t, testInertiaDiagonal) }
+
+func testInertiaDiagonal(t *testing.T, m Method) {
 	d := []float64{3, -1, 2, -5, -0.5, 7}
 	tr := sparse.NewTriplets(len(d), len(d), len(d))
 	for i, v := range d {
 		tr.Append(i, i, v)
 	}
 	k := tr.ToCSC()
-	f, err := mustAnalyze(t, k, Options{}).Factor(k, nil, Regularization{})
+	f, err := mustAnalyze(t, k, Options{Method: m}).Factor(k, nil, Regularization{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +186,9 @@ func TestInertiaDiagonal(t *testing.T) {
 
 // TestDynamicRegularization factorizes a singular KKT matrix: H = 0 on two of
 // three primal variables and a zero row in A, so zero pivots are certain.
-func TestDynamicRegularization(t *testing.T) {
+func TestDynamicRegularization(t *testing.T) { forMethods(t, testDynamicRegularization) }
+
+func testDynamicRegularization(t *testing.T, m Method) {
 	// K = [H Aᵀ; A 0], H = diag(1, 0, 0), A = [1 1 0; 0 0 0]: K is singular
 	// (variable 2 and constraint 1 appear nowhere).
 	n := 5
@@ -190,7 +204,7 @@ func TestDynamicRegularization(t *testing.T) {
 	// ToCSC drops the explicit zeros; put the diagonal back into the pattern.
 	k = withDiagonal(k)
 	signs := []int8{1, 1, 1, -1, -1}
-	s := mustAnalyze(t, k, Options{})
+	s := mustAnalyze(t, k, Options{Method: m})
 	if _, err := s.Factor(k, nil, Regularization{}); !errors.Is(err, ErrZeroPivot) {
 		t.Fatalf("Factor without signs: err = %v, want ErrZeroPivot", err)
 	}
@@ -264,9 +278,22 @@ func reconstruct(f *Factor) [][]float64 {
 		l[i] = make([]float64, n)
 		l[i][i] = 1
 	}
-	for j := 0; j < n; j++ {
-		for p := s.lp[j]; p < s.lp[j+1]; p++ {
-			l[f.li[p]][j] = f.lx[p]
+	if sn := s.sn; sn != nil {
+		for J := 0; J+1 < len(sn.start); J++ {
+			rows := sn.rows[sn.rowPtr[J]:sn.rowPtr[J+1]]
+			m := len(rows)
+			for j := sn.start[J]; j < sn.start[J+1]; j++ {
+				t := j - sn.start[J]
+				for a := t + 1; a < m; a++ {
+					l[rows[a]][j] = f.sx[sn.valPtr[J]+t*m+a]
+				}
+			}
+		}
+	} else {
+		for j := 0; j < n; j++ {
+			for p := s.lp[j]; p < s.lp[j+1]; p++ {
+				l[f.li[p]][j] = f.lx[p]
+			}
 		}
 	}
 	out := make([][]float64, n)
@@ -288,8 +315,8 @@ func reconstruct(f *Factor) [][]float64 {
 func TestReconstruction(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	k, _ := quasiDefinite(rng, 30, 20, 0.08)
-	for _, ord := range orderings {
-		f, err := mustAnalyze(t, k, Options{Ordering: ord}).Factor(k, nil, Regularization{})
+	for _, ord := range configs {
+		f, err := mustAnalyze(t, k, ord).Factor(k, nil, Regularization{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +324,7 @@ func TestReconstruction(t *testing.T) {
 		for i := range r {
 			for j := range r {
 				if d := math.Abs(r[i][j] - denseAt(k, i, j)); d > 1e-12*symNormInf(k) {
-					t.Fatalf("%v: (Pᵀ L D Lᵀ P)(%d,%d) differs from K by %.3g", ord, i, j, d)
+					t.Fatalf("%v: (Pᵀ L D Lᵀ P)(%d,%d) differs from K by %.3g", cfgName(ord), i, j, d)
 				}
 			}
 		}
@@ -307,8 +334,8 @@ func TestReconstruction(t *testing.T) {
 func TestRefactorEqualsFactor(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	k, signs := quasiDefinite(rng, 300, 200, 0.01)
-	for _, ord := range orderings {
-		s := mustAnalyze(t, k, Options{Ordering: ord})
+	for _, ord := range configs {
+		s := mustAnalyze(t, k, ord)
 		f, err := s.Factor(k, signs, DefaultRegularization)
 		if err != nil {
 			t.Fatal(err)
@@ -324,27 +351,29 @@ func TestRefactorEqualsFactor(t *testing.T) {
 			}
 			for i := range f.d {
 				if math.Abs(f.d[i]-fresh.d[i]) > 1e-12*math.Abs(fresh.d[i]) {
-					t.Fatalf("%v round %d: D[%d] = %v after Refactor, %v fresh", ord, round, i, f.d[i], fresh.d[i])
+					t.Fatalf("%v round %d: D[%d] = %v after Refactor, %v fresh", cfgName(ord), round, i, f.d[i], fresh.d[i])
 				}
 			}
 			b := randVec(rng, k.Cols)
 			x1, x2 := f.Solve(nil, b), fresh.Solve(nil, b)
 			for i := range x1 {
 				if math.Abs(x1[i]-x2[i]) > 1e-12*(1+math.Abs(x2[i])) {
-					t.Fatalf("%v round %d: x[%d] = %v after Refactor, %v fresh", ord, round, i, x1[i], x2[i])
+					t.Fatalf("%v round %d: x[%d] = %v after Refactor, %v fresh", cfgName(ord), round, i, x1[i], x2[i])
 				}
 			}
 			if r := relResidual(k2, x1, b); r > 1e-10 {
-				t.Errorf("%v round %d: residual %.3g", ord, round, r)
+				t.Errorf("%v round %d: residual %.3g", cfgName(ord), round, r)
 			}
 		}
 	}
 }
 
-func TestNoAllocations(t *testing.T) {
+func TestNoAllocations(t *testing.T) { forMethods(t, testNoAllocations) }
+
+func testNoAllocations(t *testing.T, m Method) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	k, signs := quasiDefinite(rng, 200, 100, 0.02)
-	s := mustAnalyze(t, k, Options{})
+	s := mustAnalyze(t, k, Options{Method: m})
 	f, err := s.Factor(k, signs, DefaultRegularization)
 	if err != nil {
 		t.Fatal(err)
@@ -366,10 +395,12 @@ func TestNoAllocations(t *testing.T) {
 	}
 }
 
-func TestSolveAliasing(t *testing.T) {
+func TestSolveAliasing(t *testing.T) { forMethods(t, testSolveAliasing) }
+
+func testSolveAliasing(t *testing.T, m Method) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	k, _ := quasiDefinite(rng, 20, 10, 0.1)
-	f, err := mustAnalyze(t, k, Options{}).Factor(k, nil, Regularization{})
+	f, err := mustAnalyze(t, k, Options{Method: m}).Factor(k, nil, Regularization{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +419,9 @@ func TestSolveAliasing(t *testing.T) {
 
 // TestSolveRefineRegularized factorizes K + δ·diag(signs) (static
 // regularization, as an IPM does) and refines against K itself.
-func TestSolveRefineRegularized(t *testing.T) {
+func TestSolveRefineRegularized(t *testing.T) { forMethods(t, testSolveRefineRegularized) }
+
+func testSolveRefineRegularized(t *testing.T, m Method) {
 	rng := rand.New(rand.NewPCG(8, 1))
 	k, signs := quasiDefinite(rng, 400, 300, 0.005)
 	kreg := k.Clone()
@@ -396,7 +429,7 @@ func TestSolveRefineRegularized(t *testing.T) {
 	for j := 0; j < k.Cols; j++ {
 		kreg.Val[kreg.ColPtr[j+1]-1] += delta * float64(signs[j])
 	}
-	f, err := mustAnalyze(t, kreg, Options{}).Factor(kreg, signs, DefaultRegularization)
+	f, err := mustAnalyze(t, kreg, Options{Method: m}).Factor(kreg, signs, DefaultRegularization)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,10 +479,12 @@ func TestGivenOrdering(t *testing.T) {
 
 // TestSubsetPattern: a matrix whose pattern is a subset of the analyzed one is
 // factorized as if the missing entries were zeros.
-func TestSubsetPattern(t *testing.T) {
+func TestSubsetPattern(t *testing.T) { forMethods(t, testSubsetPattern) }
+
+func testSubsetPattern(t *testing.T, m Method) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	k, _ := quasiDefinite(rng, 30, 20, 0.1)
-	s := mustAnalyze(t, k, Options{})
+	s := mustAnalyze(t, k, Options{Method: m})
 	// Drop every third off-diagonal entry.
 	sub := &sparse.CSC{Rows: k.Rows, Cols: k.Cols, ColPtr: make([]int, k.Cols+1)}
 	zeroed := k.Clone()
@@ -479,10 +514,12 @@ func TestSubsetPattern(t *testing.T) {
 	}
 }
 
-func TestErrors(t *testing.T) {
+func TestErrors(t *testing.T) { forMethods(t, testErrors) }
+
+func testErrors(t *testing.T, m Method) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	k, signs := quasiDefinite(rng, 6, 4, 0.3)
-	s := mustAnalyze(t, k, Options{})
+	s := mustAnalyze(t, k, Options{Method: m})
 
 	missingDiag := &sparse.CSC{Rows: 2, Cols: 2, ColPtr: []int{0, 1, 2}, RowIdx: []int{0, 0}, Val: []float64{1, 1}}
 	lower := &sparse.CSC{Rows: 2, Cols: 2, ColPtr: []int{0, 2, 3}, RowIdx: []int{0, 1, 1}, Val: []float64{1, 1, 1}}
@@ -503,11 +540,11 @@ func TestErrors(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"nil matrix", analyzeErr(nil, Options{}), ErrInvalidInput},
-		{"missing diagonal", analyzeErr(missingDiag, Options{}), ErrInvalidInput},
-		{"entry below diagonal", analyzeErr(lower, Options{}), ErrInvalidInput},
-		{"unsorted rows", analyzeErr(unsorted, Options{}), ErrInvalidInput},
-		{"not square", analyzeErr(rect, Options{}), ErrInvalidInput},
+		{"nil matrix", analyzeErr(nil, Options{Method: m}), ErrInvalidInput},
+		{"missing diagonal", analyzeErr(missingDiag, Options{Method: m}), ErrInvalidInput},
+		{"entry below diagonal", analyzeErr(lower, Options{Method: m}), ErrInvalidInput},
+		{"unsorted rows", analyzeErr(unsorted, Options{Method: m}), ErrInvalidInput},
+		{"not square", analyzeErr(rect, Options{Method: m}), ErrInvalidInput},
 		{"bad ordering", analyzeErr(k, Options{Ordering: 7}), ErrInvalidInput},
 		{"perm without Given", analyzeErr(k, Options{Perm: []int{0}}), ErrInvalidInput},
 		{"Given without perm", analyzeErr(k, Options{Ordering: Given}), ErrInvalidInput},
@@ -583,4 +620,11 @@ func withExtraEntry(a *sparse.CSC) *sparse.CSC {
 		}
 	}
 	panic("dense matrix")
+}
+
+// forMethods runs test once per numeric method.
+func forMethods(t *testing.T, test func(*testing.T, Method)) {
+	for _, m := range methods {
+		t.Run(m.String(), func(t *testing.T) { test(t, m) })
+	}
 }

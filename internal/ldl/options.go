@@ -81,6 +81,9 @@ type Options struct {
 	// Perm is the elimination order for Ordering == Given: Perm[k] is the
 	// original index of the k-th pivot. It must be a permutation of 0..n-1.
 	Perm []int
+	// Method selects the numeric factorization; the zero value chooses by the
+	// symbolic analysis.
+	Method Method
 	// DenseFactor tunes AMD's dense-row detection: a row whose degree exceeds
 	// max(16, DenseFactor·√n) is removed from the graph and ordered last, as in
 	// AMD. Zero means the default 10; a negative value disables the detection.
@@ -105,10 +108,40 @@ func (o Options) Validate() error {
 	default:
 		return invalidf("Options.Ordering is %d, must be AMD, Natural or Given", int(o.Ordering))
 	}
+	if o.Method < Auto || o.Method > Supernodal {
+		return invalidf("Options.Method is %d, must be Auto, Simplicial or Supernodal", int(o.Method))
+	}
 	if math.IsNaN(o.DenseFactor) || math.IsInf(o.DenseFactor, 0) {
 		return invalidf("Options.DenseFactor is %v, must be finite", o.DenseFactor)
 	}
 	return nil
+}
+
+// Method selects the numeric factorization algorithm; both compute the same
+// factor (up to rounding).
+type Method int
+
+const (
+	// Auto chooses Supernodal when the average work per entry of L, flops(L)/nnz(L),
+	// is at least autoSupernodalRatio (dense blocks pay off), else Simplicial.
+	Auto Method = iota
+	// Simplicial is the up-looking row-by-row factorization (Davis's LDL).
+	Simplicial
+	// Supernodal is the left-looking supernodal factorization with dense blocks.
+	Supernodal
+)
+
+// String returns the method name.
+func (m Method) String() string {
+	switch m {
+	case Auto:
+		return "Auto"
+	case Simplicial:
+		return "Simplicial"
+	case Supernodal:
+		return "Supernodal"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
 }
 
 func checkPerm(p []int, n int) error {

@@ -27,7 +27,13 @@ type Symbolic struct {
 	lp       []int // column pointers of the strictly lower part of L, length n+1
 	ordering Ordering
 	dense    int // number of rows postponed as dense by AMD
+
+	sn *supernodes // nil: simplicial factorization
 }
+
+// autoSupernodalRatio is the threshold of flops(L)/nnz(L) above which Auto
+// selects the supernodal factorization (CHOLMOD uses 40 for the same choice).
+const autoSupernodalRatio = 40
 
 // Analyze computes a fill-reducing ordering and the symbolic factorization
 // (elimination tree, column counts, column pointers of L) of the n×n symmetric
@@ -66,16 +72,96 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 		}
 		s.perm, s.dense = amdOrder(n, upper.ColPtr, upper.RowIdx, dense)
 	}
-	s.iperm = make([]int, n)
-	for k, i := range s.perm {
-		s.iperm[i] = k
-	}
 	nnz := upper.ColPtr[n]
 	s.colPtr = append([]int(nil), upper.ColPtr[:n+1]...)
 	s.rowIdx = append([]int(nil), upper.RowIdx[:nnz]...)
+	s.setPerm(s.perm)
+	if opts.Ordering == AMD {
+		// A postorder of the elimination tree is an equivalent ordering
+		// (same fill) whose subtrees are contiguous, which makes supernodes
+		// consecutive and improves locality.
+		post := postorder(s.parent)
+		p := make([]int, n)
+		for k, q := range post {
+			p[k] = s.perm[q]
+		}
+		s.setPerm(p)
+	}
+	method := opts.Method
+	if method == Auto {
+		method = Simplicial
+		if s.NnzL() > 0 && s.FactorFlops() >= autoSupernodalRatio*float64(s.NnzL()) {
+			method = Supernodal
+		}
+	}
+	if method == Supernodal {
+		s.buildSupernodes()
+	}
+	return s, nil
+}
+
+// setPerm installs the permutation and recomputes the permuted matrix, the
+// elimination tree and the column counts.
+func (s *Symbolic) setPerm(p []int) {
+	s.perm = p
+	s.iperm = make([]int, s.n)
+	for k, i := range p {
+		s.iperm[i] = k
+	}
 	s.permuteUpper()
 	s.etreeAndCounts()
-	return s, nil
+}
+
+// postorder returns a postorder of the forest given by parent (children in
+// increasing order), computed without recursion.
+func postorder(parent []int) []int {
+	n := len(parent)
+	head := make([]int, n)
+	next := make([]int, n)
+	for i := range head {
+		head[i] = -1
+	}
+	for j := n - 1; j >= 0; j-- {
+		if p := parent[j]; p != -1 {
+			next[j] = head[p]
+			head[p] = j
+		}
+	}
+	post := make([]int, 0, n)
+	stack := make([]int, 0, 64)
+	for r := 0; r < n; r++ {
+		if parent[r] != -1 {
+			continue
+		}
+		stack = append(stack, r)
+		for len(stack) > 0 {
+			p := stack[len(stack)-1]
+			if c := head[p]; c != -1 {
+				head[p] = next[c]
+				stack = append(stack, c)
+			} else {
+				stack = stack[:len(stack)-1]
+				post = append(post, p)
+			}
+		}
+	}
+	return post
+}
+
+// Method returns the numeric factorization method Factor will use.
+func (s *Symbolic) Method() Method {
+	if s.sn != nil {
+		return Supernodal
+	}
+	return Simplicial
+}
+
+// Supernodes returns the number of supernodes (0 for the simplicial method).
+func (s *Symbolic) Supernodes() int {
+	if s.sn == nil {
+		return 0
+	}
+	return len(s.sn.start) - 1
 }
 
 // checkUpperPattern validates the structure of an upper-triangular CSC pattern
