@@ -136,6 +136,7 @@ type workspace struct {
 	dualScaling   bool
 	scalingLocked bool
 	best          snapshot
+	logged        int // last iteration logged
 }
 
 type iterInfo struct {

@@ -429,6 +429,10 @@ func (w *workspace) logHeader() {
 }
 
 func (w *workspace) logIter(it int) {
+	if it <= w.logged {
+		return // an iteration redone after a change of scaling
+	}
+	w.logged = it
 	in := &w.info
 	if f := w.set.Progress; f != nil {
 		step := in.step
@@ -464,6 +468,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	}
 	status := solver.StatusUnknown
 	w.best.merit = math.Inf(1)
+	w.logged = -1
 	it := 0
 	stalls := 0
 	for ; ; it++ {
