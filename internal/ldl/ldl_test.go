@@ -628,3 +628,37 @@ func forMethods(t *testing.T, test func(*testing.T, Method)) {
 		t.Run(m.String(), func(t *testing.T) { test(t, m) })
 	}
 }
+
+// TestSOCKKT factorizes the SVM-shaped KKT matrix (sparse SOC scaling
+// expansion, 37 dense coupling columns) with both methods: AMD must detect
+// the dense columns, the matrix is quasi-definite by construction, so the
+// inertia equals the sign counts and no pivot needs regularization.
+func TestSOCKKT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 34))
+	k, signs := socKKT(rng, 60, 36)
+	wantPos := 0
+	for _, s := range signs {
+		if s > 0 {
+			wantPos++
+		}
+	}
+	for _, m := range methods {
+		s := mustAnalyze(t, k, Options{Method: m})
+		if s.DenseCount() < 36 {
+			t.Errorf("%v: DenseCount = %d, want ≥ 36 (the w columns)", m, s.DenseCount())
+		}
+		f, err := s.Factor(k, signs, DefaultRegularization)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos, neg, _ := f.Inertia()
+		if pos != wantPos || neg != k.Cols-wantPos || f.DynamicRegCount() != 0 {
+			t.Errorf("%v: inertia (%d,%d), want (%d,%d); %d regularized pivots", m, pos, neg, wantPos, k.Cols-wantPos, f.DynamicRegCount())
+		}
+		b := randVec(rng, k.Cols)
+		x, _ := f.SolveRefine(nil, b, k, 3, 1e-14)
+		if r := relResidual(k, x, b); r > 1e-12 {
+			t.Errorf("%v: residual %.3g", m, r)
+		}
+	}
+}

@@ -114,23 +114,26 @@ func (s *Symbolic) buildSupernodes() {
 		}
 	}
 	// Position of every entry C(i,k), i ≤ k, in the value blocks: it is
-	// L-position (k, i), in the supernode of column i.
-	relpos := make([]int, n)
+	// L-position (k, i), in the supernode J of column i, whose row list is
+	// sorted, so the row offset of k is found by binary search (O(log m) per
+	// entry; scanning the columns of C per supernode instead would be
+	// quadratic when a few dense rows belong to every supernode).
 	sn.cpos = make([]int, len(s.ci))
-	for J := 0; J < ns; J++ {
-		f, l := sn.start[J], sn.start[J+1]
-		rowsJ := sn.rows[sn.rowPtr[J]:sn.rowPtr[J+1]]
-		for t, r := range rowsJ {
-			relpos[r] = t
-		}
-		m := len(rowsJ)
-		// Entries C(i,k) with i in f..l-1: scan columns k in rowsJ of C.
-		for _, k := range rowsJ {
-			for p := s.cp[k]; p < s.cp[k+1]; p++ {
-				if i := s.ci[p]; i >= f && i < l {
-					sn.cpos[p] = sn.valPtr[J] + relpos[k] + (i-f)*m
+	for k := 0; k < n; k++ {
+		for p := s.cp[k]; p < s.cp[k+1]; p++ {
+			i := s.ci[p]
+			J := sn.of[i]
+			rowsJ := sn.rows[sn.rowPtr[J]:sn.rowPtr[J+1]]
+			lo, hi := i-sn.start[J], len(rowsJ) // rowsJ[i-f] = i ≤ k
+			for lo < hi {
+				mid := int(uint(lo+hi) >> 1)
+				if rowsJ[mid] < k {
+					lo = mid + 1
+				} else {
+					hi = mid
 				}
 			}
+			sn.cpos[p] = sn.valPtr[J] + lo + (i-sn.start[J])*len(rowsJ)
 		}
 	}
 	s.sn = sn
