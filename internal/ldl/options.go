@@ -123,7 +123,7 @@ type Method int
 
 const (
 	// Auto chooses Supernodal when the average work per entry of L, flops(L)/nnz(L),
-	// is at least autoSupernodalRatio (dense blocks pay off), else Simplicial.
+	// is at least 5 (dense blocks pay off), else Simplicial.
 	Auto Method = iota
 	// Simplicial is the up-looking row-by-row factorization (Davis's LDL).
 	Simplicial

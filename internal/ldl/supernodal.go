@@ -188,18 +188,7 @@ func (f *Factor) numericSupernodal() error {
 				clear(u)
 				for b := b0; b < b1; b++ {
 					ucol := u[(b-b0)*na+(b-pk) : (b-b0+1)*na]
-					for t := 0; t < ncK; t++ {
-						col := xK[t*mK : (t+1)*mK]
-						coef := dK[t] * col[b]
-						if coef == 0 {
-							continue
-						}
-						src := col[b:mK]
-						src = src[:len(ucol)]
-						for a, v := range src {
-							ucol[a] += coef * v
-						}
-					}
+					subMulCols(ucol, xK, mK, b, dK, 0, ncK, -1)
 				}
 				for b := b0; b < b1; b++ {
 					colJ := xJ[(rowsK[b]-fc)*m : (rowsK[b]-fc+1)*m]
@@ -217,11 +206,15 @@ func (f *Factor) numericSupernodal() error {
 			}
 			K = nextK
 		}
-		// Dense LDLᵀ of the supernode's columns (right-looking within the
-		// block), which also computes the rows below the diagonal block.
+		// Dense LDLᵀ of the supernode's columns, left-looking within the
+		// block: column j (rows j..m−1) ← column j − Σ_{t<j} L(j,t) d_t L(:,t),
+		// then d_j is its diagonal and the rest is divided by d_j. This also
+		// computes the rows below the diagonal block.
+		dJ := d[fc:lc]
 		for j := 0; j < nc; j++ {
-			colj := xJ[j*m : (j+1)*m]
-			dj := colj[j]
+			colj := xJ[j*m+j : (j+1)*m]
+			subMulCols(colj, xJ, m, j, dJ, 0, j, 1)
+			dj := colj[0]
 			k := fc + j
 			if signs != nil {
 				sg := float64(signs[k])
@@ -242,20 +235,8 @@ func (f *Factor) numericSupernodal() error {
 				f.zero++
 			}
 			inv := 1 / dj
-			for b := j + 1; b < nc; b++ {
-				coef := colj[b] * inv
-				if coef == 0 {
-					continue
-				}
-				colb := xJ[b*m+b : (b+1)*m]
-				src := colj[b:m]
-				src = src[:len(colb)]
-				for a, v := range src {
-					colb[a] -= coef * v
-				}
-			}
-			colj[j] = 1
-			for a := j + 1; a < m; a++ {
+			colj[0] = 1
+			for a := 1; a < len(colj); a++ {
 				colj[a] *= inv
 			}
 		}
@@ -304,6 +285,48 @@ func (f *Factor) solveSupernodal(x []float64) {
 				v -= col[a] * x[rowsJ[a]]
 			}
 			x[fc+t] = v
+		}
+	}
+}
+
+// subMulCols computes, for the columns t in t0..t1−1 of the column-major block
+// x with leading dimension m,
+//
+//	dst[a] −= sign·Σ_t d[t]·x(r,t)·x(r+a,t)
+//
+// where dst holds rows r.. of one column (len(dst) ≤ m−r). With sign = −1 it
+// accumulates (dst += …), as the update of a descendant needs. Columns are
+// processed four at a time so dst is read and written once per four columns.
+func subMulCols(dst, x []float64, m, r int, d []float64, t0, t1 int, sign float64) {
+	n := len(dst)
+	if n == 0 {
+		return
+	}
+	t := t0
+	for ; t+4 <= t1; t += 4 {
+		s0 := x[t*m+r : t*m+r+n]
+		s1 := x[(t+1)*m+r : (t+1)*m+r+n]
+		s2 := x[(t+2)*m+r : (t+2)*m+r+n]
+		s3 := x[(t+3)*m+r : (t+3)*m+r+n]
+		c0 := sign * d[t] * s0[0]
+		c1 := sign * d[t+1] * s1[0]
+		c2 := sign * d[t+2] * s2[0]
+		c3 := sign * d[t+3] * s3[0]
+		if c0 == 0 && c1 == 0 && c2 == 0 && c3 == 0 {
+			continue
+		}
+		for a := range dst {
+			dst[a] -= c0*s0[a] + c1*s1[a] + c2*s2[a] + c3*s3[a]
+		}
+	}
+	for ; t < t1; t++ {
+		s0 := x[t*m+r : t*m+r+n]
+		c0 := sign * d[t] * s0[0]
+		if c0 == 0 {
+			continue
+		}
+		for a := range dst {
+			dst[a] -= c0 * s0[a]
 		}
 	}
 }
