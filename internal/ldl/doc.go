@@ -14,9 +14,12 @@
 //
 //   - Analyze (pattern only): a fill-reducing ordering (approximate minimum
 //     degree by default), the elimination tree and the column counts of L.
+//   - Analyze also picks the numeric method: simplicial up-looking (row by
+//     row, Davis's LDL) or left-looking supernodal with dense kernels and
+//     relaxed supernodes, by the work per entry of L (Options.Method overrides).
 //   - Symbolic.Factor / Factor.Refactor (values): the numeric factorization,
-//     up-looking row by row, with optional dynamic regularization of pivots whose
-//     sign differs from the expected one. Refactor reuses all memory.
+//     with optional dynamic regularization of pivots whose sign differs from the
+//     expected one. Refactor reuses all memory and does not allocate.
 //   - Factor.Solve / Factor.SolveRefine: triangular solves, and iterative
 //     refinement against the unregularized matrix.
 //

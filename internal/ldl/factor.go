@@ -49,14 +49,16 @@ type Factor struct {
 // the analyzed pattern is an error wrapping ErrPatternMismatch). Values must be
 // finite.
 //
-// The numeric factorization is up-looking: row k of L solves the sparse
-// triangular system L(0:k,0:k) D(0:k) L(k,0:k)ᵀ = C(0:k,k), whose pattern is
-// the row subtree of k in the elimination tree, and
+// The numeric factorization is one of two methods (Options.Method):
+// Simplicial is up-looking — row k of L solves the sparse triangular system
+// L(0:k,0:k) D(0:k) L(k,0:k)ᵀ = C(0:k,k), whose pattern is the row subtree of
+// k in the elimination tree, and
 //
 //	D(k) = C(k,k) − Σ_{i<k} L(k,i)² D(i)
 //
 // (Davis, "Algorithm 849: A concise sparse Cholesky factorization package",
-// ACM TOMS 31(4), 2005). No pivoting is done: the permutation is the one from
+// ACM TOMS 31(4), 2005); Supernodal is left-looking over supernodes with dense
+// blocks (see Method). No pivoting is done: the permutation is the one from
 // Analyze, which is safe for quasi-definite matrices (Vanderbei 1995), whose
 // every symmetric permutation has an LDLᵀ factorization.
 //

@@ -550,6 +550,7 @@ func testErrors(t *testing.T, m Method) {
 		{"Given without perm", analyzeErr(k, Options{Ordering: Given}), ErrInvalidInput},
 		{"perm wrong length", analyzeErr(k, Options{Ordering: Given, Perm: []int{1, 0}}), ErrInvalidInput},
 		{"perm repeats", analyzeErr(small, Options{Ordering: Given, Perm: []int{0, 1, 1}}), ErrInvalidInput},
+		{"bad method", analyzeErr(k, Options{Method: 9}), ErrInvalidInput},
 		{"NaN dense factor", analyzeErr(k, Options{DenseFactor: math.NaN()}), ErrInvalidInput},
 		{"pattern mismatch", factorErr(s, extra, nil, Regularization{}), ErrPatternMismatch},
 		{"wrong size", factorErr(s, small, nil, Regularization{}), ErrPatternMismatch},
@@ -659,6 +660,30 @@ func TestSOCKKT(t *testing.T) {
 		x, _ := f.SolveRefine(nil, b, k, 3, 1e-14)
 		if r := relResidual(k, x, b); r > 1e-12 {
 			t.Errorf("%v: residual %.3g", m, r)
+		}
+	}
+}
+
+func TestAutoMethod(t *testing.T) {
+	if got := mustAnalyze(t, arrow(100), Options{}).Method(); got != Simplicial {
+		t.Errorf("arrow: Auto chose %v, want Simplicial (flops/nnz(L) = 2)", got)
+	}
+	s := mustAnalyze(t, gridLaplacian(60), Options{})
+	if got := s.Method(); got != Supernodal || s.Supernodes() == 0 || s.Supernodes() >= s.N() {
+		t.Errorf("60×60 grid: Auto chose %v with %d supernodes, want Supernodal with 0 < count < n", got, s.Supernodes())
+	}
+}
+
+func TestEmptyMatrix(t *testing.T) {
+	k := sparse.NewCSC(0, 0)
+	for _, o := range configs {
+		s := mustAnalyze(t, k, o)
+		f, err := s.Factor(k, []int8{}, DefaultRegularization)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x := f.Solve(nil, nil); len(x) != 0 || s.NnzL() != 0 {
+			t.Errorf("%s: len(x) = %d, nnz(L) = %d", cfgName(o), len(x), s.NnzL())
 		}
 	}
 }

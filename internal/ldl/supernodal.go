@@ -75,7 +75,9 @@ func (s *Symbolic) buildSupernodes() {
 		actual += cnt[j] + 1
 		sn.of[j] = len(sn.start) - 1
 	}
-	sn.start = append(sn.start, n)
+	if n > 0 {
+		sn.start = append(sn.start, n)
+	}
 	ns := len(sn.start) - 1
 	sn.rowPtr = make([]int, ns+1)
 	sn.valPtr = make([]int, ns+1)

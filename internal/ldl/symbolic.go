@@ -219,9 +219,14 @@ func checkUpperPattern(a *sparse.CSC) (int, error) {
 func (s *Symbolic) permuteUpper() {
 	n := s.n
 	nnz := len(s.rowIdx)
-	s.cp = make([]int, n+1)
-	s.ci = make([]int, nnz)
-	s.amap = make([]int, nnz)
+	// Reuse the arrays of a previous call (Analyze permutes twice for AMD).
+	if len(s.ci) != nnz {
+		s.cp = make([]int, n+1)
+		s.ci = make([]int, nnz)
+		s.amap = make([]int, nnz)
+	} else {
+		clear(s.cp)
+	}
 	for j := 0; j < n; j++ {
 		pj := s.iperm[j]
 		for p := s.colPtr[j]; p < s.colPtr[j+1]; p++ {
