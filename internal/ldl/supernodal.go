@@ -28,6 +28,14 @@ var (
 	relaxZeros = [...]float64{1, 0.8, 0.1, 0.05}
 )
 
+// Sibling columns with identical structures are merged while the supernode has
+// at most maxSiblingCols columns and less than maxSiblingZeros explicit zeros
+// (their diagonal block is zero below the diagonal).
+const (
+	maxSiblingCols  = 64
+	maxSiblingZeros = 0.5
+)
+
 // supernodes holds the supernodal symbolic structure.
 type supernodes struct {
 	start   []int // supernode J has columns start[J]..start[J+1]-1
@@ -46,25 +54,52 @@ func (s *Symbolic) buildSupernodes() {
 	for j := 0; j < n; j++ {
 		cnt[j] = s.lp[j+1] - s.lp[j]
 	}
+	// inter[j] = |struct(L(:,j−1)) ∩ struct(L(:,j))|, counted during one
+	// traversal of the row subtrees: a row k in both columns visits both nodes,
+	// and the second visit counts it.
+	inter := make([]int, n)
+	flag := make([]int, n)
+	for k := 0; k < n; k++ {
+		flag[k] = k
+		for p := s.cp[k]; p < s.cp[k+1]; p++ {
+			for i := s.ci[p]; flag[i] != k; i = s.parent[i] {
+				flag[i] = k
+				if i > 0 && flag[i-1] == k {
+					inter[i]++
+				}
+				if i+1 < k && flag[i+1] == k {
+					inter[i+1]++
+				}
+			}
+		}
+	}
 	sn := &supernodes{of: make([]int, n)}
 	sn.start = append(sn.start, 0)
 	f := 0
 	actual := 0 // Σ (cnt[c]+1) over the current supernode
 	for j := 0; j < n; j++ {
 		if j > f {
-			// Can column j join the supernode f..j-1?
-			ok := s.parent[j-1] == j
-			if ok && cnt[j-1] != cnt[j]+1 {
-				nc := j - f + 1
-				stored := nc*(nc+1)/2 + nc*cnt[j]
-				zeros := float64(stored-actual-cnt[j]-1) / float64(stored)
-				ok = false
+			// Can column j join the supernode f..j-1? Either j is the parent
+			// of j−1 (a chain: exact if the structures nest without extra
+			// rows, else relaxed), or j−1 and j are siblings with identical
+			// structures (leaves of one clique, as the rows of a cone block
+			// in a KKT matrix). Both keep struct(L(:,c)) beyond the last
+			// column inside struct(L(:,last)) for every column c of the
+			// supernode, which the row lists below rely on.
+			nc := j - f + 1
+			stored := nc*(nc+1)/2 + nc*cnt[j]
+			zeros := float64(stored-actual-cnt[j]-1) / float64(stored)
+			var ok bool
+			switch {
+			case s.parent[j-1] == j:
+				ok = cnt[j-1] == cnt[j]+1
 				for i, c := range relaxCols {
-					if nc <= c && zeros < relaxZeros[i] {
+					if !ok && nc <= c && zeros < relaxZeros[i] {
 						ok = true
-						break
 					}
 				}
+			case cnt[j] > 0 && cnt[j-1] == cnt[j] && inter[j] == cnt[j]:
+				ok = nc <= maxSiblingCols && zeros < maxSiblingZeros
 			}
 			if !ok {
 				sn.start = append(sn.start, j)
@@ -101,7 +136,9 @@ func (s *Symbolic) buildSupernodes() {
 	}
 	// R_J = struct(L(:,l)): row k belongs to it iff the row subtree of k
 	// contains l. Rows are visited in increasing order, so R_J is sorted.
-	flag := make([]int, n)
+	for i := range flag {
+		flag[i] = -1
+	}
 	for k := 0; k < n; k++ {
 		flag[k] = k
 		for p := s.cp[k]; p < s.cp[k+1]; p++ {
@@ -113,6 +150,11 @@ func (s *Symbolic) buildSupernodes() {
 					next[J]++
 				}
 			}
+		}
+	}
+	for J := 0; J < ns; J++ {
+		if next[J] != sn.rowPtr[J+1] {
+			panic("ldl: internal error: supernode row count differs from the column count")
 		}
 	}
 	// Position of every entry C(i,k), i ≤ k, in the value blocks: it is
