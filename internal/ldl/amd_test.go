@@ -67,6 +67,25 @@ func TestAMDArrow(t *testing.T) {
 	if nod.NnzL() != n-1 || nod.DenseCount() != 0 {
 		t.Errorf("AMD without dense detection: nnz(L) %d, dense %d", nod.NnzL(), nod.DenseCount())
 	}
+	// The leaves are siblings with identical structure {dense row}: the
+	// supernodal method merges a few of them (bounded explicit zeros).
+	for _, m := range methods {
+		s := mustAnalyze(t, a, Options{Method: m})
+		f, err := s.Factor(a, nil, Regularization{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		b := randVec(rng, n)
+		if r := relResidual(a, f.Solve(nil, b), b); r > 1e-13 {
+			t.Errorf("%v: residual %.3g", m, r)
+		}
+		// Blocks are stored as full rectangles (upper part of the diagonal
+		// block unused): groups of 4 leaves store 5×4 values for 8 entries.
+		if m == Supernodal && (s.Supernodes() >= n || s.sn.valPtr[s.Supernodes()] > 3*(s.NnzL()+n)) {
+			t.Errorf("supernodal: %d supernodes, %d stored entries for n = %d", s.Supernodes(), s.sn.valPtr[s.Supernodes()], n)
+		}
+	}
 }
 
 // TestAMDRandom checks that AMD yields a valid permutation and an accurate
