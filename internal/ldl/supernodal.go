@@ -294,24 +294,37 @@ func (f *Factor) numericSupernodal() error {
 	return nil
 }
 
-// solveSupernodal overwrites x with (L D Lᵀ)⁻¹ x.
+// solveSupernodal overwrites x with (L D Lᵀ)⁻¹ x. Per supernode, the rows
+// below the diagonal block are gathered into (or accumulated in) a dense
+// buffer, so the inner loops run over contiguous memory.
 func (f *Factor) solveSupernodal(x []float64) {
 	sn := f.sym.sn
 	ns := len(sn.start) - 1
+	buf := f.ubuf
 	for J := 0; J < ns; J++ {
 		fc, nc := sn.start[J], sn.start[J+1]-sn.start[J]
 		rowsJ := sn.rows[sn.rowPtr[J]:sn.rowPtr[J+1]]
 		m := len(rowsJ)
 		xJ := f.sx[sn.valPtr[J] : sn.valPtr[J]+m*nc]
+		xd := x[fc : fc+nc]
+		w := buf[:m-nc]
+		clear(w)
 		for t := 0; t < nc; t++ {
-			xt := x[fc+t]
+			xt := xd[t]
 			if xt == 0 {
 				continue
 			}
 			col := xJ[t*m : (t+1)*m]
-			for a := t + 1; a < m; a++ {
-				x[rowsJ[a]] -= col[a] * xt
+			for a := t + 1; a < nc; a++ {
+				xd[a] -= col[a] * xt
 			}
+			below := col[nc:m]
+			for a, v := range below {
+				w[a] += v * xt
+			}
+		}
+		for a, r := range rowsJ[nc:] {
+			x[r] -= w[a]
 		}
 	}
 	for j, dj := range f.d {
@@ -322,13 +335,23 @@ func (f *Factor) solveSupernodal(x []float64) {
 		rowsJ := sn.rows[sn.rowPtr[J]:sn.rowPtr[J+1]]
 		m := len(rowsJ)
 		xJ := f.sx[sn.valPtr[J] : sn.valPtr[J]+m*nc]
+		xd := x[fc : fc+nc]
+		g := buf[:m-nc]
+		for a, r := range rowsJ[nc:] {
+			g[a] = x[r]
+		}
 		for t := nc - 1; t >= 0; t-- {
 			col := xJ[t*m : (t+1)*m]
-			v := x[fc+t]
-			for a := t + 1; a < m; a++ {
-				v -= col[a] * x[rowsJ[a]]
+			v := xd[t]
+			for a := t + 1; a < nc; a++ {
+				v -= col[a] * xd[a]
 			}
-			x[fc+t] = v
+			below := col[nc:m]
+			below = below[:len(g)]
+			for a, gv := range g {
+				v -= below[a] * gv
+			}
+			xd[t] = v
 		}
 	}
 }
