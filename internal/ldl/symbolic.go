@@ -47,6 +47,10 @@ const autoSupernodalRatio = 5
 // The elimination tree and the column counts of L are computed together in
 // O(nnz(L)) time by the row-subtree traversal of Liu (SIAM J. Matrix Anal. Appl.
 // 11(1), 1990), in the form of Davis's LDL package (ACM TOMS 31(4), 2005).
+// An AMD ordering is followed by a postorder of the elimination tree (same
+// fill, contiguous subtrees). For the supernodal method Analyze also
+// partitions the columns into supernodes and computes their row lists. The
+// cost is O(nnz(K) + nnz(L)) beyond the ordering.
 func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
