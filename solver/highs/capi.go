@@ -3,7 +3,7 @@ package highs
 /*
 #cgo pkg-config: highs
 #include <stdlib.h>
-#include "interfaces/highs_c_api.h"
+#include "highs_api.h"
 #include "callback.h"
 */
 import "C"

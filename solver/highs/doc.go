@@ -38,6 +38,18 @@
 // within one iteration with status Cancelled. (HiGHS's QP solver has no
 // interrupt callback: QPs are bounded by Settings.TimeLimit.)
 //
+// # Why the C API and not github.com/lanl/highs
+//
+// The backend calls HiGHS's C API directly rather than through the
+// github.com/lanl/highs binding because it needs what that binding (v1.0.3) does
+// not expose: interrupt callbacks for cancellation, row deletion and basis
+// access for warm cutting-plane re-solves, and bulk copies from C memory. The
+// binding is used in the tests as an independent second path: random LPs and
+// QPs solved both ways must agree (lanl_crosscheck_test.go). HiGHS 1.10's C
+// header defines its constants as global symbols; highs_api.h renames privopt's
+// copies so that a program can link privopt together with another HiGHS
+// binding.
+//
 // # Incremental LPs
 //
 // LP keeps one HiGHS instance alive so that columns and rows can be added or
