@@ -30,6 +30,7 @@ type SyntaxError struct {
 	kind error  // ErrSyntax or ErrUnsupported
 }
 
+// Error returns "cbf: line N: message" (or "cbf: end of file: message").
 func (e *SyntaxError) Error() string {
 	if e.Line == 0 {
 		return "cbf: end of file: " + e.Msg

@@ -184,6 +184,7 @@ func (s Status) Err() error {
 // StatusError reports a solve that ended without a usable solution.
 type StatusError struct{ Status Status }
 
+// Error returns the status message, e.g. "solver: problem is infeasible".
 func (e *StatusError) Error() string {
 	if !e.Status.valid() {
 		return "solver: " + e.Status.String()

@@ -31,6 +31,7 @@ type PivotError struct {
 	Step int
 }
 
+// Error describes the zero pivot and how to avoid it.
 func (e *PivotError) Error() string {
 	return fmt.Sprintf("ldl: zero pivot at row %d (elimination step %d); pass pivot signs to enable dynamic regularization", e.Index, e.Step)
 }
