@@ -36,9 +36,12 @@
 //
 // Each island gets one reference bus (θ = 0): its type-3 bus, else the bus of its
 // largest generator; an island with load and no generator is an error. The
-// reduced Bbus is factored once by a sparse LDLᵀ with a minimum-degree ordering;
-// PTDF columns, PTDFᵀμ and power flows are solves with that factor, never a dense
-// inverse.
+// reduced Bbus is factored once by the sparse LDLᵀ of internal/ldl with an
+// approximate minimum-degree ordering (no pivoting: the matrix is positive
+// definite when the susceptances are positive; a zero pivot, e.g. at a bus whose
+// branch susceptances cancel, is a *FormatError naming the bus); PTDF columns,
+// PTDFᵀμ and power flows are solves with that factor, never a dense inverse, and
+// are safe for concurrent use.
 //
 // # Reproducing the PGLib-OPF DC baselines
 //

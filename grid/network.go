@@ -1,10 +1,13 @@
 package grid
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
+	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/sparse"
 )
 
@@ -110,8 +113,8 @@ type Network struct {
 	Pbusinj []float64   // MW per bus
 	Pfinj   []float64   // MW per branch
 
-	fact    *ldlFactor // reduced Bbus (non-reference buses)
-	reduced []int      // internal bus → position in the reduced system, −1 for references
+	fact    *reducedFactor // LDLᵀ of the reduced Bbus (non-reference buses)
+	reduced []int          // internal bus → position in the reduced system, −1 for references
 }
 
 // NumBuses returns the number of in-service buses.
@@ -331,6 +334,10 @@ func (n *Network) findIslands() error {
 }
 
 // factor builds and factors the reduced Bbus (reference rows/columns removed).
+// The reduced matrix is positive definite when every branch susceptance is
+// positive and each island keeps its reference bus, so the LDLᵀ factorization
+// without pivoting has positive pivots; with a few negative (series-compensated)
+// branches it succeeds as long as no pivot is exactly zero.
 func (n *Network) factor() error {
 	nb := len(n.BusID)
 	n.reduced = make([]int, nb)
@@ -338,47 +345,114 @@ func (n *Network) factor() error {
 	for _, r := range n.RefBus {
 		isRef[r] = true
 	}
-	k := 0
+	var busOf []int // position in the reduced system → internal bus
 	for i := 0; i < nb; i++ {
 		if isRef[i] {
 			n.reduced[i] = -1
 			continue
 		}
-		n.reduced[i] = k
-		k++
+		n.reduced[i] = len(busOf)
+		busOf = append(busOf, i)
 	}
-	t := sparse.NewTriplets(k, k, n.Bbus.Nnz())
-	for j := 0; j < nb; j++ {
-		rj := n.reduced[j]
-		if rj < 0 {
-			continue
-		}
+	// Upper triangle with the diagonal, the input of package ldl. Bbus has sorted
+	// rows and reduced is increasing, so the rows of each column stay sorted and
+	// the diagonal comes last; it is stored even when the susceptances at a bus
+	// cancel (ToCSC dropped the exact zero), so that such a bus reports a zero
+	// pivot instead of a malformed pattern.
+	k := len(busOf)
+	upper := &sparse.CSC{Rows: k, Cols: k, ColPtr: make([]int, k+1)}
+	for rj, j := range busOf {
+		diag := false
 		for p := n.Bbus.ColPtr[j]; p < n.Bbus.ColPtr[j+1]; p++ {
-			if ri := n.reduced[n.Bbus.RowIdx[p]]; ri >= 0 {
-				t.Append(ri, rj, n.Bbus.Val[p])
+			i := n.Bbus.RowIdx[p]
+			if i > j {
+				break
+			}
+			if ri := n.reduced[i]; ri >= 0 {
+				upper.RowIdx = append(upper.RowIdx, ri)
+				upper.Val = append(upper.Val, n.Bbus.Val[p])
+				diag = i == j
 			}
 		}
+		if !diag {
+			upper.RowIdx = append(upper.RowIdx, rj)
+			upper.Val = append(upper.Val, 0)
+		}
+		upper.ColPtr[rj+1] = len(upper.RowIdx)
 	}
-	f, err := factorLDL(t.ToCSC())
+	sym, err := ldl.Analyze(upper, ldl.Options{})
 	if err != nil {
-		return err
+		return fmt.Errorf("grid: reduced susceptance matrix: %w", err)
 	}
-	n.fact = f
+	f, err := sym.Factor(upper, nil, ldl.Regularization{})
+	if err != nil {
+		var pe *ldl.PivotError
+		if !errors.As(err, &pe) {
+			return fmt.Errorf("grid: reduced susceptance matrix: %w", err)
+		}
+		id := n.BusID[busOf[pe.Index]]
+		row, line := 0, 0
+		if ci, ok := n.Case.BusIndex()[id]; ok {
+			row, line = ci+1, n.Case.Buses[ci].Line
+		}
+		return formatErr("bus", row, line, "reduced DC susceptance matrix has a zero pivot at bus %d (elimination step %d of %d): it is singular (e.g. branch susceptances that cancel cut part of the island off from its reference bus %d) or, with negative-reactance branches, not factorizable without pivoting",
+			id, pe.Step+1, k, n.BusID[n.RefBus[n.Island[busOf[pe.Index]]]])
+	}
+	n.fact = &reducedFactor{upper: upper, sym: sym, main: f}
 	return nil
+}
+
+// reducedFactor holds P B_red Pᵀ = L D Lᵀ (approximate minimum degree ordering P)
+// and makes solves safe for concurrent use: an ldl.Factor owns its workspace, so
+// a caller that finds the main factor busy takes a spare one from a pool, made by
+// repeating the numeric factorization with the same symbolic analysis and
+// values — a deterministic computation, hence bitwise the same factor and the
+// same results whichever factor a solve uses.
+type reducedFactor struct {
+	upper *sparse.CSC // upper triangle of B_red, diagonal included
+	sym   *ldl.Symbolic
+	mu    sync.Mutex // guards main
+	main  *ldl.Factor
+	spare sync.Pool // of *ldl.Factor
+}
+
+// n returns the order of B_red.
+func (r *reducedFactor) n() int { return r.upper.Cols }
+
+// solve overwrites x (length n()) with B_red⁻¹ x.
+func (r *reducedFactor) solve(x []float64) {
+	if r.mu.TryLock() {
+		r.main.Solve(x, x)
+		r.mu.Unlock()
+		return
+	}
+	f, _ := r.spare.Get().(*ldl.Factor)
+	if f == nil {
+		var err error
+		if f, err = r.sym.Factor(r.upper, nil, ldl.Regularization{}); err != nil {
+			// Not reached (the same factorization succeeded in NewNetwork);
+			// wait for the main factor rather than fail.
+			r.mu.Lock()
+			r.main.Solve(x, x)
+			r.mu.Unlock()
+			return
+		}
+	}
+	f.Solve(x, x)
+	r.spare.Put(f)
 }
 
 // SolveAngles returns θ (radians, θ_ref = 0 in every island) with
 // (Bbus θ)_i = inj_i for the non-reference buses: the DC power flow for net
 // injections inj (MW, length NumBuses). Reference buses absorb the mismatch.
 func (n *Network) SolveAngles(inj []float64) []float64 {
-	nr := n.fact.n
-	x := make([]float64, nr)
+	x := make([]float64, n.fact.n())
 	for i, r := range n.reduced {
 		if r >= 0 {
 			x[r] = inj[i]
 		}
 	}
-	n.fact.solveTo(x, make([]float64, nr))
+	n.fact.solve(x)
 	theta := make([]float64, len(n.BusID))
 	for i, r := range n.reduced {
 		if r >= 0 {
@@ -425,9 +499,7 @@ func (n *Network) NetInjection(pg []float64) []float64 {
 // computed with one solve of the factored reduced Bbus per column — never a dense
 // inverse.
 func (n *Network) PTDFColumns(buses []int) [][]float64 {
-	nr := n.fact.n
-	work := make([]float64, nr)
-	x := make([]float64, nr)
+	x := make([]float64, n.fact.n())
 	theta := make([]float64, len(n.BusID))
 	out := make([][]float64, len(buses))
 	for c, i := range buses {
@@ -439,7 +511,7 @@ func (n *Network) PTDFColumns(buses []int) [][]float64 {
 		}
 		clear(x)
 		x[r] = 1
-		n.fact.solveTo(x, work)
+		n.fact.solve(x)
 		for j, rj := range n.reduced {
 			theta[j] = 0
 			if rj >= 0 {
@@ -455,14 +527,13 @@ func (n *Network) PTDFColumns(buses []int) [][]float64 {
 // with one solve: PTDFᵀμ = [0; B_red⁻¹ (Bfᵀ μ)_red] (Bbus is symmetric).
 func (n *Network) PTDFTransMul(mu []float64) []float64 {
 	y := n.Bf.MulTransVecTo(nil, 1, mu, 0)
-	nr := n.fact.n
-	x := make([]float64, nr)
+	x := make([]float64, n.fact.n())
 	for i, r := range n.reduced {
 		if r >= 0 {
 			x[r] = y[i]
 		}
 	}
-	n.fact.solveTo(x, make([]float64, nr))
+	n.fact.solve(x)
 	out := make([]float64, len(n.BusID))
 	for i, r := range n.reduced {
 		if r >= 0 {

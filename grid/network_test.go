@@ -1,7 +1,10 @@
 package grid
 
 import (
+	"errors"
 	"math"
+	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -66,7 +69,7 @@ func TestPhaseShifterLoop(t *testing.T) {
 }
 
 // TestPTDFAgainstDenseInverse compares PTDF columns and PTDFᵀμ (sparse LDLᵀ with
-// minimum-degree ordering) with a dense inverse of the reduced Bbus computed by
+// approximate minimum-degree ordering) with a dense inverse of the reduced Bbus computed by
 // gonum, on cases with taps, shifts and a negative-reactance branch (300_ieee).
 func TestPTDFAgainstDenseInverse(t *testing.T) {
 	for _, name := range []string{"pglib_opf_case14_ieee", "pglib_opf_case89_pegase", "pglib_opf_case300_ieee"} {
@@ -139,6 +142,81 @@ func TestPTDFAgainstDenseInverse(t *testing.T) {
 	}
 }
 
+// TestSingularSusceptance makes bus 3 of testdata/case3_loop.m hang on two
+// parallel branches with x = 0.2 and x = −0.2, whose susceptances cancel: the
+// network is connected but the reduced Bbus is singular (row and column of bus 3
+// are zero), which NewNetwork must report as a data error naming bus 3.
+func TestSingularSusceptance(t *testing.T) {
+	c, err := ReadCase("testdata/case3_loop.m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Branches[1].InService = false // 1–3
+	c.Branches[2].X = 0.2           // 2–3
+	neg := c.Branches[2]
+	neg.X = -0.2
+	c.Branches = append(c.Branches, neg)
+	_, err = NewNetwork(c, DCOptions{})
+	var fe *FormatError
+	if !errors.Is(err, ErrFormat) || !errors.As(err, &fe) {
+		t.Fatalf("err = %v, want a *FormatError", err)
+	}
+	if fe.Matrix != "bus" || fe.Row != 3 || !strings.Contains(err.Error(), "zero pivot at bus 3") {
+		t.Errorf("err = %v (matrix %q row %d), want bus row 3", err, fe.Matrix, fe.Row)
+	}
+}
+
+// TestConcurrentSolves computes PTDF columns and power flows of 300_ieee from
+// several goroutines at once (the factorization's workspace must not be shared)
+// and checks that every result equals the sequential one bit for bit.
+func TestConcurrentSolves(t *testing.T) {
+	c, err := ReadCase(shareddata.Path(t, "pglib/pglib_opf_case300_ieee.m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := NewNetwork(c, DCOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := make([]int, n.NumBuses())
+	for i := range all {
+		all[i] = i
+	}
+	want := n.PTDFColumns(all)
+	pg := make([]float64, n.NumGens())
+	for g := range pg {
+		pg[g] = n.Pmax[g] / 2
+	}
+	_, wantFlow := n.PowerFlow(pg)
+	const workers = 4
+	got := make([][][]float64, workers)
+	gotFlow := make([][]float64, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[w] = n.PTDFColumns(all)
+			_, gotFlow[w] = n.PowerFlow(pg)
+		}()
+	}
+	wg.Wait()
+	for w := 0; w < workers; w++ {
+		for i := range want {
+			for l := range want[i] {
+				if got[w][i][l] != want[i][l] {
+					t.Fatalf("worker %d: PTDF[%d][%d] = %v, want %v", w, l, i, got[w][i][l], want[i][l])
+				}
+			}
+		}
+		for l := range wantFlow {
+			if gotFlow[w][l] != wantFlow[l] {
+				t.Fatalf("worker %d: flow %d = %v, want %v", w, l, gotFlow[w][l], wantFlow[l])
+			}
+		}
+	}
+}
+
 func BenchmarkNetwork(b *testing.B) {
 	for _, name := range []string{"pglib_opf_case300_ieee", "pglib_opf_case2383wp_k"} {
 		c, err := ReadCase(shareddata.Path(b, "pglib/"+name+".m"))
@@ -151,6 +229,31 @@ func BenchmarkNetwork(b *testing.B) {
 				if _, err := NewNetwork(c, DCOptions{}); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkSolves times the solves with the factored reduced Bbus: PTDF columns of
+// every bus (one solve per column) over network sizes.
+func BenchmarkSolves(b *testing.B) {
+	for _, name := range []string{"pglib_opf_case300_ieee", "pglib_opf_case2383wp_k"} {
+		c, err := ReadCase(shareddata.Path(b, "pglib/"+name+".m"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := NewNetwork(c, DCOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		all := make([]int, n.NumBuses())
+		for i := range all {
+			all[i] = i
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				n.PTDFColumns(all)
 			}
 		})
 	}
