@@ -109,8 +109,8 @@ func main() {
 			if *quick {
 				sizes = []int{1000, 2000}
 			}
-			for i, n := range sizes {
-				insts = append(insts, instance{fmt.Sprintf("socp_n%d", n), "socp", socpInstance(n, uint64(10+i))})
+			for _, n := range sizes { // the seed depends on the size only
+				insts = append(insts, instance{fmt.Sprintf("socp_n%d", n), "socp", socpInstance(n, uint64(n))})
 			}
 		case "sdp":
 			vars := parseInts(*sdpVars)
@@ -118,8 +118,8 @@ func main() {
 			if *quick {
 				vars, order = []int{20, 40}, 20
 			}
-			for i, n := range vars {
-				insts = append(insts, instance{fmt.Sprintf("sdp%d_n%d", order, n), "sdp", sdpInstance(order, n, uint64(20+i))})
+			for _, n := range vars {
+				insts = append(insts, instance{fmt.Sprintf("sdp%d_n%d", order, n), "sdp", sdpInstance(order, n, uint64(1000*order+n))})
 			}
 		default:
 			fmt.Fprintf(os.Stderr, "ipmvscvxopt: unknown family %q (want socp or sdp)\n", fam)
