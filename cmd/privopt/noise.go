@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -302,13 +301,5 @@ func writeNoisePlot(path string, m *noise.Mechanism) error {
 	if agErr == nil && m.Name != "analytic-gaussian" {
 		fig.Series = append(fig.Series, plot.Series{Name: "analytic-gaussian", X: xs, Y: dens(ag.Dist), Dashed: true})
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fig.WriteSVG(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return fig.WriteSVGFile(path)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"time"
 
@@ -326,13 +325,5 @@ func writeDensityPlot(ctx context.Context, pr *grid.Private, path string) error 
 		}
 		fig.Series = append(fig.Series, s)
 	}
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fig.WriteSVG(fh); err != nil {
-		fh.Close()
-		return err
-	}
-	return fh.Close()
+	return fig.WriteSVGFile(path)
 }

@@ -11,6 +11,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"os"
 	"strconv"
 )
 
@@ -177,4 +178,19 @@ func label(v float64) string {
 		return strconv.FormatFloat(v, 'e', 1, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// WriteSVGFile renders the figure into the file at path, creating or
+// truncating it. A write error leaves no half-reported success: the first error
+// of rendering or closing is returned.
+func (f *Figure) WriteSVGFile(path string) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := f.WriteSVG(fh); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
 }
