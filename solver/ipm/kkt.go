@@ -9,6 +9,8 @@ import (
 
 	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/sparse"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -152,7 +154,7 @@ type schurBlock struct {
 	cone *psdCone
 	cols []int         // columns of A touched by the block's rows, increasing
 	ap   *mat.Dense    // d × len(cols): the block's rows of A on cols
-	g    *mat.Dense    // columns svec(T mat(a_j) Tᵀ) (psdCone.mulSchurFactor), so that A_pᵀH⁻¹A_p = gᵀg
+	gt   *mat.Dense    // rows svec(T mat(a_j) Tᵀ) (psdCone.mulSchurFactor), so that A_pᵀH⁻¹A_p = gt·gtᵀ
 	sc   *mat.SymDense // A_pᵀH⁻¹A_p
 	pos  []int         // positions of sc's upper triangle (a ≤ b at a + b(b+1)/2)
 	v, w []float64     // length-d workspaces
@@ -264,7 +266,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 				sort.Ints(cols)
 				nc := len(cols)
 				eb := &schurBlock{cone: pc, cols: cols, ap: mat.NewDense(d, max(nc, 1), nil),
-					g: mat.NewDense(d, max(nc, 1), nil), sc: mat.NewSymDense(max(nc, 1), nil),
+					gt: mat.NewDense(max(nc, 1), d, nil), sc: mat.NewSymDense(max(nc, 1), nil),
 					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), xc: make([]float64, nc), xt: make([]float64, nc), sx: make([]float64, nc)}
 				colIdx := make(map[int]int, nc)
 				for k, j := range cols {
@@ -452,24 +454,31 @@ func (ks *kktSystem) addSchur() {
 		d := eb.cone.d
 		workers := min(ks.threads, max(1, nc/8))
 		eb.work(workers - 1) // allocate the workspaces before going parallel
+		gr := eb.gt.RawMatrix()
 		if ks.identity {
-			eb.g.Copy(eb.ap)
+			eb.gt.Copy(eb.ap.T())
 		} else {
-			// columns svec(T mat(a_j) Tᵀ), split over the workers
+			// rows svec(T mat(a_j) Tᵀ), split over the workers
 			parallel(workers, func(k int) {
 				ws := eb.work(k)
 				for c := k * nc / workers; c < (k+1)*nc/workers; c++ {
 					mat.Col(ws.v, c, eb.ap)
-					eb.cone.schurFactorTo(ws.w, ws.v, ws.m1, ws.m2, ws.m3)
-					eb.g.SetCol(c, ws.w)
+					eb.cone.schurFactorTo(gr.Data[c*gr.Stride:c*gr.Stride+d], ws.v, ws.m1, ws.m2, ws.m3)
 				}
 			})
 		}
-		// S = gᵀg as a sum of rank-k updates over row blocks of g
+		// S = gt·gtᵀ as a sum of rank-k updates over column panels of gt
+		// (panels of schurPanel columns keep the rows being dotted in cache),
+		// the panels split over the workers
 		parallel(workers, func(k int) {
 			ws := eb.work(k)
+			sr := ws.s.RawSymmetric()
+			clear(sr.Data)
 			lo, hi := k*d/workers, (k+1)*d/workers
-			ws.s.SymOuterK(1, eb.g.Slice(lo, hi, 0, max(nc, 1)).T())
+			for p := lo; p < hi; p += schurPanel {
+				q := min(p+schurPanel, hi)
+				blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: max(nc, 1), Cols: q - p, Stride: gr.Stride, Data: gr.Data[p:]}, 1, sr)
+			}
 		})
 		eb.sc.CopySym(eb.work(0).s)
 		for k := 1; k < workers; k++ {
@@ -499,6 +508,9 @@ func parallel(workers int, f func(k int)) {
 	}
 	wg.Wait()
 }
+
+// schurPanel is the number of svec coordinates per rank-k update in addSchur.
+const schurPanel = 256
 
 // schurWork is one worker's workspace for addSchur.
 type schurWork struct {

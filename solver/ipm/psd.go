@@ -3,6 +3,7 @@ package ipm
 import (
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -24,6 +25,7 @@ type psdCone struct {
 	b      *mat.Dense    // RRᵀ
 	binv   *mat.Dense    // (RRᵀ)⁻¹ = R⁻ᵀR⁻¹
 	tq     *mat.TriDense // upper triangular T with TᵀT = (RRᵀ)⁻¹ (from R⁻¹ = QT)
+	tqt    *mat.Dense    // Tᵀ (lower triangular, zero above the diagonal), row-major for schurFactorTo
 	l1, l2 *mat.TriDense
 	// workspaces
 	m1, m2, m3 *mat.Dense
@@ -35,7 +37,7 @@ func newPSD(d int) *psdCone {
 	n := psdOrder(d)
 	return &psdCone{n: n, d: d, lam: make([]float64, n),
 		r: mat.NewDense(n, n, nil), rinv: mat.NewDense(n, n, nil), b: mat.NewDense(n, n, nil), binv: mat.NewDense(n, n, nil),
-		tq: mat.NewTriDense(n, mat.Upper, nil),
+		tq: mat.NewTriDense(n, mat.Upper, nil), tqt: mat.NewDense(n, n, nil),
 		l1: mat.NewTriDense(n, mat.Lower, nil), l2: mat.NewTriDense(n, mat.Lower, nil),
 		m1: mat.NewDense(n, n, nil), m2: mat.NewDense(n, n, nil), m3: mat.NewDense(n, n, nil),
 		sym: mat.NewSymDense(n, nil), tmp: make([]float64, d)}
@@ -176,6 +178,7 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			c.tq.SetTri(i, j, c.m1.At(i, j))
+			c.tqt.Set(j, i, c.m1.At(i, j))
 		}
 	}
 	return true
@@ -204,12 +207,47 @@ func (c *psdCone) mulSchurFactor(out, v []float64) {
 }
 
 // schurFactorTo is mulSchurFactor with caller-owned n×n workspaces, safe for
-// concurrent calls after updateScaling.
-func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, m3 *mat.Dense) {
-	svecToDense(m1, v, c.n)
-	m2.Mul(c.tq, m1)
-	m3.Mul(m2, c.tq.T())
-	denseToSvec(out, m3, c.n)
+// concurrent calls after updateScaling (m3 is unused).
+//
+// Only the upper triangle of W = T M Tᵀ (M = mat(v)) is formed, row by row:
+// row j of W on columns i ≥ j needs row j of Y = TM only on columns k ≥ j,
+//
+//	Y[j,k] = Σ_{l≥j} T[j,l] M[l,k],  W[j,i] = Σ_{k≥i} Y[j,k] T[i,k]  (k ≥ j),
+//
+// about n³/3 + n³/6 multiply-adds instead of the n³ of two full triangular
+// products. Row j of W's upper triangle is column j of W's lower triangle,
+// i.e. the j-th segment of svec(W), so it is accumulated in place in out.
+func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, _ *mat.Dense) {
+	n := c.n
+	svecToDense(m1, v, n)
+	mr := m1.RawMatrix()
+	tr := c.tq.RawTriangular()
+	ur := c.tqt.RawMatrix()
+	y := m2.RawMatrix().Data[:n]
+	off := 0
+	for j := 0; j < n; j++ {
+		// y[j:] = Σ_{l≥j} T[j,l] M[l, j:]
+		yj := y[j:n]
+		clear(yj)
+		trow := tr.Data[j*tr.Stride : j*tr.Stride+n]
+		for l := j; l < n; l++ {
+			if t := trow[l]; t != 0 {
+				floats.AddScaled(yj, t, mr.Data[l*mr.Stride+j:l*mr.Stride+n])
+			}
+		}
+		// W[j, i] for i = j…n−1 into seg[i−j]: seg[0:k−j+1] += Y[j,k]·Tᵀ[k, j:k+1]
+		seg := out[off : off+n-j]
+		clear(seg)
+		for k := j; k < n; k++ {
+			if a := y[k]; a != 0 {
+				floats.AddScaled(seg[:k-j+1], a, ur.Data[k*ur.Stride+j:k*ur.Stride+k+1])
+			}
+		}
+		for i := 1; i < len(seg); i++ {
+			seg[i] *= math.Sqrt2
+		}
+		off += n - j
+	}
 }
 
 // mulHinv computes out = H⁻¹v = svec(B⁻¹ mat(v) B⁻¹), B = RRᵀ.
