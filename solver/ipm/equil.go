@@ -61,12 +61,20 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 				}
 			}
 		}
+		// (plain comparisons: the entries are finite and dcol, erow ≥ 0, so
+		// this is math.Max without its NaN and signed-zero branches)
 		for j := 0; j < n; j++ {
+			dj := dcol[j]
 			for k := a.ColPtr[j]; k < a.ColPtr[j+1]; k++ {
 				v := math.Abs(a.Val[k])
-				dcol[j] = math.Max(dcol[j], v)
-				erow[a.RowIdx[k]] = math.Max(erow[a.RowIdx[k]], v)
+				if v > dj {
+					dj = v
+				}
+				if r := a.RowIdx[k]; v > erow[r] {
+					erow[r] = v
+				}
 			}
+			dcol[j] = dj
 		}
 		for j := range dcol {
 			if dcol[j] < 1e-12 {

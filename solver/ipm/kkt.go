@@ -158,6 +158,7 @@ type schurBlock struct {
 	sc   *mat.SymDense // A_pᵀH⁻¹A_p
 	pos  []int         // positions of sc's upper triangle (a ≤ b at a + b(b+1)/2)
 	v, w []float64     // length-d workspaces
+	fb   []float64     // length d: F(b_p) of the current solveElim pass
 	xc   []float64     // x restricted to cols
 	xt   []float64     // length len(cols) workspace
 	sx   []float64     // length len(cols) workspace
@@ -171,6 +172,25 @@ func (eb *schurBlock) mulAp(out, x []float64) {
 		return
 	}
 	mat.NewVecDense(len(out), out).MulVec(eb.ap, mat.NewVecDense(len(x), x))
+}
+
+// mulGt sets out = gt·v (v of length d, out indexed like cols).
+func (eb *schurBlock) mulGt(out, v []float64) {
+	nc := len(out)
+	if nc == 0 {
+		return
+	}
+	mat.NewVecDense(nc, out).MulVec(eb.gt.Slice(0, nc, 0, eb.cone.d), mat.NewVecDense(len(v), v))
+}
+
+// mulGtT sets out = gtᵀ·x (x indexed like cols, out of length d).
+func (eb *schurBlock) mulGtT(out, x []float64) {
+	nc := len(x)
+	if nc == 0 {
+		clear(out)
+		return
+	}
+	mat.NewVecDense(len(out), out).MulVec(eb.gt.Slice(0, nc, 0, eb.cone.d).T(), mat.NewVecDense(nc, x))
 }
 
 // mulApT sets out = A_pᵀ·v.
@@ -267,7 +287,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 				nc := len(cols)
 				eb := &schurBlock{cone: pc, cols: cols, ap: mat.NewDense(d, max(nc, 1), nil),
 					gt: mat.NewDense(max(nc, 1), d, nil), sc: mat.NewSymDense(max(nc, 1), nil),
-					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), xc: make([]float64, nc), xt: make([]float64, nc), sx: make([]float64, nc)}
+					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), fb: make([]float64, d), xc: make([]float64, nc), xt: make([]float64, nc), sx: make([]float64, nc)}
 				colIdx := make(map[int]int, nc)
 				for k, j := range cols {
 					colIdx[j] = k
@@ -753,8 +773,13 @@ func (ks *kktSystem) solveElim(x, b []float64) {
 			continue
 		}
 		off := ks.slots[ci].off
-		ks.hinv(eb, eb.w, b[n+off:n+off+eb.cone.d])
-		eb.mulApT(eb.xc, eb.w)
+		if ks.identity {
+			eb.mulApT(eb.xc, b[n+off:n+off+eb.cone.d])
+		} else {
+			// A_pᵀH_p⁻¹b_p = gt·F(b_p) with F = psdCone.schurFactorTo (H⁻¹ = FᵀF)
+			eb.cone.schurFactorTo(eb.fb, b[n+off:n+off+eb.cone.d], eb.cone.m1, eb.cone.m2, nil)
+			eb.mulGt(eb.xc, eb.fb)
+		}
 		for c, j := range eb.cols {
 			br[j] += eb.xc[c]
 		}
@@ -778,11 +803,20 @@ func (ks *kktSystem) solveElim(x, b []float64) {
 		for c, j := range eb.cols {
 			eb.xc[c] = xr[j]
 		}
-		eb.mulAp(eb.v, eb.xc)
-		for r := 0; r < d; r++ {
-			eb.v[r] -= b[n+off+r]
+		if ks.identity {
+			eb.mulAp(eb.v, eb.xc)
+			for r := 0; r < d; r++ {
+				eb.v[r] -= b[n+off+r]
+			}
+			copy(x[n+off:n+off+d], eb.v)
+			continue
 		}
-		ks.hinv(eb, x[n+off:n+off+d], eb.v)
+		// H_p⁻¹(A_p x − b_p) = Fᵀ(gtᵀx − F(b_p)), F(b_p) from the reduction above
+		eb.mulGtT(eb.v, eb.xc)
+		for r := 0; r < d; r++ {
+			eb.v[r] -= eb.fb[r]
+		}
+		eb.cone.schurFactorTransTo(x[n+off:n+off+d], eb.v, eb.cone.m1, eb.cone.m2)
 	}
 }
 

@@ -250,12 +250,56 @@ func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, _ *mat.Dense) {
 	}
 }
 
-// mulHinv computes out = H⁻¹v = svec(B⁻¹ mat(v) B⁻¹), B = RRᵀ.
+// mulHinv computes out = H⁻¹v = svec(B⁻¹ mat(v) B⁻¹), B = RRᵀ, as
+// svec(Tᵀ (T M Tᵀ) T) with B⁻¹ = TᵀT (schurFactorTo, then
+// schurFactorTransTo; both form only the upper triangle, n³/2
+// multiply-adds each).
 func (c *psdCone) mulHinv(out, v []float64) {
-	svecToDense(c.m1, v, c.n)
-	c.m2.Mul(c.binv, c.m1)
-	c.m3.Mul(c.m2, c.binv)
-	denseToSvec(out, c.m3, c.n)
+	c.schurFactorTo(c.tmp, v, c.m1, c.m2, nil)
+	c.schurFactorTransTo(out, c.tmp, c.m1, c.m2)
+}
+
+// schurFactorTransTo computes out = svec(Tᵀ mat(w) T), the adjoint of
+// schurFactorTo (so that H⁻¹ is the adjoint times schurFactorTo), with
+// caller-owned n×n workspaces. Only the upper triangle of Z = Tᵀ W T is
+// formed:
+//
+//	Y[a,i] = Σ_{b≤i} W[a,b] T[b,i] (i ≥ a),  Z[j,i] = Σ_{a≤j} T[a,j] Y[a,i]  (i ≥ j),
+//
+// about n³/3 + n³/6 multiply-adds.
+func (c *psdCone) schurFactorTransTo(out, w []float64, m1, m2 *mat.Dense) {
+	n := c.n
+	svecToDense(m1, w, n)
+	wr := m1.RawMatrix()
+	tr := c.tq.RawTriangular()
+	yr := m2.RawMatrix()
+	for a := 0; a < n; a++ {
+		ya := yr.Data[a*yr.Stride+a : a*yr.Stride+n]
+		clear(ya)
+		for b := 0; b < n; b++ {
+			wab := wr.Data[a*wr.Stride+b]
+			if wab == 0 {
+				continue
+			}
+			lo := max(a, b)
+			floats.AddScaled(ya[lo-a:], wab, tr.Data[b*tr.Stride+lo:b*tr.Stride+n])
+		}
+	}
+	// row j of Z's upper triangle is column j of svec(Z)'s lower triangle
+	off := 0
+	for j := 0; j < n; j++ {
+		seg := out[off : off+n-j]
+		clear(seg)
+		for a := 0; a <= j; a++ {
+			if t := tr.Data[a*tr.Stride+j]; t != 0 {
+				floats.AddScaled(seg, t, yr.Data[a*yr.Stride+j:a*yr.Stride+n])
+			}
+		}
+		for i := 1; i < len(seg); i++ {
+			seg[i] *= math.Sqrt2
+		}
+		off += n - j
+	}
 }
 
 func (c *psdCone) mulH(out, v []float64) {
