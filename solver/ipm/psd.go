@@ -3,6 +3,8 @@ package ipm
 import (
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -50,16 +52,20 @@ func psdOrder(d int) int {
 
 // svecToDense writes the symmetric matrix of svec v into m.
 func svecToDense(m *mat.Dense, v []float64, n int) {
+	r := m.RawMatrix()
+	data, st := r.Data, r.Stride
 	k := 0
 	for j := 0; j < n; j++ {
-		m.Set(j, j, v[k])
-		k++
-		for i := j + 1; i < n; i++ {
-			x := v[k] / math.Sqrt2
-			m.Set(i, j, x)
-			m.Set(j, i, x)
-			k++
+		// row j from the diagonal on; column j below it
+		row := data[j*st+j : j*st+n]
+		seg := v[k : k+n-j]
+		row[0] = seg[0]
+		for i := 1; i < len(seg); i++ {
+			x := seg[i] / math.Sqrt2
+			row[i] = x
+			data[(j+i)*st+j] = x
 		}
+		k += n - j
 	}
 }
 
@@ -143,8 +149,10 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 		return false
 	}
 	n := c.n
-	// M = L₂ᵀ L₁
-	c.m1.Mul(c.l2.T(), c.l1)
+	// M = L₂ᵀ L₁ (one triangular product on a dense copy of L₁; mat's
+	// product of two triangular operands goes through element access)
+	c.m1.Copy(c.l1)
+	blas64.Trmm(blas.Left, blas.Trans, 1, c.l2.RawTriangular(), c.m1.RawMatrix())
 	var svd mat.SVD
 	if !svd.Factorize(c.m1, mat.SVDFull) {
 		return false
