@@ -53,8 +53,9 @@
 // never factors the dense d×d scaling block. The data are equilibrated by
 // modified Ruiz scaling first. The
 // Schur complements of eliminated PSD blocks are computed by
-// solver.Settings.Threads goroutines (0 means GOMAXPROCS); the rest of the
-// solver is sequential. Separate Solve calls may run concurrently.
+// solver.Settings.Threads goroutines (0 means GOMAXPROCS), and with more than
+// one thread the two step-length eigenvalue problems of a PSD block run
+// concurrently; the rest of the solver is sequential. Separate Solve calls may run concurrently.
 //
 // # Invariants
 //

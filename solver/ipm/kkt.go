@@ -255,6 +255,11 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 	if ks.threads == 0 {
 		ks.threads = runtime.GOMAXPROCS(0)
 	}
+	for _, c := range cones {
+		if pc, ok := c.(*psdCone); ok {
+			pc.parallel = ks.threads > 1
+		}
+	}
 	if set.DisableRefinement {
 		ks.refine = 0
 	}

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,7 +32,9 @@ type psdCone struct {
 	l1, l2 *mat.TriDense
 	// workspaces
 	m1, m2, m3 *mat.Dense
-	sym        *mat.SymDense
+	m4         *mat.Dense    // workspace of the second psdStep in stepLength
+	sym, sym2  *mat.SymDense // sym2: workspace of the second psdStep
+	parallel   bool          // stepLength may use a second goroutine (Settings.Threads ≠ 1)
 	tmp        []float64
 }
 
@@ -42,7 +45,7 @@ func newPSD(d int) *psdCone {
 		tq: mat.NewTriDense(n, mat.Upper, nil), tqt: mat.NewDense(n, n, nil),
 		l1: mat.NewTriDense(n, mat.Lower, nil), l2: mat.NewTriDense(n, mat.Lower, nil),
 		m1: mat.NewDense(n, n, nil), m2: mat.NewDense(n, n, nil), m3: mat.NewDense(n, n, nil),
-		sym: mat.NewSymDense(n, nil), tmp: make([]float64, d)}
+		m4: mat.NewDense(n, n, nil), sym: mat.NewSymDense(n, nil), sym2: mat.NewSymDense(n, nil), tmp: make([]float64, d)}
 }
 
 func psdOrder(d int) int {
@@ -402,22 +405,28 @@ func (c *psdCone) dsOffset(out, ds []float64) {
 }
 
 // psdStep: largest α ≤ amax with LLᵀ + αD ⪰ 0, via the smallest eigenvalue γ of
-// L⁻¹DL⁻ᵀ: α = −1/γ when γ < 0.
-func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64) float64 {
-	var linv mat.TriDense
-	if err := linv.InverseTri(l); err != nil {
+// L⁻¹DL⁻ᵀ: α = −1/γ when γ < 0. m and sym are caller-owned n×n workspaces.
+func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Dense, sym *mat.SymDense) float64 {
+	n := c.n
+	lr := l.RawTriangular()
+	// the same conditioning test as mat.TriDense.InverseTri
+	cond := lapack64.Trcon(mat.CondNorm, lr, make([]float64, 3*n), make([]int, n))
+	if math.IsInf(cond, 1) || cond > mat.ConditionTolerance {
 		return 0
 	}
-	svecToDense(c.m1, d, c.n)
-	c.m2.Mul(&linv, c.m1)
-	c.m3.Mul(c.m2, linv.T())
-	for j := 0; j < c.n; j++ {
-		for i := j; i < c.n; i++ {
-			c.sym.SetSym(i, j, (c.m3.At(i, j)+c.m3.At(j, i))/2)
+	// m = L⁻¹ D L⁻ᵀ by two triangular solves
+	svecToDense(m, d, n)
+	mr := m.RawMatrix()
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, lr, mr)
+	blas64.Trsm(blas.Right, blas.Trans, 1, lr, mr)
+	sr := sym.RawSymmetric()
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			sr.Data[i*sr.Stride+j] = (mr.Data[i*mr.Stride+j] + mr.Data[j*mr.Stride+i]) / 2
 		}
 	}
 	var es mat.EigenSym
-	if !es.Factorize(c.sym, false) {
+	if !es.Factorize(sym, false) {
 		return 0
 	}
 	g := es.Values(nil)[0]
@@ -427,8 +436,21 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64) float64 {
 	return math.Min(amax, -1/g)
 }
 
+// stepLength runs the two eigenvalue problems concurrently when c.parallel
+// (each with its own workspaces).
 func (c *psdCone) stepLength(dz, ds, _, _ []float64, a float64) (float64, float64) {
-	return c.psdStep(c.l2, dz, a), c.psdStep(c.l1, ds, a)
+	if !c.parallel {
+		return c.psdStep(c.l2, dz, a, c.m1, c.sym), c.psdStep(c.l1, ds, a, c.m4, c.sym2)
+	}
+	var az float64
+	done := make(chan struct{}, 1)
+	go func() {
+		az = c.psdStep(c.l2, dz, a, c.m1, c.sym)
+		done <- struct{}{}
+	}()
+	as := c.psdStep(c.l1, ds, a, c.m4, c.sym2)
+	<-done
+	return az, as
 }
 
 func (c *psdCone) logdet(v []float64) float64 {
