@@ -86,14 +86,17 @@ func denseToSvec(v []float64, m *mat.Dense, n int) {
 }
 
 func svecToSym(m *mat.SymDense, v []float64, n int) {
+	// column j of the lower triangle is row j of the stored upper triangle
+	r := m.RawSymmetric()
 	k := 0
 	for j := 0; j < n; j++ {
-		m.SetSym(j, j, v[k])
-		k++
-		for i := j + 1; i < n; i++ {
-			m.SetSym(i, j, v[k]/math.Sqrt2)
-			k++
+		row := r.Data[j*r.Stride+j : j*r.Stride+n]
+		seg := v[k : k+n-j]
+		row[0] = seg[0]
+		for i := 1; i < len(seg); i++ {
+			row[i] = seg[i] / math.Sqrt2
 		}
+		k += n - j
 	}
 }
 
