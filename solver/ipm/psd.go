@@ -229,38 +229,30 @@ func (c *psdCone) mulSchurFactor(out, v []float64) {
 //	Y[j,k] = Σ_{l≥j} T[j,l] M[l,k],  W[j,i] = Σ_{k≥i} Y[j,k] T[i,k]  (k ≥ j),
 //
 // about n³/3 + n³/6 multiply-adds instead of the n³ of two full triangular
-// products. Row j of W's upper triangle is column j of W's lower triangle,
-// i.e. the j-th segment of svec(W), so it is accumulated in place in out.
+// products; per row one matrix-vector product with M[j:, j:] (M symmetric)
+// and one triangular matrix-vector product with T[j:, j:]. Row j of W's upper
+// triangle is column j of W's lower triangle, i.e. the j-th segment of svec(W).
 func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, _ *mat.Dense) {
 	n := c.n
 	svecToDense(m1, v, n)
 	mr := m1.RawMatrix()
 	tr := c.tq.RawTriangular()
-	ur := c.tqt.RawMatrix()
 	y := m2.RawMatrix().Data[:n]
 	off := 0
 	for j := 0; j < n; j++ {
-		// y[j:] = Σ_{l≥j} T[j,l] M[l, j:]
-		yj := y[j:n]
-		clear(yj)
-		trow := tr.Data[j*tr.Stride : j*tr.Stride+n]
-		for l := j; l < n; l++ {
-			if t := trow[l]; t != 0 {
-				floats.AddScaled(yj, t, mr.Data[l*mr.Stride+j:l*mr.Stride+n])
-			}
+		r := n - j
+		// y = Y[j, j:] = M[j:, j:]·T[j, j:]ᵀ (M symmetric), then
+		// y ← T[j:, j:]·y = W[j, j:]
+		yj := blas64.Vector{N: r, Inc: 1, Data: y[:r]}
+		blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: r, Cols: r, Stride: mr.Stride, Data: mr.Data[j*mr.Stride+j:]},
+			blas64.Vector{N: r, Inc: 1, Data: tr.Data[j*tr.Stride+j : j*tr.Stride+n]}, 0, yj)
+		blas64.Trmv(blas.NoTrans, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: r, Stride: tr.Stride, Data: tr.Data[j*tr.Stride+j:]}, yj)
+		seg := out[off : off+r]
+		seg[0] = y[0]
+		for i := 1; i < r; i++ {
+			seg[i] = y[i] * math.Sqrt2
 		}
-		// W[j, i] for i = j…n−1 into seg[i−j]: seg[0:k−j+1] += Y[j,k]·Tᵀ[k, j:k+1]
-		seg := out[off : off+n-j]
-		clear(seg)
-		for k := j; k < n; k++ {
-			if a := y[k]; a != 0 {
-				floats.AddScaled(seg[:k-j+1], a, ur.Data[k*ur.Stride+j:k*ur.Stride+k+1])
-			}
-		}
-		for i := 1; i < len(seg); i++ {
-			seg[i] *= math.Sqrt2
-		}
-		off += n - j
+		off += r
 	}
 }
 
@@ -280,39 +272,41 @@ func (c *psdCone) mulHinv(out, v []float64) {
 //
 //	Y[a,i] = Σ_{b≤i} W[a,b] T[b,i] (i ≥ a),  Z[j,i] = Σ_{a≤j} T[a,j] Y[a,i]  (i ≥ j),
 //
-// about n³/3 + n³/6 multiply-adds.
+// about n³/3 + n³/6 multiply-adds, as matrix-vector products (the b ≤ a part
+// of Y's row a is a dense product, the b > a part a triangular one).
 func (c *psdCone) schurFactorTransTo(out, w []float64, m1, m2 *mat.Dense) {
 	n := c.n
 	svecToDense(m1, w, n)
 	wr := m1.RawMatrix()
 	tr := c.tq.RawTriangular()
 	yr := m2.RawMatrix()
+	tmp := out[:n] // scratch until the second loop writes out
 	for a := 0; a < n; a++ {
-		ya := yr.Data[a*yr.Stride+a : a*yr.Stride+n]
-		clear(ya)
-		for b := 0; b < n; b++ {
-			wab := wr.Data[a*wr.Stride+b]
-			if wab == 0 {
-				continue
-			}
-			lo := max(a, b)
-			floats.AddScaled(ya[lo-a:], wab, tr.Data[b*tr.Stride+lo:b*tr.Stride+n])
+		r := n - a
+		// Y[a, a:] = T[0:a+1, a:]ᵀ·W[a, 0:a+1] + (0, T[a+1:, a+1:]ᵀ·W[a, a+1:])
+		ya := blas64.Vector{N: r, Inc: 1, Data: yr.Data[a*yr.Stride+a : a*yr.Stride+n]}
+		blas64.Gemv(blas.Trans, 1, blas64.General{Rows: a + 1, Cols: r, Stride: tr.Stride, Data: tr.Data[a:]},
+			blas64.Vector{N: a + 1, Inc: 1, Data: wr.Data[a*wr.Stride : a*wr.Stride+a+1]}, 0, ya)
+		if r > 1 {
+			t := tmp[:r-1]
+			copy(t, wr.Data[a*wr.Stride+a+1:a*wr.Stride+n])
+			blas64.Trmv(blas.Trans, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: r - 1, Stride: tr.Stride, Data: tr.Data[(a+1)*tr.Stride+a+1:]},
+				blas64.Vector{N: r - 1, Inc: 1, Data: t})
+			floats.Add(ya.Data[1:], t)
 		}
 	}
-	// row j of Z's upper triangle is column j of svec(Z)'s lower triangle
+	// Z[j, j:] = Y[0:j+1, j:]ᵀ·T[0:j+1, j]; row j of Z's upper triangle is
+	// column j of svec(Z)'s lower triangle
 	off := 0
 	for j := 0; j < n; j++ {
-		seg := out[off : off+n-j]
-		clear(seg)
-		for a := 0; a <= j; a++ {
-			if t := tr.Data[a*tr.Stride+j]; t != 0 {
-				floats.AddScaled(seg, t, yr.Data[a*yr.Stride+j:a*yr.Stride+n])
-			}
-		}
-		for i := 1; i < len(seg); i++ {
+		r := n - j
+		seg := out[off : off+r]
+		blas64.Gemv(blas.Trans, 1, blas64.General{Rows: j + 1, Cols: r, Stride: yr.Stride, Data: yr.Data[j:]},
+			blas64.Vector{N: j + 1, Inc: tr.Stride, Data: tr.Data[j:]}, 0, blas64.Vector{N: r, Inc: 1, Data: seg})
+		for i := 1; i < r; i++ {
 			seg[i] *= math.Sqrt2
 		}
-		off += n - j
+		off += r
 	}
 }
 
