@@ -26,7 +26,6 @@ type psdCone struct {
 	r      *mat.Dense
 	rinv   *mat.Dense
 	b      *mat.Dense    // RRᵀ
-	binv   *mat.Dense    // (RRᵀ)⁻¹ = R⁻ᵀR⁻¹
 	tq     *mat.TriDense // upper triangular T with TᵀT = (RRᵀ)⁻¹ (from R⁻¹ = QT)
 	tqt    *mat.Dense    // Tᵀ (lower triangular, zero above the diagonal), row-major for schurFactorTo
 	l1, l2 *mat.TriDense
@@ -41,7 +40,7 @@ type psdCone struct {
 func newPSD(d int) *psdCone {
 	n := psdOrder(d)
 	return &psdCone{n: n, d: d, lam: make([]float64, n),
-		r: mat.NewDense(n, n, nil), rinv: mat.NewDense(n, n, nil), b: mat.NewDense(n, n, nil), binv: mat.NewDense(n, n, nil),
+		r: mat.NewDense(n, n, nil), rinv: mat.NewDense(n, n, nil), b: mat.NewDense(n, n, nil),
 		tq: mat.NewTriDense(n, mat.Upper, nil), tqt: mat.NewDense(n, n, nil),
 		l1: mat.NewTriDense(n, mat.Lower, nil), l2: mat.NewTriDense(n, mat.Lower, nil),
 		m1: mat.NewDense(n, n, nil), m2: mat.NewDense(n, n, nil), m3: mat.NewDense(n, n, nil),
@@ -185,7 +184,6 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 		}
 	}
 	c.b.Mul(c.r, c.r.T())
-	c.binv.Mul(c.rinv.T(), c.rinv)
 	var qr mat.QR
 	qr.Factorize(c.rinv)
 	qr.RTo(c.m1)
