@@ -21,6 +21,8 @@
 //     uniform or graded partitions, the appendix rule for Λ and β and a
 //     refinement loop to a requested gap. OptimizeDataDependent: Section 3.
 //   - Certify: exact maximal privacy shortfall of a PiecewiseConstant.
+//   - GengLowerBoundL1: the literature lower bound on E|X| (Geng & Viswanath
+//     2015, Thm 8; Geng et al. 2020, Thm 4), the benchmark of Table 1.
 //   - Mechanism.Release: floating-point-safe releases (Laplace snapping,
 //     exact piecewise-constant sampling).
 //

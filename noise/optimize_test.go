@@ -130,8 +130,7 @@ func TestOptimizeMatchesMonolithicLP(t *testing.T) {
 // Table 4 of Selvi, Liu & Wiesemann (e-companion D): the upper-bound
 // suboptimality of the truncated Laplace mechanism, 100%·(B_UB − O)/max(O,1),
 // O the midpoint of our bounds, ℓ₁, Δ = 1. Reproduced within ±2 points.
-// (Table 1 adds the gap of Geng et al.'s lower bound, which this package does
-// not implement.)
+// (Table 1 adds the gap of Geng et al.'s lower bound: TestTable1BenchmarkGap.)
 func TestTable4UpperBoundSuboptimality(t *testing.T) {
 	if testing.Short() {
 		t.Skip("optimizes 10 instances")
