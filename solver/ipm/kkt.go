@@ -681,29 +681,7 @@ func (ks *kktSystem) solve(x, b []float64) {
 	if ks.fres == nil {
 		ks.fres, ks.fdx = make([]float64, ks.fdim), make([]float64, ks.fdim)
 	}
-	tol := 1e-12 + 1e-13*normInf(b)
-	prev := math.Inf(1)
-	for it := 0; it < ks.refine; it++ {
-		ks.mulFull(ks.fres, x)
-		for i := range ks.fres {
-			ks.fres[i] = b[i] - ks.fres[i]
-		}
-		r := normInf(ks.fres)
-		if r > prev {
-			for i := range x {
-				x[i] -= ks.fdx[i]
-			}
-			break
-		}
-		if r <= tol || !(r < prev/2) {
-			break
-		}
-		prev = r
-		ks.solveElim(ks.fdx, ks.fres)
-		for i := range x {
-			x[i] += ks.fdx[i]
-		}
-	}
+	refineSolution(x, b, ks.fres, ks.fdx, ks.refine, ks.mulFull, ks.solveElim)
 }
 
 // mulFull computes out = K₀·x for the full (unreduced, unregularized) system.
@@ -841,19 +819,28 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 	if refine == 0 {
 		return
 	}
-	nb := normInf(b)
-	tol := 1e-12 + 1e-13*nb
+	refineSolution(x, b, ks.res, ks.dx, refine, ks.mulK, ks.solver.solve)
+}
+
+// refineSolution improves an approximate solution x of K·x = b by at most
+// steps rounds of iterative refinement: res = b − K·x with mul (the exact
+// operator), dx from solve (the regularized factorization), x += dx. It stops
+// when the residual reaches round-off level (1e-12 + 1e-13·‖b‖∞) or stops
+// halving, and undoes a correction that made the residual larger. res and dx
+// are workspaces of len(x).
+func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src []float64)) {
+	tol := 1e-12 + 1e-13*normInf(b)
 	prev := math.Inf(1)
-	for it := 0; it < refine; it++ {
-		ks.mulK(ks.res, x)
-		for i := range ks.res {
-			ks.res[i] = b[i] - ks.res[i]
+	for it := 0; it < steps; it++ {
+		mul(res, x)
+		for i := range res {
+			res[i] = b[i] - res[i]
 		}
-		r := normInf(ks.res)
+		r := normInf(res)
 		if r > prev {
 			// the last correction made things worse: undo it
 			for i := range x {
-				x[i] -= ks.dx[i]
+				x[i] -= dx[i]
 			}
 			break
 		}
@@ -861,9 +848,9 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 			break
 		}
 		prev = r
-		ks.solver.solve(ks.dx, ks.res)
+		solve(dx, res)
 		for i := range x {
-			x[i] += ks.dx[i]
+			x[i] += dx[i]
 		}
 	}
 }
