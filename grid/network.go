@@ -446,20 +446,27 @@ func (r *reducedFactor) solve(x []float64) {
 // (Bbus θ)_i = inj_i for the non-reference buses: the DC power flow for net
 // injections inj (MW, length NumBuses). Reference buses absorb the mismatch.
 func (n *Network) SolveAngles(inj []float64) []float64 {
+	return n.solveReducedBuses(inj)
+}
+
+// solveReducedBuses returns the bus vector [B_red⁻¹ v_red; 0 at reference
+// buses] for a bus vector v: v restricted to the non-reference buses, solved
+// with the reduced susceptance matrix, and expanded back.
+func (n *Network) solveReducedBuses(v []float64) []float64 {
 	x := make([]float64, n.fact.n())
 	for i, r := range n.reduced {
 		if r >= 0 {
-			x[r] = inj[i]
+			x[r] = v[i]
 		}
 	}
 	n.fact.solve(x)
-	theta := make([]float64, len(n.BusID))
+	out := make([]float64, len(n.BusID))
 	for i, r := range n.reduced {
 		if r >= 0 {
-			theta[i] = x[r]
+			out[i] = x[r]
 		}
 	}
-	return theta
+	return out
 }
 
 // PowerFlow solves the DC power flow for generator outputs pg (MW, length NumGens)
@@ -526,19 +533,5 @@ func (n *Network) PTDFColumns(buses []int) [][]float64 {
 // PTDFTransMul returns PTDFᵀ μ (length NumBuses) for a vector μ over branches,
 // with one solve: PTDFᵀμ = [0; B_red⁻¹ (Bfᵀ μ)_red] (Bbus is symmetric).
 func (n *Network) PTDFTransMul(mu []float64) []float64 {
-	y := n.Bf.MulTransVecTo(nil, 1, mu, 0)
-	x := make([]float64, n.fact.n())
-	for i, r := range n.reduced {
-		if r >= 0 {
-			x[r] = y[i]
-		}
-	}
-	n.fact.solve(x)
-	out := make([]float64, len(n.BusID))
-	for i, r := range n.reduced {
-		if r >= 0 {
-			out[i] = x[r]
-		}
-	}
-	return out
+	return n.solveReducedBuses(n.Bf.MulTransVecTo(nil, 1, mu, 0))
 }
