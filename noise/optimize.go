@@ -30,7 +30,12 @@ type OptimalOptions struct {
 	// SupportMultiple Λ ≥ 1: the support is [−ΛΔ, ΛΔ]. 0: the appendix rule.
 	SupportMultiple int
 	// Graded uses cells of width β within FineRadius·Δ of 0 and of width
-	// CoarseFactor·β beyond (a non-uniform partition, Section 4.1).
+	// CoarseFactor·β beyond (a non-uniform partition, Section 4.1). The
+	// lower bound on a graded grid uses the coverage relaxation (see
+	// coverage.go), not the paper's D(π,β), which is not a relaxation for
+	// non-uniform partitions; it is valid but looser than on a uniform grid.
+	// With Granularity 0 and ε ≥ 5, a graded upper-bound grid may also be
+	// chosen automatically (OptimalResult.GradedUpper).
 	Graded       bool
 	FineRadius   float64 // in units of Δ (default 2)
 	CoarseFactor int     // default 4
@@ -69,6 +74,8 @@ type OptimalOptions struct {
 	// event (Algorithm 1 as in the paper, Kelley's method) instead of the exact
 	// block of all the shift's constraints. Its tail convergence is slow.
 	EventCuts bool
+	// coverageLB forces the coverage lower bound on uniform grids (tests).
+	coverageLB bool
 	// Progress, if set, is called after every round (from the goroutines of
 	// both bounds; calls are serialized).
 	Progress func(OptimizeProgress)
@@ -96,7 +103,13 @@ type OptimalResult struct {
 	Gap         float64            // (UpperBound − LowerBound)/LowerBound
 	Intervals   int                // cells of Dist
 	Granularity int                // k of the returned density (β = Δ/k)
-	Support     int                // Λ
+	// LowerGranularity is k of the grid of the best lower bound (uniform
+	// unless Graded was set).
+	LowerGranularity int
+	// GradedUpper reports that the returned density lives on a graded grid
+	// (Graded was set, or chosen automatically for large ε).
+	GradedUpper bool
+	Support     int // Λ
 	Refinements int
 	Rounds      int           // cutting-plane rounds (all problems)
 	Cuts        int           // cuts in the final upper-bound LP
@@ -226,6 +239,12 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 		}
 		k = max(2, int(math.Round(float64(opt.Intervals)/cellsPerDelta)))
 	}
+	// Large ε: near-optimal noise concentrates on a plateau of half-width
+	// about γΔ, γ = 1/(1 + e^{ε/2}) (the staircase's), which the automatic
+	// uniform grid cannot resolve (β > γΔ). Then the upper bound uses a graded grid
+	// with β ≤ γΔ/8 inside 2γΔ of 0 and about Intervals cells in all; the
+	// lower bound stays on the uniform grid (see autoGraded).
+	ag := autoGraded(p, opt, lam, k)
 	if float64(lam)*float64(k) > 5e6 {
 		return nil, paramErr("Granularity", k, fmt.Sprintf("with support Λ = %d gives %g unit cells, more than 5e6", lam, float64(lam)*float64(k)))
 	}
@@ -269,15 +288,26 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 				ol := opt
 				ol.Symmetric = opt.Symmetric && symLoss
 				gl := newGrid(p, lam, k, ol, true, scale)
-				lb, lbErr = gl.solveLower(ctx, p, ol, ref, &lbStat, ol.Symmetric)
+				if opt.Graded || opt.coverageLB {
+					lb, lbErr = gl.solveLowerCoverage(ctx, p, ol, ref, &lbStat, ol.Symmetric)
+				} else {
+					lb, lbErr = gl.solveLower(ctx, p, ol, ref, &lbStat, ol.Symmetric)
+				}
 			}()
 		}
 		ku := k
 		if opt.UpperGranularity > 0 {
 			ku = max(2, min(k, opt.UpperGranularity<<ref))
 		}
-		g := newGrid(p, lam, ku, opt, false, scale)
-		ub, ubErr = g.solveUpper(ctx, p, opt, ref, &ubStat)
+		ou := opt
+		if ag != nil {
+			// Refinements double the graded grid up to k' = 4,000 (the
+			// search costs O(k'²) per round), keeping the cells' real widths.
+			ku = min(ag.k<<ref, max(ag.k, 4000))
+			ou.Graded, ou.FineRadius, ou.CoarseFactor = true, ag.fineRadius, ag.coarse*ku/ag.k
+		}
+		g := newGrid(p, lam, ku, ou, false, scale)
+		ub, ubErr = g.solveUpper(ctx, p, ou, ref, &ubStat)
 		wg.Wait()
 		if ubErr != nil {
 			return nil, ubErr
@@ -295,9 +325,12 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 		if ub.UpperBound < res.UpperBound {
 			res.Dist, res.Certificate, res.UpperBound = ub.Dist, ub.Certificate, ub.UpperBound
 			res.Intervals, res.Granularity, res.Support, res.Cuts = ub.Intervals, ku, lam, ub.Cuts
+			res.GradedUpper = ou.Graded
 		}
 		if !opt.SkipLowerBound {
-			res.LowerBound = math.Max(res.LowerBound, lb)
+			if lb > res.LowerBound {
+				res.LowerBound, res.LowerGranularity = lb, k
+			}
 		}
 		res.Refinements = ref
 		if opt.SkipLowerBound {
@@ -890,3 +923,34 @@ func ubMargin(delta float64) float64 { return math.Max(1e-6*delta, math.Min(1e-9
 // perturbHook, if set (tests only), alters the upper-bound solution before
 // certification, to exercise the repair path.
 var perturbHook func(probs []float64)
+
+// autoGrid is the graded upper-bound grid chosen for large ε.
+type autoGrid struct {
+	k          int
+	fineRadius float64
+	coarse     int
+}
+
+// autoGraded returns the graded upper-bound grid for large ε, or nil: only
+// when the grid is automatic (Granularity, UpperGranularity and Graded unset),
+// ε ≥ 5 and the uniform cells β = Δ/k are wider than γΔ with γ = 1/(1 + e^{ε/2})
+// (at Intervals = 200 and Λ = 2: ε > 7.8; at ε = 5 the uniform grid is still
+// slightly better).
+// The graded grid has unit β' = Δ/k' with k' = ⌈8/γ⌉ (at most 4,000), unit
+// cells within 2γΔ of 0 and cells of CoarseFactor units beyond, the factor
+// chosen for about Intervals cells in all.
+func autoGraded(p Params, opt OptimalOptions, lam, k int) *autoGrid {
+	if opt.Granularity != 0 || opt.UpperGranularity != 0 || opt.Graded {
+		return nil
+	}
+	gamma := 1 / (1 + math.Exp(p.Epsilon/2))
+	if p.Epsilon < 5 || 1/float64(k) <= gamma {
+		return nil
+	}
+	kg := min(4000, int(math.Ceil(8/gamma)))
+	fr := 2 * gamma
+	fine := 2 * fr * float64(kg)
+	coarseCells := math.Max(float64(opt.Intervals)-fine, 20)
+	cf := max(2, int(math.Ceil(2*(float64(lam)-fr)*float64(kg)/coarseCells)))
+	return &autoGrid{k: kg, fineRadius: fr, coarse: cf}
+}
