@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/privopt/privopt/solver"
@@ -54,6 +55,9 @@ type OptimalOptions struct {
 	Monotone bool
 	// Gap > 0 refines (k doubles; Λ grows by one every second refinement) until
 	// (UB − LB)/LB ≤ Gap or MaxRefinements refinements were made. 0: one pass.
+	// With Gap > 0 the lower-bound cutting plane also stops as soon as its
+	// relaxation value (already a valid bound) certifies the gap against the
+	// best upper bound known, so LowerBound may be below the level's D(π,β).
 	Gap            float64
 	MaxRefinements int // default 3
 	// CutsPerRound: number of most violated shifts whose constraints are added
@@ -281,6 +285,18 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 			lbStat OptimalResult
 			wg     sync.WaitGroup
 		)
+		// With a gap target the lower bound may stop as soon as it certifies
+		// the target against the best upper bound known (this level's once
+		// it is certified, else the previous levels').
+		var target atomic.Uint64
+		target.Store(math.Float64bits(math.Inf(1)))
+		if opt.Gap > 0 && !math.IsInf(res.UpperBound, 1) {
+			target.Store(math.Float64bits(res.UpperBound / (1 + opt.Gap)))
+		}
+		stopAt := func() float64 { return math.Float64frombits(target.Load()) }
+		if opt.Gap == 0 {
+			stopAt = nil
+		}
 		if !opt.SkipLowerBound {
 			wg.Add(1)
 			go func() {
@@ -291,7 +307,7 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 				if opt.Graded || opt.coverageLB {
 					lb, lbErr = gl.solveLowerCoverage(ctx, p, ol, ref, &lbStat, ol.Symmetric)
 				} else {
-					lb, lbErr = gl.solveLower(ctx, p, ol, ref, &lbStat, ol.Symmetric)
+					lb, lbErr = gl.solveLower(ctx, p, ol, ref, &lbStat, ol.Symmetric, stopAt)
 				}
 			}()
 		}
@@ -308,6 +324,9 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 		}
 		g := newGrid(p, lam, ku, ou, false, scale)
 		ub, ubErr = g.solveUpper(ctx, p, ou, ref, &ubStat)
+		if ubErr == nil && opt.Gap > 0 && ub.UpperBound < res.UpperBound {
+			target.Store(math.Float64bits(ub.UpperBound / (1 + opt.Gap)))
+		}
 		wg.Wait()
 		if ubErr != nil {
 			return nil, ubErr
@@ -610,7 +629,7 @@ type shiftBlock struct {
 
 // run grows the shift blocks until no shift is violated by more than the
 // acceptance level (Algorithm 1 with the structured search).
-func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage string, ref int, accept float64) error {
+func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage string, ref int, accept float64, stopAt func() float64) error {
 	g := cp.g
 	n := cp.n
 	lo, hi := g.idx[0], g.idx[len(g.idx)-1]
@@ -638,6 +657,10 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 		}
 		cp.rounds++
 		cp.obj = r.Objective
+		if stopAt != nil && cp.obj*g.scale >= stopAt() {
+			// A relaxation's optimal value is already a valid lower bound.
+			return nil
+		}
 		cp.p = append(cp.p[:0], r.X[:n]...)
 		t0 := time.Now()
 		if opt.PlainSearch {
@@ -850,7 +873,7 @@ func (g *grid) solveUpper(ctx context.Context, p Params, opt OptimalOptions, ref
 	}
 	defer cp.lp.Close()
 	for attempt := 0; ; attempt++ {
-		if err := cp.run(ctx, opt, "upper", ref, p.Delta-margin/2); err != nil {
+		if err := cp.run(ctx, opt, "upper", ref, p.Delta-margin/2, nil); err != nil {
 			return nil, err
 		}
 		probs := make([]float64, len(cp.p))
@@ -889,13 +912,13 @@ func (g *grid) solveUpper(ctx context.Context, p Params, opt OptimalOptions, ref
 	}
 }
 
-func (g *grid) solveLower(ctx context.Context, p Params, opt OptimalOptions, ref int, res *OptimalResult, symmetric bool) (float64, error) {
+func (g *grid) solveLower(ctx context.Context, p Params, opt OptimalOptions, ref int, res *OptimalResult, symmetric bool, stopAt func() float64) (float64, error) {
 	cp, err := newCuttingPlane(g, p.Delta, symmetric, false)
 	if err != nil {
 		return 0, err
 	}
 	defer cp.lp.Close()
-	if err := cp.run(ctx, opt, "lower", ref, p.Delta+1e-9); err != nil {
+	if err := cp.run(ctx, opt, "lower", ref, p.Delta+1e-9, stopAt); err != nil {
 		return 0, err
 	}
 	res.Rounds += cp.rounds
