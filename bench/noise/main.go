@@ -42,14 +42,33 @@ func main() {
 		fmt.Printf("%6d %10.6f %10.6f %8.3f %8.3f %9.3f %9.4f %9.4f %9d %7v\n", r.Intervals, r.UpperBound, r.LowerBound, 100*r.Gap,
 			r.Time.Seconds(), r.LPTime.Seconds(), r.SearchTime.Seconds(), r.CertifyTime.Seconds(), r.Rounds, r.Certificate.Certified)
 	}
-	for _, k := range []int{100, 130} {
-		r, err := noise.Optimize(ctx, p, noise.OptimalOptions{Granularity: k, UpperGranularity: k / 4, Symmetric: true})
+	fmt.Println("\ngap target 1% (the lower bound stops once it certifies the target):")
+	for _, c := range []struct{ k, ku int }{{100, 0}, {125, 0}, {100, 25}, {150, 25}, {200, 25}, {500, 25}} {
+		ctxT, cancel := context.WithTimeout(ctx, 60*time.Second)
+		r, err := noise.Optimize(ctxT, p, noise.OptimalOptions{Granularity: c.k, UpperGranularity: c.ku, Gap: 0.01, MaxRefinements: 1, Symmetric: true})
+		cancel()
+		if err != nil {
+			fmt.Printf("lower bound k=%d (%d cells), upper k=%d: %v\n", c.k, 4*c.k, c.ku, err)
+			continue
+		}
+		fmt.Printf("lower bound k=%d (%d cells), upper bound %d cells: upper %.6f, lower %.6f, gap %.3f%%, wall %.3fs, lp %.3fs, certified %v\n",
+			c.k, 4*c.k, r.Intervals, r.UpperBound, r.LowerBound, 100*r.Gap, r.Time.Seconds(), r.LPTime.Seconds(), r.Certificate.Certified)
+	}
+	fmt.Println("\nlarge ε, automatic grid (ℓ₁, Δ = 1, symmetric):")
+	for _, q := range []noise.Params{{Epsilon: 9, Delta: 0.01, Sensitivity: 1}, {Epsilon: 10, Delta: 0.001, Sensitivity: 1}} {
+		r, err := noise.Optimize(ctx, q, noise.OptimalOptions{Symmetric: true})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		fmt.Printf("k=%d, upper bound at k/4 (%d cells), lower bound at k: upper %.6f, lower %.6f, gap %.3f%%, wall %.3fs, lp %.3fs, certified %v\n",
-			k, r.Intervals, r.UpperBound, r.LowerBound, 100*r.Gap, r.Time.Seconds(), r.LPTime.Seconds(), r.Certificate.Certified)
+		u, err := noise.Optimize(ctx, q, noise.OptimalOptions{Granularity: r.LowerGranularity, Symmetric: true, SkipLowerBound: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		tl, _ := noise.TruncatedLaplaceMechanism(q)
+		fmt.Printf("(ε,δ) = (%g, %g): graded upper %v (k=%d, %d cells) %.6f, uniform k=%d upper %.6f, truncated Laplace %.6f, lower %.6f, gap %.1f%%, wall %.2fs\n",
+			q.Epsilon, q.Delta, r.GradedUpper, r.Granularity, r.Intervals, r.UpperBound, u.Granularity, u.UpperBound, tl.Dist.MeanAbs(), r.LowerBound, 100*r.Gap, r.Time.Seconds())
 	}
 	if *plainN > 0 {
 		var t [2]time.Duration
