@@ -31,7 +31,8 @@ any (ε,δ)-DP noise, their relative gap and the exact certificate. --json print
 one object with the fields mechanism, epsilon, delta, sensitivity, std,
 mean_abs, variance, support ([lo, hi] or null), scale or sigma (or gamma,
 bound), and for optimal upper_bound, lower_bound, gap, certified,
-max_shortfall, intervals, time_s. --plot writes an SVG of the density with the
+max_shortfall, intervals, graded_upper (the density lives on a graded grid,
+chosen automatically for ε ≥ 5), time_s. --plot writes an SVG of the density with the
 Laplace and analytic-Gaussian densities of the same (ε,δ,S). --samples N draws
 N noise values from crypto/rand. Exit status 0 on success, 1 on a failed run,
 2 on bad usage (including invalid ε, δ, S or loss).
@@ -59,6 +60,7 @@ type noiseOutput struct {
 	Certified    *bool     `json:"certified,omitempty"`
 	MaxShortfall *float64  `json:"max_shortfall,omitempty"`
 	Intervals    *int      `json:"intervals,omitempty"`
+	GradedUpper  *bool     `json:"graded_upper,omitempty"`
 	TimeS        *float64  `json:"time_s,omitempty"`
 	Samples      []float64 `json:"samples,omitempty"`
 }
@@ -232,6 +234,8 @@ func describe(m *noise.Mechanism, opt *noise.OptimalResult) noiseOutput {
 		out.UpperBound, out.LowerBound, out.Gap = fp(opt.UpperBound), fp(opt.LowerBound), fp(opt.Gap)
 		out.Certified, out.MaxShortfall, out.Intervals = &cert, fp(opt.Certificate.MaxShortfall), &n
 		out.TimeS = fp(opt.Time.Seconds())
+		graded := opt.GradedUpper
+		out.GradedUpper = &graded
 		out.Loss = opt.LossName
 	}
 	return out
