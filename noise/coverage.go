@@ -2,12 +2,9 @@ package noise
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sort"
 	"time"
-
-	"github.com/privopt/privopt/solver"
 )
 
 // The lower bound D(π, β) of Selvi, Liu & Wiesemann (Section 4.1) for a
@@ -75,7 +72,7 @@ func (g *grid) worstCoverageEvent(p []float64, cv *coverage, best []float64, pre
 		if g.idx[j] < g.rlo || g.idx[j+1] > g.rhi {
 			continue
 		}
-		lo, hi := g.cv(cv, j)
+		lo, hi := cv.lo[j], cv.hi[j]
 		for ptr < j && cv.hi[ptr] < lo {
 			if best[ptr] > farBest {
 				farBest, farArg = best[ptr], ptr
@@ -104,8 +101,6 @@ func (g *grid) worstCoverageEvent(p []float64, cv *coverage, best []float64, pre
 	sort.Ints(A)
 	return topVal, A
 }
-
-func (g *grid) cv(cv *coverage, j int) (int, int) { return cv.lo[j], cv.hi[j] }
 
 // coverageCut returns the row Σ_{j∈A} p_j − e·Σ_{j'∈N(A)} p_j' (sorted columns).
 func (g *grid) coverageCut(A []int, cv *coverage) ([]int, []float64) {
@@ -146,27 +141,13 @@ func (g *grid) solveLowerCoverage(ctx context.Context, p Params, opt OptimalOpti
 	// near convergence).
 	maxRounds := min(opt.MaxRounds, 2000)
 	for round := 0; ; round++ {
-		r, err := cp.lp.Solve(ctx)
+		// Dense cuts with coefficients 1 and −e^ε can trip the warm simplex;
+		// a cold start usually recovers.
+		r, err := cp.solve(ctx, "lower", true)
+		res.LPTime += cp.lpTime
+		cp.lpTime = 0
 		if err != nil {
 			return 0, err
-		}
-		res.LPTime += r.Time
-		if r.Status == solver.NumericalError {
-			// Dense cuts with coefficients 1 and −e^ε can trip the warm
-			// simplex; a cold start usually recovers.
-			if err := cp.lp.ResetBasis(); err != nil {
-				return 0, err
-			}
-			if r, err = cp.lp.Solve(ctx); err != nil {
-				return 0, err
-			}
-			res.LPTime += r.Time
-		}
-		if r.Status != solver.Optimal {
-			if r.Status == solver.Cancelled {
-				return 0, ctx.Err()
-			}
-			return 0, fmt.Errorf("noise: lower-bound LP: %v", r.Status)
 		}
 		res.Rounds++
 		t0 := time.Now()

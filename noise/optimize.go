@@ -288,14 +288,11 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 		// With a gap target the lower bound may stop as soon as it certifies
 		// the target against the best upper bound known (this level's once
 		// it is certified, else the previous levels').
-		var target atomic.Uint64
-		target.Store(math.Float64bits(math.Inf(1)))
-		if opt.Gap > 0 && !math.IsInf(res.UpperBound, 1) {
-			target.Store(math.Float64bits(res.UpperBound / (1 + opt.Gap)))
-		}
-		stopAt := func() float64 { return math.Float64frombits(target.Load()) }
-		if opt.Gap == 0 {
-			stopAt = nil
+		var target atomic.Uint64 // UB/(1+Gap); +Inf until an upper bound is known
+		target.Store(math.Float64bits(res.UpperBound / (1 + opt.Gap)))
+		var stopAt func() float64
+		if opt.Gap > 0 {
+			stopAt = func() float64 { return math.Float64frombits(target.Load()) }
 		}
 		if !opt.SkipLowerBound {
 			wg.Add(1)
@@ -641,19 +638,9 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 		if round >= opt.MaxRounds {
 			return fmt.Errorf("noise: %s bound: no convergence after %d cutting-plane rounds", stage, round)
 		}
-		r, err := cp.lp.Solve(ctx)
+		r, err := cp.solve(ctx, stage, false)
 		if err != nil {
 			return err
-		}
-		cp.lpTime += r.Time
-		if r.Status != solver.Optimal {
-			if r.Status == solver.Cancelled {
-				return ctx.Err()
-			}
-			if r.Status == solver.PrimalInfeasible {
-				return paramErr("SupportMultiple", g.rhi/g.k, fmt.Sprintf("gives an infeasible %s-bound LP (granularity k = %d): the support [−ΛΔ, ΛΔ] is too small or the grid too coarse", stage, g.k))
-			}
-			return fmt.Errorf("noise: %s-bound LP: %v", stage, r.Status)
 		}
 		cp.rounds++
 		cp.obj = r.Objective
@@ -844,6 +831,35 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 			return err
 		}
 	}
+}
+
+// solve re-solves the LP (adding to lpTime) and maps a non-optimal status
+// to an error. coldRetry re-solves once from scratch after a numerical error.
+func (cp *cuttingPlane) solve(ctx context.Context, stage string, coldRetry bool) (*highs.LPResult, error) {
+	g := cp.g
+	r, err := cp.lp.Solve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cp.lpTime += r.Time
+	if coldRetry && r.Status == solver.NumericalError {
+		if err := cp.lp.ResetBasis(); err != nil {
+			return nil, err
+		}
+		if r, err = cp.lp.Solve(ctx); err != nil {
+			return nil, err
+		}
+		cp.lpTime += r.Time
+	}
+	switch r.Status {
+	case solver.Optimal:
+		return r, nil
+	case solver.Cancelled:
+		return nil, ctx.Err()
+	case solver.PrimalInfeasible:
+		return nil, paramErr("SupportMultiple", g.rhi/g.k, fmt.Sprintf("gives an infeasible %s-bound LP (granularity k = %d): the support [−ΛΔ, ΛΔ] is too small or the grid too coarse", stage, g.k))
+	}
+	return nil, fmt.Errorf("noise: %s-bound LP: %v", stage, r.Status)
 }
 
 // tighten lowers the right-hand side of every cut (and of future cuts).
