@@ -10,7 +10,7 @@ import (
 func TestCoverageLowerBoundEqualsExactOnUniformGrid(t *testing.T) {
 	for _, pr := range [][2]float64{{1, 0.2}, {2, 0.05}} {
 		p := Params{Epsilon: pr[0], Delta: pr[1], Sensitivity: 1}
-		exact := optimizeT(t, p, OptimalOptions{Granularity: 16, Symmetric: true})
+		exact := optimizeT(t, p, OptimalOptions{Granularity: 16, Symmetric: true, PaperLowerBound: true})
 		cov := optimizeT(t, p, OptimalOptions{Granularity: 16, Symmetric: true, coverageLB: true})
 		t.Logf("(ε,δ) = %v: exact LB %.9f, coverage LB %.9f", pr, exact.LowerBound, cov.LowerBound)
 		if d := cov.LowerBound - exact.LowerBound; d > 1e-7 || d < -1e-7 {
