@@ -129,10 +129,12 @@ func TestLowerMethodChoice(t *testing.T) {
 		{Params{1, 0.2, 1}, OptimalOptions{Granularity: 8, Loss: custom}, "cell-infimum"},
 		{Params{1, 0.2, 1}, OptimalOptions{Granularity: 8, Loss: declared}, "dithered"},
 		{Params{1, 0.6, 1}, OptimalOptions{Granularity: 8}, "cell-infimum"},
-		{Params{4, 0.01, 1}, OptimalOptions{Granularity: 4}, "cell-infimum"}, // β = 0.25 > 2γ = 0.238
-		{Params{4, 0.01, 1}, OptimalOptions{Granularity: 5}, "dithered"},
+		{Params{4, 0.01, 1}, OptimalOptions{Granularity: 6}, "cell-infimum"}, // β = 0.167 > 1.2γ = 0.143
+		{Params{4, 0.01, 1}, OptimalOptions{Granularity: 8}, "dithered"},
+		{Params{1, 0.2, 1}, OptimalOptions{Granularity: 100}, "dithered"}, // lower grid capped at k = 48
 		{Params{1, 0.2, 1}, OptimalOptions{Granularity: 8, PaperLowerBound: true}, "cell-infimum"},
 		{Params{1, 0.2, 1}, OptimalOptions{Granularity: 8, Graded: true, PaperLowerBound: true}, "coverage"},
+		{Params{1, 0.2, 1}, OptimalOptions{Granularity: 8, Graded: true}, "dithered"},
 	}
 	for i, c := range cases {
 		c.opt.Symmetric = true
@@ -143,6 +145,9 @@ func TestLowerMethodChoice(t *testing.T) {
 		if !(r.LowerBound <= r.UpperBound) {
 			t.Errorf("case %d: LB %v > UB %v", i, r.LowerBound, r.UpperBound)
 		}
+	}
+	if r := optimizeT(t, Params{1, 0.2, 1}, OptimalOptions{Granularity: 100, Symmetric: true, SkipLowerBound: false}); r.LowerGranularity != ditherCap || r.Granularity != 100 {
+		t.Errorf("automatic lower grid k = %d (upper %d), want %d", r.LowerGranularity, r.Granularity, ditherCap)
 	}
 	// The same loss declared or not: the declared one bounds tighter.
 	a := optimizeT(t, Params{1, 0.2, 1}, OptimalOptions{Granularity: 8, Loss: custom})

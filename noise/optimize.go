@@ -31,10 +31,12 @@ type OptimalOptions struct {
 	// SupportMultiple Λ ≥ 1: the support is [−ΛΔ, ΛΔ]. 0: the appendix rule.
 	SupportMultiple int
 	// Graded uses cells of width β within FineRadius·Δ of 0 and of width
-	// CoarseFactor·β beyond (a non-uniform partition, Section 4.1). The
-	// lower bound on a graded grid uses the coverage relaxation (see
-	// coverage.go), not the paper's D(π,β), which is not a relaxation for
-	// non-uniform partitions; it is valid but looser than on a uniform grid.
+	// CoarseFactor·β beyond (a non-uniform partition, Section 4.1) for the
+	// upper bound. The lower bound then uses the dithered relaxation on a
+	// uniform grid when it applies (see PaperLowerBound), else the coverage
+	// relaxation on the graded grid (see coverage.go), not the paper's
+	// D(π,β), which is not a relaxation for non-uniform partitions; it is
+	// valid but looser than on a uniform grid.
 	// With Granularity 0 and ε ≥ 5, a graded upper-bound grid may also be
 	// chosen automatically (OptimalResult.GradedUpper).
 	Graded       bool
@@ -46,12 +48,20 @@ type OptimalOptions struct {
 	// infima drive the gap, so a coarse implementable density with a fine
 	// lower bound certifies a small gap at a fraction of the cost.
 	UpperGranularity int
+	// LowerGranularity, if > 0, solves the lower bound on the uniform grid
+	// β = Δ/LowerGranularity (doubling with each refinement). 0: the level's
+	// k, but at most 48·2^refinement when the dithered bound is used: its
+	// error falls like β², while its LP (no symmetry restriction) grows
+	// quickly with k.
+	LowerGranularity int
 	// PaperLowerBound uses the paper's lower bound D(π,β) (each cell charged
-	// the infimum of the loss over it) even when the loss declares its
+	// the infimum of the loss over it; the coverage relaxation on graded
+	// grids, see Graded) even when the loss declares its
 	// smoothness (Loss.WithSmoothness; L1, L2 and Pinball do). By default such
 	// losses use the dithered relaxation (see dither.go): a valid lower bound
 	// whose error is of second order in β instead of first, unless cells are
-	// wider than half the staircase plateau γΔ, γ = 1/(1 + e^{ε/2}). At
+	// wider than 1.2 times the staircase plateau γΔ, γ = 1/(1 + e^{ε/2}), or
+	// δ > 1/2 (see useDither). The dithered bound always uses a uniform grid. At
 	// (ε,δ) = (1, 0.2), ℓ₁, k = 25 it certifies a 0.3% gap where D(π,β)
 	// needs k ≈ 100 for 1%.
 	PaperLowerBound bool
@@ -148,6 +158,8 @@ func (o OptimalOptions) Validate() error {
 		return paramErr("Granularity", o.Granularity, "must be 0 (automatic) or ≥ 2")
 	case o.UpperGranularity < 0 || o.UpperGranularity == 1:
 		return paramErr("UpperGranularity", o.UpperGranularity, "must be 0 (same as Granularity) or ≥ 2")
+	case o.LowerGranularity < 0 || o.LowerGranularity == 1:
+		return paramErr("LowerGranularity", o.LowerGranularity, "must be 0 (automatic) or ≥ 2")
 	case o.SupportMultiple < 0:
 		return paramErr("SupportMultiple", o.SupportMultiple, "must be 0 (automatic) or ≥ 1")
 	case o.Graded && (math.IsNaN(o.FineRadius) || o.FineRadius < 0):
@@ -299,6 +311,7 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 			ubStat   OptimalResult
 			lbStat   OptimalResult
 			lbMethod string
+			lbK      int
 			wg       sync.WaitGroup
 		)
 		// With a gap target the lower bound may stop as soon as it certifies
@@ -316,17 +329,19 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 				defer wg.Done()
 				ol := opt
 				ol.Symmetric = opt.Symmetric && symLoss
+				kl, dither := lowerGrid(p, opt, k, ref)
+				lbK = kl
 				switch {
-				case !opt.coverageLB && useDither(p, opt, k):
+				case dither:
 					lbMethod = "dithered"
-					lb, lbErr = solveLowerDither(ctx, p, ol, lam, k, ref, &lbStat, scale, stopAt)
+					lb, lbErr = solveLowerDither(ctx, p, ol, lam, kl, ref, &lbStat, scale, stopAt)
 				case opt.Graded || opt.coverageLB:
 					lbMethod = "coverage"
-					gl := newGrid(p, lam, k, ol, true, scale)
+					gl := newGrid(p, lam, kl, ol, true, scale)
 					lb, lbErr = gl.solveLowerCoverage(ctx, p, ol, ref, &lbStat, ol.Symmetric)
 				default:
 					lbMethod = "cell-infimum"
-					gl := newGrid(p, lam, k, ol, true, scale)
+					gl := newGrid(p, lam, kl, ol, true, scale)
 					lb, lbErr = gl.solveLower(ctx, p, ol, ref, &lbStat, ol.Symmetric, stopAt)
 				}
 			}()
@@ -368,7 +383,7 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 		}
 		if !opt.SkipLowerBound {
 			if lb > res.LowerBound {
-				res.LowerBound, res.LowerGranularity, res.LowerMethod = lb, k, lbMethod
+				res.LowerBound, res.LowerGranularity, res.LowerMethod = lb, lbK, lbMethod
 			}
 		}
 		res.Refinements = ref
