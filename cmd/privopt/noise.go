@@ -32,7 +32,8 @@ one object with the fields mechanism, epsilon, delta, sensitivity, std,
 mean_abs, variance, support ([lo, hi] or null), scale or sigma (or gamma,
 bound), and for optimal upper_bound, lower_bound, gap, certified,
 max_shortfall, intervals, graded_upper (the density lives on a graded grid,
-chosen automatically for ε ≥ 5), time_s. --plot writes an SVG of the density with the
+chosen automatically for ε ≥ 5), lower_method (dithered, cell-infimum or
+coverage: the relaxation behind lower_bound), time_s. --plot writes an SVG of the density with the
 Laplace and analytic-Gaussian densities of the same (ε,δ,S). --samples N draws
 N noise values from crypto/rand. Exit status 0 on success, 1 on a failed run,
 2 on bad usage (including invalid ε, δ, S or loss).
@@ -61,6 +62,7 @@ type noiseOutput struct {
 	MaxShortfall *float64  `json:"max_shortfall,omitempty"`
 	Intervals    *int      `json:"intervals,omitempty"`
 	GradedUpper  *bool     `json:"graded_upper,omitempty"`
+	LowerMethod  string    `json:"lower_method,omitempty"`
 	TimeS        *float64  `json:"time_s,omitempty"`
 	Samples      []float64 `json:"samples,omitempty"`
 }
@@ -236,6 +238,7 @@ func describe(m *noise.Mechanism, opt *noise.OptimalResult) noiseOutput {
 		out.TimeS = fp(opt.Time.Seconds())
 		graded := opt.GradedUpper
 		out.GradedUpper = &graded
+		out.LowerMethod = opt.LowerMethod
 		out.Loss = opt.LossName
 	}
 	return out
@@ -262,7 +265,7 @@ func printNoise(w io.Writer, o noiseOutput) {
 		fmt.Fprintf(w, "support     (-inf, inf)\n")
 	}
 	if o.UpperBound != nil {
-		fmt.Fprintf(w, "loss        %s\nupper bound %.6g (loss of this noise)\nlower bound %.6g (any (ε,δ)-DP noise)\ngap         %.3f%%\n", o.Loss, *o.UpperBound, *o.LowerBound, 100**o.Gap)
+		fmt.Fprintf(w, "loss        %s\nupper bound %.6g (loss of this noise)\nlower bound %.6g (any (ε,δ)-DP noise; %s relaxation)\ngap         %.3f%%\n", o.Loss, *o.UpperBound, *o.LowerBound, o.LowerMethod, 100**o.Gap)
 		fmt.Fprintf(w, "certified   %v (exact max shortfall %.3g)\nintervals   %d\ntime        %.3fs\n", *o.Certified, *o.MaxShortfall, *o.Intervals, *o.TimeS)
 	}
 	for _, s := range o.Samples {

@@ -65,9 +65,10 @@ func TestNoiseOptimalJSONAndPlot(t *testing.T) {
 		Intervals                                             int
 		Support                                               []float64
 		Samples                                               []float64
+		LowerMethod                                           string
 	}
 	dec := json.NewDecoder(strings.NewReader(strings.NewReplacer(`"upper_bound"`, `"UpperBound"`, `"lower_bound"`, `"LowerBound"`,
-		`"max_shortfall"`, `"MaxShortfall"`, `"time_s"`, `"TimeS"`).Replace(out)))
+		`"max_shortfall"`, `"MaxShortfall"`, `"time_s"`, `"TimeS"`, `"lower_method"`, `"LowerMethod"`).Replace(out)))
 	if err := dec.Decode(&got); err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +77,10 @@ func TestNoiseOptimalJSONAndPlot(t *testing.T) {
 	}
 	if math.Abs(got.Std-257.68) > 0.5 || !(got.LowerBound <= got.UpperBound) {
 		t.Errorf("std %v (want ≈257.68), bounds [%v, %v]", got.Std, got.LowerBound, got.UpperBound)
+	}
+	// ℓ₂ declares its smoothness: the dithered bound certifies < 0.5% here.
+	if got.LowerMethod != "dithered" || !(got.Gap < 0.005) {
+		t.Errorf("lower method %q, gap %v", got.LowerMethod, got.Gap)
 	}
 	b, err := os.ReadFile(svg)
 	if err != nil || !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("analytic-gaussian")) || !bytes.Contains(b, []byte("laplace")) {
