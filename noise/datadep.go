@@ -39,6 +39,9 @@ type DataDependentOptions struct {
 	Weights []float64
 	// SkipLowerBound computes only the upper bound (no refinement then).
 	SkipLowerBound bool
+	// PaperLowerBound uses the cell infima of the loss (the paper's D'(π,β))
+	// even when the dithered bound applies (see OptimalOptions.PaperLowerBound).
+	PaperLowerBound bool
 	// Gap ≥ 0: while (UB − LB)/LB > Gap and refinements remain, k doubles and
 	// every range edge doubles (the partition of the query values is
 	// unchanged in real units) and both bounds are solved again; the best
@@ -68,6 +71,7 @@ type DataDependentResult struct {
 	Granularity  int     // k of Dists
 	UpperBound   float64 // Σ w_l E c(X_l) of Dists
 	LowerBound   float64 // best lower bound over the levels (see OptimizeDataDependent)
+	LowerMethod  string  // "dithered" or "cell-infimum": the relaxation of LowerBound
 	Gap          float64 // (UpperBound − LowerBound)/LowerBound
 	Certified    bool    // every pair (l, l') passed the exact shortfall check
 	MaxShortfall float64 // max over pairs and shifts, upper bound in big-float arithmetic
@@ -131,7 +135,11 @@ const ddMaxSize = 2e5
 // from 0, does not raise the objective's cell infima above the true loss)
 // satisfy the constraints at the integer shifts exactly, as these shifts are
 // limits of admissible query differences. It is not a bound for mechanisms
-// whose noise varies within a group, nor for other groupings.
+// whose noise varies within a group, nor for other groupings. When the loss
+// declares its smoothness the cell infima are replaced by the dithered costs
+// (see dither.go; one dither offset θ common to all groups keeps every
+// constraint, as they are invariant under translating all noises): the mean
+// of the LPs at the offsets 0 and β minus Kβ²/8 (LowerMethod "dithered").
 //
 // With Gap > 0 the problem is solved again with k doubled and every edge
 // doubled (the same groups of query values, finer cells, more shifts per
@@ -237,7 +245,7 @@ func OptimizeDataDependent(ctx context.Context, p Params, o DataDependentOptions
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return nil, paramErr("Loss", o.Loss.Name, "must be positive and finite at ±Δ")
 	}
-	base := OptimalOptions{Loss: o.Loss}.withDefaults()
+	base := OptimalOptions{Loss: o.Loss, PaperLowerBound: o.PaperLowerBound}.withDefaults()
 	res := &DataDependentResult{UpperBound: math.Inf(1), LowerBound: math.NaN(), Gap: math.NaN()}
 	k := o.Granularity
 	for ref := 0; ; ref++ {
@@ -260,6 +268,10 @@ func OptimizeDataDependent(ctx context.Context, p Params, o DataDependentOptions
 		}
 		if !math.IsNaN(lv.lb) && !(lv.lb <= res.LowerBound) {
 			res.LowerBound = lv.lb
+			res.LowerMethod = "cell-infimum"
+			if lv.dithered {
+				res.LowerMethod = "dithered"
+			}
 		}
 		if !o.SkipLowerBound {
 			res.Gap = (res.UpperBound - res.LowerBound) / math.Abs(res.LowerBound)
@@ -280,10 +292,11 @@ func OptimizeDataDependent(ctx context.Context, p Params, o DataDependentOptions
 }
 
 type ddLevelResult struct {
-	dists  []*PiecewiseConstant
-	ub, lb float64
-	worst  float64
-	rounds int
+	dists    []*PiecewiseConstant
+	ub, lb   float64
+	dithered bool // lb is the dithered bound
+	worst    float64
+	rounds   int
 }
 
 // ddLevel solves the upper bound (with certification and up to three repairs
@@ -298,12 +311,31 @@ func ddLevel(ctx context.Context, p Params, lam, k int, edges []int, w []float64
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g := newGrid(p, lam, k, base, true, scale)
-			dd := &ddProblem{g: g, edges: edges, w: w}
-			_, obj, rounds, err := dd.solve(ctx, p.Delta, p.Delta+1e-9)
-			lbRounds, lbErr = rounds, err
-			if err == nil {
-				out.lb = obj * scale
+			offsets := []int{-1} // cell infima
+			if useDither(p, base, k) {
+				// Both offsets: reflection maps the pair (l, l') to (l', l),
+				// so D(0) = D(β) does not follow from a symmetric loss.
+				offsets = []int{0, 1}
+			}
+			sum := 0.0
+			for _, s := range offsets {
+				g := newGrid(p, lam, k, base, true, scale)
+				if s >= 0 {
+					g.ditherCost(base.Loss, s)
+				}
+				dd := &ddProblem{g: g, edges: edges, w: w}
+				_, obj, rounds, err := dd.solve(ctx, p.Delta, p.Delta+1e-9)
+				lbRounds += rounds
+				if err != nil {
+					lbErr = err
+					return
+				}
+				sum += obj * scale
+			}
+			out.lb = sum / float64(len(offsets))
+			if offsets[0] >= 0 {
+				out.lb -= ditherCorrection(base.Loss, p.Sensitivity/float64(k))
+				out.dithered = true
 			}
 		}()
 	}

@@ -169,6 +169,17 @@ func TestDataDependentSingleGroup(t *testing.T) {
 	if err != nil || !c.Certified {
 		t.Errorf("single-group density not certified by Certify: %+v %v", c, err)
 	}
+	// Its lower bounds, dithered (two offsets here, one for the
+	// data-independent ℓ₁ problem, equal by reflection) and cell infima,
+	// equal the data-independent ones.
+	for _, paper := range []bool{false, true} {
+		r := ddT(t, p, DataDependentOptions{RangeEdges: []int{0, 6}, Granularity: k, SupportMultiple: lam, PaperLowerBound: paper})
+		di := optimizeT(t, p, OptimalOptions{Granularity: k, SupportMultiple: lam, PaperLowerBound: paper})
+		t.Logf("single group LB %.9f (%s), data-independent LB %.9f (%s)", r.LowerBound, r.LowerMethod, di.LowerBound, di.LowerMethod)
+		if d := relDiff(r.LowerBound, di.LowerBound); !(d <= 1e-6) || r.LowerMethod != di.LowerMethod {
+			t.Errorf("single-group LB %v (%s) vs data-independent %v (%s)", r.LowerBound, r.LowerMethod, di.LowerBound, di.LowerMethod)
+		}
+	}
 }
 
 // A non-uniform partition: certified (also by a direct check of the mechanism

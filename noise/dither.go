@@ -57,6 +57,15 @@ func (g *grid) ditherCost(l Loss, sUnits int) {
 	}
 }
 
+// ditherOffsets are the dither offsets s/β whose LPs are averaged: 0 and 1,
+// or only 0 for the symmetric losses ℓ₁ and ℓ₂ (D(0) = D(β) by reflection).
+func ditherOffsets(l Loss) []int {
+	if l.Name == "l1" || l.Name == "l2" {
+		return []int{0}
+	}
+	return []int{0, 1}
+}
+
 // ditherCorrection is Kβ²/8, subtracted from the mean LP value.
 func ditherCorrection(l Loss, beta float64) float64 { return l.curvature * beta * beta / 8 }
 
@@ -105,10 +114,7 @@ func lowerGrid(p Params, opt OptimalOptions, k, ref int) (int, bool) {
 func solveLowerDither(ctx context.Context, p Params, opt OptimalOptions, lam, k, ref int, res *OptimalResult, scale float64, stopAt func() float64) (float64, error) {
 	ol := opt
 	ol.Symmetric, ol.Graded = false, false
-	offsets := []int{0, 1}
-	if opt.Loss.Name == "l1" || opt.Loss.Name == "l2" {
-		offsets = offsets[:1]
-	}
+	offsets := ditherOffsets(opt.Loss)
 	corr := ditherCorrection(opt.Loss, p.Sensitivity/float64(k))
 	var stop func() float64
 	if stopAt != nil {
