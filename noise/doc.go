@@ -42,11 +42,16 @@
 //   - Randomness comes from a Source; nil means crypto/rand. Seeded sources exist
 //     for experiments only.
 //
+// Lower bounds: for ℓ₁, ℓ₂, pinball and user losses that declare their
+// smoothness (Loss.WithSmoothness), Optimize and OptimizeDataDependent use a
+// dithered relaxation whose error is of second order in the cell width β
+// (dither.go); otherwise, and with PaperLowerBound, the paper's D(π,β)
+// (cell infima, first order in β).
+//
 // Performance note: the bounding LPs are solved by constraint generation with
-// one exact block per violated shift (see shiftBlock). With HiGHS this takes
-// about 0.1 s for 100 cells, 1 s for 200 and 5 s for 400 cells ((ε,δ) = (1,
-// 0.2), ℓ₁, symmetric; gaps 3.8%, 1.9%, 0.99%); the paper's 2,000-cell rule
-// of thumb is out of reach in seconds. The upper bound is already within 0.01%
-// of its limit at 100 cells; the gap is driven by the lower bound's cell
-// infima.
+// one exact block per violated shift (see shiftBlock). At (ε,δ) = (1, 0.2),
+// ℓ₁, symmetric, with HiGHS: a certified gap of 0.27% with 100 cells in about
+// 0.1 s, 0.14% with 200 cells in 0.4 s (BENCHMARKS.md). The upper bound is
+// already within 0.01% of its limit at 100 cells; a 2,000-cell upper bound
+// (the paper's rule of thumb) takes about 12 s.
 package noise
