@@ -25,9 +25,11 @@ type Loss struct {
 	kink      float64
 }
 
-// WithSmoothness declares that c is twice differentiable everywhere except at
-// 0, with c″(x) ≤ curvature for x ≠ 0, and that its slope jumps by at most
-// kink at 0 (c′(0⁺) − c′(0⁻) ≤ kink). Optimize then bounds the optimal loss
+// WithSmoothness declares that c is continuously differentiable on each side
+// of 0 with a derivative that grows at rate at most curvature
+// (c′(y) − c′(x) ≤ curvature·(y − x) for x < y on the same side; for example
+// piecewise twice differentiable with c″ ≤ curvature), and that its slope
+// jumps by at most kink at 0 (c′(0⁺) − c′(0⁻) ≤ kink). Optimize then bounds the optimal loss
 // from below with the dithered relaxation (see OptimalOptions.PaperLowerBound),
 // which is far tighter than the paper's cell-infimum bound at the same grid.
 // The declaration is not checked: a wrong one makes the lower bound invalid.
