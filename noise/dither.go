@@ -58,9 +58,9 @@ func (g *grid) ditherCost(l Loss, sUnits int) {
 }
 
 // ditherOffsets are the dither offsets s/β whose LPs are averaged: 0 and 1,
-// or only 0 for the symmetric losses ℓ₁ and ℓ₂ (D(0) = D(β) by reflection).
+// or only 0 for the symmetric losses L1 and L2 (D(0) = D(β) by reflection).
 func ditherOffsets(l Loss) []int {
-	if l.Name == "l1" || l.Name == "l2" {
+	if l.symmetric {
 		return []int{0}
 	}
 	return []int{0, 1}

@@ -23,6 +23,7 @@ type Loss struct {
 	smooth    bool
 	curvature float64
 	kink      float64
+	symmetric bool // c(x) = c(−x) exactly (L1, L2)
 }
 
 // WithSmoothness declares that c is continuously differentiable on each side
@@ -47,7 +48,7 @@ func (l Loss) WithSmoothness(curvature, kink float64) (Loss, error) {
 
 // L1 returns c(x) = |x| (noise amplitude).
 func L1() Loss {
-	return Loss{Name: "l1", Func: math.Abs, smooth: true, kink: 2, avg: func(a, b float64) float64 {
+	return Loss{Name: "l1", Func: math.Abs, smooth: true, symmetric: true, kink: 2, avg: func(a, b float64) float64 {
 		if a >= 0 {
 			return (a + b) / 2
 		}
@@ -60,7 +61,7 @@ func L1() Loss {
 
 // L2 returns c(x) = x² (noise power).
 func L2() Loss {
-	return Loss{Name: "l2", Func: func(x float64) float64 { return x * x }, smooth: true, curvature: 2, avg: func(a, b float64) float64 {
+	return Loss{Name: "l2", Func: func(x float64) float64 { return x * x }, smooth: true, curvature: 2, symmetric: true, avg: func(a, b float64) float64 {
 		return (a*a + a*b + b*b) / 3
 	}}
 }
