@@ -311,31 +311,26 @@ func ddLevel(ctx context.Context, p Params, lam, k int, edges []int, w []float64
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			offsets := []int{-1} // cell infima
-			if useDither(p, base, k) {
-				// Both offsets: reflection maps the pair (l, l') to (l', l),
-				// so D(0) = D(β) does not follow from a symmetric loss.
-				offsets = []int{0, 1}
-			}
-			sum := 0.0
-			for _, s := range offsets {
-				g := newGrid(p, lam, k, base, true, scale)
-				if s >= 0 {
-					g.ditherCost(base.Loss, s)
-				}
+			solve := func(g *grid) (float64, error) {
 				dd := &ddProblem{g: g, edges: edges, w: w}
 				_, obj, rounds, err := dd.solve(ctx, p.Delta, p.Delta+1e-9)
 				lbRounds += rounds
-				if err != nil {
-					lbErr = err
-					return
-				}
-				sum += obj * scale
+				return obj * scale, err
 			}
-			out.lb = sum / float64(len(offsets))
-			if offsets[0] >= 0 {
-				out.lb -= ditherCorrection(base.Loss, p.Sensitivity/float64(k))
-				out.dithered = true
+			var lb float64
+			if out.dithered = useDither(p, base, k); out.dithered {
+				// Both offsets: reflection maps the pair (l, l') to (l', l),
+				// so D(0) = D(β) does not follow from a symmetric loss.
+				lb, lbErr = ditherMean([]int{0, 1}, ditherCorrection(base.Loss, p.Sensitivity/float64(k)), func(s int) (float64, error) {
+					g := newGrid(p, lam, k, base, true, scale)
+					g.ditherCost(base.Loss, s)
+					return solve(g)
+				})
+			} else {
+				lb, lbErr = solve(newGrid(p, lam, k, base, true, scale))
+			}
+			if lbErr == nil {
+				out.lb = lb
 			}
 		}()
 	}

@@ -120,11 +120,19 @@ func solveLowerDither(ctx context.Context, p Params, opt OptimalOptions, lam, k,
 	if stopAt != nil {
 		stop = func() float64 { return stopAt() + corr }
 	}
-	sum := 0.0
-	for _, s := range offsets {
+	return ditherMean(offsets, corr, func(s int) (float64, error) {
 		g := newGrid(p, lam, k, ol, true, scale)
 		g.ditherCost(opt.Loss, s)
-		v, err := g.solveLower(ctx, p, ol, ref, res, false, stop)
+		return g.solveLower(ctx, p, ol, ref, res, false, stop)
+	})
+}
+
+// ditherMean returns the mean of solve(s) over the dither offsets minus the
+// correction corr (the dithered bound from the LP values D(s)).
+func ditherMean(offsets []int, corr float64, solve func(s int) (float64, error)) (float64, error) {
+	sum := 0.0
+	for _, s := range offsets {
+		v, err := solve(s)
 		if err != nil {
 			return 0, err
 		}
