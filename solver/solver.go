@@ -215,7 +215,18 @@ type Solution struct {
 	DualObjective float64   // dual objective −½xᵀPx − bᵀy + r
 	Iterations    int
 	SolveTime     time.Duration // time inside the backend's solve call
-	Solver        string        // backend name: "highs" or "ipm"
+	Solver        string        // backend name of the answer: "highs" or "ipm"
+	// Diagnostic says, when not empty, why the status is not Optimal although
+	// the backend converged (for example which residual of the re-check on the
+	// original data was too large) and which backends were tried.
+	Diagnostic string
+	// Fallback names the backend whose answer was rejected before Solver
+	// answered (set by the automatic route, package solver/auto); empty when
+	// the first backend's answer was kept.
+	Fallback string
+	// Accuracy is the re-check of an OK answer on the original data (Measure);
+	// zero for other statuses.
+	Accuracy Accuracy
 }
 
 // Settings are the options common to every backend. The zero value means

@@ -43,11 +43,14 @@ Flags:
 
 // solveOutput is the JSON output of privopt solve.
 type solveOutput struct {
-	Status     string    `json:"status"`
-	Objective  *float64  `json:"objective"`
-	X          []float64 `json:"x"`
-	Solver     string    `json:"solver"`
-	Iterations int       `json:"iterations"`
+	Status     string           `json:"status"`
+	Objective  *float64         `json:"objective"`
+	X          []float64        `json:"x"`
+	Solver     string           `json:"solver"`
+	Fallback   string           `json:"fallback,omitempty"`
+	Iterations int              `json:"iterations"`
+	Diagnostic string           `json:"diagnostic,omitempty"`
+	Accuracy   *solver.Accuracy `json:"accuracy,omitempty"`
 	Time       struct {
 		Read  float64 `json:"read"`
 		Build float64 `json:"build"`
@@ -170,6 +173,11 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out.Status = sol.Status.String()
 	out.Solver = s.Name()
 	out.Iterations = sol.Iterations
+	out.Diagnostic = sol.Diagnostic
+	out.Fallback = sol.Fallback
+	if sol.Status.OK() {
+		out.Accuracy = &sol.Accuracy
+	}
 	if sol.Status.OK() {
 		obj := sol.Objective
 		if ld.maximize {

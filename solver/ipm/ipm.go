@@ -86,6 +86,8 @@ func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Setting
 	}
 	w.start = start
 	sol := w.run(ctx)
+	// Never an unverified optimum: the answer is re-checked on p itself.
+	sol.Accuracy = solver.Certify(p, sol, set.tol(), set.reducedTol())
 	sol.SolveTime = time.Since(start)
 	sol.Solver = "ipm"
 	return sol, nil
@@ -136,6 +138,7 @@ type workspace struct {
 	dualScaling   bool
 	scalingLocked bool
 	best          snapshot
+	unverified    int // iterations that met the internal but not the re-checked tolerances
 	logged        int // last iteration logged
 }
 

@@ -477,8 +477,20 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		w.info.mu = (dot(w.s, w.z) + w.tau*w.kappa) / (w.nu + 1)
 		w.logIter(it)
 		if w.converged(set.FeasTol, set.GapTol) {
-			status = solver.Optimal
-			break
+			// The internal residuals are measured on the presolved,
+			// equilibrated problem; stop only when the point also meets the
+			// tolerances on the caller's data, else keep refining it (the
+			// stall and divergence guards below end a hopeless refinement).
+			if w.verified(set.tol()) {
+				status = solver.Optimal
+				break
+			}
+			if w.unverified++; w.unverified > maxUnverified {
+				// Refining does not reach the tolerances on the caller's data:
+				// the best iterate is evaluated (and re-checked) below.
+				status = solver.NumericalError
+				break
+			}
 		}
 		if m := w.merit(); m < w.best.merit {
 			w.saveBest(m)
@@ -625,6 +637,11 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	return w.finish(status, it)
 }
 
+// maxUnverified is the number of iterations the method continues after its
+// internal stopping rule holds but the re-check on the caller's data
+// (solver.Measure) does not.
+const maxUnverified = 15
+
 // divergenceFactor: the solve stops when the merit of the current iterate
 // exceeds this multiple of the best one, once the best is within the reduced
 // tolerances.
@@ -718,10 +735,32 @@ func (w *workspace) finish(status solver.Status, it int) *solver.Solution {
 		sol.Objective, sol.DualObjective = math.Inf(-1), math.Inf(-1)
 		return sol
 	}
+	sol.X, sol.S, sol.Y = w.point()
+	px := make([]float64, n)
+	symMulVec(px, w.orig.P, sol.X)
+	xpx := dot(sol.X, px)
+	sol.Objective = 0.5*xpx + dot(w.orig.Q, sol.X) + w.orig.R
+	sol.DualObjective = -0.5*xpx - dot(w.orig.B, sol.Y) + w.orig.R
+	return sol
+}
+
+// verified reports whether the current iterate, mapped back to the caller's
+// problem, meets tol in every entry of solver.Measure.
+func (w *workspace) verified(tol float64) bool {
+	x, s, y := w.point()
+	acc, err := solver.Measure(w.orig, x, s, y)
+	return err == nil && acc.Within(tol)
+}
+
+// point maps the current iterate back to the caller's problem:
+// x = D x̃/τ, s = E⁻¹ s̃/τ, y = E z̃/(c τ), undoing the rotations of presolve.
+func (w *workspace) point() (x, s, y []float64) {
+	sc := w.sc
+	n, m := w.n, w.m
 	tau := w.tau
-	x := make([]float64, n)
-	s := make([]float64, m)
-	y := make([]float64, m)
+	x = make([]float64, n)
+	s = make([]float64, m)
+	y = make([]float64, m)
 	for j := range x {
 		x[j] = sc.d[j] * w.x[j] / tau
 	}
@@ -736,11 +775,5 @@ func (w *workspace) finish(status solver.Status, it int) *solver.Solution {
 	}
 	w.red.unrotate(s)
 	w.red.unrotate(y)
-	sol.X, sol.S, sol.Y = x, s, y
-	px := make([]float64, n)
-	symMulVec(px, w.orig.P, x)
-	xpx := dot(x, px)
-	sol.Objective = 0.5*xpx + dot(w.orig.Q, x) + w.orig.R
-	sol.DualObjective = -0.5*xpx - dot(w.orig.B, y) + w.orig.R
-	return sol
+	return x, s, y
 }

@@ -135,6 +135,13 @@ func (s *Settings) fill() {
 	}
 }
 
+// tol is the tolerance of solver.Certify for an Optimal status: the larger of
+// FeasTol and GapTol (solver.Measure reports residuals and gap on one scale).
+func (s *Settings) tol() float64 { return math.Max(s.FeasTol, s.GapTol) }
+
+// reducedTol is the tolerance of solver.Certify for AlmostOptimal.
+func (s *Settings) reducedTol() float64 { return math.Max(s.ReducedFeasTol, s.ReducedGapTol) }
+
 // Validate reports whether the settings are admissible (zero fields are
 // defaults and always admissible).
 func (s *Settings) Validate() error {
