@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/internal/fileio"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/sparse"
 )
@@ -75,14 +75,15 @@ type File struct {
 	Version int
 }
 
-// ReadFile reads the CBF file at path.
+// ReadFile reads the CBF file at path, decompressing it when it is gzipped
+// (recognized by its magic bytes, so both x.cbf and x.cbf.gz work).
 func ReadFile(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, err := fileio.Open(path) // gzip-compressed files are decompressed
 	if err != nil {
 		return nil, fmt.Errorf("cbf: %w", err)
 	}
 	defer f.Close()
-	return Read(bufio.NewReaderSize(f, 1<<16))
+	return Read(f)
 }
 
 // Read parses a CBF file (versions 1–4; see the package documentation for the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/privopt/privopt/cbf"
 	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/mathprog"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
 	"github.com/privopt/privopt/solver/ipm"
@@ -27,8 +28,9 @@ func init() {
 
 const solveUsage = `Usage: privopt solve FILE [--json] [--time-limit S] [--solver auto|highs|ipm]
 
-Solves the problem in FILE (.cbf: Conic Benchmark Format; .mps, .lp: read by
-HiGHS) and prints a summary, or with --json an object
+Solves the problem in FILE (.cbf: Conic Benchmark Format; .mps, .qps, .sif:
+MPS/QPS, free or fixed; .lp: CPLEX LP format; any of them gzipped with a
+further .gz) and prints a summary, or with --json an object
   {"status", "objective", "x", "solver", "iterations",
    "time": {"read", "build", "solve", "total"}}
 where objective is in the file's sense (min or max), x lists the CBF scalar
@@ -71,9 +73,9 @@ func loadProblem(path string) (*loaded, error) {
 	lower := strings.ToLower(path)
 	ext := filepath.Ext(strings.TrimSuffix(lower, ".gz"))
 	switch ext {
-	case ".cbf", ".mps", ".lp":
+	case ".cbf", ".mps", ".qps", ".sif", ".lp":
 	default:
-		return nil, usagef("cannot solve %q: the file extension must be .cbf, .mps or .lp", path)
+		return nil, usagef("cannot solve %q: the file extension must be .cbf, .mps, .qps, .sif or .lp (each optionally .gz)", path)
 	}
 	if _, err := os.Stat(path); err != nil {
 		return nil, err
@@ -85,11 +87,15 @@ func loadProblem(path string) (*loaded, error) {
 		}
 		return &loaded{problem: f.Problem, format: fmt.Sprintf("CBF v%d", f.Version), maximize: f.Maximize, nScalar: f.NumScalarVars}, nil
 	}
-	m, err := highs.ReadModel(path)
+	m, err := mathprog.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return &loaded{problem: m.Problem, format: strings.ToUpper(ext[1:]), maximize: m.Maximize, nScalar: m.Problem.NumVars()}, nil
+	std, err := m.Standard()
+	if err != nil {
+		return nil, err
+	}
+	return &loaded{problem: std.Problem, format: strings.ToUpper(ext[1:]), maximize: std.Maximize, nScalar: std.Problem.NumVars()}, nil
 }
 
 // parseSolveArgs parses flags that may appear before or after FILE.

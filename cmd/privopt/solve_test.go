@@ -104,7 +104,7 @@ func TestSolveFailures(t *testing.T) {
 		{"bad flag", []string{"solve", "--fast", solveFile("wyndor.cbf")}, 2, "flag provided but not defined"},
 		{"bad solver", []string{"solve", "--solver", "gurobi", solveFile("wyndor.cbf")}, 2, "--solver is \"gurobi\""},
 		{"bad limit", []string{"solve", "--time-limit", "-1", solveFile("wyndor.cbf")}, 2, "--time-limit is -1"},
-		{"extension", []string{"solve", "model.txt"}, 2, "extension must be .cbf, .mps or .lp"},
+		{"extension", []string{"solve", "model.txt"}, 2, "extension must be .cbf, .mps, .qps, .sif or .lp"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
