@@ -173,7 +173,13 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 			// HiGHS claimed optimality at a point that is not (for example a
 			// non-convex QP that passed the cheap checks): never report it.
 			sol.Status = solver.NumericalError
+			if acc, err := solver.Measure(p, sol.X, sol.S, sol.Y); err == nil {
+				sol.Diagnostic = fmt.Sprintf("HiGHS reported optimal, but the point fails the row-wise re-check at %g (%v)", o.verifyTol(), acc)
+			}
 		}
+		// The uniform re-check of every backend (residuals, gap, cones and
+		// the objective's sensitivity to the residuals).
+		sol.Accuracy = solver.Certify(p, sol, o.certifyTol(), o.verifyTol())
 	case solver.PrimalInfeasible:
 		if ray := in.dualRay(d.numRow); ray != nil {
 			sol.Y = d.infeasibilityCertificate(p, ray)

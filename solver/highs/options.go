@@ -33,6 +33,20 @@ type Options struct {
 	OptimalityTolerance float64
 	// RandomSeed for HiGHS's randomized choices (0: HiGHS default).
 	RandomSeed int
+	// CertifyTolerance is the tolerance of the re-check of an optimum on the
+	// caller's data (solver.Certify: relative residuals, gap, cone distances
+	// and objective sensitivity; default 1e-7, HiGHS's own feasibility
+	// tolerance). An answer that misses it but meets 1e-5 is reported
+	// AlmostOptimal, any other NumericalError, with Solution.Diagnostic.
+	CertifyTolerance float64
+}
+
+// certifyTol returns CertifyTolerance or its default 1e-7.
+func (o *Options) certifyTol() float64 {
+	if o.CertifyTolerance > 0 {
+		return o.CertifyTolerance
+	}
+	return 1e-7
 }
 
 // Validate reports whether the options are admissible.
@@ -57,6 +71,7 @@ func (o *Options) Validate() error {
 		{"PrimalFeasibilityTolerance", o.PrimalFeasibilityTolerance},
 		{"DualFeasibilityTolerance", o.DualFeasibilityTolerance},
 		{"OptimalityTolerance", o.OptimalityTolerance},
+		{"CertifyTolerance", o.CertifyTolerance},
 	} {
 		if math.IsNaN(t.v) || math.IsInf(t.v, 0) || t.v < 0 || t.v >= 1 {
 			return fmt.Errorf("highs: %s is %v, must be in [0, 1) (0 means HiGHS's default)", t.name, t.v)

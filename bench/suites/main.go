@@ -1,0 +1,357 @@
+// Command suites runs the public benchmark instances of the shared data folder
+// (conic-bench: CBLIB, SDPLIB 1.2 as CBF, Maros–Mészáros QPS; reference.json
+// holds the origin and the published optimum of each) through privopt,
+// grades every answer with the rule of reference.json and writes a table
+// (markdown and JSON).
+//
+//	go run ./bench/suites [-set cblib,sdplib,maros] [-route auto|ipm|highs]
+//	    [-only REGEXP] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
+//
+// Grades: "pass" (status optimal or almost-optimal and |obj − ref| within the
+// tolerance of the rule; infeasible instances: the matching status), "wrong"
+// (status optimal but the objective outside the tolerance: a wrong optimum),
+// "fail" (any other outcome, with the status and diagnostic), "noref" (no
+// published value: the status is reported, not graded).
+//
+// With -csdp the SDPLIB instances are also converted to SDPA format and
+// solved by the csdp program (if installed), side by side; with -cvxopt
+// every instance that CVXOPT can take is solved by /usr/bin/python3 with
+// CVXOPT (bench/ipmvscvxopt/cvxopt_solve.py). Timings are CPU-bound wall
+// times on whatever machine runs it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/privopt/privopt/cbf"
+	"github.com/privopt/privopt/internal/shareddata"
+	"github.com/privopt/privopt/mathprog"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/auto"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
+)
+
+// reference is reference.json.
+type reference struct {
+	PassRule  string     `json:"pass_rule"`
+	Instances []instance `json:"instances"`
+}
+
+type instance struct {
+	Name           string `json:"name"`
+	Set            string `json:"set"`
+	File           string `json:"file"`
+	ExpectedStatus string `json:"expected_status"`
+	Reference      *struct {
+		Value     float64 `json:"value"`
+		Text      string  `json:"text"`
+		SigDigits int     `json:"sig_digits"`
+		Source    string  `json:"source"`
+	} `json:"reference"`
+}
+
+// tolerance is the pass rule of reference.json: 1e-6·max(1, |ref|), or half a
+// unit of the last printed digit when the reference has fewer digits.
+func (in *instance) tolerance() float64 {
+	r := in.Reference
+	tol := 1e-6 * math.Max(1, math.Abs(r.Value))
+	if r.SigDigits > 0 && r.Value != 0 {
+		exp := math.Floor(math.Log10(math.Abs(r.Value)))
+		if r.Text != "" {
+			if k := strings.IndexAny(r.Text, "eE"); k >= 0 {
+				if e, err := strconv.Atoi(r.Text[k+1:]); err == nil {
+					exp = float64(e)
+				}
+			}
+		}
+		tol = math.Max(tol, 0.5*math.Pow(10, exp-float64(r.SigDigits-1)))
+	}
+	return tol
+}
+
+// outcome is one graded run.
+type outcome struct {
+	Name       string  `json:"name"`
+	Set        string  `json:"set"`
+	Grade      string  `json:"grade"`
+	Status     string  `json:"status"`
+	Objective  float64 `json:"objective"`
+	Reference  float64 `json:"reference"`
+	Tolerance  float64 `json:"tolerance"`
+	Error      float64 `json:"abs_error"`
+	Solver     string  `json:"solver"`
+	Fallback   string  `json:"fallback,omitempty"`
+	Iterations int     `json:"iterations"`
+	Seconds    float64 `json:"seconds"`
+	Diagnostic string  `json:"diagnostic,omitempty"`
+	// peers
+	CSDPSeconds   float64 `json:"csdp_seconds,omitempty"`
+	CSDPObjective float64 `json:"csdp_objective,omitempty"`
+	CSDPStatus    string  `json:"csdp_status,omitempty"`
+}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "suites:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("suites", flag.ContinueOnError)
+	sets := fs.String("set", "cblib,sdplib,maros", "comma-separated libraries")
+	route := fs.String("route", "auto", "backend: auto, ipm or highs")
+	only := fs.String("only", "", "regular expression on instance names")
+	limit := fs.Duration("time-limit", 300*time.Second, "time limit per instance")
+	out := fs.String("out", "", "write OUT.md and OUT.json")
+	csdp := fs.Bool("csdp", false, "also run csdp on the SDPLIB instances")
+	dataDir := fs.String("data", "", "conic-bench folder (default: the shared data folder's conic-bench)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir := *dataDir
+	if dir == "" {
+		d, err := shareddata.Dir()
+		if err != nil {
+			return err
+		}
+		dir = filepath.Join(d, "conic-bench")
+	}
+	ref, err := loadReference(dir)
+	if err != nil {
+		return err
+	}
+	var re *regexp.Regexp
+	if *only != "" {
+		if re, err = regexp.Compile(*only); err != nil {
+			return err
+		}
+	}
+	want := map[string]bool{}
+	for _, s := range strings.Split(*sets, ",") {
+		want[strings.TrimSpace(s)] = true
+	}
+	backend, err := newBackend(*route)
+	if err != nil {
+		return err
+	}
+	var results []outcome
+	for i := range ref.Instances {
+		in := &ref.Instances[i]
+		if !want[in.Set] || (re != nil && !re.MatchString(in.Name)) {
+			continue
+		}
+		o := solveOne(dir, in, backend, *limit)
+		if *csdp && in.Set == "sdplib" {
+			runCSDP(dir, in, &o, *limit)
+		}
+		fmt.Fprintf(stdout, "%-8s %-24s %-6s %-15s obj %-14.8g ref %-14.8g %6.2fs %s%s\n", o.Set, o.Name, o.Grade, o.Status,
+			o.Objective, o.Reference, o.Seconds, o.Solver, csdpNote(&o))
+		results = append(results, o)
+	}
+	table := markdown(results, *route)
+	fmt.Fprint(stdout, "\n"+table)
+	if *out != "" {
+		if err := os.WriteFile(*out+".md", []byte(table), 0o644); err != nil {
+			return err
+		}
+		js, _ := json.MarshalIndent(results, "", " ")
+		if err := os.WriteFile(*out+".json", js, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func csdpNote(o *outcome) string {
+	if o.CSDPStatus == "" {
+		return ""
+	}
+	return fmt.Sprintf("  | csdp %s %.8g %.2fs", o.CSDPStatus, o.CSDPObjective, o.CSDPSeconds)
+}
+
+func loadReference(dir string) (*reference, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "reference.json"))
+	if err != nil {
+		return nil, err
+	}
+	var r reference
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("reference.json: %w", err)
+	}
+	return &r, nil
+}
+
+func newBackend(route string) (solver.Solver, error) {
+	switch route {
+	case "auto":
+		return auto.New(), nil
+	case "ipm":
+		return ipm.New(), nil
+	case "highs":
+		return highs.New(), nil
+	}
+	return nil, fmt.Errorf("-route is %q, must be auto, ipm or highs", route)
+}
+
+// load reads an instance into the standard form; maximize says the file's
+// objective is the negated minimum.
+func load(path string) (*solver.Problem, bool, error) {
+	low := strings.ToLower(path)
+	if strings.HasSuffix(low, ".cbf") || strings.HasSuffix(low, ".cbf.gz") {
+		f, err := cbf.ReadFile(path)
+		if err != nil {
+			return nil, false, err
+		}
+		return f.Problem, f.Maximize, nil
+	}
+	m, err := mathprog.ReadFile(path)
+	if err != nil {
+		return nil, false, err
+	}
+	s, err := m.Standard()
+	if err != nil {
+		return nil, false, err
+	}
+	return s.Problem, s.Maximize, nil
+}
+
+func solveOne(dir string, in *instance, backend solver.Solver, limit time.Duration) outcome {
+	o := outcome{Name: in.Name, Set: in.Set, Objective: math.NaN(), Reference: math.NaN()}
+	if in.Reference != nil {
+		o.Reference, o.Tolerance = in.Reference.Value, in.tolerance()
+	}
+	p, maximize, err := load(filepath.Join(dir, in.File))
+	if err != nil {
+		o.Grade, o.Status, o.Diagnostic = "fail", "read-error", err.Error()
+		return o
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), limit+limit/10)
+	defer cancel()
+	sol, err := backend.Solve(ctx, p, solver.Settings{TimeLimit: limit})
+	o.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		o.Grade, o.Status, o.Diagnostic = "fail", "error", err.Error()
+		return o
+	}
+	o.Status, o.Solver, o.Fallback, o.Iterations, o.Diagnostic = sol.Status.String(), sol.Solver, sol.Fallback, sol.Iterations, sol.Diagnostic
+	if sol.Status.OK() {
+		o.Objective = sol.Objective
+		if maximize {
+			o.Objective = -o.Objective
+		}
+	}
+	o.Grade = grade(in, sol.Status, o.Objective, maximize)
+	if !math.IsNaN(o.Reference) && !math.IsNaN(o.Objective) {
+		o.Error = math.Abs(o.Objective - o.Reference)
+	}
+	return o
+}
+
+// grade applies the pass rule of reference.json.
+func grade(in *instance, st solver.Status, obj float64, maximize bool) string {
+	switch in.ExpectedStatus {
+	case "infeasible":
+		if st == solver.PrimalInfeasible {
+			return "pass"
+		}
+		if st == solver.Optimal {
+			return "wrong"
+		}
+		return "fail"
+	case "unbounded":
+		if st == solver.DualInfeasible {
+			return "pass"
+		}
+		if st == solver.Optimal {
+			return "wrong"
+		}
+		return "fail"
+	}
+	if in.Reference == nil {
+		return "noref"
+	}
+	if !st.OK() {
+		if (st == solver.PrimalInfeasible || st == solver.DualInfeasible) && in.ExpectedStatus == "optimal" {
+			return "fail"
+		}
+		return "fail"
+	}
+	if math.Abs(obj-in.Reference.Value) <= in.tolerance() {
+		return "pass"
+	}
+	if st == solver.Optimal {
+		return "wrong"
+	}
+	return "fail"
+}
+
+func markdown(rs []outcome, route string) string {
+	var b strings.Builder
+	type tally struct{ n, pass, wrong, fail, noref int }
+	per := map[string]*tally{}
+	var order []string
+	for _, r := range rs {
+		t := per[r.Set]
+		if t == nil {
+			t = &tally{}
+			per[r.Set] = t
+			order = append(order, r.Set)
+		}
+		t.n++
+		switch r.Grade {
+		case "pass":
+			t.pass++
+		case "wrong":
+			t.wrong++
+		case "noref":
+			t.noref++
+		default:
+			t.fail++
+		}
+	}
+	fmt.Fprintf(&b, "| library (route %s) | instances | verified pass | wrong optimal | other failures | no reference |\n|---|---|---|---|---|---|\n", route)
+	for _, s := range order {
+		t := per[s]
+		graded := t.n - t.noref
+		rate := 0.0
+		if graded > 0 {
+			rate = 100 * float64(t.pass) / float64(graded)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d (%.1f%%) | %d | %d | %d |\n", s, t.n, t.pass, rate, t.wrong, t.fail, t.noref)
+	}
+	fmt.Fprintf(&b, "\n| instance | grade | status | objective | reference | |error| | solver | iterations | seconds | note |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	sorted := append([]outcome(nil), rs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Set < sorted[j].Set })
+	for _, r := range sorted {
+		note := r.Diagnostic
+		if len(note) > 160 {
+			note = note[:160] + "…"
+		}
+		note = strings.ReplaceAll(note, "|", "/")
+		if r.CSDPStatus != "" {
+			note = fmt.Sprintf("csdp %s %.8g in %.2fs. %s", r.CSDPStatus, r.CSDPObjective, r.CSDPSeconds, note)
+		}
+		slv := r.Solver
+		if r.Fallback != "" {
+			slv += " (after " + r.Fallback + ")"
+		}
+		fmt.Fprintf(&b, "| %s/%s | %s | %s | %.10g | %.10g | %.2g | %s | %d | %.3f | %s |\n", r.Set, r.Name, r.Grade, r.Status,
+			r.Objective, r.Reference, r.Error, slv, r.Iterations, r.Seconds, note)
+	}
+	return b.String()
+}

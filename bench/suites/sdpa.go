@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/solver"
+)
+
+// WriteSDPA writes p in SDPA sparse format (Fujisawa et al., "SDPA User's
+// Manual", the format of SDPLIB and of CSDP's reader):
+//
+//	minimize cᵀx  subject to  F(x) = Σᵢ xᵢFᵢ − F₀ ⪰ 0
+//
+// The standard form's s = b − Ax ∈ K is exactly F(x) with Fᵢ = −mat(A·ᵢ) and
+// F₀ = −mat(b), block by block: a nonnegative cone is a diagonal block (a
+// negative size in SDPA), a PSD cone a symmetric block whose svec entries are
+// unscaled (off-diagonal svec entries carry a factor √2). c = q; p.R is not
+// written (add it to the objective). Other cones fail.
+func WriteSDPA(w io.Writer, p *solver.Problem) error {
+	type blk struct {
+		size int // SDPA block size (negative: diagonal)
+		off  int // first row
+		kind cone.Kind
+		n    int
+	}
+	var blocks []blk
+	off := 0
+	for _, c := range p.Cones {
+		switch c.Kind {
+		case cone.Nonnegative:
+			if c.Dim > 0 {
+				blocks = append(blocks, blk{size: -c.Dim, off: off, kind: c.Kind, n: c.Dim})
+			}
+		case cone.PSD:
+			n := cone.PSDOrder(c.Dim)
+			blocks = append(blocks, blk{size: n, off: off, kind: c.Kind, n: n})
+		default:
+			if c.Dim > 0 {
+				return fmt.Errorf("sdpa: cone %v cannot be written in SDPA format", c)
+			}
+		}
+		off += c.Dim
+	}
+	// row → (block, i, j, scale)
+	type pos struct {
+		b, i, j int
+		scale   float64
+	}
+	where := make([]pos, p.NumRows())
+	for bi, b := range blocks {
+		if b.kind == cone.Nonnegative {
+			for k := 0; k < b.n; k++ {
+				where[b.off+k] = pos{bi + 1, k + 1, k + 1, 1}
+			}
+			continue
+		}
+		// scaled lower-triangular column-major svec
+		k := 0
+		for j := 0; j < b.n; j++ {
+			for i := j; i < b.n; i++ {
+				s := 1.0
+				if i != j {
+					s = 1 / math.Sqrt2
+				}
+				// SDPA wants i ≤ j (upper triangle)
+				where[b.off+k] = pos{bi + 1, j + 1, i + 1, s}
+				k++
+			}
+		}
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%d\n%d\n", p.NumVars(), len(blocks))
+	for _, b := range blocks {
+		fmt.Fprintf(bw, "%d ", b.size)
+	}
+	fmt.Fprintln(bw)
+	for _, v := range p.Q {
+		fmt.Fprintf(bw, "%.17g ", v)
+	}
+	fmt.Fprintln(bw)
+	for r, v := range p.B {
+		if v != 0 {
+			w := where[r]
+			fmt.Fprintf(bw, "0 %d %d %d %.17g\n", w.b, w.i, w.j, -v*w.scale)
+		}
+	}
+	for j := 0; j < p.A.Cols; j++ {
+		for k := p.A.ColPtr[j]; k < p.A.ColPtr[j+1]; k++ {
+			w := where[p.A.RowIdx[k]]
+			fmt.Fprintf(bw, "%d %d %d %d %.17g\n", j+1, w.b, w.i, w.j, -p.A.Val[k]*w.scale)
+		}
+	}
+	return bw.Flush()
+}
+
+var csdpObjective = regexp.MustCompile(`Dual objective value:\s*([-+0-9.eE]+)`)
+
+// runCSDP converts the instance to SDPA, runs csdp on it and records its
+// status, objective and wall time in o.
+func runCSDP(dir string, in *instance, o *outcome, limit time.Duration) {
+	bin, err := exec.LookPath("csdp")
+	if err != nil {
+		o.CSDPStatus = "not-installed"
+		return
+	}
+	p, _, err := load(filepath.Join(dir, in.File))
+	if err != nil {
+		o.CSDPStatus = "read-error"
+		return
+	}
+	tmp, err := os.CreateTemp("", "suite-*.dat-s")
+	if err != nil {
+		o.CSDPStatus = "tmp-error"
+		return
+	}
+	defer os.Remove(tmp.Name())
+	if err := WriteSDPA(tmp, p); err != nil {
+		tmp.Close()
+		o.CSDPStatus = "convert-error"
+		return
+	}
+	tmp.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, tmp.Name())
+	cmd.Stdout = &out
+	start := time.Now()
+	err = cmd.Run()
+	o.CSDPSeconds = time.Since(start).Seconds()
+	// csdp's exit code: 0 success, 1 primal infeasible, 2 dual infeasible,
+	// 3 partial success (reduced accuracy), ≥ 4 failures.
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		o.CSDPStatus = "error"
+		return
+	}
+	o.CSDPStatus = map[int]string{0: "optimal", 1: "infeasible", 2: "unbounded", 3: "almost-optimal"}[code]
+	if o.CSDPStatus == "" {
+		o.CSDPStatus = "failure-" + strconv.Itoa(code)
+	}
+	if m := csdpObjective.FindSubmatch(out.Bytes()); m != nil {
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		o.CSDPObjective = v + p.R
+	}
+}

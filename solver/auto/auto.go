@@ -1,0 +1,183 @@
+// Package auto is privopt's default backend: it chooses HiGHS or the
+// interior-point solver by problem class, re-checks the answer on the
+// caller's data and falls back to the other backend when the answer is not a
+// verified optimum or a certified infeasibility.
+//
+// Route (first backend, then the fallback):
+//
+//	LP (zero/nonnegative cones, P = 0)   highs → ipm
+//	convex QP (same cones, P ≠ 0)        ipm → highs
+//	any other cone                       ipm
+//
+// HiGHS's simplex is the fastest and most robust LP method here; for QPs
+// HiGHS's active-set solver failed the re-check or stalled on a third of the
+// Maros–Mészáros set (BENCHMARKS.md, "Public benchmark libraries"), while the
+// interior-point method solves them, so QPs start with the IPM.
+//
+// An answer is kept when its status is Optimal (every backend certifies that
+// on the original data with solver.Certify) or PrimalInfeasible /
+// DualInfeasible with a certificate; a cancelled or timed-out solve is
+// returned as it is. Otherwise the next backend runs (with what remains of
+// Settings.TimeLimit) and the better of the two answers is returned, in the
+// order Optimal > certified infeasibility > AlmostOptimal > the first answer.
+// Solution.Solver names the backend that answered, Solution.Fallback the one
+// whose answer was rejected, and Solution.Diagnostic says why.
+package auto
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
+)
+
+var _ solver.Solver = (*Solver)(nil)
+
+// Solver is the automatic backend. The zero value is not usable; call New.
+type Solver struct {
+	highs, ipm solver.Solver
+}
+
+// New returns the automatic backend with HiGHS and the IPM at their default
+// options.
+func New() *Solver { return &Solver{highs: highs.New(), ipm: ipm.New()} }
+
+// NewWith returns the automatic backend over the given LP/QP backend (used
+// for zero and nonnegative cones) and conic backend (every cone); either may
+// be configured by the caller, e.g. highs.NewWithOptions.
+func NewWith(lpqp, conic solver.Solver) (*Solver, error) {
+	if lpqp == nil || conic == nil {
+		return nil, fmt.Errorf("auto: both backends are required (got lpqp %v, conic %v)", lpqp, conic)
+	}
+	return &Solver{highs: lpqp, ipm: conic}, nil
+}
+
+// Name returns "auto"; Solution.Solver names the backend that answered.
+func (*Solver) Name() string { return "auto" }
+
+// Supports reports whether one of the two backends accepts cones of kind k.
+func (s *Solver) Supports(k cone.Kind) bool { return s.highs.Supports(k) || s.ipm.Supports(k) }
+
+// Route returns the backends Solve tries for p, in order (see the package
+// documentation).
+func (s *Solver) Route(p *solver.Problem) []solver.Solver {
+	if !p.IsLinearConic() {
+		return []solver.Solver{s.ipm}
+	}
+	if p.P != nil && p.P.Nnz() > 0 {
+		return []solver.Solver{s.ipm, s.highs}
+	}
+	return []solver.Solver{s.highs, s.ipm}
+}
+
+// Solve solves p along Route(p). The error is non-nil only when every backend
+// rejects the input (invalid problem, non-convex P, bad settings); it is then
+// the first backend's error.
+func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settings) (*solver.Solution, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: problem is nil", solver.ErrInvalidProblem)
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	route := s.Route(p)
+	var best *solver.Solution
+	var tried []string
+	var firstErr error
+	for _, b := range route {
+		st := set
+		if set.TimeLimit > 0 {
+			st.TimeLimit = set.TimeLimit - time.Since(start)
+			if st.TimeLimit <= 0 {
+				break
+			}
+		}
+		sol, err := b.Solve(ctx, p, st)
+		if err != nil {
+			// A backend may refuse what the other accepts (the IPM's
+			// convexity test of P is stricter than HiGHS's): go on.
+			if firstErr == nil {
+				firstErr = err
+			}
+			tried = append(tried, fmt.Sprintf("%s refused the problem (%v)", b.Name(), err))
+			continue
+		}
+		if sol.Solver == "" {
+			sol.Solver = b.Name()
+		}
+		tried = append(tried, describe(sol))
+		if best == nil || rank(sol) > rank(best) {
+			if best != nil {
+				sol.Fallback = best.Solver
+			}
+			best = sol
+		}
+		if accepted(sol) || sol.Status.Early() || ctx.Err() != nil {
+			break
+		}
+	}
+	if best == nil {
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		return &solver.Solution{Status: solver.TimeLimit, Solver: route[0].Name()}, nil
+	}
+	if len(tried) > 1 {
+		msg := "tried " + joinTried(tried) + "; answered by " + best.Solver
+		if best.Diagnostic != "" {
+			msg = best.Diagnostic + "; " + msg
+		}
+		best.Diagnostic = msg
+	}
+	best.SolveTime = time.Since(start)
+	return best, nil
+}
+
+func describe(sol *solver.Solution) string {
+	d := sol.Solver + " " + sol.Status.String()
+	if sol.Diagnostic != "" {
+		d += " (" + sol.Diagnostic + ")"
+	}
+	return d
+}
+
+func joinTried(t []string) string {
+	out := t[0]
+	for _, s := range t[1:] {
+		out += ", then " + s
+	}
+	return out
+}
+
+// accepted reports whether sol ends the route: a verified optimum or a
+// certified infeasibility.
+func accepted(sol *solver.Solution) bool {
+	switch sol.Status {
+	case solver.Optimal:
+		return true
+	case solver.PrimalInfeasible:
+		return sol.Y != nil
+	case solver.DualInfeasible:
+		return sol.X != nil
+	}
+	return false
+}
+
+// rank orders answers: Optimal > certified infeasibility > AlmostOptimal >
+// anything else.
+func rank(sol *solver.Solution) int {
+	switch {
+	case sol.Status == solver.Optimal:
+		return 3
+	case accepted(sol):
+		return 2
+	case sol.Status == solver.AlmostOptimal:
+		return 1
+	}
+	return 0
+}
