@@ -13,7 +13,7 @@ import (
 //
 //	PrimalResidual = ‖Ax + s − b‖∞ / (1 + max(‖b‖∞, ‖Ax‖∞, ‖s‖∞))
 //	DualResidual   = ‖Px + q + Aᵀy‖∞ / (1 + max(‖q‖∞, ‖Px‖∞, ‖Aᵀy‖∞))
-//	Gap            = |pobj − dobj| / max(1, min(|pobj − r|, |dobj − r|))
+//	Gap            = |pobj − dobj| / max(1, min(|pobj|, |dobj|))
 //	PrimalCone     = max over blocks k of dist(s_k, K_k) / (1 + ‖s_k‖∞)
 //	DualCone       = max over blocks k of dist(y_k, K_k*) / (1 + ‖y_k‖∞)
 //
@@ -31,7 +31,7 @@ type Accuracy struct {
 	// residuals r_p = Ax + s − b and r_d = Px + q + Aᵀy, whose optimal value
 	// differs by about yᵀr_p + xᵀr_d (∂p*/∂b = −y, ∂p*/∂q = x), so
 	//
-	//	Sensitivity = (|y|ᵀ|r_p| + |x|ᵀ|r_d|) / max(1, min(|pobj − r|, |dobj − r|)).
+	//	Sensitivity = (|y|ᵀ|r_p| + |x|ᵀ|r_d|) / max(1, min(|pobj|, |dobj|)).
 	//
 	// Small relative residuals do not make it small when y or x is large
 	// (problems without a strictly feasible point): it is what ties the
@@ -108,7 +108,10 @@ func Measure(p *Problem, x, s, y []float64) (Accuracy, error) {
 		naty = math.Max(naty, math.Abs(aty[j]))
 	}
 	a.DualResidual = rd / (1 + math.Max(nq, math.Max(npx, naty)))
-	scale := math.Max(1, math.Min(math.Abs(a.PrimalObjective-p.R), math.Abs(a.DualObjective-p.R)))
+	// Relative to the objective values themselves, constant included: that
+	// is the accuracy a caller reads (a large constant r must not hide an
+	// absolute error of the variable part, as it did for HS268/S268).
+	scale := math.Max(1, math.Min(math.Abs(a.PrimalObjective), math.Abs(a.DualObjective)))
 	a.Gap = math.Abs(a.PrimalObjective-a.DualObjective) / scale
 	a.Sensitivity = sens / scale
 

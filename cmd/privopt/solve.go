@@ -18,6 +18,7 @@ import (
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/mathprog"
 	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/auto"
 	"github.com/privopt/privopt/solver/highs"
 	"github.com/privopt/privopt/solver/ipm"
 )
@@ -37,7 +38,10 @@ where objective is in the file's sense (min or max), x lists the CBF scalar
 variables in order (for .mps/.lp: the columns), and times are in seconds: read
 = parse the file into privopt's standard form, build = validate it and set up
 the backend, solve = the backend's solve call, total = all of it.
---solver auto uses HiGHS for LPs and QPs and the interior-point solver otherwise.
+--solver auto (package solver/auto) uses HiGHS for LPs and the interior-point
+solver for QPs and conic programs, and falls back to the other backend when
+an LP/QP answer fails the re-check on the file's data ("fallback" in the JSON
+names the rejected backend, "diagnostic" says why).
 Exit status: 0 optimal, 1 any other outcome or error, 2 bad usage.
 
 Flags:
@@ -158,11 +162,13 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	var s solver.Solver
-	switch {
-	case backend == "highs" || (backend == "auto" && p.IsLinearConic()):
+	switch backend {
+	case "highs":
 		s = highs.New()
-	default:
+	case "ipm":
 		s = ipm.New()
+	default:
+		s = auto.New()
 	}
 	settings := solver.Settings{TimeLimit: limit}
 	tBuild := time.Since(buildStart)
@@ -177,7 +183,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	var out solveOutput
 	out.Status = sol.Status.String()
-	out.Solver = s.Name()
+	out.Solver = sol.Solver
 	out.Iterations = sol.Iterations
 	out.Diagnostic = sol.Diagnostic
 	out.Fallback = sol.Fallback

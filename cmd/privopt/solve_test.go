@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,11 +26,12 @@ func TestSolveJSON(t *testing.T) {
 		file      string
 		objective float64
 		x         []float64
+		backend   string // the default route: HiGHS for LPs, the IPM for QPs
 	}{
-		{"wyndor.cbf", 36, []float64{2, 6}},
-		{"wyndor.lp", 36, []float64{2, 6}},
-		{"ranges.mps", -5, []float64{1, -1, 4}},
-		{"qp.lp", -13.0 / 3, []float64{-2.0 / 3, 7.0 / 3}},
+		{"wyndor.cbf", 36, []float64{2, 6}, "highs"},
+		{"wyndor.lp", 36, []float64{2, 6}, "highs"},
+		{"ranges.mps", -5, []float64{1, -1, 4}, "highs"},
+		{"qp.lp", -13.0 / 3, []float64{-2.0 / 3, 7.0 / 3}, "ipm"},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -48,7 +51,7 @@ func TestSolveJSON(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatalf("%v in %q", err, out)
 			}
-			if got.Status != "optimal" || got.Solver != "highs" || got.Objective == nil || got.Iterations == nil {
+			if got.Status != "optimal" || got.Solver != c.backend || got.Objective == nil || got.Iterations == nil {
 				t.Fatalf("got %+v", got)
 			}
 			// HiGHS's QP solver is accurate to about 1e-7.
@@ -146,5 +149,27 @@ func TestSolveAutoConic(t *testing.T) {
 	}
 	if got.Solver != "ipm" || math.Abs(got.Objective-3/math.Sqrt2) > 1e-6 {
 		t.Errorf("got %+v, want ipm and 3/√2", got)
+	}
+}
+
+// TestSolveGzip: a gzipped .cbf.gz (and .lp.gz) is decompressed, not parsed raw.
+func TestSolveGzip(t *testing.T) {
+	for _, name := range []string{"wyndor.cbf", "wyndor.lp"} {
+		raw, err := os.ReadFile(solveFile(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), name+".gz")
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(raw)
+		zw.Close()
+		if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runCmd(t, "solve", path, "--json")
+		if code != 0 || !strings.Contains(out, `"objective": 36`) {
+			t.Errorf("%s.gz: exit %d, stdout %q, stderr %q", name, code, out, errs)
+		}
 	}
 }

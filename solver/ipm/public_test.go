@@ -29,7 +29,7 @@ func TestNoWrongOptimalPublic(t *testing.T) {
 		tol  float64 // the benchmark's pass rule
 	}{
 		{"cblib/demb763.cbf.gz", 1.1579029605625948, 1e-6 * 1.158}, // CVXOPT, tight tolerances
-		{"sdplib/hinf1.cbf.gz", 2.0326, 0.5e-4},                     // SDPLIB 1.2 README, 5 digits
+		{"sdplib/hinf1.cbf.gz", 2.0326, 0.5e-4},                    // SDPLIB 1.2 README, 5 digits
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.file), func(t *testing.T) {
