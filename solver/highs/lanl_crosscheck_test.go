@@ -120,8 +120,10 @@ func TestAgainstLanlBinding(t *testing.T) {
 		if ref.Status != lanl.Optimal {
 			t.Fatalf("trial %d: lanl/highs status %v on a feasible bounded problem", trial, ref.Status)
 		}
-		if ours.Status != solver.Optimal {
-			t.Fatalf("trial %d: status %v, lanl/highs optimal", trial, ours.Status)
+		// Same HiGHS run; the re-check on the data may call a QP answer
+		// almost-optimal (HiGHS's QP duals lag by ~1e-7), with a diagnostic.
+		if !ours.Status.OK() || (ours.Status == solver.AlmostOptimal && ours.Diagnostic == "") {
+			t.Fatalf("trial %d: status %v (%q), lanl/highs optimal", trial, ours.Status, ours.Diagnostic)
 		}
 		if d := math.Abs(ours.Objective - ref.Objective); d > 1e-7*math.Max(1, math.Abs(ref.Objective)) {
 			t.Errorf("trial %d (quadratic=%v): objective %.12g, lanl/highs %.12g", trial, quadratic, ours.Objective, ref.Objective)
