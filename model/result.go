@@ -8,15 +8,16 @@ import (
 
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
-	"github.com/privopt/privopt/solver/highs"
-	"github.com/privopt/privopt/solver/ipm"
+	autoroute "github.com/privopt/privopt/solver/auto"
 )
 
 // SolveOptions configure Model.Solve. The zero value picks the backend
 // automatically with default settings.
 type SolveOptions struct {
-	// Solver is the backend; nil picks HiGHS when every cone is a zero or
-	// nonnegative cone (LP, convex QP) and the interior-point backend otherwise.
+	// Solver is the backend; nil picks the default route of package
+	// solver/auto: HiGHS for LPs, the interior-point backend for QPs and
+	// conic programs, each falling back to the other on an LP/QP answer that
+	// fails the re-check (Result.Solution.Solver names who answered).
 	Solver solver.Solver
 	// Settings are passed to the backend.
 	Settings solver.Settings
@@ -235,11 +236,9 @@ func (c *Canonical) Solve(ctx context.Context, opts SolveOptions) (*Result, erro
 	backend := opts.Solver
 	auto := backend == nil
 	if auto {
-		if p.IsLinearConic() {
-			backend = highs.New()
-		} else {
-			backend = ipm.New()
-		}
+		// The default route: HiGHS for LPs, the IPM for QPs and conic
+		// programs, with fallback on an answer that fails the re-check.
+		backend = autoroute.New()
 	}
 	for _, k := range p.Cones {
 		if !backend.Supports(k.Kind) {
