@@ -35,6 +35,8 @@ bench: deps
 ## fuzz: one minute of fuzzing of the CBF reader.
 fuzz: deps
 	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime 60s ./cbf
+	$(GO) test -run '^$$' -fuzz FuzzReadMPS -fuzztime 30s ./mathprog
+	$(GO) test -run '^$$' -fuzz FuzzReadLP -fuzztime 30s ./mathprog
 
 clean:
 	rm -rf bin

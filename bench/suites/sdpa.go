@@ -93,13 +93,13 @@ func WriteSDPA(w io.Writer, p *solver.Problem) error {
 	for r, v := range p.B {
 		if v != 0 {
 			w := where[r]
-			fmt.Fprintf(bw, "0 %d %d %d %.17g\n", w.b, w.i, w.j, -v*w.scale)
+			fmt.Fprintf(bw, "0 %d %d %d %.16g\n", w.b, w.i, w.j, -v*w.scale)
 		}
 	}
 	for j := 0; j < p.A.Cols; j++ {
 		for k := p.A.ColPtr[j]; k < p.A.ColPtr[j+1]; k++ {
 			w := where[p.A.RowIdx[k]]
-			fmt.Fprintf(bw, "%d %d %d %d %.17g\n", j+1, w.b, w.i, w.j, -p.A.Val[k]*w.scale)
+			fmt.Fprintf(bw, "%d %d %d %d %.16g\n", j+1, w.b, w.i, w.j, -p.A.Val[k]*w.scale)
 		}
 	}
 	return bw.Flush()

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/privopt/privopt/internal/shareddata"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/auto"
+)
+
+// TestTolerance checks the pass rule of reference.json: 1e-6·max(1, |ref|),
+// or half a unit of the last printed digit.
+func TestTolerance(t *testing.T) {
+	in := instance{}
+	in.Reference = &struct {
+		Value     float64 `json:"value"`
+		Text      string  `json:"text"`
+		SigDigits int     `json:"sig_digits"`
+		Source    string  `json:"source"`
+	}{Value: 2.0326, Text: "2.0326e+00", SigDigits: 5}
+	if got := in.tolerance(); math.Abs(got-0.5e-4) > 1e-15 {
+		t.Errorf("hinf1's tolerance %v, want 5e-5", got)
+	}
+	in.Reference.Value, in.Reference.Text, in.Reference.SigDigits = 1.1579029605625948, "", 0
+	if got := in.tolerance(); math.Abs(got-1.1579029605625948e-6) > 1e-18 {
+		t.Errorf("tolerance %v, want 1e-6·|ref|", got)
+	}
+	if g := grade(&in, solver.Optimal, 1.1579029605625948+2e-6, false); g != "wrong" {
+		t.Errorf("an optimal status 2e-6 off is graded %q, want wrong", g)
+	}
+	if g := grade(&in, solver.AlmostOptimal, 1.1579029605625948+2e-6, false); g != "fail" {
+		t.Errorf("an almost-optimal status 2e-6 off is graded %q, want fail", g)
+	}
+}
+
+// TestSubset runs a few small public instances of every library through the
+// default route and requires a verified pass (the full run is the benchmark).
+func TestSubset(t *testing.T) {
+	d, err := shareddata.Dir()
+	if err != nil {
+		t.Skipf("shared data not available: %v", err)
+	}
+	dir := filepath.Join(d, "conic-bench")
+	ref, err := loadReference(dir)
+	if err != nil {
+		t.Skipf("no conic-bench reference: %v", err)
+	}
+	want := map[string]bool{"HS21": true, "QAFIRO": true, "DUAL1": true, "demb782": true, "rijc782": true, "bss1": true, "truss1": true, "theta1": true, "infp1": true}
+	n := 0
+	for i := range ref.Instances {
+		in := &ref.Instances[i]
+		if !want[in.Name] {
+			continue
+		}
+		n++
+		o := solveOne(dir, in, auto.New(), time.Minute)
+		if o.Grade != "pass" {
+			t.Errorf("%s/%s: %s, status %s, objective %.10g, reference %.10g (%s)", in.Set, in.Name, o.Grade, o.Status, o.Objective, o.Reference, o.Diagnostic)
+		}
+	}
+	if n == 0 {
+		t.Skip("none of the subset's instances is in the shared data")
+	}
+}
+
+// TestWriteSDPA writes a one-block SDP and checks the SDPA lines.
+func TestWriteSDPA(t *testing.T) {
+	p := sdpExample()
+	var sb strings.Builder
+	if err := WriteSDPA(&sb, p); err != nil {
+		t.Fatal(err)
+	}
+	// F(x) = x·[[1 1] [1 1]] − I
+	want := "1\n1\n2 \n1 \n0 1 1 1 1\n0 1 2 2 1\n1 1 1 1 1\n1 1 1 2 1\n1 1 2 2 1\n"
+	if sb.String() != want {
+		t.Errorf("SDPA text\n%q\nwant\n%q", sb.String(), want)
+	}
+}
+
+// sdpExample: min x s.t. [[x−1, x], [x, x−1]] ⪰ 0, written as s = b − Ax
+// with svec(s) = (x − 1, √2·x, x − 1): b = (−1, 0, −1), A = (−1, −√2, −1).
+func sdpExample() *solver.Problem {
+	return examplePSD()
+}
