@@ -53,6 +53,27 @@ func (a Accuracy) Max() float64 {
 	return m
 }
 
+// almost reports whether the point meets the reduced tolerance r:
+// residuals, gap and cone distances ≤ r, Sensitivity ≤ SensitivityFactor·r.
+// The sensitivity is a first-order bound that overestimates the objective's
+// error on problems without a strictly feasible point (SDPLIB's hinf and
+// control sets, where the duals are huge), so the reduced tier tolerates
+// more of it; Optimal requires all of them within its tolerance.
+func (a Accuracy) almost(r float64) bool {
+	m := 0.0
+	for _, v := range []float64{a.PrimalResidual, a.DualResidual, a.Gap, a.PrimalCone, a.DualCone} {
+		if math.IsNaN(v) {
+			return false
+		}
+		m = math.Max(m, v)
+	}
+	return m <= r && a.Sensitivity <= SensitivityFactor*r
+}
+
+// SensitivityFactor scales the reduced tolerance for the Sensitivity entry
+// of an AlmostOptimal answer (see Certify).
+const SensitivityFactor = 100
+
 // Within reports whether every relative violation is at most tol.
 func (a Accuracy) Within(tol float64) bool { return a.Max() <= tol }
 
@@ -138,7 +159,8 @@ func Measure(p *Problem, x, s, y []float64) (Accuracy, error) {
 
 // Certify checks an OK solution against p with Measure and, when it misses
 // tol (or reducedTol), lowers its status: a point within tol stays as it is,
-// one within reducedTol becomes AlmostOptimal, any other NumericalError. The
+// one within reducedTol (its Sensitivity within SensitivityFactor·reducedTol)
+// becomes AlmostOptimal, any other NumericalError. The
 // reason is appended to sol.Diagnostic. Statuses other than Optimal and
 // AlmostOptimal are left alone. It returns the measured accuracy (zero when
 // the status was not OK).
@@ -159,14 +181,14 @@ func Certify(p *Problem, sol *Solution, tol, reducedTol float64) Accuracy {
 	worst := acc.Max()
 	switch {
 	case sol.Status == Optimal && worst <= tol:
-	case worst <= reducedTol:
+	case acc.almost(reducedTol):
 		if sol.Status == Optimal {
 			sol.Status = AlmostOptimal
 			sol.addDiagnostic(fmt.Sprintf("re-check on the original data misses the tolerance %g (%v): almost optimal", tol, acc))
 		}
 	default:
 		sol.Status = NumericalError
-		sol.addDiagnostic(fmt.Sprintf("re-check on the original data misses the reduced tolerance %g (%v)", reducedTol, acc))
+		sol.addDiagnostic(fmt.Sprintf("re-check on the original data misses the reduced tolerance %g (sensitivity %g) (%v)", reducedTol, SensitivityFactor*reducedTol, acc))
 	}
 	return acc
 }
