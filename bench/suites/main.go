@@ -168,12 +168,31 @@ func run(args []string, stdout io.Writer) error {
 		if err := os.WriteFile(*out+".md", []byte(table), 0o644); err != nil {
 			return err
 		}
-		js, _ := json.MarshalIndent(results, "", " ")
+		js, err := json.MarshalIndent(results, "", " ")
+		if err != nil {
+			return err
+		}
 		if err := os.WriteFile(*out+".json", js, 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// MarshalJSON writes NaN objectives and references (no value) as null.
+func (o outcome) MarshalJSON() ([]byte, error) {
+	type plain outcome
+	num := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		plain
+		Objective *float64 `json:"objective"`
+		Reference *float64 `json:"reference"`
+	}{plain(o), num(o.Objective), num(o.Reference)})
 }
 
 func csdpNote(o *outcome) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"path/filepath"
 	"strings"
@@ -85,4 +86,15 @@ func TestWriteSDPA(t *testing.T) {
 // with svec(s) = (x − 1, √2·x, x − 1): b = (−1, 0, −1), A = (−1, −√2, −1).
 func sdpExample() *solver.Problem {
 	return examplePSD()
+}
+
+// TestOutcomeJSON: NaN values (no objective) are written as null.
+func TestOutcomeJSON(t *testing.T) {
+	b, err := json.Marshal(outcome{Name: "x", Objective: math.NaN(), Reference: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"objective":null`) || !strings.Contains(string(b), `"reference":1`) {
+		t.Errorf("JSON %s", b)
+	}
 }
