@@ -19,7 +19,9 @@
 // DualInfeasible with a certificate; a cancelled or timed-out solve is
 // returned as it is. Otherwise the next backend runs (with what remains of
 // Settings.TimeLimit) and the better of the two answers is returned, in the
-// order Optimal > certified infeasibility > AlmostOptimal > the first answer.
+// order Optimal > certified infeasibility > AlmostOptimal > the first answer
+// (between two AlmostOptimal answers, the one with the smaller re-checked
+// violation, objective sensitivity included).
 // Solution.Solver names the backend that answered, Solution.Fallback the one
 // whose answer was rejected, and Solution.Diagnostic says why.
 package auto
@@ -111,7 +113,7 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 			sol.Solver = b.Name()
 		}
 		tried = append(tried, describe(sol))
-		if best == nil || rank(sol) > rank(best) {
+		if best == nil || rank(sol) > rank(best) || (rank(sol) == rank(best) && sol.Status.OK() && sol.Accuracy.Max() < best.Accuracy.Max()) {
 			if best != nil {
 				sol.Fallback = best.Solver
 			}
