@@ -46,7 +46,10 @@ func solve(t *testing.T, p *solver.Problem) *solver.Solution {
 // gap, all to tol (relative to the data's scale).
 func checkKKT(t *testing.T, p *solver.Problem, sol *solver.Solution, tol float64) {
 	t.Helper()
-	if sol.Status != solver.Optimal {
+	// HiGHS's active-set QP solver stops at ~1e-7, where the re-check on the
+	// data may call the answer almost-optimal (with a diagnostic).
+	qpAlmost := p.P != nil && sol.Status == solver.AlmostOptimal && sol.Diagnostic != ""
+	if sol.Status != solver.Optimal && !qpAlmost {
 		t.Fatalf("status %v, want optimal", sol.Status)
 	}
 	ax := p.A.MulVecTo(nil, 1, sol.X, 0)

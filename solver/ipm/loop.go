@@ -745,11 +745,11 @@ func (w *workspace) finish(status solver.Status, it int) *solver.Solution {
 }
 
 // verified reports whether the current iterate, mapped back to the caller's
-// problem, meets tol in every entry of solver.Measure.
+// problem, meets tol as solver.Certify requires of an Optimal answer.
 func (w *workspace) verified(tol float64) bool {
 	x, s, y := w.point()
 	acc, err := solver.Measure(w.orig, x, s, y)
-	return err == nil && acc.Within(tol)
+	return err == nil && acc.Meets(tol)
 }
 
 // point maps the current iterate back to the caller's problem:

@@ -56,7 +56,7 @@ func TestNoWrongOptimalPublic(t *testing.T) {
 			case sol.Status != solver.Optimal && sol.Diagnostic == "":
 				t.Errorf("status %v without a diagnostic", sol.Status)
 			}
-			if sol.Status == solver.Optimal && !sol.Accuracy.Within(1e-8) {
+			if sol.Status == solver.Optimal && !sol.Accuracy.Meets(1e-8) {
 				t.Errorf("optimal, but the re-check says %v", sol.Accuracy)
 			}
 		})
