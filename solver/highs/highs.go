@@ -172,7 +172,7 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 		// HiGHS may claim optimality at a point that is not: the uniform
 		// re-check of every backend (residuals, gap, cones and the
 		// objective's sensitivity to the residuals) decides the status.
-		sol.Accuracy = solver.Certify(p, sol, o.certifyTol(d.hessian), o.verifyTol())
+		sol.Accuracy = solver.Certify(p, sol, o.certifyTol(), o.verifyTol())
 	case solver.PrimalInfeasible:
 		if ray := in.dualRay(d.numRow); ray != nil {
 			sol.Y = d.infeasibilityCertificate(p, ray)

@@ -47,8 +47,7 @@ type Options struct {
 // QP solver often stops just short of it (its dual objective lags by a few
 // 1e-7): such QP answers are AlmostOptimal, and the default route
 // (solver/auto) solves QPs with the IPM first.
-func (o *Options) certifyTol(qp bool) float64 {
-	_ = qp
+func (o *Options) certifyTol() float64 {
 	if o.CertifyTolerance > 0 {
 		return o.CertifyTolerance
 	}
