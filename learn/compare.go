@@ -22,14 +22,21 @@ const (
 	Accuracy Metric = "accuracy" // fraction with sign(wᵀx̃) = y
 )
 
-// Score returns the metric of w on test data.
-func Score(metric Metric, w []float64, test Data, intercept bool) float64 {
+// Score returns the metric of the predictor x ↦ wᵀx̃ on test data. With
+// clip > 0 each test row is first scaled to ‖x‖₂ ≤ clip, the public
+// preprocessing the weights were fitted under (0: no clipping).
+func Score(metric Metric, w []float64, test Data, intercept bool, clip float64) float64 {
 	m, d := test.X.Dims()
 	s := 0.0
 	for i := 0; i < m; i++ {
-		t := 0.0
+		t, nr := 0.0, 0.0
 		for j := 0; j < d; j++ {
-			t += w[j] * test.X.At(i, j)
+			v := test.X.At(i, j)
+			t += w[j] * v
+			nr += v * v
+		}
+		if nr = math.Sqrt(nr); clip > 0 && nr > clip {
+			t *= clip / nr
 		}
 		if intercept {
 			t += w[d]
@@ -136,7 +143,7 @@ func Compare(ctx context.Context, train, test Data, s Spec, o CompareOptions) ([
 								mu.Unlock()
 								return
 							}
-							scores[i] = Score(o.Metric, w, test, s.Intercept)
+							scores[i] = Score(o.Metric, w, test, s.Intercept, s.bounds().X)
 							viol[i] = Violation(w, d, s)
 						}
 					}()

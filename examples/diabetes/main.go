@@ -40,7 +40,7 @@ func main() {
 	dataPath := flag.String("data", "", "diabetes CSV (default: the shared data folder)")
 	releases := flag.Int("releases", 200, "Monte Carlo releases per row")
 	svg := flag.String("svg", "diabetes.svg", "SVG output")
-	lambda := flag.Float64("lambda", 0.05, "ridge λ (scaled units)")
+	lambda := flag.Float64("lambda", 1, "ridge λ (scaled units)")
 	shrink := flag.Float64("shrink", 0.5, "feature scaling factor (declared row-norm design)")
 	flag.Parse()
 	if *dataPath == "" {
@@ -110,13 +110,14 @@ func run(ctx context.Context, path string, releases int, lambda, shrink float64,
 	spec := learn.Spec{Loss: learn.Squared, Lambda: lambda, Intercept: true, Bounds: learn.Bounds{X: 1, Y: 1}}
 	h := (targetHi - targetLo) / 2
 	res := &result{train: train, test: test, spec: spec, scaleY: h * h}
+	// The non-private reference: ordinary least squares on the unclipped data.
 	ols := spec
-	ols.Lambda = 1e-9
+	ols.Lambda, ols.Bounds = 1e-9, learn.Bounds{X: 1e6, Y: 1e6}
 	w, err := learn.Fit(ctx, train, ols)
 	if err != nil {
 		return nil, err
 	}
-	res.nonPrivate = learn.Score(learn.MSE, w, test, true) * res.scaleY
+	res.nonPrivate = learn.Score(learn.MSE, w, test, true, 0) * res.scaleY
 	mean := 0.0
 	for _, v := range train.Y {
 		mean += v
@@ -125,7 +126,7 @@ func run(ctx context.Context, path string, releases int, lambda, shrink float64,
 	_, d := train.X.Dims()
 	cw := make([]float64, d+1)
 	cw[d] = mean
-	res.constant = learn.Score(learn.MSE, cw, test, true) * res.scaleY
+	res.constant = learn.Score(learn.MSE, cw, test, true, 0) * res.scaleY
 	rows, err := learn.Compare(ctx, train, test, spec, learn.CompareOptions{Epsilons: eps, Delta: 1e-5, Releases: releases, Seed: 1})
 	if err != nil {
 		return nil, err
