@@ -373,8 +373,8 @@ func prepareObjective(ctx context.Context, data Data, s Spec, p Privacy, g Guara
 	// output sensitivity: the noise enters the objective).
 	g.Certificate = &Certificate{
 		Method: "objective-perturbation", Bound: 2 * lip, Norm: 2, Adjacency: Adjacency,
-		Domain: fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", b.X, b.Y, n),
-		Params: map[string]float64{"n": fn, "lambda": s.Lambda, "extra": extra, "beta": beta, "L": lip, "R": radius, "epsilon": p.Epsilon},
+		Domain:      fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", b.X, b.Y, n),
+		Params:      map[string]float64{"n": fn, "lambda": s.Lambda, "extra": extra, "beta": beta, "L": lip, "R": radius, "epsilon": p.Epsilon},
 		Assumptions: []string{"exact minimizer of the perturbed objective", "loss convex, twice differentiable, |∂²ℓ/∂t²| ≤ c"},
 	}
 	g.state(fmt.Sprintf("objective perturbation, ‖∇ℓ‖ ≤ L = %.4g, extra ridge Δ = %.4g", lip, extra))
