@@ -48,7 +48,7 @@ func TestPrivateAgainstGenericProgramPerturbation(t *testing.T) {
 		sol, err := query.Solve(ctx, can.Problem, query.Spec{
 			Query: query.WeightedSum(cols, pr.Cost),
 			Privacy: query.Privacy{Mechanism: query.TruncatedLaplace, Epsilon: 1, Delta: 1e-4,
-				Sensitivity: query.Sensitivity{Value: pr.Sensitivity, Norm: 1, Source: query.Given}},
+				Sensitivity: query.Sensitivity{Value: pr.Sensitivity, Norm: 1, Source: query.Declared}},
 			Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Robust}},
 		})
 		if err != nil {
