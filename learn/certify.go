@@ -1,9 +1,10 @@
 package learn
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/privopt/privopt/query"
 )
 
 // MethodStrongConvexity is the certificate method of CertifiedSensitivity.
@@ -12,18 +13,14 @@ const MethodStrongConvexity = "erm-strong-convexity"
 // Adjacency is the neighbouring relation of every guarantee of this package.
 const Adjacency = "one row replaced by any row within the declared bounds (n fixed)"
 
-// Certificate is a checkable proof of a sensitivity bound; its fields are
-// those of the release pipeline's certificate (method, bound, norm, adjacency,
-// domain, assumptions and the numbers the verifier recomputes from).
-type Certificate struct {
-	Method      string             `json:"method"`
-	Bound       float64            `json:"bound"`
-	Norm        float64            `json:"norm"`
-	Adjacency   string             `json:"adjacency"`
-	Domain      string             `json:"domain"`
-	Assumptions []string           `json:"assumptions,omitempty"`
-	Params      map[string]float64 `json:"params,omitempty"`
-	Evidence    json.RawMessage    `json:"evidence,omitempty"`
+// Certificate is the release pipeline's checkable proof of a sensitivity
+// bound (query.Certificate).
+type Certificate = query.Certificate
+
+func init() {
+	query.RegisterVerifier(MethodStrongConvexity, VerifyStrongConvexity)
+	query.RegisterVerifier(MethodObjective, verifyObjective)
+	query.RegisterVerifier(MethodAdaSSP, verifyAdaSSP)
 }
 
 // CertifiedSensitivity returns the certified ℓ₂ sensitivity of the minimizer
@@ -124,6 +121,22 @@ func boolFloat(b bool) float64 {
 	return 0
 }
 
+// inNorm returns a copy of c stated in the ℓ_p norm for a k-vector: ℓ∞ keeps
+// the ℓ₂ bound (‖v‖∞ ≤ ‖v‖₂), ℓ₁ multiplies it by √k.
+func inNorm(c *Certificate, p float64, k int) *Certificate {
+	o := *c
+	o.Params = map[string]float64{}
+	for key, v := range c.Params {
+		o.Params[key] = v
+	}
+	o.Norm = p
+	if p == 1 {
+		o.Bound = math.Sqrt(float64(k)) * c.Bound
+		o.Params["k"] = float64(k)
+	}
+	return &o
+}
+
 // VerifyStrongConvexity re-derives the bound of an "erm-strong-convexity"
 // certificate from its Params alone (n, λ, X, Y, the loss code, the
 // intercept flag, the Huber threshold and the ℓ₁ radius), independently of
@@ -138,8 +151,18 @@ func VerifyStrongConvexity(c *Certificate) error {
 	if c.Method != MethodStrongConvexity {
 		return invalidf("certificate method is %q, want %q", c.Method, MethodStrongConvexity)
 	}
-	if c.Norm != 2 {
-		return invalidf("certificate norm is %v, want 2", c.Norm)
+	// ‖v‖∞ ≤ ‖v‖₂ ≤ ‖v‖₁ ≤ √k‖v‖₂: an ℓ₁ certificate needs the weight count k.
+	factor := 1.0
+	switch {
+	case c.Norm == 2, math.IsInf(c.Norm, 1):
+	case c.Norm == 1:
+		k, ok := c.Params["k"]
+		if !ok || !(k >= 1) || k != math.Trunc(k) {
+			return invalidf("ℓ1 certificate needs an integer param k ≥ 1, got %v", k)
+		}
+		factor = math.Sqrt(k)
+	default:
+		return invalidf("certificate norm is %v, must be 1, 2 or +Inf", c.Norm)
 	}
 	get := func(k string) (float64, error) {
 		v, ok := c.Params[k]
@@ -182,12 +205,101 @@ func VerifyStrongConvexity(c *Certificate) error {
 	default:
 		return invalidf("certificate loss code is %v, unknown", loss)
 	}
-	want := 2 * lip / (n * lam)
+	want := factor * 2 * lip / (n * lam)
 	if got, _ := get("L"); got < lip*(1-1e-12) {
 		return fmt.Errorf("learn: certificate L = %v is below the recomputed Lipschitz constant %v", got, lip)
 	}
 	if c.Bound < want*(1-1e-12) {
-		return fmt.Errorf("learn: certificate bound %v is below the recomputed 2L/(nλ) = %v", c.Bound, want)
+		return fmt.Errorf("learn: certificate bound %v is below the recomputed %v·2L/(nλ) = %v", c.Bound, factor, want)
+	}
+	return nil
+}
+
+// Certificate methods of the other strategies: they certify the numbers of
+// a privacy proof rather than an output sensitivity.
+const (
+	// MethodObjective: objective perturbation's gradient bound 2L, Hessian
+	// bound β and extra ridge Δ (see Objective).
+	MethodObjective = "objective-perturbation"
+	// MethodAdaSSP: the sensitivities of λ_min(X̃ᵀX̃), X̃ᵀX̃ and X̃ᵀy (see
+	// AdaSSP); Bound is that of X̃ᵀX̃.
+	MethodAdaSSP = "adassp-sufficient-statistics"
+)
+
+func params(c *Certificate, keys ...string) ([]float64, error) {
+	out := make([]float64, len(keys))
+	for i, k := range keys {
+		v, ok := c.Params[k]
+		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, invalidf("certificate param %q is missing or not finite", k)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// verifyObjective recomputes X̃, β = cX̃² (c = 1 squared, ¼ logistic), the
+// gradient bound L on the imposed ball and checks nλ + Δ ≥ β/(e^{ε/4} − 1),
+// the certificate's β ≥ recomputed β and Bound = 2L ≥ recomputed 2L.
+func verifyObjective(c *Certificate) error {
+	v, err := params(c, "n", "lambda", "extra", "epsilon", "loss", "X", "Y", "intercept", "R", "beta")
+	if err != nil {
+		return err
+	}
+	n, lam, extra, eps, loss, x, y, icpt, r, beta := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]
+	xt := x
+	if icpt == 1 {
+		xt = math.Sqrt(x*x + 1)
+	}
+	var cc, lip float64
+	switch loss {
+	case 1:
+		if !(r > 0) {
+			return invalidf("objective certificate: squared loss needs a ball radius R > 0, got %v", r)
+		}
+		cc, lip = 1, xt*(y+xt*r)
+	case 3:
+		cc, lip = 0.25, xt
+	default:
+		return invalidf("objective certificate: loss code %v has no bounded second derivative", loss)
+	}
+	if beta < cc*xt*xt*(1-1e-12) {
+		return fmt.Errorf("learn: objective certificate β = %v below cX̃² = %v", beta, cc*xt*xt)
+	}
+	if need := cc * xt * xt / math.Expm1(eps/4); n*lam+extra < need*(1-1e-12) {
+		return fmt.Errorf("learn: objective certificate: nλ + Δ = %v below β/(e^{ε/4} − 1) = %v", n*lam+extra, need)
+	}
+	if c.Bound < 2*lip*(1-1e-12) {
+		return fmt.Errorf("learn: objective certificate bound %v below 2L = %v", c.Bound, 2*lip)
+	}
+	return nil
+}
+
+// verifyAdaSSP recomputes the three sensitivities from X̃, Y and k in the
+// certificate's norm.
+func verifyAdaSSP(c *Certificate) error {
+	v, err := params(c, "X", "Y", "k", "intercept", "lambda_min", "gram", "xty")
+	if err != nil {
+		return err
+	}
+	x, y, k, icpt := v[0], v[1], v[2], v[3]
+	xt := x
+	if icpt == 1 {
+		xt = math.Sqrt(x*x + 1)
+	}
+	want := []float64{xt * xt, math.Sqrt2 * xt * xt, 2 * xt * y}
+	if c.Norm == 1 {
+		want = []float64{xt * xt, (k + 1) * xt * xt, 2 * math.Sqrt(k) * xt * y}
+	} else if c.Norm != 2 {
+		return invalidf("adassp certificate norm is %v, must be 1 or 2", c.Norm)
+	}
+	for i, name := range []string{"lambda_min", "gram", "xty"} {
+		if v[4+i] < want[i]*(1-1e-12) {
+			return fmt.Errorf("learn: adassp certificate %s sensitivity %v below %v", name, v[4+i], want[i])
+		}
+	}
+	if c.Bound < want[1]*(1-1e-12) {
+		return fmt.Errorf("learn: adassp certificate bound %v below %v", c.Bound, want[1])
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -89,6 +88,11 @@ type Options struct {
 	Eta float64
 	// Rho is AdaSSP's failure probability of the λ_min lower bound (default 0.05).
 	Rho float64
+	// Gamma, Beta and Seed configure sampled sensitivities (program
+	// perturbation on a constrained set; SampledSensitivity): defaults 0.1,
+	// 0.1 and 0.
+	Gamma, Beta float64
+	Seed        uint64
 	// Sampled supplies a sampled ℓ₂ sensitivity (SampledSensitivity) for
 	// specs without a certificate (λ = 0 or a free intercept).
 	Sampled *Sampled
@@ -130,16 +134,31 @@ func normName(p float64) string {
 	return "linf"
 }
 
-func (g *Guarantee) state(note string) {
-	head := fmt.Sprintf("(%g, %g)-DP", g.Epsilon, g.Delta)
-	switch g.Source {
-	case "certified":
-		g.Statement = fmt.Sprintf("%s; sensitivity %.4g (%s) certified (%s)", head, g.Sensitivity, g.Norm, MethodStrongConvexity)
-	case "sampled":
-		g.Statement = fmt.Sprintf("(%g, %g, γ=%g)-probabilistic DP; sensitivity %.4g (%s) sampled on the released weights (%d pairs, β=%g)", g.Epsilon, g.Delta, g.Gamma, g.Sensitivity, g.Norm, g.Samples, g.Beta)
-	default:
-		g.Statement = fmt.Sprintf("%s assuming sensitivity %.4g (%s) (declared, not verified)", head, g.Sensitivity, g.Norm)
+// sensitivity returns the guarantee's sensitivity as the release pipeline's
+// type.
+func (g *Guarantee) sensitivity() query.Sensitivity {
+	qs := query.Sensitivity{Value: g.Sensitivity, Norm: normValue(g.Norm), Source: query.SensitivitySource(g.Source),
+		Gamma: g.Gamma, Beta: g.Beta, Samples: g.Samples, Certificate: g.Certificate}
+	if g.Source == "declared" {
+		qs.Source = query.Declared
 	}
+	return qs
+}
+
+func normValue(name string) float64 {
+	switch name {
+	case "l1":
+		return 1
+	case "l2":
+		return 2
+	}
+	return math.Inf(1)
+}
+
+// state sets Statement: query.GuaranteeString (plain "(ε, δ)-DP" only for a
+// certified sensitivity) followed by the strategy's note.
+func (g *Guarantee) state(note string) {
+	g.Statement = query.GuaranteeString(g.Epsilon, g.Delta, g.sensitivity())
 	if note != "" {
 		g.Statement += "; " + note
 	}
@@ -214,10 +233,9 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 			return nil, err
 		}
 		g.Delta, g.Sensitivity, g.Norm, g.NoiseStd = vn.delta, vn.sens, normName(vn.norm), vn.std()
-		g.Certificate = cert
 		switch {
 		case cert != nil:
-			g.Source = "certified"
+			g.Source, g.Certificate = "certified", inNorm(cert, vn.norm, k)
 		case smp != nil:
 			g.Source, g.Gamma, g.Beta, g.Samples = "sampled", smp.Gamma, smp.Beta, smp.Samples
 		}
@@ -248,18 +266,13 @@ func prepareProgram(ctx context.Context, data Data, s Spec, p Privacy, opt Optio
 	if !(eta > 0 && eta < 1) {
 		return nil, invalidf("eta is %v, must be in (0, 1)", eta)
 	}
-	_, d := data.X.Dims()
-	m, w, err := s.build(data, nil)
+	prob, cols, err := s.standardForm(data)
 	if err != nil {
-		return nil, &SolveError{What: "build", Err: err}
+		return nil, err
 	}
-	can, err := m.Canonicalize()
-	if err != nil {
-		return nil, &SolveError{What: "canonicalize", Err: err}
-	}
-	priv := query.Privacy{Epsilon: p.Epsilon, Delta: p.Delta,
-		Sensitivity: query.Sensitivity{Value: vn.sens, Norm: vn.norm, Source: query.Given}}
+	k := len(cols)
 	safety := chance.Cantelli
+	priv := query.Privacy{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: g.sensitivity()}
 	switch p.Noise {
 	case Laplace:
 		priv.Mechanism = query.Laplace
@@ -268,27 +281,60 @@ func prepareProgram(ctx context.Context, data Data, s Spec, p Privacy, opt Optio
 	case AnalyticGaussian:
 		priv.Mechanism, safety = query.AnalyticGaussian, chance.Gaussian
 	case Optimal:
-		priv.Mechanism, priv.Noise = query.Custom, vn.dist
-		priv.Sensitivity.Norm = 1 // per-coordinate scalar mechanism; the composition is stated in the guarantee
+		// One scalar mechanism per weight at (ε/k, δ/k), composed.
+		pc, ok := vn.dist.(*noise.PiecewiseConstant)
+		if !ok {
+			return nil, fmt.Errorf("learn: optimal noise is a %T, want *noise.PiecewiseConstant", vn.dist)
+		}
+		priv.Mechanism, priv.Noise = query.Custom, pc
+		priv.Epsilon, priv.Delta = p.Epsilon/float64(k), p.Delta/float64(k)
 	}
-	cols := query.Columns(w)
-	sol, err := query.Solve(ctx, can.Problem, query.Spec{Query: query.Identity(cols...), Privacy: priv, Solver: s.Solver, Settings: s.Settings,
-		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: eta, Safety: safety}}})
+	qspec := query.Spec{Query: query.Identity(cols...), Privacy: priv, Solver: s.Solver, Settings: s.Settings,
+		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: eta, Safety: safety}}}
+	note := vn.detail + fmt.Sprintf("; program perturbation, joint constraint violation ≤ %g (Bonferroni)", eta)
+	if s.constrained() {
+		// w̄* is not w*: its sensitivity is sampled on the released
+		// statistic (recalibrating fixed point, query.EstimateSensitivity).
+		gamma, beta := opt.Gamma, opt.Beta
+		if gamma == 0 {
+			gamma = 0.1
+		}
+		if beta == 0 {
+			beta = 0.1
+		}
+		sens, err := query.EstimateSensitivity(ctx, query.SensitivitySpec{Program: qspec, Norm: priv.Sensitivity.Norm,
+			Gamma: gamma, Beta: beta, Pair: s.adjacentPairs(data), Seed: opt.Seed, Workers: 2})
+		if err != nil {
+			return nil, fmt.Errorf("learn: program perturbation: sampling the sensitivity of the released weights: %w", err)
+		}
+		qspec.Privacy.Sensitivity = sens
+		if sens.Value != vn.sens {
+			vn2, err := newVectorNoise(ctx, p.Noise, k, sens.Value, p.Epsilon, p.Delta)
+			if err != nil {
+				return nil, err
+			}
+			if p.Noise == Laplace {
+				// sens.Value is already an ℓ₁ value: undo the √k factor.
+				vn2, err = newVectorNoise(ctx, p.Noise, k, sens.Value/math.Sqrt(float64(k)), p.Epsilon, p.Delta)
+				if err != nil {
+					return nil, err
+				}
+			}
+			vn = vn2
+			if p.Noise == Optimal {
+				qspec.Privacy.Noise = vn.dist.(*noise.PiecewiseConstant)
+			}
+		}
+		g.Source, g.Certificate, g.Sensitivity = "sampled", nil, sens.Value
+		g.Gamma, g.Beta, g.Samples = sens.Gamma, sens.Beta, sens.Samples
+		g.NoiseStd = vn.std()
+	}
+	sol, err := query.Solve(ctx, prob, qspec)
 	if err != nil {
 		return nil, fmt.Errorf("learn: program perturbation: %w", err)
 	}
 	wbar := append([]float64(nil), sol.QueryMean...)
-	note := vn.detail + fmt.Sprintf("; program perturbation, joint constraint violation ≤ %g (Bonferroni)", eta)
-	if s.constrained() {
-		// w̄* is not w*: the certificate of w* does not cover it.
-		if g.Source == "certified" {
-			g.Certificate = nil
-		}
-		g.Source = "declared"
-		note += "; the sensitivity is that of w*, assumed for the released w̄*"
-	}
 	g.state(note)
-	_ = d
 	return &Releaser{guarantee: g, draw: func(ctx context.Context, src noise.Source) ([]float64, error) {
 		return vn.add(wbar, src), nil
 	}}, nil
@@ -440,9 +486,9 @@ func prepareAdaSSP(data Data, s Spec, p Privacy, opt Options, g Guarantee) (*Rel
 	g.Delta = nl.delta + ng.delta + ny.delta
 	g.Sensitivity, g.Norm, g.Source, g.NoiseStd = ng.sens, normName(ng.norm), "certified", ng.std()
 	g.Certificate = &Certificate{
-		Method: "adassp-sufficient-statistics", Bound: ng.sens, Norm: ng.norm, Adjacency: Adjacency,
+		Method: MethodAdaSSP, Bound: ng.sens, Norm: ng.norm, Adjacency: Adjacency,
 		Domain: fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", b.X, b.Y, n),
-		Params: map[string]float64{"X": xt, "Y": b.Y, "k": float64(k), "lambda_min": nl.sens, "gram": ng.sens, "xty": ny.sens},
+		Params: map[string]float64{"X": b.X, "Y": b.Y, "intercept": boolFloat(s.Intercept), "k": float64(k), "lambda_min": nl.sens, "gram": ng.sens, "xty": ny.sens},
 	}
 	g.state(fmt.Sprintf("AdaSSP: λ_min, X̃ᵀX̃ and X̃ᵀy each at (ε/3, δ/3), composed; ρ = %g", rho))
 	shift := nl.dist.Quantile(1 - rho) // λ̃_min is a (1−ρ) lower bound of λ_min
@@ -471,6 +517,3 @@ func prepareAdaSSP(data Data, s Spec, p Privacy, opt Options, g Guarantee) (*Rel
 		return Project(ctx, th.RawVector().Data, d, s)
 	}}, nil
 }
-
-// newSeeded returns a seeded simulation source (never for releases).
-func newSeeded(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }
