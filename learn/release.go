@@ -418,12 +418,13 @@ func prepareObjective(ctx context.Context, data Data, s Spec, p Privacy, g Guara
 	// The certificate records the numbers of the privacy proof (not an
 	// output sensitivity: the noise enters the objective).
 	g.Certificate = &Certificate{
-		Method: "objective-perturbation", Bound: 2 * lip, Norm: 2, Adjacency: Adjacency,
-		Domain:      fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", b.X, b.Y, n),
-		Params:      map[string]float64{"n": fn, "lambda": s.Lambda, "extra": extra, "beta": beta, "L": lip, "R": radius, "epsilon": p.Epsilon},
+		Method: MethodObjective, Bound: 2 * lip, Norm: 2, Adjacency: Adjacency,
+		Domain: fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", b.X, b.Y, n),
+		Params: map[string]float64{"n": fn, "lambda": s.Lambda, "extra": extra, "beta": beta, "L": lip, "R": radius, "epsilon": p.Epsilon,
+			"loss": lossCode[s.Loss], "X": b.X, "Y": b.Y, "intercept": boolFloat(s.Intercept)},
 		Assumptions: []string{"exact minimizer of the perturbed objective", "loss convex, twice differentiable, |∂²ℓ/∂t²| ≤ c"},
 	}
-	g.state(fmt.Sprintf("objective perturbation, ‖∇ℓ‖ ≤ L = %.4g, extra ridge Δ = %.4g", lip, extra))
+	g.state(fmt.Sprintf("objective perturbation (the sensitivity is that of the gradient term b, 2L), ‖∇ℓ‖ ≤ L = %.4g, extra ridge Δ = %.4g", lip, extra))
 	pert := &perturbation{extra: extra / fn, radius: radius}
 	return &Releaser{guarantee: g, draw: func(ctx context.Context, src noise.Source) ([]float64, error) {
 		pp := *pert

@@ -9,6 +9,7 @@ import (
 
 	"github.com/privopt/privopt/model"
 	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/ipm"
 )
 
 // Loss is the per-row loss ℓ(t; y) of the prediction t = wᵀx̃ against the
@@ -302,10 +303,38 @@ func solveModel(ctx context.Context, what string, m *model.Model, w *model.Var, 
 	if err != nil {
 		return nil, &SolveError{What: what, Err: err}
 	}
-	if !res.Status.OK() {
-		return nil, &SolveError{What: what, Status: res.Status, Diagnostic: res.Diagnostic}
+	if res.Status.OK() {
+		return res.Value(w), nil
 	}
-	return res.Value(w), nil
+	first := &SolveError{What: what, Status: res.Status, Diagnostic: describe(res)}
+	if s.Solver != nil || ctx.Err() != nil {
+		return nil, first
+	}
+	// The default route failed (HiGHS's QP answers can fail the feasibility
+	// re-check): re-solve with the interior-point solver and report both.
+	res2, err := m.Solve(ctx, model.SolveOptions{Solver: ipm.New(), Settings: s.Settings})
+	if err == nil && res2.Status.OK() {
+		return res2.Value(w), nil
+	}
+	if err != nil {
+		first.Diagnostic += "; interior-point retry: " + err.Error()
+	} else {
+		first.Diagnostic += "; interior-point retry: " + describe(res2)
+	}
+	return nil, first
+}
+
+// describe returns the solver, status and diagnostic of a result.
+func describe(res *model.Result) string {
+	name := "?"
+	if res.Solution != nil {
+		name = res.Solution.Solver
+	}
+	d := fmt.Sprintf("%s reported %v", name, res.Status)
+	if res.Diagnostic != "" {
+		d += ": " + res.Diagnostic
+	}
+	return d
 }
 
 // Fit clips the data to the spec's bounds and returns the non-private
@@ -345,7 +374,7 @@ func Project(ctx context.Context, u []float64, d int, s Spec) ([]float64, error)
 	w := m.Vector("w", len(u))
 	s.constrain(m, w, d)
 	m.Minimize(model.Zeros(1), model.SumSquares(w.Expr().Sub(model.Const(u...))))
-	return solveModel(ctx, "projection", m, w, s)
+	return solveModel(ctx, fmt.Sprintf("projection of %.6g", u), m, w, s)
 }
 
 // Violation returns the largest violation of w ∈ C (0 when feasible): the
