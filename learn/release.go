@@ -10,6 +10,7 @@ import (
 	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/noise"
 	"github.com/privopt/privopt/query"
+	"github.com/privopt/privopt/solver/ipm"
 )
 
 // Strategy names a release strategy.
@@ -93,6 +94,12 @@ type Options struct {
 	// 0.1 and 0.
 	Gamma, Beta float64
 	Seed        uint64
+	// DeclareProgram skips the sampling of w̄*'s sensitivity in program
+	// perturbation on a constrained set and calibrates to the sensitivity of
+	// w* instead, as Dvorkin et al. do; the guarantee is then labelled
+	// "declared" (assumed, not verified). The sampled fixed point does not
+	// settle when w̄* moves in proportion to the noise scale.
+	DeclareProgram bool
 	// Sampled supplies a sampled ℓ₂ sensitivity (SampledSensitivity) for
 	// specs without a certificate (λ = 0 or a free intercept).
 	Sampled *Sampled
@@ -289,10 +296,22 @@ func prepareProgram(ctx context.Context, data Data, s Spec, p Privacy, opt Optio
 		priv.Mechanism, priv.Noise = query.Custom, pc
 		priv.Epsilon, priv.Delta = p.Epsilon/float64(k), p.Delta/float64(k)
 	}
-	qspec := query.Spec{Query: query.Identity(cols...), Privacy: priv, Solver: s.Solver, Settings: s.Settings,
+	// The counterparts are solved by the interior-point solver unless the
+	// spec names one: HiGHS's QP route reports numerical trouble on some of
+	// them (the robust default route of package query is pending).
+	qsolver := s.Solver
+	if qsolver == nil {
+		qsolver = ipm.New()
+	}
+	qspec := query.Spec{Query: query.Identity(cols...), Privacy: priv, Solver: qsolver, Settings: s.Settings,
 		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: eta, Safety: safety}}}
 	note := vn.detail + fmt.Sprintf("; program perturbation, joint constraint violation ≤ %g (Bonferroni)", eta)
-	if s.constrained() {
+	if s.constrained() && opt.DeclareProgram {
+		g.Source, g.Certificate = "declared", nil
+		qspec.Privacy.Sensitivity.Source, qspec.Privacy.Sensitivity.Certificate = query.Declared, nil
+		note += "; the sensitivity of w* is assumed for the released w̄*"
+	}
+	if s.constrained() && !opt.DeclareProgram {
 		// w̄* is not w*: its sensitivity is sampled on the released
 		// statistic (recalibrating fixed point, query.EstimateSensitivity).
 		gamma, beta := opt.Gamma, opt.Beta
@@ -517,4 +536,11 @@ func prepareAdaSSP(data Data, s Spec, p Privacy, opt Options, g Guarantee) (*Rel
 		}
 		return Project(ctx, th.RawVector().Data, d, s)
 	}}, nil
+}
+
+// NewReleaser wraps a draw function with its guarantee, for strategies
+// defined outside this package (e.g. plain output perturbation without
+// projection in a comparison). The caller vouches for the guarantee.
+func NewReleaser(g Guarantee, draw func(ctx context.Context, src noise.Source) ([]float64, error)) *Releaser {
+	return &Releaser{guarantee: g, draw: draw}
 }
