@@ -39,8 +39,9 @@ const (
 	// the released w̄* + ζ satisfies the constraints of C jointly with
 	// probability ≥ 1 − η (Bonferroni). The noise is calibrated to the
 	// certified sensitivity of w*; w̄* is a different function of the data
-	// whose sensitivity is not certified, so the guarantee is labelled
-	// "declared" unless C = ℝᵏ (then w̄* = w*).
+	// whose sensitivity is sampled on the released statistic (or, with
+	// Options.DeclareProgram, assumed equal to w*'s and labelled declared),
+	// unless the loss is squared and C = ℝᵏ (then w̄* = w*).
 	Program Strategy = "program"
 	// AdaSSP: sufficient-statistics perturbation with adaptive ridge (Wang,
 	// "Revisiting differentially private linear regression", NeurIPS 2018,
@@ -306,12 +307,15 @@ func prepareProgram(ctx context.Context, data Data, s Spec, p Privacy, opt Optio
 	qspec := query.Spec{Query: query.Identity(cols...), Privacy: priv, Solver: qsolver, Settings: s.Settings,
 		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: eta, Safety: safety}}}
 	note := vn.detail + fmt.Sprintf("; program perturbation, joint constraint violation ≤ %g (Bonferroni)", eta)
-	if s.constrained() && opt.DeclareProgram {
+	// w̄* = w* only for the squared loss on ℝᵏ (no constraint row involves
+	// the weights); otherwise the chance constraints move w̄*.
+	moves := s.constrained() || s.Loss != Squared
+	if moves && opt.DeclareProgram {
 		g.Source, g.Certificate = "declared", nil
 		qspec.Privacy.Sensitivity.Source, qspec.Privacy.Sensitivity.Certificate = query.Declared, nil
 		note += "; the sensitivity of w* is assumed for the released w̄*"
 	}
-	if s.constrained() && !opt.DeclareProgram {
+	if moves && !opt.DeclareProgram {
 		// w̄* is not w*: its sensitivity is sampled on the released
 		// statistic (recalibrating fixed point, query.EstimateSensitivity).
 		gamma, beta := opt.Gamma, opt.Beta

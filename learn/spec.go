@@ -63,7 +63,8 @@ type Spec struct {
 	L1Radius float64
 	// Bounds are the public data bounds (zero value: DefaultBounds).
 	Bounds Bounds
-	// Solver and Settings are passed to model.Solve (nil: model's default).
+	// Solver and Settings are passed to model.Solve. nil: the interior-point
+	// solver, falling back to model's automatic choice if it fails.
 	Solver   solver.Solver
 	Settings solver.Settings
 }
@@ -299,7 +300,15 @@ func (e *SolveError) Error() string {
 func (e *SolveError) Unwrap() error { return e.Err }
 
 func solveModel(ctx context.Context, what string, m *model.Model, w *model.Var, s Spec) ([]float64, error) {
-	res, err := m.Solve(ctx, model.SolveOptions{Solver: s.Solver, Settings: s.Settings})
+	// Default route: the interior-point solver, then model's automatic choice
+	// (HiGHS for QPs) if it fails. HiGHS's QP solver (active set) takes
+	// minutes on the hinge model with thousands of margin rows, where the
+	// IPM needs a fraction of a second (BENCHMARKS.md, learn section).
+	primary := s.Solver
+	if primary == nil {
+		primary = ipm.New()
+	}
+	res, err := m.Solve(ctx, model.SolveOptions{Solver: primary, Settings: s.Settings})
 	if err != nil {
 		return nil, &SolveError{What: what, Err: err}
 	}
@@ -310,16 +319,14 @@ func solveModel(ctx context.Context, what string, m *model.Model, w *model.Var, 
 	if s.Solver != nil || ctx.Err() != nil {
 		return nil, first
 	}
-	// The default route failed (HiGHS's QP answers can fail the feasibility
-	// re-check): re-solve with the interior-point solver and report both.
-	res2, err := m.Solve(ctx, model.SolveOptions{Solver: ipm.New(), Settings: s.Settings})
+	res2, err := m.Solve(ctx, model.SolveOptions{Settings: s.Settings})
 	if err == nil && res2.Status.OK() {
 		return res2.Value(w), nil
 	}
 	if err != nil {
-		first.Diagnostic += "; interior-point retry: " + err.Error()
+		first.Diagnostic += "; retry with the automatic backend: " + err.Error()
 	} else {
-		first.Diagnostic += "; interior-point retry: " + describe(res2)
+		first.Diagnostic += "; retry with the automatic backend: " + describe(res2)
 	}
 	return nil, first
 }
