@@ -67,7 +67,7 @@ func newVectorNoise(ctx context.Context, kind NoiseKind, k int, sens2, eps, delt
 		v.sens, v.norm = sens2, math.Inf(1)
 		var r *noise.OptimalResult
 		r, err = noise.Optimize(ctx, noise.Params{Epsilon: eps / float64(k), Delta: delta / float64(k), Sensitivity: sens2},
-			noise.OptimalOptions{Loss: noise.L2(), SkipLowerBound: true})
+			noise.OptimalOptions{Loss: noise.L2(), SkipLowerBound: true, Symmetric: true})
 		if err == nil {
 			m = r.Mechanism
 		}
