@@ -371,17 +371,86 @@ func fitClipped(ctx context.Context, data Data, s Spec, pert *perturbation) ([]f
 }
 
 // Project returns the Euclidean projection of u onto the spec's feasible set
-// C (a QP; u itself when C = ℝᵏ). Applied to a released vector it is
-// post-processing and costs no privacy.
+// C: u itself when C = ℝᵏ; closed forms when C is only w ≥ 0 (max(u, 0)) or
+// only ordered weights (pool-adjacent-violators, Barlow et al. 1972);
+// otherwise a QP whose solution is then cleaned exactly (negative feature
+// weights clamped, order restored by a running maximum, the ℓ₁ ball by
+// scaling) so that solver tolerances cannot leave a release outside C.
+// Applied to a released vector it is post-processing and costs no privacy.
 func Project(ctx context.Context, u []float64, d int, s Spec) ([]float64, error) {
-	if !s.constrained() {
-		return append([]float64(nil), u...), nil
+	w := append([]float64(nil), u...)
+	switch {
+	case !s.constrained():
+		return w, nil
+	case s.Nonnegative && !s.Ordered && s.Cone == nil && s.L1Radius == 0:
+		for j := 0; j < d; j++ {
+			w[j] = math.Max(w[j], 0)
+		}
+		return w, nil
+	case s.Ordered && !s.Nonnegative && s.Cone == nil && s.L1Radius == 0:
+		isotonic(w[:d])
+		return w, nil
 	}
 	m := model.New("projection")
-	w := m.Vector("w", len(u))
-	s.constrain(m, w, d)
-	m.Minimize(model.Zeros(1), model.SumSquares(w.Expr().Sub(model.Const(u...))))
-	return solveModel(ctx, fmt.Sprintf("projection of %.6g", u), m, w, s)
+	v := m.Vector("w", len(u))
+	s.constrain(m, v, d)
+	m.Minimize(model.Zeros(1), model.SumSquares(v.Expr().Sub(model.Const(u...))))
+	w, err := solveModel(ctx, fmt.Sprintf("projection of %.6g", u), m, v, s)
+	if err != nil {
+		return nil, err
+	}
+	if s.Nonnegative {
+		for j := 0; j < d; j++ {
+			w[j] = math.Max(w[j], 0)
+		}
+	}
+	if s.Ordered {
+		for j := 1; j < d; j++ {
+			w[j] = math.Max(w[j], w[j-1])
+		}
+	}
+	if s.L1Radius > 0 {
+		t := 0.0
+		for _, x := range w {
+			t += math.Abs(x)
+		}
+		if t > s.L1Radius {
+			// Scaling by a factor in (0, 1) keeps signs, order and G w ≥ 0.
+			f := s.L1Radius / t
+			for j := range w {
+				w[j] *= f
+			}
+		}
+	}
+	return w, nil
+}
+
+// isotonic replaces w by its least-squares nondecreasing fit
+// (pool-adjacent-violators: merge adjacent blocks whose means decrease).
+func isotonic(w []float64) {
+	type block struct {
+		sum   float64
+		count int
+	}
+	var bs []block
+	for _, x := range w {
+		bs = append(bs, block{x, 1})
+		for len(bs) > 1 {
+			a, b := bs[len(bs)-2], bs[len(bs)-1]
+			if a.sum/float64(a.count) <= b.sum/float64(b.count) {
+				break
+			}
+			bs = bs[:len(bs)-2]
+			bs = append(bs, block{a.sum + b.sum, a.count + b.count})
+		}
+	}
+	i := 0
+	for _, b := range bs {
+		for k := 0; k < b.count; k++ {
+			w[i] = b.sum / float64(b.count)
+			i++
+		}
+	}
 }
 
 // Violation returns the largest violation of w ∈ C (0 when feasible): the
