@@ -161,7 +161,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			case 0, -1:
 				data.Y[i] = -1
 			default:
-				return fmt.Errorf("regress: logistic target row %d is %v, must be -1, 0 or 1", i+2, y)
+				return fmt.Errorf("logistic target in CSV line %d is %v, must be -1, 0 or 1", i+2, y)
 			}
 		}
 	}
