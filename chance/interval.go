@@ -1,7 +1,6 @@
 package chance
 
 import (
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/privopt/privopt/cone"
