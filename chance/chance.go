@@ -292,6 +292,19 @@ type Counterpart struct {
 	// not in the lifted variables (the interval fast path); nil means
 	// Lifted.Rule.
 	decode func(x []float64) (*lindecision.Rule, error)
+	// copies is the number of base columns when Problem holds two copies of
+	// them (the interval fast path), 0 otherwise.
+	copies int
+}
+
+// BaseColumns returns the columns of Problem that represent base column j:
+// for the interval fast path the copies at the two ends of the noise
+// interval (j and n + j); nil for the general (x̄, X) form.
+func (c *Counterpart) BaseColumns(j int) []int {
+	if c.copies == 0 || j < 0 || j >= c.copies {
+		return nil
+	}
+	return []int{j, c.copies + j}
 }
 
 // errDegenerate makes Reformulate fall back from the interval fast path when

@@ -177,6 +177,7 @@ func (r *reformer) reformulateInterval() (*Counterpart, error) {
 	p := &solver.Problem{Q: q, R: objR, A: tr.ToCSC(), B: rhs, Cones: cones}
 	cp := &Counterpart{Lifted: l, Problem: p, Guarantee: g}
 	cp.Stats = Stats{AuxVars: nv - l.NumVars(), Rows: p.NumRows()}
+	cp.copies = n
 	cp.decode = func(x []float64) (*lindecision.Rule, error) {
 		rule := &lindecision.Rule{XBar: make([]float64, n), X: mat.NewDense(n, 1, nil)}
 		for c := 0; c < n; c++ {
