@@ -60,7 +60,7 @@ type MeritSegment struct {
 // CostCertificate is the result of CertifyCostSensitivity.
 type CostCertificate struct {
 	// Method is "price-cap" or "uncongested-merit-order".
-	Method string `json:"method"`
+	Method string  `json:"method"`
 	Alpha  float64 `json:"alpha"`
 	// PerMW bounds |∂V/∂d_i| over the domain; Bound = Alpha·PerMW.
 	PerMW float64     `json:"per_mw"`

@@ -3,8 +3,8 @@ package query
 import (
 	"context"
 	"fmt"
-	"strings"
 	"math"
+	"strings"
 
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/noise"
