@@ -54,7 +54,7 @@ func queryCertificate(c *grid.CostCertificate, dom grid.LoadDomain, net *grid.Ne
 		Assumptions: []string{
 			fmt.Sprintf("market rules: shedding at %g $/MWh and curtailment at %g $/MWh at every bus", c.Rules.PriceCap, c.Rules.PriceFloor),
 			fmt.Sprintf("solver accuracy τ = %.3g $/h checked on every solve (primal–dual gap)", margin/2),
-			"released statistic: the optimal expected cost of the private program (V(d) plus a data-independent offset)",
+			"released statistic: the private program's optimal value, V(d) plus a data-independent offset",
 		},
 		Params: map[string]float64{"alpha": c.Alpha, "per_mw": c.PerMW, "price_cap": c.Rules.PriceCap,
 			"price_floor": c.Rules.PriceFloor, "solver_margin": margin},
