@@ -179,6 +179,11 @@ func (n *Network) meritOrder(dom LoadDomain, rules MarketRules) (*CostCertificat
 	if len(segs) > 0 && (segs[len(segs)-1].Price > rules.PriceCap || segs[0].Price < rules.PriceFloor) {
 		return nil, "a unit's price lies outside [PriceFloor, PriceCap]"
 	}
+	// Fast refusal: the merit-order dispatch at the case's own loads already
+	// reaches a limit (one power flow instead of a PTDF row per branch).
+	if l := n.meritFlowViolation(segs, pmin); l >= 0 {
+		return nil, fmt.Sprintf("branch %d (%d–%d) reaches its limit under the merit-order dispatch at the case's loads", n.Branch[l]+1, n.BusID[n.From[l]], n.BusID[n.To[l]])
+	}
 	c := &CostCertificate{Method: "uncongested-merit-order", TotalLo: tlo, TotalHi: thi, PminTotal: pmin, Segments: segs}
 	c.PerMW = math.Max(math.Abs(marginalPrice(segs, pmin, tlo)), math.Abs(marginalPrice(segs, pmin, thi)))
 	all := make([]int, n.NumBuses())
@@ -192,6 +197,32 @@ func (n *Network) meritOrder(dom LoadDomain, rules MarketRules) (*CostCertificat
 	}
 	c.Margin = margin
 	return c, ""
+}
+
+// meritFlowViolation returns a branch whose flow under the merit-order
+// dispatch of the network's own total load reaches its limit, or −1.
+func (n *Network) meritFlowViolation(segs []MeritSegment, pmin float64) int {
+	total := 0.0
+	for i := range n.Load {
+		total += n.Load[i] + n.Pbusinj[i]
+	}
+	p := append([]float64(nil), n.Pmin...)
+	rest := total - pmin
+	for _, s := range segs {
+		if rest <= 0 {
+			break
+		}
+		f := math.Min(rest, s.Width)
+		p[s.Gen] += f
+		rest -= f
+	}
+	_, flow := n.PowerFlow(p)
+	for l, f := range flow {
+		if f >= n.FlowMax[l] || f <= n.FlowMin[l] {
+			return l
+		}
+	}
+	return -1
 }
 
 // marginalPrice returns the largest price of a segment whose fill interval

@@ -27,11 +27,11 @@ func init() {
 
 type opfFlags struct {
 	casePath, query, noiseName, method, plotPath, dcModel, formulation, dataset string
-	nominal, jsonOut, diagnostics                                              bool
-	epsilon, delta, alpha, eta, beta, cvarQ, band, priceCap, priceFloor        float64
-	declared                                                                   float64
-	evaluate, inputN, segments                                                 int
-	seed                                                                       uint64
+	nominal, jsonOut, diagnostics                                               bool
+	epsilon, delta, alpha, eta, beta, cvarQ, band, priceCap, priceFloor         float64
+	declared                                                                    float64
+	evaluate, inputN, segments                                                  int
+	seed                                                                        uint64
 }
 
 func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error {
