@@ -184,6 +184,19 @@ type CVaR struct {
 	MaxQuadraticDim int
 }
 
+// resolved returns the sample count and weight with their defaults (1000
+// samples, weight 1).
+func (c *CVaR) resolved() (samples int, weight float64) {
+	samples, weight = c.Samples, c.Weight
+	if samples == 0 {
+		samples = 1000
+	}
+	if weight == 0 {
+		weight = 1
+	}
+	return samples, weight
+}
+
 // Validate checks the level, the sample count and the weight.
 func (c *CVaR) Validate() error {
 	if !(c.Alpha > 0 && c.Alpha < 1) {
@@ -1010,14 +1023,7 @@ func (r *reformer) cvar(c *CVaR) error {
 			return err
 		}
 	}
-	s := c.Samples
-	if s == 0 {
-		s = 1000
-	}
-	w := c.Weight
-	if w == 0 {
-		w = 1
-	}
+	s, w := c.resolved()
 	noise := r.l.Noise()
 	f, err := noise.Factor()
 	if err != nil {

@@ -120,14 +120,7 @@ func (r *reformer) reformulateInterval() (*Counterpart, error) {
 	if cv := spec.CVaR; cv == nil {
 		objAt(0, 1, func(col int, v float64) { q[col] += v })
 	} else {
-		s := cv.Samples
-		if s == 0 {
-			s = 1000
-		}
-		wt := cv.Weight
-		if wt == 0 {
-			wt = 1
-		}
+		s, wt := cv.resolved()
 		objAt(0, 1-wt, func(col int, v float64) { q[col] += v })
 		objR = (1 - wt) * base.R // the CVaR part carries r inside its rows
 		noise := l.Noise()

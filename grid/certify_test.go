@@ -8,7 +8,7 @@ import (
 	"github.com/privopt/privopt/internal/shareddata"
 )
 
-func loadNet(t *testing.T, path string, dc DCOptions) *Network {
+func loadNet(t testing.TB, path string, dc DCOptions) *Network {
 	t.Helper()
 	c, err := ReadCase(path)
 	if err != nil {

@@ -27,14 +27,7 @@ func baselineTol(b float64) float64 {
 
 func solveCase(t testing.TB, path string, dc DCOptions, f Formulation) (*Network, *OPFSolution) {
 	t.Helper()
-	c, err := ReadCase(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := NewNetwork(c, dc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := loadNet(t, path, dc)
 	o, err := n.BuildOPF(OPFOptions{Formulation: f})
 	if err != nil {
 		t.Fatal(err)
