@@ -37,7 +37,7 @@ func solveCase(t testing.TB, path string, dc DCOptions, f Formulation) (*Network
 		t.Fatal(err)
 	}
 	if !s.Status.OK() {
-		t.Fatalf("%s: status %v", c.Name, s.Status)
+		t.Fatalf("%s: status %v", n.Case.Name, s.Status)
 	}
 	return n, s
 }
