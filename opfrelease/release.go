@@ -258,6 +258,10 @@ func Prepare(ctx context.Context, net *grid.Network, opt Options) (*Program, err
 	if err != nil {
 		return nil, err
 	}
+	if mech == query.Gaussian || mech == query.AnalyticGaussian {
+		// The released statistic is a scalar: its ℓ1 and ℓ2 sensitivities coincide.
+		pr.Sensitivity.Norm = 2
+	}
 	pr.privacy = query.Privacy{Mechanism: mech, Epsilon: opt.Epsilon, Delta: opt.Delta, Sensitivity: pr.Sensitivity}
 	if pr.ChanceSeed = opt.ChanceSeed; pr.ChanceSeed == 0 {
 		var b [8]byte
