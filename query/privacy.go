@@ -1,8 +1,10 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/noise"
@@ -124,7 +126,51 @@ const (
 	// refused otherwise. With k > 1 rows each component is certified for the
 	// whole sensitivity and the record carries the composed (kε, kδ).
 	Custom Mechanism = "custom"
+	// Optimal: the certified piecewise-constant (ε,δ)-DP noise of Selvi, Liu &
+	// Wiesemann minimizing E|ζ| (noise.Optimize, symmetric, 200 cells, upper
+	// bound only; certified exactly like Custom). Bounded support, so the
+	// Robust chance method applies. Needs δ > 0; k > 1 rows compose.
+	Optimal Mechanism = "optimal"
 )
+
+// mechanismNames lists the mechanisms ParseMechanism accepts, in order.
+var mechanismNames = []Mechanism{Laplace, Gaussian, AnalyticGaussian, TruncatedLaplace, Optimal}
+
+// ParseMechanism returns the mechanism named s ("laplace", "gaussian",
+// "analytic-gaussian", "truncated-laplace" or "optimal"; Custom needs a
+// distribution and is not parsed). It is the one name → mechanism registry of
+// the CLI and the applications.
+func ParseMechanism(s string) (Mechanism, error) {
+	for _, m := range mechanismNames {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", invalidf("noise %q: must be one of %s", s, strings.Join(MechanismNames(), ", "))
+}
+
+// MechanismNames returns the names ParseMechanism accepts.
+func MechanismNames() []string {
+	out := make([]string, len(mechanismNames))
+	for i, m := range mechanismNames {
+		out[i] = string(m)
+	}
+	return out
+}
+
+// NoiseMechanism returns the calibrated noise of one query row (for a k-row Custom or
+// Optimal mechanism, each row's) and the δ the mechanism guarantees, without
+// solving anything: what the noise interval and Monte Carlo evaluations use.
+func (p Privacy) NoiseMechanism() (*noise.Mechanism, error) {
+	_, _, m, err := p.mechanism(1)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, invalidf("mechanism %q has no noise.Mechanism", p.Mechanism)
+	}
+	return m, nil
+}
 
 // Privacy is the privacy requirement of a release.
 type Privacy struct {
@@ -156,7 +202,7 @@ func (p Privacy) Validate() error {
 		if p.Sensitivity.Norm != 2 {
 			return invalidf("the %s mechanism needs an ℓ2 sensitivity, got ℓ%v", p.Mechanism, p.Sensitivity.Norm)
 		}
-	case TruncatedLaplace:
+	case TruncatedLaplace, Optimal:
 	case Custom:
 		if p.Noise == nil {
 			return invalidf("custom mechanism without a noise distribution")
@@ -198,6 +244,16 @@ func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.M
 			return nil, 0, nil, invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)
 		}
 		m, err = noise.TruncatedLaplaceMechanism(par)
+	case Optimal:
+		r, err := noise.Optimize(context.Background(), par, noise.OptimalOptions{Intervals: 200, Symmetric: true, SkipLowerBound: true})
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("query: optimal noise: %w", err)
+		}
+		d := make([]lindecision.Distribution, k)
+		for j := range d {
+			d[j] = r.Dist
+		}
+		return d, r.Mechanism.Params.Delta, r.Mechanism, nil
 	case Custom:
 		pc := p.Noise.(*noise.PiecewiseConstant) // checked by Validate
 		cert, err := noise.Certify(pc, par)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/privopt/privopt/chance"
@@ -448,7 +449,55 @@ func TestAuditSensitivity(t *testing.T) {
 	}
 	spec.Privacy = laplacePrivacy(1, alpha/2)
 	au2, err := AuditSensitivity(context.Background(), spec, pair, 50, 1, 2)
-	if err != nil || au2.Exceeded == 0 || au2.Max != au.Max {
+	if err != nil || au2.Exceeded == 0 || math.Abs(au2.Max-au.Max) > 1e-9 {
 		t.Fatalf("audit with half the sensitivity %+v, %v", au2, err)
 	}
+}
+
+// Custom noise is certified exactly before use: an optimal density certified
+// at (1, 0.2) is accepted at its own parameters, refused when claimed at
+// (0.5, 0.2) or (1, 0.01), and with k = 2 rows the record states the composed
+// (2ε, 2δ).
+func TestCustomNoiseIsCertified(t *testing.T) {
+	r, err := noise.Optimize(context.Background(), noise.Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}, noise.OptimalOptions{Intervals: 40, Symmetric: true, SkipLowerBound: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := example27(1, 2, 30)
+	spec := func(eps, delta float64, q Query) Spec {
+		return Spec{Query: q, Privacy: Privacy{Mechanism: Custom, Epsilon: eps, Delta: delta, Noise: r.Dist, Sensitivity: Sensitivity{Value: 1, Norm: 1}},
+			Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Robust}}}
+	}
+	if _, err := Solve(context.Background(), p, spec(1, 0.2, Identity(0))); err != nil {
+		t.Fatalf("certified density refused at its own parameters: %v", err)
+	}
+	for _, c := range [][2]float64{{0.5, 0.2}, {1, 0.01}} {
+		if _, err := Solve(context.Background(), p, spec(c[0], c[1], Identity(0))); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "not (") {
+			t.Errorf("claim %v accepted or wrong error: %v", c, err)
+		}
+	}
+	g, _ := noise.NewGaussian(1)
+	bad := spec(1, 0.2, Identity(0))
+	bad.Privacy.Noise = g
+	if _, err := Solve(context.Background(), p, bad); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a Gaussian as custom noise was accepted: %v", err)
+	}
+	p2 := example27two()
+	sol, err := Solve(context.Background(), p2, spec(1, 0.2, Identity(0, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := sol.Record(); rec.Epsilon != 2 || math.Abs(rec.Delta-0.4) > 1e-15 || !strings.Contains(rec.Guarantee, "(2, 0.4)") {
+		t.Errorf("k = 2 custom record: ε %v δ %v guarantee %q, want (2, 0.4)", rec.Epsilon, rec.Delta, rec.Guarantee)
+	}
+}
+
+// example27two is two independent copies of Example 2.7 (ℓ = 2, u = 30).
+func example27two() *solver.Problem {
+	a := sparse.NewTriplets(4, 2, 4)
+	a.Append(0, 0, -1)
+	a.Append(1, 0, 1)
+	a.Append(2, 1, -1)
+	a.Append(3, 1, 1)
+	return &solver.Problem{Q: []float64{1, 1}, A: a.ToCSC(), B: []float64{-2, 30, -2, 30}, Cones: []cone.Cone{cone.NewNonnegative(4)}}
 }

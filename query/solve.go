@@ -232,7 +232,7 @@ func (s *Solution) Record() Record {
 	g := s.Counterpart.Guarantee
 	k := s.Query.K()
 	eps, delta := s.Privacy.Epsilon, s.Delta
-	if s.Privacy.Mechanism == Custom && k > 1 {
+	if (s.Privacy.Mechanism == Custom || s.Privacy.Mechanism == Optimal) && k > 1 {
 		// Each row's noise is certified for the whole sensitivity; k rows
 		// compose (basic composition, Dwork and Roth 2014, Theorem 3.16).
 		eps, delta = float64(k)*eps, math.Min(1, float64(k)*delta)
@@ -250,7 +250,7 @@ func (s *Solution) Record() Record {
 	}
 	r.Guarantee = GuaranteeString(eps, delta, sens)
 	switch {
-	case s.Privacy.Mechanism == Custom:
+	case s.Privacy.Mechanism == Custom || s.Privacy.Mechanism == Optimal:
 		r.Theorem = "certified piecewise-constant noise (noise.Certify); Q X = I makes it data-independent, so its guarantee applies (post-processing, Theorem 2.2)"
 	case sens.Source == Sampled:
 		r.Theorem = "Theorem 3.9 ((ε,γ)-probabilistic DP)"
