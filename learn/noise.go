@@ -6,27 +6,32 @@ import (
 	"math"
 
 	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/query"
 )
 
-// NoiseKind names the additive noise of a vector release.
-type NoiseKind string
+// NoiseKind names the additive noise of a vector release. It is
+// query.Mechanism — the one name → mechanism registry (query.ParseMechanism);
+// learn calibrates the names it supports for vectors of k weights with ℓ₂
+// sensitivity Δ₂:
+//
+//   - Laplace: i.i.d. Lap(Δ₁/ε) per weight with Δ₁ = √k·Δ₂ ≥ the ℓ₁
+//     sensitivity; (ε, 0)-DP (Dwork et al. 2006).
+//   - Gaussian: i.i.d. N(0, σ²), σ = √(2 ln(1.25/δ))·Δ₂/ε; (ε, δ)-DP for
+//     ε < 1 (Dwork and Roth 2014, Thm A.1).
+//   - AnalyticGaussian: the smallest σ with the exact (ε, δ) profile for Δ₂
+//     (Balle and Wang 2018), any ε > 0.
+//   - Optimal: the ℓ₂-loss-optimal (ε/k, δ/k)-DP noise for a scalar of
+//     sensitivity Δ₂ ≥ Δ∞ (noise.Optimize), drawn independently per weight;
+//     each weight is (ε/k, δ/k)-DP and the k releases compose (basic
+//     composition, Dwork and Roth 2014, Thm 3.16) to (ε, δ)-DP.
+type NoiseKind = query.Mechanism
 
-// Noise kinds. For a release of k weights with ℓ₂ sensitivity Δ₂:
+// The noise kinds learn supports (query's names).
 const (
-	// Laplace: i.i.d. Lap(Δ₁/ε) per weight with Δ₁ = √k·Δ₂ ≥ the ℓ₁
-	// sensitivity; (ε, 0)-DP (Dwork et al. 2006).
-	Laplace NoiseKind = "laplace"
-	// Gaussian: i.i.d. N(0, σ²), σ = √(2 ln(1.25/δ))·Δ₂/ε; (ε, δ)-DP for
-	// ε < 1 (Dwork and Roth 2014, Thm A.1).
-	Gaussian NoiseKind = "gaussian"
-	// AnalyticGaussian: the smallest σ with the exact (ε, δ) profile for Δ₂
-	// (Balle and Wang 2018), any ε > 0.
-	AnalyticGaussian NoiseKind = "analytic-gaussian"
-	// Optimal: the ℓ₂-loss-optimal (ε/k, δ/k)-DP noise for a scalar of
-	// sensitivity Δ₂ ≥ Δ∞ (noise.Optimize), drawn independently per weight;
-	// each weight is (ε/k, δ/k)-DP and the k releases compose (basic
-	// composition, Dwork and Roth 2014, Thm 3.16) to (ε, δ)-DP.
-	Optimal NoiseKind = "optimal"
+	Laplace          = query.Laplace
+	Gaussian         = query.Gaussian
+	AnalyticGaussian = query.AnalyticGaussian
+	Optimal          = query.Optimal
 )
 
 // NoiseKinds lists the kinds in the order of comparison tables.
