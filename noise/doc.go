@@ -26,9 +26,10 @@
 //   - Mechanism.Release: floating-point-safe releases (Laplace snapping with a
 //     correctly rounded logarithm and SnappingExcess for its k-row ε term,
 //     exact piecewise-constant sampling, and the exact discrete Gaussian of
-//     Canonne, Kamath and Steinke 2020 for Gaussian noise, DiscreteGaussianFor).
-//     Truncated Laplace, staircase and quasi-Gaussian noise have no safe
-//     release yet (ErrUnsafeRelease).
+//     Canonne, Kamath and Steinke 2020 for Gaussian noise, DiscreteGaussianFor;
+//     an exact discrete truncated Laplace, DiscreteTruncatedLaplaceFor).
+//     Staircase and quasi-Gaussian noise have no safe release yet
+//     (ErrUnsafeRelease).
 //   - WritePiecewise / LoadPiecewise: piecewise densities as JSON artifacts,
 //     re-certified exactly on load.
 //

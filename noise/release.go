@@ -48,6 +48,9 @@ type ReleaseOptions struct {
 //     DiscreteGaussianFor) and the variance are calibrated so that the discrete
 //     mechanism is (ε, δ)-DP for the mechanism's Params, at a standard
 //     deviation DiscreteGaussianRelease.SigmaFactor ≥ 1 times σ.
+//   - "truncated-laplace": an exact discrete truncated Laplace on g·ℤ
+//     (DiscreteTruncatedLaplaceFor; the argument is in discretetl.go), with
+//     the mechanism's (ε, δ) and a scale k·g/ε ≤ (1 + 2⁻¹⁰)·Δ/ε.
 //
 // Other mechanisms return ErrUnsafeRelease (use Dist.Sample knowingly).
 func (m *Mechanism) Release(value float64, src Source, opt ReleaseOptions) (float64, error) {
@@ -63,6 +66,8 @@ func (m *Mechanism) Release(value float64, src Source, opt ReleaseOptions) (floa
 	case *Gaussian:
 		x, _, err := releaseDiscreteGaussian(value, d.Sigma, m.Params, src, opt.Granularity)
 		return x, err
+	case *TruncatedLaplace:
+		return releaseDiscreteTruncatedLaplace(value, m.Params, src, opt.Granularity)
 	}
 	return 0, fmt.Errorf("%w: %s", ErrUnsafeRelease, m.Name)
 }
