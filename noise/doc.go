@@ -27,8 +27,8 @@
 //     correctly rounded logarithm and SnappingExcess for its k-row ε term,
 //     exact piecewise-constant sampling, and the exact discrete Gaussian of
 //     Canonne, Kamath and Steinke 2020 for Gaussian noise, DiscreteGaussianFor;
-//     an exact discrete truncated Laplace, DiscreteTruncatedLaplaceFor).
-//     Staircase and quasi-Gaussian noise have no safe release yet
+//     an exact discrete truncated Laplace, DiscreteTruncatedLaplaceFor; an
+//     exact staircase sampler). Quasi-Gaussian noise has no safe release yet
 //     (ErrUnsafeRelease).
 //   - WritePiecewise / LoadPiecewise: piecewise densities as JSON artifacts,
 //     re-certified exactly on load.

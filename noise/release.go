@@ -51,6 +51,10 @@ type ReleaseOptions struct {
 //   - "truncated-laplace": an exact discrete truncated Laplace on g·ℤ
 //     (DiscreteTruncatedLaplaceFor; the argument is in discretetl.go), with
 //     the mechanism's (ε, δ) and a scale k·g/ε ≤ (1 + 2⁻¹⁰)·Δ/ε.
+//   - "staircase": an exact sampler of the staircase law itself (sign,
+//     geometric step, lower/upper part, uniform position; staircase_release.go),
+//     floored exactly onto g·ℤ like piecewise-constant noise: a
+//     post-processing of the ideal staircase mechanism, with its ε.
 //
 // Other mechanisms return ErrUnsafeRelease (use Dist.Sample knowingly).
 func (m *Mechanism) Release(value float64, src Source, opt ReleaseOptions) (float64, error) {
@@ -68,6 +72,8 @@ func (m *Mechanism) Release(value float64, src Source, opt ReleaseOptions) (floa
 		return x, err
 	case *TruncatedLaplace:
 		return releaseDiscreteTruncatedLaplace(value, m.Params, src, opt.Granularity)
+	case *Staircase:
+		return d.releaseExact(value, src, opt.Granularity)
 	}
 	return 0, fmt.Errorf("%w: %s", ErrUnsafeRelease, m.Name)
 }
@@ -166,6 +172,13 @@ func (d *PiecewiseConstant) releaseExact(v float64, src Source, g float64) (floa
 	} else {
 		a, b = ratOf(d.edges[j]), ratOf(d.edges[j+1])
 	}
+	return floorUniformOnGrid(v, a, b, g, src)
+}
+
+// floorUniformOnGrid returns t·g, t = ⌊(v + X)/g⌋ for X uniform on [a, b),
+// exactly: U = (X − a)/(b − a) is drawn 64 bits at a time until t is
+// determined (rational arithmetic; g a power of two).
+func floorUniformOnGrid(v float64, a, b *big.Rat, g float64, src Source) (float64, error) {
 	gr := ratOf(g)
 	// t = ⌊L + U·W⌋ with L = (v + a)/g, W = (b − a)/g, U uniform on [0, 1).
 	L := new(big.Rat).Add(ratOf(v), a)

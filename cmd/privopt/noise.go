@@ -40,8 +40,8 @@ Laplace and analytic-Gaussian densities of the same (ε,δ,S). --samples N draws
 N noise values from crypto/rand through the floating-point-safe release
 (noise.Mechanism.Release of the value 0: snapping for laplace, the exact
 discrete Gaussian for gaussian and analytic-gaussian, an exact discrete
-truncated Laplace for truncated-laplace, the exact sampler for optimal);
-staircase and quasi-gaussian have no safe sampler yet and their samples are
+truncated Laplace for truncated-laplace, exact samplers for staircase and
+optimal); quasi-gaussian has no safe sampler yet and its samples are
 plain floats, which the JSON field samples_safe (false) and a warning on
 stderr say. --out writes a piecewise-constant density (optimal) as JSON:
 format, mechanism, epsilon, delta, sensitivity, edges (N+1 end points),
