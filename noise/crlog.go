@@ -21,7 +21,7 @@ func logCR(x float64) float64 {
 	if x == 1 {
 		return 0
 	}
-	for prec := uint(192); ; prec *= 2 {
+	for prec := uint(96); ; prec *= 2 {
 		z := new(big.Float).SetPrec(prec).SetFloat64(x)
 		r := bigfloat.Log(z)
 		eps := new(big.Float).SetPrec(prec).SetMantExp(new(big.Float).SetPrec(prec).Abs(r), -int(prec-12))
