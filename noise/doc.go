@@ -28,8 +28,9 @@
 //     exact piecewise-constant sampling, and the exact discrete Gaussian of
 //     Canonne, Kamath and Steinke 2020 for Gaussian noise, DiscreteGaussianFor;
 //     an exact discrete truncated Laplace, DiscreteTruncatedLaplaceFor; an
-//     exact staircase sampler). Quasi-Gaussian noise has no safe release yet
-//     (ErrUnsafeRelease).
+//     exact staircase sampler; an exact discrete quasi-Gaussian,
+//     DiscreteQuasiGaussianFor). Only user-defined distribution types return
+//     ErrUnsafeRelease.
 //   - WritePiecewise / LoadPiecewise: piecewise densities as JSON artifacts,
 //     re-certified exactly on load.
 //

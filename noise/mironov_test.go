@@ -29,7 +29,8 @@ func distinguishing(out float64) bool {
 
 // TestMironovAttack reproduces the attack on the naive float Laplace and shows
 // that the safe releases (snapping for Laplace, the discrete Gaussian, the
-// exact piecewise sampler, the discrete truncated Laplace, the exact staircase) are immune: their outputs lie on a grid that does
+// exact piecewise sampler, the discrete truncated Laplace, the exact staircase, the discrete
+// quasi-Gaussian) are immune: their outputs lie on a grid that does
 // not depend on the value, and the event has probability 0 under both
 // neighbours. Counts over 20,000 draws: for v = 0 the naive sampler hits
 // the event with probability ≈ 0.13 (at most ½·(1 − e^{−½}) ≈ 0.197, less
@@ -60,7 +61,8 @@ func TestMironovAttack(t *testing.T) {
 	opt := &Mechanism{Name: "optimal", Params: Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}, Dist: pc}
 	tl, _ := TruncatedLaplaceMechanism(Params{Epsilon: 1, Delta: 1e-6, Sensitivity: 1})
 	st, _ := StaircaseMechanism(Params{Epsilon: 1, Sensitivity: 1}, L1())
-	for _, m := range []*Mechanism{lap, gau, opt, tl, st} {
+	qg, _ := QuasiGaussianMechanism(Params{Epsilon: 1, Delta: 1e-5, Sensitivity: 1})
+	for _, m := range []*Mechanism{lap, gau, opt, tl, st, qg} {
 		safe := func(v float64) float64 {
 			x, err := m.Release(v, src, ReleaseOptions{})
 			if err != nil {

@@ -55,8 +55,11 @@ type ReleaseOptions struct {
 //     geometric step, lower/upper part, uniform position; staircase_release.go),
 //     floored exactly onto g·ℤ like piecewise-constant noise: a
 //     post-processing of the ideal staircase mechanism, with its ε.
+//   - "quasi-gaussian": an exact discrete quasi-Gaussian on g·ℤ whose (ε, δ)
+//     is computed for the discrete mechanism over every grid shift
+//     (DiscreteQuasiGaussianFor; quasigaussian_release.go).
 //
-// Other mechanisms return ErrUnsafeRelease (use Dist.Sample knowingly).
+// Other distributions (user types) return ErrUnsafeRelease (use Dist.Sample knowingly).
 func (m *Mechanism) Release(value float64, src Source, opt ReleaseOptions) (float64, error) {
 	if math.IsNaN(value) || math.IsInf(value, 0) {
 		return 0, paramErr("Value", value, "must be finite")
@@ -74,6 +77,8 @@ func (m *Mechanism) Release(value float64, src Source, opt ReleaseOptions) (floa
 		return releaseDiscreteTruncatedLaplace(value, m.Params, src, opt.Granularity)
 	case *Staircase:
 		return d.releaseExact(value, src, opt.Granularity)
+	case *QuasiGaussian:
+		return releaseDiscreteQuasiGaussian(value, d.Sigma, m.Params, src, opt.Granularity)
 	}
 	return 0, fmt.Errorf("%w: %s", ErrUnsafeRelease, m.Name)
 }

@@ -122,11 +122,12 @@ func TestReleaseLaplaceSnapping(t *testing.T) {
 	if _, err := m.Release(v, src, ReleaseOptions{Bound: 1}); err == nil {
 		t.Error("bound below λ accepted")
 	}
-	// Quasi-Gaussian noise has no safe release (Gaussian noise now has one:
-	// the discrete Gaussian).
-	q, _ := QuasiGaussianMechanism(Params{1, 0.1, 1})
-	if _, err := q.Release(0, src, ReleaseOptions{}); !errors.Is(err, ErrUnsafeRelease) {
-		t.Errorf("unsafe release of quasi-Gaussian noise: %v", err)
+	// A distribution type without a safe procedure (every built-in one now has
+	// one) is refused.
+	g, _ := AnalyticGaussianMechanism(Params{1, 0.1, 1})
+	custom := &Mechanism{Name: "custom", Params: g.Params, Dist: struct{ Distribution }{g.Dist}}
+	if _, err := custom.Release(0, src, ReleaseOptions{}); !errors.Is(err, ErrUnsafeRelease) {
+		t.Errorf("unsafe release of a custom distribution: %v", err)
 	}
 }
 

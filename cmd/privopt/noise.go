@@ -40,10 +40,10 @@ Laplace and analytic-Gaussian densities of the same (ε,δ,S). --samples N draws
 N noise values from crypto/rand through the floating-point-safe release
 (noise.Mechanism.Release of the value 0: snapping for laplace, the exact
 discrete Gaussian for gaussian and analytic-gaussian, an exact discrete
-truncated Laplace for truncated-laplace, exact samplers for staircase and
-optimal); quasi-gaussian has no safe sampler yet and its samples are
-plain floats, which the JSON field samples_safe (false) and a warning on
-stderr say. --out writes a piecewise-constant density (optimal) as JSON:
+truncated Laplace for truncated-laplace, an exact discrete quasi-Gaussian
+for quasi-gaussian, exact samplers for staircase and optimal); the JSON
+field samples_safe says so (false only for a density without a safe
+sampler, with a warning on stderr). --out writes a piecewise-constant density (optimal) as JSON:
 format, mechanism, epsilon, delta, sensitivity, edges (N+1 end points),
 probabilities (N cell masses), weights (the exact law is weights/Σweights),
 unit and index (edges = unit·index exactly), max_shortfall, certified, std,
