@@ -49,9 +49,10 @@
 // # Other stores
 //
 // Store is five methods; the transaction contract of Append is the whole
-// requirement. A PostgreSQL store (for several machines spending one budget)
-// implements Append as BEGIN; SELECT … FROM datasets WHERE name = $1 FOR UPDATE;
-// read the log; INSERT; COMMIT — the row lock on the dataset serializes
-// spends across machines exactly like SQLite's write lock. It is not part of
-// this package yet.
+// requirement. Package ledger/pgstore is a PostgreSQL store (for several
+// machines spending one budget): its Append is BEGIN; SELECT … FROM datasets
+// WHERE name = $1 FOR UPDATE; read the log; INSERT; COMMIT — the row lock on
+// the dataset serializes spends across machines exactly like SQLite's write
+// lock. Ledger.Spend verifies the hash chain inside the transaction for every
+// store.
 package ledger

@@ -85,7 +85,7 @@ type Dataset struct {
 
 // Store persists datasets and their audit logs. Implementations: the SQLite
 // store of Open (default) and, for several machines sharing one budget, the
-// PostgreSQL store in this package's doc. Every method is safe for
+// PostgreSQL store of package ledger/pgstore. Every method is safe for
 // concurrent use by several goroutines and several processes.
 type Store interface {
 	// CreateDataset stores d. If a dataset of that name exists with the same
@@ -212,6 +212,9 @@ func (l *Ledger) Spend(ctx context.Context, dataset string, e Entry) error {
 	}
 	e.Time = e.Time.UTC()
 	return l.store.Append(ctx, dataset, func(d Dataset, log []Entry) (Entry, error) {
+		if err := verifyChain(d.Name, log); err != nil {
+			return Entry{}, err // never spend on a log that was edited
+		}
 		f, err := accounting.FilterByName(d.Filter)
 		if err != nil {
 			return Entry{}, err

@@ -345,9 +345,6 @@ func (s *SQLiteStore) Append(ctx context.Context, dataset string, prepare func(D
 	if err != nil {
 		return s.wrap("read log", err)
 	}
-	if err := verifyChain(dataset, log); err != nil {
-		return err
-	}
 	e, err := prepare(d, log)
 	if err != nil {
 		return err
