@@ -65,20 +65,15 @@
 // costs) and returns the cost, dispatch, flows and LMPs: λ_i = ∂cost/∂Load_i,
 // from the balance duals (BTheta) or as λ_island − Σ_l PTDF_{l,i} μ_l (PTDF).
 //
-// # Private release
+// # Market rules and certified cost sensitivity
 //
-// Network.PrivateRelease solves the chance-constrained program (15): the
-// dispatch follows the decision rule p̃ = p̄ + Xζ with scalar noise ζ from package
-// noise, the query recourse wᵀX = 1 (w = c for the cost query, the indicator of
-// a generator subset otherwise), the balance 1ᵀX = 0, and every generator and
-// line limit enforced on an interval [ζ_lo, ζ_hi] — the range of S = 523 samples
-// (vertex, η = 1%, β = 10%), ±Q(1 − η/N) (Bonferroni with the exact quantile of
-// the scalar noise) or the noise support (robust, bounded noise). For rows affine
-// in ζ this robust counterpart is exactly two linear rows; the program is solved
-// in the equivalent variables p_lo = p̄ + ζ_lo X, p_hi = p̄ + ζ_hi X, i.e. two
-// copies of the nominal DC-OPF coupled by the query row. The released value is
-// wᵀp̄ (+ c0) + ζ̂. Costs are linear (c1; quadratic terms dropped, since the
-// released cost must be affine in the dispatch). Private.Evaluate compares
-// program, input and output perturbation over simulated releases; program
-// perturbation needs no re-solve (the feasible ζ form an interval computed once).
+// grid only builds models; private releases go through package opfrelease
+// (which hands grid's model to query and chance). For them grid provides the
+// market rules (MarketRules: backstop units at a price cap and floor,
+// Case.WithBackstops, Network.BackstopBuses) that make every load vector
+// feasible, secant piecewise-linear costs (Case.PiecewiseCosts), declared load
+// domains (LoadDomain, Network.LoadBand) and the certified sensitivity of the
+// optimal cost over such a domain (Network.CertifyCostSensitivity: a price-cap
+// repair bound, or the exact merit-order price where no branch can congest;
+// Network.VerifyCostCertificate re-checks it with dense linear algebra).
 package grid

@@ -67,8 +67,10 @@ type OptimalOptions struct {
 	// needs k ≈ 100 for 1%.
 	PaperLowerBound bool
 	// Symmetric restricts the density to f(x) = f(−x). The lower bound keeps the
-	// restriction only when the loss is symmetric (then it is without loss of
-	// generality: the symmetrization of a feasible density is feasible).
+	// restriction only when the loss is exactly symmetric by construction (L1,
+	// L2; Loss.Symmetric): then it is without loss of generality, since the
+	// symmetrization of a feasible density is feasible and has the same loss. A
+	// user loss that is symmetric at a few points only does not qualify.
 	Symmetric bool
 	// Monotone restricts the density to be nonincreasing away from 0. The lower
 	// bound does not use the restriction (it remains a valid, looser bound).
@@ -284,12 +286,10 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return nil, paramErr("Loss", opt.Loss.Name, fmt.Sprintf("is %g at ±Δ; it must be positive and finite there", scale))
 	}
-	symLoss := true
-	for _, x := range []float64{0.3, 1, 2.7, 10} {
-		if opt.Loss.Func(x*p.Sensitivity) != opt.Loss.Func(-x*p.Sensitivity) {
-			symLoss = false
-		}
-	}
+	// The lower bound may keep the symmetry restriction only for a loss that is
+	// exactly symmetric (then symmetrizing a feasible density loses nothing); a
+	// probe at a few points cannot establish that, so the loss's own flag decides.
+	symLoss := opt.Loss.symmetric
 
 	res := &OptimalResult{LowerBound: math.Inf(-1), UpperBound: math.Inf(1)}
 	if opt.Progress != nil { // the two bounds run concurrently: serialize reports

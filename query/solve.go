@@ -137,12 +137,16 @@ func (s *Solution) checkQueryRecourse() error {
 }
 
 // Record documents one release: what was released, under which guarantee.
+// It holds only publishable facts (parameters, provenance, certificate), never
+// a pre-noise value.
 type Record struct {
 	Query     string
 	K         int
 	Mechanism Mechanism
-	Epsilon   float64
-	Delta     float64
+	// Epsilon and Delta are the guarantee of the whole release: for a Custom
+	// mechanism with k > 1 rows the composed (kε, kδ) of the per-row noise.
+	Epsilon float64
+	Delta   float64
 	// Gamma > 0 means (ε, δ, γ)-probabilistic DP: the guarantee holds for all
 	// but a fraction γ of adjacent dataset pairs (sampled sensitivity), with
 	// confidence 1 − SensitivityBeta.
@@ -152,6 +156,15 @@ type Record struct {
 	SensitivityNorm   float64
 	SensitivitySource SensitivitySource
 	SensitivitySample int
+	// Certificate proves the sensitivity (SensitivitySource Certified).
+	Certificate *Certificate
+	// Guarantee is the one-line statement every output prints, e.g.
+	// "(1, 0)-DP; sensitivity 37.2 (ℓ1, certified by opf-price-cap)" or
+	// "(1, 0)-DP assuming sensitivity 2 (ℓ1, declared: assumed, not verified)".
+	// Only a certified sensitivity gives an unconditional "-DP" statement.
+	Guarantee string
+	// Dataset names the data the release spends privacy on (ledger key).
+	Dataset string
 	// Feasibility guarantee of the decision rule.
 	Method        string
 	Eta, Beta     float64
@@ -166,6 +179,20 @@ type Record struct {
 	// noise); false means plain Dist.Sample.
 	FloatingPointSafe bool
 	Time              time.Time
+}
+
+// GuaranteeString returns the one-line privacy statement of a release with
+// the given parameters and sensitivity: unconditional "(ε, δ)-DP" only for a
+// certified sensitivity, "assuming" for a declared one and
+// "(ε, δ, γ)-probabilistic DP" for a sampled one.
+func GuaranteeString(epsilon, delta float64, s Sensitivity) string {
+	switch s.source() {
+	case Certified:
+		return fmt.Sprintf("(%g, %g)-DP; sensitivity %s", epsilon, delta, s.Describe())
+	case Sampled:
+		return fmt.Sprintf("(%g, %g, γ = %g)-probabilistic DP with confidence %g; sensitivity %s", epsilon, delta, s.Gamma, 1-s.Beta, s.Describe())
+	}
+	return fmt.Sprintf("(%g, %g)-DP assuming sensitivity %s", epsilon, delta, s.Describe())
 }
 
 // Release is a differentially private answer.
@@ -189,6 +216,9 @@ type ReleaseOptions struct {
 	Unsafe bool
 	// Noise tunes the safe procedure (snapping bound, granularity).
 	Noise noise.ReleaseOptions
+	// Dataset names the data the release spends privacy on; it is copied to
+	// the Record (and keys the ledger).
+	Dataset string
 }
 
 // sampler is implemented by the distributions of package noise.
@@ -200,22 +230,28 @@ type sampler interface {
 func (s *Solution) Record() Record {
 	sens := s.Privacy.Sensitivity
 	g := s.Counterpart.Guarantee
-	r := Record{
-		Query: s.Query.Name, K: s.Query.K(), Mechanism: s.Privacy.Mechanism,
-		Epsilon: s.Privacy.Epsilon, Delta: s.Delta,
-		Sensitivity: sens.Value, SensitivityNorm: sens.Norm, SensitivitySource: sens.Source,
-		Method: g.Method, Eta: g.Eta, Beta: g.Beta, GuaranteeKind: g.Kind.String(),
-		SolverStatus: s.Solver.Status.String(), SolverName: s.Solver.Solver,
+	k := s.Query.K()
+	eps, delta := s.Privacy.Epsilon, s.Delta
+	if (s.Privacy.Mechanism == Custom || s.Privacy.Mechanism == Optimal) && k > 1 {
+		// Each row's noise is certified for the whole sensitivity; k rows
+		// compose (basic composition, Dwork and Roth 2014, Theorem 3.16).
+		eps, delta = float64(k)*eps, math.Min(1, float64(k)*delta)
 	}
-	if r.SensitivitySource == "" {
-		r.SensitivitySource = Given
+	r := Record{
+		Query: s.Query.Name, K: k, Mechanism: s.Privacy.Mechanism,
+		Epsilon: eps, Delta: delta,
+		Sensitivity: sens.Value, SensitivityNorm: sens.Norm, SensitivitySource: sens.source(),
+		Certificate: sens.Certificate,
+		Method:      g.Method, Eta: g.Eta, Beta: g.Beta, GuaranteeKind: g.Kind.String(),
+		SolverStatus: s.Solver.Status.String(), SolverName: s.Solver.Solver,
 	}
 	if sens.Source == Sampled {
 		r.Gamma, r.SensitivityBeta, r.SensitivitySample = sens.Gamma, sens.Beta, sens.Samples
 	}
+	r.Guarantee = GuaranteeString(eps, delta, sens)
 	switch {
-	case s.Privacy.Mechanism == Custom:
-		r.Theorem = "caller-certified noise; Q X = I makes it data-independent, so the guarantee of the noise applies (post-processing, Theorem 2.2)"
+	case s.Privacy.Mechanism == Custom || s.Privacy.Mechanism == Optimal:
+		r.Theorem = "certified piecewise-constant noise (noise.Certify); Q X = I makes it data-independent, so its guarantee applies (post-processing, Theorem 2.2)"
 	case sens.Source == Sampled:
 		r.Theorem = "Theorem 3.9 ((ε,γ)-probabilistic DP)"
 	case r.Delta > 0:
@@ -235,6 +271,7 @@ func (s *Solution) Release(opts ReleaseOptions) (*Release, error) {
 		return nil, err
 	}
 	rec := s.Record()
+	rec.Dataset = opts.Dataset
 	if opts.Ledger != nil {
 		if err := opts.Ledger.Check(rec); err != nil {
 			return nil, err
