@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -45,6 +46,21 @@ func main() {
 			return accounting.TruncatedLaplacePLD(td.Scale, td.Bound, 1, step)
 		}},
 	}
+	// Optimal ℓ₁ noise at (0.1, 1e-6): the PLD of the pair (X, X + Δ); its δ at
+	// ε₀ is checked against the certifier's maximum over all shifts.
+	po := noise.Params{Epsilon: 0.1, Delta: 1e-6, Sensitivity: 1}
+	opt, err := noise.Optimize(context.Background(), po, noise.OptimalOptions{Intervals: 200, Symmetric: true, SkipLowerBound: true})
+	if err != nil {
+		fail(err)
+	}
+	pc := opt.Mechanism.Dist.(*noise.PiecewiseConstant)
+	if one, err := accounting.PiecewisePLD(pc, 1, step); err == nil {
+		fmt.Fprintf(os.Stderr, "optimal noise: PLD at shift Δ: δ(ε₀) = %.6g, δ(ε₀ + h) = %.6g; certifier's max over shifts δ(ε₀) = %.6g (%d cells)\n",
+			one.Delta(0.1), one.Delta(0.1+step), 1e-6+opt.Certificate.MaxShortfall, pc.Len())
+	}
+	rows = append(rows, row{fmt.Sprintf("optimal ℓ₁ noise (0.1, 1e-6), %d cells*", pc.Len()), 0.1, 1e-6, func() (*accounting.PLD, error) {
+		return accounting.PiecewisePLD(pc, 1, step)
+	}})
 	for _, r := range rows {
 		one, err := r.pld()
 		if err != nil {
