@@ -23,8 +23,16 @@
 //   - Certify: exact maximal privacy shortfall of a PiecewiseConstant.
 //   - GengLowerBoundL1: the literature lower bound on E|X| (Geng & Viswanath
 //     2015, Thm 8; Geng et al. 2020, Thm 4), the benchmark of Table 1.
-//   - Mechanism.Release: floating-point-safe releases (Laplace snapping,
-//     exact piecewise-constant sampling).
+//   - Mechanism.Release: floating-point-safe releases (Laplace snapping with a
+//     correctly rounded logarithm and SnappingExcess for its k-row ε term,
+//     exact piecewise-constant sampling, and the exact discrete Gaussian of
+//     Canonne, Kamath and Steinke 2020 for Gaussian noise, DiscreteGaussianFor;
+//     an exact discrete truncated Laplace, DiscreteTruncatedLaplaceFor; an
+//     exact staircase sampler; an exact discrete quasi-Gaussian,
+//     DiscreteQuasiGaussianFor). Only user-defined distribution types return
+//     ErrUnsafeRelease.
+//   - WritePiecewise / LoadPiecewise: piecewise densities as JSON artifacts,
+//     re-certified exactly on load.
 //
 // Invariants:
 //

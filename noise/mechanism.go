@@ -128,8 +128,8 @@ func TruncatedLaplaceMechanism(p Params) (*Mechanism, error) {
 	if err := p.needDelta(0, 0.5, "must be in (0, 0.5) for the truncated Laplace mechanism"); err != nil {
 		return nil, err
 	}
-	lambda := p.Sensitivity / p.Epsilon
-	d, err := NewTruncatedLaplace(lambda, truncatedLaplaceBound(p))
+	lambda, bound := roundTruncatedLaplaceUp(p, p.Sensitivity/p.Epsilon, truncatedLaplaceBound(p)) // δ and ε rounded to the private side
+	d, err := NewTruncatedLaplace(lambda, bound)
 	if err != nil {
 		return nil, err
 	}
