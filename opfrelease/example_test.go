@@ -40,7 +40,7 @@ func Example() {
 	fmt.Println("certificate verifies:", rel.Record.Certificate.Verify() == nil)
 	fmt.Println("floating-point safe:", rel.Record.FloatingPointSafe)
 	// Output:
-	// (1, 0)-DP; sensitivity 100.001 (ℓ1, certified by opf-price-cap)
+	// (1.000002, 0)-DP; sensitivity 100.001 (ℓ1, certified by opf-price-cap) (ε includes the floating-point snapping term)
 	// certificate verifies: true
 	// floating-point safe: true
 }

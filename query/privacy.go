@@ -249,11 +249,7 @@ func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.M
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("query: optimal noise: %w", err)
 		}
-		d := make([]lindecision.Distribution, k)
-		for j := range d {
-			d[j] = r.Dist
-		}
-		return d, r.Mechanism.Params.Delta, r.Mechanism, nil
+		return releasedComponents(r.Mechanism, k), r.Mechanism.Params.Delta, r.Mechanism, nil
 	case Custom:
 		pc := p.Noise.(*noise.PiecewiseConstant) // checked by Validate
 		cert, err := noise.Certify(pc, par)
@@ -263,18 +259,46 @@ func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.M
 		if !cert.Certified {
 			return nil, 0, nil, invalidf("custom noise is not (%v, %v)-DP for sensitivity %v: exact privacy shortfall %.3g at shift %.4g", p.Epsilon, p.Delta, p.Sensitivity.Value, cert.MaxShortfall, cert.WorstShift)
 		}
-		d := make([]lindecision.Distribution, k)
-		for j := range d {
-			d[j] = pc
-		}
-		return d, p.Delta, &noise.Mechanism{Name: "custom", Params: par, Dist: pc}, nil
+		m := &noise.Mechanism{Name: "custom", Params: par, Dist: pc}
+		return releasedComponents(m, k), p.Delta, m, nil
 	}
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("query: %s mechanism: %w", p.Mechanism, err)
 	}
-	d := make([]lindecision.Distribution, k)
-	for j := range d {
-		d[j] = m.Dist
+	return releasedComponents(m, k), m.Params.Delta, m, nil
+}
+
+// releasedNoise is a component distribution whose support is that of the
+// noise the floating-point-safe release actually adds
+// (noise.Mechanism.ReleaseSupport: the continuous support widened by the
+// release grid), so that a robust (probability-one) reformulation covers the
+// released noise, not only the continuous law. Everything else is the
+// continuous distribution's.
+type releasedNoise struct {
+	lindecision.Distribution
+	lo, hi float64
+}
+
+// Support returns the bounds of the released noise.
+func (r releasedNoise) Support() (lo, hi float64) { return r.lo, r.hi }
+
+// Sample draws from the continuous law (simulations only).
+func (r releasedNoise) Sample(src noise.Source) float64 {
+	return r.Distribution.(sampler).Sample(src)
+}
+
+// releasedComponents returns k copies of m's distribution, with the release
+// support where the safe release has a bounded one.
+func releasedComponents(m *noise.Mechanism, k int) []lindecision.Distribution {
+	var d lindecision.Distribution = m.Dist
+	if lo, hi, err := m.ReleaseSupport(noise.ReleaseOptions{}); err == nil && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) {
+		if _, ok := m.Dist.(sampler); ok {
+			d = releasedNoise{Distribution: m.Dist, lo: lo, hi: hi}
+		}
 	}
-	return d, m.Params.Delta, m, nil
+	out := make([]lindecision.Distribution, k)
+	for j := range out {
+		out[j] = d
+	}
+	return out
 }

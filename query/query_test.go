@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/ledger"
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/model"
 	"github.com/privopt/privopt/noise"
@@ -92,7 +94,8 @@ func TestExample27EndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rel.Record.Epsilon != 1 || rel.Record.Mechanism != Laplace || rel.Record.Theorem == "" || rel.Record.Eta != eta || rel.Record.SolverStatus != "optimal" || !rel.Record.FloatingPointSafe {
+	// ε = 1 plus the snapping term 2⁻¹⁹·ε of one snapped row.
+	if rel.Record.Epsilon != 1+0x1p-19 || rel.Record.Mechanism != Laplace || rel.Record.Theorem == "" || rel.Record.Eta != eta || rel.Record.SolverStatus != "optimal" || !rel.Record.FloatingPointSafe {
 		t.Fatalf("record %+v", rel.Record)
 	}
 	// The released values are centred on x̄* with the Laplace variance 2b² plus
@@ -267,59 +270,33 @@ func TestEstimateSensitivity(t *testing.T) {
 	}
 }
 
-func TestLedger(t *testing.T) {
-	rec := func(e, d float64) Record { return Record{Epsilon: e, Delta: d} }
-	l, err := NewLedger(Budget{Epsilon: 1}, Basic, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 4; i++ {
-		if err := l.Spend(rec(0.25, 0)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := l.Spend(rec(0.01, 0)); !errors.Is(err, ErrBudgetExceeded) {
-		t.Fatalf("want ErrBudgetExceeded, got %v", err)
-	}
-	if e, _, _ := l.Spent(); math.Abs(e-1) > 1e-12 || len(l.Records()) != 4 {
-		t.Fatalf("spent %v with %d records", e, len(l.Records()))
-	}
-	// Advanced composition of 1000 releases at ε = 0.01 with δ' = 1e-6:
-	// √(2·1000·ln 10⁶)·0.01 + 1000·0.01·(e^0.01 − 1) = 1.76282…
-	a, err := NewLedger(Budget{Epsilon: 2, Delta: 1e-5}, Advanced, 1e-6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 1000; i++ {
-		if err := a.Spend(rec(0.01, 0)); err != nil {
-			t.Fatalf("release %d: %v", i, err)
-		}
-	}
-	want := math.Sqrt(2000*math.Log(1e6))*0.01 + 10*math.Expm1(0.01)
-	if e, d, _ := a.Spent(); math.Abs(e-want) > 1e-12 || d != 1e-6 {
-		t.Fatalf("advanced: ε %v δ %v, want %v and 1e-6", e, d, want)
-	}
-	// Few releases: basic is better and is used.
-	b, _ := NewLedger(Budget{Epsilon: 2, Delta: 1e-5}, Advanced, 1e-6)
-	_ = b.Spend(rec(0.5, 0))
-	_ = b.Spend(rec(0.5, 0))
-	if e, d, _ := b.Spent(); e != 1 || d != 0 {
-		t.Fatalf("two releases: ε %v δ %v, want basic 1, 0", e, d)
-	}
-}
-
 func TestReleaseRefusedByLedger(t *testing.T) {
 	sol, err := Solve(context.Background(), example27(1, 1, 30), Spec{Query: Identity(0), Privacy: laplacePrivacy(0.6, 1),
 		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, _ := NewLedger(Budget{Epsilon: 1}, Basic, 0)
-	if _, err := sol.Release(ReleaseOptions{Ledger: l}); err != nil {
+	l := ledger.New(ledger.NewMemoryStore())
+	if err := l.Init(context.Background(), "d", accounting.Budget{Epsilon: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sol.Release(ReleaseOptions{Ledger: l}); !errors.Is(err, ErrBudgetExceeded) {
-		t.Fatalf("second release: want ErrBudgetExceeded, got %v", err)
+	if _, err := sol.Release(ReleaseOptions{Ledger: l}); err == nil {
+		t.Fatal("a ledger release without a dataset name was accepted")
+	}
+	rel, err := sol.Release(ReleaseOptions{Ledger: l, Dataset: "d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The recorded cost is the record's ε, snapping term included.
+	st, err := l.Status(context.Background(), "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Spent.Epsilon != rel.Record.Epsilon || !(rel.Record.Epsilon > 0.6) || len(st.Releases) != 1 {
+		t.Fatalf("ledger status %+v after a release recording ε = %v", st, rel.Record.Epsilon)
+	}
+	if _, err := sol.Release(ReleaseOptions{Ledger: l, Dataset: "d"}); !errors.Is(err, ledger.ErrBudgetExceeded) {
+		t.Fatalf("second release: want ledger.ErrBudgetExceeded, got %v", err)
 	}
 }
 
@@ -363,9 +340,14 @@ func TestGaussianCalibration(t *testing.T) {
 	if r := sol.Record(); r.Delta != 1e-5 || r.Theorem[:12] != "Theorem 3.11" {
 		t.Fatalf("record %+v", r)
 	}
-	// noise has no floating-point-safe Gaussian procedure: the record says so.
-	if rel, err := sol.Release(ReleaseOptions{Source: noise.NewSeededSource(3)}); err != nil || rel.Record.FloatingPointSafe {
+	// Gaussian releases go through the exact discrete Gaussian sampler: safe,
+	// and the released value lies on its grid.
+	rel, err := sol.Release(ReleaseOptions{Source: noise.NewSeededSource(3)})
+	if err != nil || !rel.Record.FloatingPointSafe {
 		t.Fatalf("gaussian release: %v, record %+v", err, rel)
+	}
+	if u := rel.Value[0] * 1024; u != math.Round(u) {
+		t.Errorf("released %v is not on the 2⁻¹⁰ grid", rel.Value[0])
 	}
 	_, err = Solve(context.Background(), example27(1, 1, 200), Spec{Query: Identity(0),
 		Privacy: Privacy{Mechanism: Gaussian, Epsilon: 0.5, Delta: 1e-5, Sensitivity: Sensitivity{Value: 2, Norm: 1}}})
