@@ -93,6 +93,15 @@ type Settings struct {
 	// DenseKKT forces the dense LDLᵀ fallback for the KKT system (for tests and
 	// tiny problems); the default is the sparse LDLᵀ with AMD ordering.
 	DenseKKT bool
+
+	// MaxDenseBytes caps the memory of the dense blocks the KKT matrix holds
+	// for PSD cones, estimated before anything is allocated as
+	// 8·Σ_PSD d² bytes (d = n(n+1)/2, the svec dimension; the block is stored
+	// once in the matrix and once as a d×d buffer). A problem above the cap is
+	// rejected with an error wrapping ErrTooLarge instead of exhausting memory
+	// (a 300×300 PSD variable alone needs 16 GB). 0 means 4 GiB; negative
+	// means no limit.
+	MaxDenseBytes int64
 }
 
 // DefaultSettings returns the settings used for zero fields.
@@ -132,6 +141,9 @@ func (s *Settings) fill() {
 	}
 	if s.SOCExpandDim == 0 {
 		s.SOCExpandDim = 4
+	}
+	if s.MaxDenseBytes == 0 {
+		s.MaxDenseBytes = 4 << 30
 	}
 }
 
