@@ -61,12 +61,21 @@ func ParseQuery(s string) (Query, error) {
 				return Query{}, fmt.Errorf("grid: query %q: bad range %q", s, part)
 			}
 		}
+		if b-a >= MaxQueryGenerators-len(gens) {
+			return Query{}, fmt.Errorf("grid: query %q: range %q lists more than MaxQueryGenerators = %d generators", s, part, MaxQueryGenerators)
+		}
 		for g := a; g <= b; g++ {
 			gens = append(gens, g-1)
 		}
 	}
 	return Query{Kind: QueryGenSubset, Gens: gens}, nil
 }
+
+// MaxQueryGenerators caps the generators a gen-subset query may list (ranges
+// expanded), so that "gen-subset:1-99999999999" is an error instead of an
+// expansion in memory; it is far above the generator count of any case
+// (PGLib's largest have about 10⁴).
+const MaxQueryGenerators = 1 << 20
 
 // String returns the query in ParseQuery's syntax.
 func (q Query) String() string {
