@@ -201,7 +201,11 @@ func (f *Factor) numericSupernodal() error {
 	eps, delta := f.reg.Eps, f.reg.Delta
 	f.dynReg, f.pos, f.neg, f.zero = 0, 0, 0, 0
 	const chunk = 32 // columns of an update computed at a time
+	interrupt := s.interrupt
 	for J := 0; J < ns; J++ {
+		if interrupt != nil && interrupt() {
+			return ErrInterrupted
+		}
 		fc, lc := sn.start[J], sn.start[J+1]
 		nc := lc - fc
 		rowsJ := sn.rows[sn.rowPtr[J]:sn.rowPtr[J+1]]

@@ -24,10 +24,11 @@ type kktSolver interface {
 // ------------------------------------------------------------ sparse LDLᵀ
 
 type sparseLDL struct {
-	signs []int8
-	reg   ldl.Regularization
-	sym   *ldl.Symbolic
-	f     *ldl.Factor
+	signs     []int8
+	reg       ldl.Regularization
+	sym       *ldl.Symbolic
+	f         *ldl.Factor
+	interrupt func() bool // polled inside factorizations (cancellation, time limit)
 }
 
 func (s *sparseLDL) factor(upper *sparse.CSC) error {
@@ -37,6 +38,7 @@ func (s *sparseLDL) factor(upper *sparse.CSC) error {
 			return err
 		}
 		s.sym = sym
+		sym.SetInterrupt(s.interrupt)
 	}
 	if s.f == nil {
 		f, err := s.sym.Factor(upper, s.signs, s.reg)

@@ -2,6 +2,7 @@ package ipm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -470,11 +471,28 @@ func (w *workspace) logIter(it int) {
 // predictor → corrector → step.
 func (w *workspace) run(ctx context.Context) *solver.Solution {
 	set := w.set
+	// Long factorizations poll the context and the time limit (checked
+	// between iterations as well, below).
+	stop := func() bool {
+		return ctx.Err() != nil || (set.TimeLimit > 0 && time.Since(w.start) > set.TimeLimit)
+	}
+	if sl, ok := w.kkt.solver.(*sparseLDL); ok {
+		sl.interrupt = stop
+		if sl.sym != nil {
+			sl.sym.SetInterrupt(stop)
+		}
+	}
 	w.logHeader()
 	if !set.PrimalDualScaling {
 		w.setDualScaling(true)
 	}
 	if !w.initialize() {
+		switch {
+		case ctx.Err() != nil:
+			return w.finish(solver.Cancelled, 0)
+		case stop():
+			return w.finish(solver.TimeLimit, 0)
+		}
 		return w.finish(solver.NumericalError, 0)
 	}
 	status := solver.StatusUnknown
@@ -528,8 +546,18 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 				break
 			}
 		}
-		if !ok || w.kkt.update() != nil {
+		if !ok {
 			status = solver.NumericalError
+			break
+		}
+		if err := w.kkt.update(); err != nil {
+			status = solver.NumericalError
+			if errors.Is(err, ldl.ErrInterrupted) {
+				status = solver.Cancelled
+				if ctx.Err() == nil {
+					status = solver.TimeLimit
+				}
+			}
 			break
 		}
 		// constant part (x₂, z₂) = K⁻¹[−q; b]
