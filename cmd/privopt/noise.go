@@ -124,11 +124,23 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if math.IsNaN(*eps) && !flagSet(fs, "epsilon") {
 		return usagef("--epsilon is required")
 	}
-	if *samples < 0 {
-		return usagef("--samples is %d, must be ≥ 0", *samples)
+	// Every flag is checked, whatever the mechanism, before any work (the
+	// plot file included): an invalid value is an error, never ignored.
+	if err := checkFlags(
+		floatIn("epsilon", *eps, 0, math.Inf(1), openLo),
+		floatIn("delta", *delta, 0, 1, openHi),
+		floatIn("sensitivity", *sens, 0, math.Inf(1), openLo),
+		floatIn("gap", *gap, 0, math.Inf(1), closed),
+		intIn("intervals", *intervals, 0, 5_000_000),
+		intIn("samples", *samples, 0, 10_000_000),
+		writableFile("plot", *plotFile),
+	); err != nil {
+		return err
 	}
-	if *samples > 10_000_000 {
-		return usagef("--samples is %d, must be ≤ 10000000", *samples)
+	for _, name := range []string{"gap", "intervals", "loss"} {
+		if flagSet(fs, name) && mech != "optimal" && !(name == "loss" && mech == "staircase") {
+			return usagef("--%s does not apply to MECHANISM %s (only to optimal%s)", name, mech, map[bool]string{true: " and staircase"}[name == "loss"])
+		}
 	}
 	loss, err := parseLoss(*lossName)
 	if err != nil {
@@ -159,12 +171,6 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 					fmt.Fprintf(stderr, "privopt noise: %s bound, refinement %d, round %d: %d cells, relaxation %.6g\n", pr.Stage, pr.Refinement, pr.Round, pr.Intervals, pr.Objective)
 				}
 			}}
-		if *gap < 0 || math.IsNaN(*gap) {
-			return usagef("--gap is %v, must be ≥ 0", *gap)
-		}
-		if *intervals < 0 {
-			return usagef("--intervals is %d, must be ≥ 0", *intervals)
-		}
 		opt, err = noise.Optimize(ctx, p, o)
 		if err == nil {
 			m = opt.Mechanism
@@ -177,6 +183,9 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	out := describe(m, opt)
 	for i := 0; i < *samples; i++ {
+		if i&4095 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("sampling stopped after %d of %d samples: %w", i, *samples, ctx.Err())
+		}
 		out.Samples = append(out.Samples, m.Dist.Sample(nil))
 	}
 	if *plotFile != "" {
