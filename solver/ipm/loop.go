@@ -500,6 +500,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	w.logged = -1
 	it := 0
 	stalls := 0
+	diverging := 0
 	for ; ; it++ {
 		w.residuals()
 		w.measure()
@@ -512,10 +513,17 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		if m := w.merit(); m < w.best.merit {
 			w.saveBest(m)
 		} else if m > divergenceFactor*w.best.merit && w.best.merit < set.ReducedFeasTol {
-			// The residuals grow again near the solution: the KKT solves have
-			// lost accuracy. Stop; the best iterate is evaluated below.
-			status = solver.NumericalError
-			break
+			// The residuals grow again near the solution: either the KKT
+			// solves have lost accuracy, or the iterates turn towards an
+			// infeasibility certificate (a problem infeasible or unbounded by
+			// a small margin: τ → 0). Allow divergenceGrace more iterations
+			// for a certificate to form; then stop, and the best iterate is
+			// evaluated below.
+			diverging++
+			if diverging > divergenceGrace {
+				status = solver.NumericalError
+				break
+			}
 		}
 		if w.primalInfeasible() {
 			status = solver.PrimalInfeasible
@@ -668,6 +676,10 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 // exceeds this multiple of the best one, once the best is within the reduced
 // tolerances.
 const divergenceFactor = 100
+
+// divergenceGrace is the number of iterations allowed past the divergence
+// test before the solve stops (see run).
+const divergenceGrace = 30
 
 // merit is max(pres, dres, min(gap, relative gap)) of the current iterate.
 func (w *workspace) merit() float64 {
