@@ -29,10 +29,10 @@ import (
 type bounds int
 
 const (
-	closed bounds            = 0               // lo ≤ v ≤ hi
-	openLo bounds            = 1 << (iota - 1) // lo < v
-	openHi                                     // v < hi
-	open   = openLo | openHi                   // lo < v < hi
+	closed bounds = 0               // lo ≤ v ≤ hi
+	openLo bounds = 1               // lo < v
+	openHi bounds = 2               // v < hi
+	open   bounds = openLo | openHi // lo < v < hi
 )
 
 // checkFlags returns the first non-nil error of errs (the flags' order of
