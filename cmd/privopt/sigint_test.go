@@ -109,3 +109,23 @@ func TestSIGINTStopsCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeLimitHonoured runs the IPM on the slow LP with --time-limit 2: the
+// status must be time-limit; the wall time of the whole command (read, setup,
+// solve) is the measured outcome, logged, with a failure only beyond 2 s +
+// 50% (the acceptance target is 10%; a loaded machine adds noise).
+func TestTimeLimitHonoured(t *testing.T) {
+	dir := t.TempDir()
+	lp := filepath.Join(dir, "slow.cbf")
+	writeSlowLP(t, lp)
+	start := time.Now()
+	code, out, errs := runCmd(t, "solve", "--solver", "ipm", "--time-limit", "2", lp)
+	wall := time.Since(start)
+	t.Logf("--time-limit 2: wall %v", wall.Round(time.Millisecond))
+	if code != 1 || !strings.Contains(out, "status     time-limit") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want status time-limit", code, out, errs)
+	}
+	if wall > 3*time.Second {
+		t.Errorf("--time-limit 2 took %v", wall)
+	}
+}

@@ -331,8 +331,9 @@ func denseThreshold(n int, factor float64) int {
 }
 
 // SetInterrupt installs a function that the numeric factorizations of every
-// Factor of s (Factor, Refactor) poll every 256 columns (simplicial) or every
-// supernode; when it returns true the factorization stops with an error
+// Factor of s (Factor, Refactor) poll every 256 columns (simplicial), or per
+// supernode, per 32-column block of its updates and every 32 of its columns
+// (supernodal); when it returns true the factorization stops with an error
 // wrapping ErrInterrupted and the Factor holds no valid factorization until a
 // later Refactor succeeds. Pass a cheap function (e.g. one reading
 // context.Context.Err); nil removes it. Not safe to call during a
