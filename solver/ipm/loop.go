@@ -501,6 +501,8 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	it := 0
 	stalls := 0
 	diverging := 0
+	var dualCert []float64 // x at the first dual infeasibility detection
+	dualCertIt := 0
 	for ; ; it++ {
 		w.residuals()
 		w.measure()
@@ -529,7 +531,15 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 			status = solver.PrimalInfeasible
 			break
 		}
-		if w.dualInfeasible() {
+		if dualCert == nil && w.dualInfeasible() {
+			// A problem can be primal and dual infeasible at once; then
+			// "unbounded" would wrongly claim a feasible point. Keep the
+			// certificate and iterate up to dualInfeasibleGrace more times:
+			// if a primal certificate forms, the problem is infeasible
+			// (HiGHS's convention), else it is dual infeasible.
+			dualCert, dualCertIt = append([]float64(nil), w.x...), it
+		}
+		if dualCert != nil && it-dualCertIt >= dualInfeasibleGrace {
 			status = solver.DualInfeasible
 			break
 		}
@@ -656,6 +666,12 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		}
 		w.takeStep(a)
 	}
+	if dualCert != nil && status != solver.PrimalInfeasible {
+		// The iterations after the detection ended without a primal
+		// certificate (or stopped): report the dual one found.
+		copy(w.x, dualCert)
+		status = solver.DualInfeasible
+	}
 	if !status.OK() && status != solver.PrimalInfeasible && status != solver.DualInfeasible {
 		// Fall back on the best iterate seen (by the merit max(pres, dres,
 		// relative gap)), which may meet the full or the reduced tolerances.
@@ -676,6 +692,10 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 // exceeds this multiple of the best one, once the best is within the reduced
 // tolerances.
 const divergenceFactor = 100
+
+// dualInfeasibleGrace is the number of iterations run past the detection of
+// dual infeasibility, looking for a primal infeasibility certificate (see run).
+const dualInfeasibleGrace = 10
 
 // divergenceGrace is the number of iterations allowed past the divergence
 // test before the solve stops (see run).
