@@ -179,3 +179,13 @@ func TestOptimizeExtremeEpsilon(t *testing.T) {
 		t.Errorf("ε = 1e-7: bounds [%g, %g] do not bracket 2.5", res.LowerBound, res.UpperBound)
 	}
 }
+
+// TestOptimizeDataDependentExtremeEpsilon: the data-dependent optimizer has
+// the same ε cap as Optimize.
+func TestOptimizeDataDependentExtremeEpsilon(t *testing.T) {
+	_, err := OptimizeDataDependent(context.Background(), Params{Epsilon: 1000, Delta: 0.1, Sensitivity: 1}, DataDependentOptions{})
+	var pe *ParamError
+	if !errors.As(err, &pe) || pe.Param != "Epsilon" {
+		t.Errorf("ε = 1000: error %v, want a ParamError on Epsilon", err)
+	}
+}

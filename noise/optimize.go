@@ -214,8 +214,9 @@ func (o OptimalOptions) withDefaults() OptimalOptions {
 }
 
 // SupportRule returns the smallest integer Λ ≥ 1 with Λ > A = (1/ε)·ln(1 +
-// (e^ε − 1)/(2δ)): the appendix rule Λ ≥ ⌈A⌉ that makes P(π,β) feasible for
-// β = Δ/k, k ≥ 2, made strict so that the feasibility witness has slack.
+// (e^ε − 1)/(2δ')), δ' = δ(1 − 10⁻⁵): the appendix rule Λ ≥ ⌈A⌉ that makes
+// P(π,β) feasible for β = Δ/k, k ≥ 2, made strict (and taken at a δ' just
+// below δ, as the upper-bound LP is) so that the feasibility witness has slack.
 func SupportRule(p Params) int {
 	// A is taken at δ(1 − 10⁻⁵): the upper-bound LP runs with δ_LP < δ, and
 	// at tiny ε (A ≈ 1/(2δ) − O(ε)) Λ = ⌊A⌋ + 1 would otherwise sit within
