@@ -458,7 +458,14 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 	if set.DenseKKT {
 		ks.solver = &denseLDL{signs: ks.signs, reg: reg}
 	} else {
-		ks.solver = &sparseLDL{signs: ks.signs, reg: reg}
+		sym, err := ldl.Analyze(k, ldl.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if lim := set.MaxFactorBytes; lim > 0 && 8*float64(sym.NnzL()) > float64(lim) {
+			return nil, fmt.Errorf("%w: the LDLᵀ factor of the KKT matrix has %d nonzeros (%.3g GB), more than MaxFactorBytes = %d", ErrTooLarge, sym.NnzL(), 8*float64(sym.NnzL())/1e9, lim)
+		}
+		ks.solver = &sparseLDL{signs: ks.signs, reg: reg, sym: sym}
 	}
 	ks.rhs = make([]float64, ks.fdim)
 	ks.res = make([]float64, ks.dim)

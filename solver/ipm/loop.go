@@ -14,15 +14,15 @@ import (
 )
 
 func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
-	if set.MaxDenseBytes > 0 {
+	if set.MaxFactorBytes > 0 {
 		var dense float64 // bytes, in float64 to avoid overflow
 		for _, c := range p.Cones {
 			if c.Kind == cone.PSD {
 				dense += 8 * float64(c.Dim) * float64(c.Dim)
 			}
 		}
-		if dense > float64(set.MaxDenseBytes) {
-			return nil, fmt.Errorf("%w: the PSD blocks of the KKT matrix need about %.3g GB, more than MaxDenseBytes = %d", ErrTooLarge, dense/1e9, set.MaxDenseBytes)
+		if dense > float64(set.MaxFactorBytes) {
+			return nil, fmt.Errorf("%w: the PSD blocks of the KKT matrix need about %.3g GB, more than MaxFactorBytes = %d", ErrTooLarge, dense/1e9, set.MaxFactorBytes)
 		}
 	}
 	red := reduce(p)

@@ -94,14 +94,15 @@ type Settings struct {
 	// tiny problems); the default is the sparse LDLᵀ with AMD ordering.
 	DenseKKT bool
 
-	// MaxDenseBytes caps the memory of the dense blocks the KKT matrix holds
-	// for PSD cones, estimated before anything is allocated as
-	// 8·Σ_PSD d² bytes (d = n(n+1)/2, the svec dimension; the block is stored
-	// once in the matrix and once as a d×d buffer). A problem above the cap is
-	// rejected with an error wrapping ErrTooLarge instead of exhausting memory
-	// (a 300×300 PSD variable alone needs 16 GB). 0 means 4 GiB; negative
-	// means no limit.
-	MaxDenseBytes int64
+	// MaxFactorBytes caps the memory of the KKT factorization, estimated
+	// before it is allocated: 8·Σ_PSD d² bytes for the dense blocks of PSD
+	// cones (d = n(n+1)/2, the svec dimension), checked first, and 8·nnz(L)
+	// for the sparse LDLᵀ factor, known after the symbolic analysis. A
+	// problem above the cap is rejected with an error wrapping ErrTooLarge
+	// instead of exhausting memory (a lone 300×300 PSD variable needs 16 GB; a
+	// random sparse LP with 180,000 nonzeros filled in to about 5 GB). 0 means
+	// 4 GiB; negative means no limit.
+	MaxFactorBytes int64
 }
 
 // DefaultSettings returns the settings used for zero fields.
@@ -142,8 +143,8 @@ func (s *Settings) fill() {
 	if s.SOCExpandDim == 0 {
 		s.SOCExpandDim = 4
 	}
-	if s.MaxDenseBytes == 0 {
-		s.MaxDenseBytes = 4 << 30
+	if s.MaxFactorBytes == 0 {
+		s.MaxFactorBytes = 4 << 30
 	}
 }
 
