@@ -93,6 +93,36 @@ func readModelCtx(ctx context.Context, path string) (*highs.Model, error) {
 	}
 }
 
+// solveAbandonable runs the backend in its own goroutine and returns its
+// result, or — when ctx is done first (SIGINT, or the --time-limit deadline
+// that follows the backend's own limit by 5%) — a solution with status
+// Cancelled. Backends poll the context themselves; this bounds the command's
+// time also where they cannot (the sparse LDLᵀ's symbolic analysis, a C
+// library's setup). The abandoned goroutine runs on until it returns or the
+// process exits, which for the CLI is immediately after.
+func solveAbandonable(ctx context.Context, s solver.Solver, p *solver.Problem, set solver.Settings) (*solver.Solution, error) {
+	type result struct {
+		sol *solver.Solution
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sol, err := s.Solve(ctx, p, set)
+		done <- result{sol, err}
+	}()
+	select {
+	case r := <-done:
+		return r.sol, r.err
+	case <-ctx.Done():
+		select {
+		case r := <-done: // the backend noticed the context in time
+			return r.sol, r.err
+		case <-time.After(100 * time.Millisecond):
+		}
+		return &solver.Solution{Status: solver.Cancelled, Solver: s.Name()}, nil
+	}
+}
+
 func loadProblem(ctx context.Context, path string) (*loaded, error) {
 	lower := strings.ToLower(path)
 	ext := filepath.Ext(strings.TrimSuffix(lower, ".gz"))
@@ -199,7 +229,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if limit > 0 && settings.TimeLimit == 0 {
 		settings.TimeLimit = time.Nanosecond
 	}
-	sol, err := s.Solve(runCtx, p, settings)
+	sol, err := solveAbandonable(runCtx, s, p, settings)
 	tSolve := time.Since(solveStart)
 	if err != nil {
 		return err // backend errors are prefixed with the backend's name
