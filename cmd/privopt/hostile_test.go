@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
 )
 
@@ -129,5 +131,35 @@ func TestHiGHSReaderAbandoned(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("solve did not return after cancellation")
+	}
+}
+
+// hangingSolver ignores its context until released.
+type hangingSolver struct{ release chan struct{} }
+
+func (h hangingSolver) Name() string              { return "hanging" }
+func (h hangingSolver) Supports(k cone.Kind) bool { return true }
+func (h hangingSolver) Solve(context.Context, *solver.Problem, solver.Settings) (*solver.Solution, error) {
+	<-h.release
+	return &solver.Solution{Status: solver.Optimal}, nil
+}
+
+// TestSolveAbandonable: a backend that ignores the context is abandoned when
+// the context is done, with status Cancelled; one that returns first is
+// reported as is.
+func TestSolveAbandonable(t *testing.T) {
+	h := hangingSolver{release: make(chan struct{})}
+	defer close(h.release)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sol, err := solveAbandonable(ctx, h, &solver.Problem{}, solver.Settings{})
+	if err != nil || sol.Status != solver.Cancelled || sol.Solver != "hanging" {
+		t.Fatalf("cancelled: %v, %+v; want status cancelled", err, sol)
+	}
+	quick := hangingSolver{release: make(chan struct{})}
+	close(quick.release)
+	sol, err = solveAbandonable(context.Background(), quick, &solver.Problem{}, solver.Settings{})
+	if err != nil || sol.Status != solver.Optimal {
+		t.Fatalf("returning backend: %v, %+v", err, sol)
 	}
 }
