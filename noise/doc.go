@@ -40,6 +40,12 @@
 //     P[X ∈ A] ≤ e^ε·P[X + φ ∈ A] + δ for all shifts |φ| ≤ Δ and events A.
 //     Every constructor validates (ε, δ, Δ) and returns a *ParamError
 //     (errors.Is(err, ErrInvalidParam)) naming the parameter otherwise.
+//   - Calibrations hold for every finite ε > 0: the analytic Gaussian works in
+//     the log domain (e^ε·Φ(·) never overflows), the truncated Laplace moments
+//     use series where the closed forms cancel (tiny ε). A mechanism whose
+//     noise has a standard deviation or E|X| outside the float64 range
+//     (ε = 10⁻³⁰⁰, say) is a ParamError, never +Inf or NaN; Optimize accepts
+//     ε ≤ MaxOptimizeEpsilon (20).
 //   - Every distribution returned by Optimize or OptimizeDataDependent has
 //     passed the exact certificate (shortfall ≤ 0 in big-float arithmetic with
 //     upward rounding); if it cannot be certified after repair, ErrNotCertified

@@ -144,11 +144,28 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if math.IsNaN(*eps) && !flagSet(fs, "epsilon") && *noiseFile == "" {
 		return usagef("--epsilon is required")
 	}
-	if *samples < 0 {
-		return usagef("--samples is %d, must be ≥ 0", *samples)
+	// Every flag is checked, whatever the mechanism, before any work (the
+	// plot file included): an invalid value is an error, never ignored.
+	epsCheck := floatIn("epsilon", *eps, 0, math.Inf(1), openLo)
+	if *noiseFile != "" && !flagSet(fs, "epsilon") {
+		epsCheck = nil // the file carries ε
 	}
-	if *samples > 10_000_000 {
-		return usagef("--samples is %d, must be ≤ 10000000", *samples)
+	if err := checkFlags(
+		epsCheck,
+		floatIn("delta", *delta, 0, 1, openHi),
+		floatIn("sensitivity", *sens, 0, math.Inf(1), openLo),
+		floatIn("gap", *gap, 0, math.Inf(1), closed),
+		intIn("intervals", *intervals, 0, 5_000_000),
+		intIn("samples", *samples, 0, 10_000_000),
+		writableFile("plot", *plotFile),
+		writableFile("out", *outFile),
+	); err != nil {
+		return err
+	}
+	for _, name := range []string{"gap", "intervals", "loss"} {
+		if flagSet(fs, name) && mech != "optimal" && !(name == "loss" && mech == "staircase") {
+			return usagef("--%s does not apply to MECHANISM %s (only to optimal%s)", name, mech, map[bool]string{true: " and staircase"}[name == "loss"])
+		}
 	}
 	loss, err := parseLoss(*lossName)
 	if err != nil {
@@ -181,12 +198,6 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 					fmt.Fprintf(stderr, "privopt noise: %s bound, refinement %d, round %d: %d cells, relaxation %.6g\n", pr.Stage, pr.Refinement, pr.Round, pr.Intervals, pr.Objective)
 				}
 			}}
-		if *gap < 0 || math.IsNaN(*gap) {
-			return usagef("--gap is %v, must be ≥ 0", *gap)
-		}
-		if *intervals < 0 {
-			return usagef("--intervals is %d, must be ≥ 0", *intervals)
-		}
 		opt, err = noise.Optimize(ctx, p, o)
 		if err == nil {
 			m = opt.Mechanism
@@ -199,7 +210,7 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	out := describe(m, opt)
 	if *samples > 0 {
-		if out.Samples, err = drawSamples(m, *samples, stderr); err != nil {
+		if out.Samples, err = drawSamples(ctx, m, *samples, stderr); err != nil {
 			return err
 		}
 		safe := sampleSafe(m)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,16 +48,28 @@ func sampleSafe(m *noise.Mechanism) bool {
 
 // drawSamples draws n noise values as releases of the value 0 (safe path) or,
 // for mechanisms without one, by Dist.Sample with a warning.
-func drawSamples(m *noise.Mechanism, n int, stderr io.Writer) ([]float64, error) {
+func drawSamples(ctx context.Context, m *noise.Mechanism, n int, stderr io.Writer) ([]float64, error) {
 	out := make([]float64, 0, n)
+	stopped := func(i int) error {
+		if i&4095 == 0 && ctx.Err() != nil {
+			return fmt.Errorf("sampling stopped after %d of %d samples: %w", i, n, ctx.Err())
+		}
+		return nil
+	}
 	if !sampleSafe(m) {
 		fmt.Fprintf(stderr, "privopt noise: warning: %s has no floating-point-safe sampler; the samples are plain floats (Mironov 2012)\n", m.Name)
 		for i := 0; i < n; i++ {
+			if err := stopped(i); err != nil {
+				return nil, err
+			}
 			out = append(out, m.Dist.Sample(nil))
 		}
 		return out, nil
 	}
 	for i := 0; i < n; i++ {
+		if err := stopped(i); err != nil {
+			return nil, err
+		}
 		x, err := m.Release(0, nil, noise.ReleaseOptions{})
 		if err != nil {
 			return nil, err
