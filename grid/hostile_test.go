@@ -61,4 +61,3 @@ func TestIndexedAssignmentApplied(t *testing.T) {
 		}
 	}
 }
-

@@ -21,6 +21,11 @@ import (
 // a time, until an upper bound of δ_eff computed with 256-bit exponentials
 // and a 2⁻²⁰⁰ relative margin (bigfloat.Exp carries 64 guard bits) is ≤ δ. Both moves only add noise.
 func roundTruncatedLaplaceUp(p Params, lambda, bound float64) (float64, float64) {
+	for _, v := range []float64{p.Epsilon, p.Sensitivity, lambda, bound} {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return lambda, bound // unrepresentable: the caller's checks refuse it
+		}
+	}
 	for new(big.Rat).Mul(ratOf(p.Epsilon), ratOf(lambda)).Cmp(ratOf(p.Sensitivity)) < 0 {
 		lambda = math.Nextafter(lambda, math.Inf(1))
 	}
@@ -41,6 +46,22 @@ func truncatedLaplaceDeltaUpper(sens, lambda, bound float64) float64 {
 	den := bigfloat.Exp(new(big.Float).SetPrec(prec).Quo(f(bound), f(lambda)))
 	den.Sub(den, one)
 	den.Mul(den, f(2))
+	if num.IsInf() || den.IsInf() {
+		// Δ/λ or A/λ beyond big.Float's exponent range: with A/λ > 70,
+		// (e^{Δ/λ} − 1)/(2(e^{A/λ} − 1)) ≤ e^{(Δ−A)/λ}/(2(1 − e^{−A/λ})) ≤ e^{(Δ−A)/λ}·(1 + 2⁻¹⁰⁰)/2.
+		e := new(big.Float).SetPrec(prec).Sub(f(sens), f(bound))
+		e.Quo(e, f(lambda))
+		switch {
+		case e.Sign() >= 0:
+			return math.Inf(1)
+		case e.Cmp(f(-745)) < 0:
+			return math.SmallestNonzeroFloat64 // above the true value, which underflows
+		}
+		r := bigfloat.Exp(e)
+		r.Mul(r, new(big.Float).SetPrec(prec).Add(f(0.5), new(big.Float).SetPrec(prec).SetMantExp(f(1), -100)))
+		v, _ := new(big.Float).SetPrec(53).SetMode(big.AwayFromZero).Set(r).Float64()
+		return v
+	}
 	if den.Sign() <= 0 {
 		return math.Inf(1)
 	}
