@@ -5,7 +5,9 @@
 // choice (grid.AutoStrategy), all in one run, and prints for each the cost, its
 // deviation from the PGLib DC baseline where one is published, the rounds, the
 // time (build + solve, parsing excluded) and the ratio to the fastest
-// configuration of the same case.
+// configuration of the same case. Configurations that take less than 5 s run
+// -repeat times and report their fastest run, so that the ratios are not
+// dominated by other processes on a loaded machine.
 //
 // Quadratic costs are the PGLib objective. HiGHS solves every QP with its
 // active-set QP solver, so its IPM is compared on the linear-cost variant
@@ -49,6 +51,7 @@ func main() {
 	cases := flag.String("cases", "2383wp_k,6468_rte,10000_goc", "comma-separated PGLib case names (without pglib_opf_case)")
 	skipSlow := flag.Bool("skip-slow", false, "skip B-θ with all limits on HiGHS (tens of seconds at 10⁴ buses)")
 	linear := flag.Bool("linear", false, "drop quadratic cost terms (LP): compares HiGHS dual simplex and IPM")
+	repeat := flag.Int("repeat", 3, "runs per configuration when the first takes < 5 s (the minimum is reported: the machine may be loaded)")
 	limit := flag.Duration("timelimit", 40*time.Second, "time limit per solve (HiGHS's QP solver may stall at 10⁴ buses)")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -113,6 +116,12 @@ func main() {
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "opfscale %s %s: %v\n", name, cf.name, err)
 				continue
+			}
+			for i := 1; i < *repeat && r.Time.Total < 5*time.Second; i++ {
+				r2, err := net.SolveDCOPF(ctx, cf.opt)
+				if err == nil && r2.Time.Total < r.Time.Total {
+					r = r2
+				}
 			}
 			if cf.name == "auto" {
 				cf.name = "auto → " + r.Strategy.String()
