@@ -311,22 +311,22 @@ func ParsePMJSON(r io.Reader) (*Case, error) {
 	brIdx := make([]int, len(brEntries))
 	for i, e := range brEntries {
 		var b struct {
-			Index          *int    `json:"index"`
-			F              int     `json:"f_bus"`
-			T              int     `json:"t_bus"`
-			R              float64 `json:"br_r"`
-			X              float64 `json:"br_x"`
-			BFr            float64 `json:"b_fr"`
-			BTo            float64 `json:"b_to"`
-			RateA          float64 `json:"rate_a"`
-			RateB          float64 `json:"rate_b"`
-			RateC          float64 `json:"rate_c"`
-			Tap            float64 `json:"tap"`
-			Shift          float64 `json:"shift"`
-			Status         *int    `json:"br_status"`
-			AMin           float64 `json:"angmin"`
-			AMax           float64 `json:"angmax"`
-			Transformer    bool    `json:"transformer"`
+			Index       *int    `json:"index"`
+			F           int     `json:"f_bus"`
+			T           int     `json:"t_bus"`
+			R           float64 `json:"br_r"`
+			X           float64 `json:"br_x"`
+			BFr         float64 `json:"b_fr"`
+			BTo         float64 `json:"b_to"`
+			RateA       float64 `json:"rate_a"`
+			RateB       float64 `json:"rate_b"`
+			RateC       float64 `json:"rate_c"`
+			Tap         float64 `json:"tap"`
+			Shift       float64 `json:"shift"`
+			Status      *int    `json:"br_status"`
+			AMin        float64 `json:"angmin"`
+			AMax        float64 `json:"angmax"`
+			Transformer bool    `json:"transformer"`
 		}
 		if err := decode("branch", e, &b); err != nil {
 			return nil, err
