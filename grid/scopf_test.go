@@ -158,3 +158,40 @@ func TestLODFAgainstOutage(t *testing.T) {
 		t.Errorf("case30 has radial branches (e.g. to bus 11 and 13), found no bridge")
 	}
 }
+
+// TestSCOPFFormulations: the SCOPF of 118_ieee (×1.5) has the same secure cost
+// with cuts written over the dispatch (PTDF, HiGHS) and over the angles (B-θ,
+// interior point), and the B-θ dispatch passes the independent outage check.
+func TestSCOPFFormulations(t *testing.T) {
+	c, err := ReadCase(shareddata.Path(t, "pglib/pglib_opf_case118_ieee.m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := NewNetwork(c, PowerModelsDC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var costs []float64
+	for _, base := range []DCOPFOptions{
+		{OPF: OPFOptions{Formulation: PTDF}, Limits: LimitsLazy, Method: MethodHiGHS},
+		{OPF: OPFOptions{Formulation: BTheta}, Limits: LimitsLazy, Method: MethodIPM},
+		{OPF: OPFOptions{Formulation: BTheta}, Limits: LimitsAll, Method: MethodHiGHS},
+	} {
+		s, err := n.SolveSCOPF(context.Background(), SCOPFOptions{Base: base, PostFactor: 1.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Status.OK() {
+			t.Fatalf("%v: status %v", s.Strategy, s.Status)
+		}
+		costs = append(costs, s.Cost)
+		if s.Strategy.Formulation == BTheta {
+			checkSecure(t, "118_ieee "+s.Strategy.String(), n, s, 1.5)
+		}
+	}
+	for _, c := range costs[1:] {
+		if math.Abs(c-costs[0]) > 1e-6*costs[0] {
+			t.Errorf("secure costs %v differ", costs)
+		}
+	}
+}
