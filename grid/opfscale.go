@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/model"
+	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
 	"github.com/privopt/privopt/solver/ipm"
 )
@@ -282,6 +283,19 @@ func (n *Network) SolveDCOPF(ctx context.Context, opt DCOPFOptions) (*DCOPFResul
 		sol, err := o.Solve(ctx)
 		if err != nil {
 			return nil, err
+		}
+		if sol.Status == solver.NumericalError && opt.Method == MethodAuto && opt.OPF.Solve.Solver == nil && st.Method != MethodIPM {
+			// As OPF.Solve does for its default backend: HiGHS's QP solver can
+			// fail its optimality check; the interior-point backend retries.
+			o.Options.Solve.Solver = ipm.New()
+			st.Method = MethodIPM
+			res.Strategy = st
+			retry, err := o.Solve(ctx)
+			if err != nil {
+				return nil, err
+			}
+			retry.Time.Solve += sol.Time.Solve
+			sol = retry
 		}
 		res.Rounds++
 		roundSolve := sol.Time.Solve

@@ -163,3 +163,27 @@ func checkDispatchScaled(t *testing.T, name string, n *Network, s *OPFSolution) 
 	shifted.Dispatch[big] -= sum
 	checkDispatchFeasible(t, name, n, &shifted, nil)
 }
+
+// TestSolveDCOPFAutoBaselines: the automatic choice reproduces every bundled
+// PGLib DC baseline (5 to 2383 buses; piecewise-linear costs included).
+func TestSolveDCOPFAutoBaselines(t *testing.T) {
+	for name, b := range pglibDCBaseline {
+		c, err := ReadCase(shareddata.Path(t, "pglib/"+name+".m"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := NewNetwork(c, PowerModelsDC())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := n.SolveDCOPF(context.Background(), DCOPFOptions{})
+		if err != nil || !s.Status.OK() {
+			t.Fatalf("%s: %v %v", name, err, s)
+		}
+		if d := math.Abs(s.Cost - b); d > baselineTol(b) {
+			t.Errorf("%s (%v): cost %.6g, baseline %.5g", name, s.Strategy, s.Cost, b)
+		}
+		t.Logf("%s: %v, %.2f, %d rounds", name, s.Strategy, s.Cost, s.Rounds)
+		checkDispatchScaled(t, name, n, s.OPFSolution)
+	}
+}
