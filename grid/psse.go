@@ -25,10 +25,12 @@ type rawRecord struct {
 	line int
 }
 
-// ParseRAW parses a PSS/E RAW power-flow case (revision 33; revisions 34 and 35
-// where they differ only in record layout: the generator's NREG field (35), the
-// branch's NAME and twelve ratings (34, 35), the system switching device and
-// system-wide data sections, "@!" comment lines) into a Case, keeping what a DC
+// ParseRAW parses a PSS/E RAW power-flow case (revision 33; revision 35 where it
+// differs only in record layout: system-wide data, "@!" field-name lines, the
+// generator's NREG and BASLOD, the branch's NAME and twelve ratings, the system
+// switching device section — tested on files converted from revision 33;
+// revision 34 is read like 35 without NREG, untested for want of a reference
+// file) into a Case, keeping what a DC
 // model needs: buses (I, BASKV, IDE, AREA, ZONE, VM, VA), loads (PL + IP + YP and
 // QL + IQ + YQ at 1 p.u., summed per bus, in-service only), fixed shunts (GL, BL),
 // generators (PG, QG, QT, QB, VS, MBASE, STAT, PT, PB), non-transformer branches
