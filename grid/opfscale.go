@@ -167,7 +167,9 @@ const AutoHiGHSMaxGens = 1000
 //     privopt's IPM: HiGHS's active-set QP solver stalls (see
 //     AutoHiGHSMaxGens), and the IPM's sparse LDLᵀ factors the B-θ KKT system
 //     (2 nonzeros per flow row) faster than the PTDF one, whose dense flow rows
-//     fill the factor.
+//     fill the factor (4661_sdet: 0.4 s against 28 s). The first round, which
+//     has no flow row, is solved in its PTDF form (milliseconds) and seeds the
+//     B-θ model with the limits it violates.
 func AutoStrategy(n *Network, opt DCOPFOptions) Strategy {
 	s := Strategy{Formulation: opt.OPF.Formulation, Limits: opt.Limits, Method: opt.Method, Presolve: opt.Presolve}
 	small := n.NumBuses() <= AutoPTDFMaxBuses
