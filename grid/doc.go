@@ -78,11 +78,12 @@
 //
 // Network.SolveDCOPF chooses formulation, limit handling and backend
 // (AutoStrategy, a rule measured by bench/opfscale): from a few hundred buses
-// on it starts without flow limits and adds the violated ones (constraint
-// generation: few limits bind), with PTDF rows on HiGHS when there are at most
-// AutoHiGHSMaxGens generators or the costs are linear, and with the B-θ
-// formulation on the interior-point backend otherwise (HiGHS's active-set QP
-// solver stalls on thousands of quadratic-cost generators). OPF.AddFlowLimit
+// on, when there are at most AutoHiGHSMaxGens generators or the costs are
+// linear, it starts without flow limits and adds the violated ones
+// (constraint generation: few limits bind) to a PTDF model solved by HiGHS;
+// otherwise it solves the full B-θ model on the interior-point backend
+// (HiGHS's active-set QP solver stalls on thousands of quadratic-cost
+// generators). OPF.AddFlowLimit
 // adds a row on a weighted sum of branch flows to any built OPF; its duals enter
 // the LMPs. Network.SolveSCOPF adds N-1 security: post-contingency flows
 // f_l + LODF_{l,k} f_k within limits, generated lazily; islanding outages

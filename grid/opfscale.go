@@ -155,7 +155,8 @@ const AutoHiGHSMaxGens = 1000
 //   - Networks of at most AutoPTDFMaxBuses buses keep BuildOPF's rule (PTDF,
 //     all limits, HiGHS): the full model is as small as a lazy one and one solve
 //     beats several rounds.
-//   - Otherwise limits are added lazily: few limits bind at a DC optimum
+//   - Otherwise limits are added lazily (except on the IPM, below): few limits
+//     bind at a DC optimum
 //     (2383wp_k: 11 of 2,896 branches; 6468_rte: 7 of 9,000; 10000_goc: 38 of
 //     13,193), so the model keeps its size.
 //   - With at most AutoHiGHSMaxGens generators, or with linear costs (an LP,
@@ -163,13 +164,16 @@ const AutoHiGHSMaxGens = 1000
 //     presolve off: NumGens columns, one balance row per island and a few dense
 //     flow rows (one sparse solve each); HiGHS's presolve costs more than it
 //     saves on such a model.
-//   - With more generators and quadratic costs, the B-θ formulation on
-//     privopt's IPM: HiGHS's active-set QP solver stalls (see
-//     AutoHiGHSMaxGens), and the IPM's sparse LDLᵀ factors the B-θ KKT system
-//     (2 nonzeros per flow row) faster than the PTDF one, whose dense flow rows
-//     fill the factor (4661_sdet: 0.4 s against 28 s). The first round, which
-//     has no flow row, is solved in its PTDF form (milliseconds) and seeds the
-//     B-θ model with the limits it violates.
+//   - With more generators and quadratic costs, the B-θ formulation with all
+//     limits on privopt's IPM: HiGHS's active-set QP solver stalls (see
+//     AutoHiGHSMaxGens); the IPM's sparse LDLᵀ factors the B-θ KKT system
+//     (2 nonzeros per flow row) much faster than the PTDF one, whose dense flow
+//     rows fill the factor (4661_sdet: 0.4 s against 28 s); and since its time
+//     is dominated by the network, not by the flow rows, one solve with every
+//     limit is as fast as the lazy rounds (10000_goc: 0.67 s against 0.79–0.89
+//     s in one run) and does not multiply when many limits bind. (Lazy B-θ,
+//     when asked for, solves its first round, which has no flow row, in PTDF
+//     form and seeds the B-θ model with the limits it violates.)
 func AutoStrategy(n *Network, opt DCOPFOptions) Strategy {
 	s := Strategy{Formulation: opt.OPF.Formulation, Limits: opt.Limits, Method: opt.Method, Presolve: opt.Presolve}
 	small := n.NumBuses() <= AutoPTDFMaxBuses
@@ -177,7 +181,7 @@ func AutoStrategy(n *Network, opt DCOPFOptions) Strategy {
 	highsOK := !qp || n.NumGens() <= AutoHiGHSMaxGens
 	if s.Limits == LimitsAuto {
 		s.Limits = LimitsLazy
-		if small {
+		if small || !highsOK {
 			s.Limits = LimitsAll
 		}
 	}

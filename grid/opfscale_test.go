@@ -122,7 +122,7 @@ func TestAutoStrategy(t *testing.T) {
 		big.Gen[g] = g
 		big.Case.Costs[g] = GenCost{Model: Polynomial, Coeffs: []float64{0.01, 10, 0}}
 	}
-	if got := AutoStrategy(big, DCOPFOptions{}); got != (Strategy{BTheta, LimitsLazy, MethodIPM, ""}) {
+	if got := AutoStrategy(big, DCOPFOptions{}); got != (Strategy{BTheta, LimitsAll, MethodIPM, ""}) {
 		t.Errorf("5000 buses, 2000 quadratic generators: %v", got)
 	}
 	if got := AutoStrategy(big, DCOPFOptions{OPF: OPFOptions{LinearCost: true}}); got != (Strategy{PTDF, LimitsLazy, MethodHiGHS, "off"}) {
