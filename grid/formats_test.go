@@ -250,3 +250,38 @@ func TestRAWv35(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatsRoundTripFeatures round-trips the feature cases of testdata
+// (piecewise-linear costs, taps, phase shifts, shunts, islands, out-of-service
+// elements) through both formats under MATPOWER's DC model, where taps and
+// shifts matter.
+func TestFormatsRoundTripFeatures(t *testing.T) {
+	for _, name := range []string{"case_features", "case_islands", "case3_congested", "case3_loop", "case2_merit"} {
+		orig, err := ReadCase("testdata/" + name + ".m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := dcCost(t, orig, DCOptions{IgnoreAngleLimits: true})
+		var js, raw bytes.Buffer
+		if err := WritePMJSON(&js, orig); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteRAW(&raw, orig); err != nil {
+			t.Fatal(err)
+		}
+		fromJSON, err := ParsePMJSON(&js)
+		if err != nil {
+			t.Fatalf("%s JSON: %v", name, err)
+		}
+		fromRAW, err := ParseRAW(&raw)
+		if err != nil {
+			t.Fatalf("%s RAW: %v", name, err)
+		}
+		fromRAW.Costs = orig.Costs
+		for format, c := range map[string]*Case{"JSON": fromJSON, "RAW": fromRAW} {
+			if got := dcCost(t, c, DCOptions{IgnoreAngleLimits: true}); math.Abs(got-want) > 1e-7*math.Max(1, math.Abs(want)) {
+				t.Errorf("%s %s: cost %.10g, MATPOWER %.10g", name, format, got, want)
+			}
+		}
+	}
+}
