@@ -30,16 +30,29 @@ type rawMatrix struct {
 	lines []int
 }
 
-// ReadCase reads a MATPOWER case file (see ParseMATPOWER). The case is named after
-// the "function mpc = NAME" line, or the file name without extension.
+// ReadCase reads a case file by its extension: ".json" a PowerModels JSON
+// network (ParsePMJSON, errors prefixed with the path), ".raw" a PSS/E RAW file
+// (ParseRAW, likewise), anything else a MATPOWER case (see ParseMATPOWER). The
+// case is named after the "function mpc = NAME" line (MATPOWER), the "name"
+// field (JSON), or the file name without extension.
 func ReadCase(path string) (*Case, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
 	}
 	defer f.Close()
-	c, err := ParseMATPOWER(f)
+	parse, named := ParseMATPOWER, false
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		parse, named = ParsePMJSON, true
+	case ".raw":
+		parse, named = ParseRAW, true
+	}
+	c, err := parse(f)
 	if err != nil {
+		if named {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 		return nil, err
 	}
 	if c.Name == "" {
