@@ -26,12 +26,13 @@ func init() {
 }
 
 type opfFlags struct {
-	casePath, query, noiseName, method, plotPath, dcModel, formulation, dataset string
-	nominal, jsonOut, diagnostics                                               bool
-	epsilon, delta, alpha, eta, beta, cvarQ, band, priceCap, priceFloor         float64
-	declared                                                                    float64
-	evaluate, inputN, segments                                                  int
-	seed                                                                        uint64
+	casePath, query, noiseName, method, plotPath, dcModel, formulation  string
+	nominal, jsonOut, diagnostics                                       bool
+	epsilon, delta, alpha, eta, beta, cvarQ, band, priceCap, priceFloor float64
+	declared                                                            float64
+	evaluate, inputN, segments                                          int
+	seed                                                                uint64
+	ledger                                                              ledgerFlags
 }
 
 func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -54,7 +55,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Float64Var(&f.eta, "eta", 0.01, "joint constraint violation probability η in (0, 1)")
 	fs.Float64Var(&f.beta, "beta", 0.1, "confidence parameter β in (0, 1) of vertex sampling")
 	fs.Float64Var(&f.cvarQ, "cvar-q", 0, "minimize the CVaR of the cost over the worst fraction q of 1000 scenarios (0: expected cost)")
-	fs.StringVar(&f.dataset, "dataset", "", "name of the dataset the release spends privacy on (recorded)")
+	f.ledger.register(fs)
 	fs.BoolVar(&f.diagnostics, "diagnostics", false, "also print PRIVATE diagnostics (pre-noise values, nominal cost, feasibility, evaluations, plots): never publish them")
 	fs.IntVar(&f.evaluate, "evaluate", 0, "with --diagnostics: Monte Carlo over N simulated releases per strategy (program, output, input perturbation)")
 	fs.IntVar(&f.inputN, "input-n", 0, "cap on input-perturbation realizations (each is one OPF solve); 0 = --evaluate")
@@ -315,6 +316,13 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 			return usagef("--plot %q: %v", f.plotPath, err)
 		}
 	}
+	led, err := f.ledger.open(ctx)
+	if err != nil {
+		return err
+	}
+	if led != nil {
+		defer led.Close()
+	}
 	pr, err := opfrelease.Prepare(ctx, net, opt)
 	if err != nil {
 		return err
@@ -323,7 +331,7 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 	if f.seed != 0 {
 		src = noise.NewSeededSource(f.seed)
 	}
-	rel, err := pr.Release(query.ReleaseOptions{Source: src, Dataset: f.dataset})
+	rel, err := pr.Release(query.ReleaseOptions{Source: src, Dataset: f.ledger.dataset, Ledger: led})
 	if err != nil {
 		return err
 	}
@@ -338,7 +346,7 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 		Sensitivity: rec.Sensitivity, Provenance: string(rec.SensitivitySource), Certificate: rec.Certificate,
 		Method: rec.Method, Feasibility: pr.Solution().Counterpart.Guarantee.String(), Eta: rec.Eta, Beta: rec.Beta, CVaRQ: opt.CVaRQ,
 		LoadBand: opt.Band, PriceCap: opt.Rules.PriceCap, PriceFloor: opt.Rules.PriceFloor, Substitutions: pr.Substitutions,
-		Dataset: f.dataset, Seeded: src != nil, FloatSafe: rec.FloatingPointSafe,
+		Dataset: f.ledger.dataset, Seeded: src != nil, FloatSafe: rec.FloatingPointSafe,
 		Time: timeJSON{Parse: secs(parse), Build: secs(pr.Timing.Certify + pr.Timing.Build), Solve: secs(pr.Timing.Solve), Total: secs(total)}}
 	if f.diagnostics {
 		d, err := pr.Diagnostics(ctx)

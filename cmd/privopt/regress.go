@@ -9,8 +9,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 
+	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/learn"
+	"github.com/privopt/privopt/ledger"
 )
 
 func init() {
@@ -96,6 +99,8 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	huber := fs.Float64("huber-delta", 1, "Huber threshold (target units)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	diag := fs.Bool("diagnostics", false, "also print the non-private fit (the output is then private)")
+	var lf ledgerFlags
+	lf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -176,11 +181,32 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		opt.Sampled = smp
 	}
-	w, g, err := learn.Release(ctx, data, spec, strat, priv, opt)
+	led, err := lf.open(ctx)
+	if err != nil {
+		return err
+	}
+	if led != nil {
+		defer led.Close()
+	}
+	rel, err := learn.Prepare(ctx, data, spec, strat, priv, opt)
 	if err != nil {
 		if errors.Is(err, learn.ErrInvalid) {
 			return usageError{err}
 		}
+		return err
+	}
+	g := rel.Guarantee()
+	if led != nil { // check and record the spend before any noise is drawn
+		e := ledger.Entry{Query: "regress " + *modelName + " on " + filepath.Base(*dataPath), Mechanism: string(g.Noise),
+			Params:      map[string]float64{"sensitivity": g.Sensitivity, "noise_std": g.NoiseStd, "weights": float64(len(names))},
+			Cost:        accounting.Cost{Epsilon: g.Epsilon, Delta: g.Delta, Gamma: g.Gamma},
+			Sensitivity: fmt.Sprintf("%.6g %s", g.Sensitivity, g.Source), Guarantee: g.Statement}
+		if err := led.Spend(ctx, lf.dataset, e); err != nil {
+			return err
+		}
+	}
+	w, err := rel.Draw(ctx, nil)
+	if err != nil {
 		return err
 	}
 	out := regressOutput{Model: *modelName, Strategy: string(strat), N: data.N(), Weights: map[string]float64{}, Order: names,
