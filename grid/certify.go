@@ -45,10 +45,16 @@ import (
 //     knapsack, concave piecewise linear in T (breakpoints where a bus fills);
 //     their sum attains its maximum over T at one of the breakpoints.
 //
-// The slope of V in a load is that bus's locational price (a dual multiplier;
-// Dvorkin et al. note the cost query's sensitivity c_max·α only for an
-// uncongested network). Under congestion, prices exceed c_max (e.g. pglib 118
-// at 1.336× load: 369 vs 124.6 $/MWh) and only the price-cap bound applies.
+// The slope of V in a load is that bus's locational price (a dual multiplier
+// of its balance row: Schweppe, Caramanis, Tabors and Bohn, "Spot Pricing of
+// Electricity", 1988; for convex programs with right-hand-side data, the
+// optimal value's subgradient is the dual, e.g. Boyd and Vandenberghe 2004,
+// §5.6). Dvorkin et al. use c_max·α, which is valid only without congestion.
+// Under congestion, prices exceed c_max (e.g. pglib 118 at 1.336× load: 369
+// vs 124.6 $/MWh) and only the price-cap bound applies. The merit-order
+// dispatch is the textbook economic dispatch (Wood and Wollenberg, "Power
+// Generation, Operation and Control", ch. 3); flows by PTDF as in grid's
+// PTDFColumns.
 
 // MeritSegment is one piece of a unit's marginal-cost curve.
 type MeritSegment struct {

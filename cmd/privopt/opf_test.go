@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/grid"
+	"github.com/privopt/privopt/internal/shareddata"
 	"github.com/privopt/privopt/opfrelease"
 )
 
@@ -225,5 +226,68 @@ func TestOPFPlot(t *testing.T) {
 	}
 	if code, _, _ := runCmd(t, "opf", "--case", demoCase, "--query", "cost", "--diagnostics", "--plot", filepath.Join(t.TempDir(), "no", "such", "dir.svg")); code != 2 {
 		t.Errorf("unwritable --plot: exit %d, want 2 before any work", code)
+	}
+}
+
+// The congested 118_ieee configuration of the issue (loads ×1.336), run
+// through `privopt opf --query cost`: the certified sensitivity covers the
+// true shift of the released statistic when bus 42's load grows by 1 MW
+// (370.8 $/h = 2.98·c_max), which c_max·α = 124.6 would not.
+func TestOPFCongested118CLI(t *testing.T) {
+	c, err := grid.ReadCase(shareddata.Path(t, "pglib/pglib_opf_case118_ieee.m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range c.Buses {
+		c.Buses[i].Pd *= 1.336
+	}
+	path := filepath.Join(t.TempDir(), "case118_congested.json")
+	fh, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := grid.WritePMJSON(fh, c); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	code, out, errs := runCmd(t, "opf", "--case", path, "--query", "cost", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Sensitivity float64 `json:"sensitivity"`
+		Provenance  string  `json:"sensitivity_provenance"`
+		Guarantee   string  `json:"guarantee"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	// The true shift, from the same program on the two adjacent load vectors.
+	c2, err := grid.ReadCase(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := grid.NewNetwork(c2, grid.PowerModelsDC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := opfrelease.Prepare(context.Background(), net, opfrelease.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := append([]float64(nil), net.Load...)
+	v0, err := pr.ReleasedMeanAt(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d[net.BusIndex[42]]++
+	v1, err := pr.ReleasedMeanAt(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shift := math.Abs(v1 - v0)
+	t.Logf("CLI: sensitivity %.4g (%s); true shift at bus 42 +1 MW: %.2f", got.Sensitivity, got.Provenance, shift)
+	if got.Provenance != "certified" || got.Sensitivity < shift || shift < 300 || !strings.HasPrefix(got.Guarantee, "(1") {
+		t.Errorf("sensitivity %v (%s), shift %v, guarantee %q", got.Sensitivity, got.Provenance, shift, got.Guarantee)
 	}
 }
