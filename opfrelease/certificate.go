@@ -52,7 +52,7 @@ func queryCertificate(c *grid.CostCertificate, dom grid.LoadDomain, net *grid.Ne
 		Adjacency: fmt.Sprintf("one bus load differs by at most %g MW", c.Alpha),
 		Domain:    fmt.Sprintf("declared load box: %d buses vary, total load in [%.6g, %.6g] MW", vary, lo, hi),
 		Assumptions: []string{
-			fmt.Sprintf("market rules: shedding at %g $/MWh and curtailment at %g $/MWh at every bus", c.Rules.PriceCap, c.Rules.PriceFloor),
+			fmt.Sprintf("market rules: shedding at %g $/MWh and curtailment at %g $/MWh at every bus whose load may vary", c.Rules.PriceCap, c.Rules.PriceFloor),
 			fmt.Sprintf("solver accuracy τ = %.3g $/h checked on every solve (primal–dual gap)", margin/2),
 			"released statistic: the private program's optimal value, V(d) plus a data-independent offset",
 		},

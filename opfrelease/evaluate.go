@@ -47,7 +47,7 @@ func (pr *Program) Evaluate(ctx context.Context, eo EvalOptions) (*Evaluation, e
 	full := *pr
 	all := map[int]bool{}
 	full.activateAll(all)
-	if err := full.build(ctx, nil, all); err != nil {
+	if err := full.build(ctx, nil, all, pr.cuts); err != nil {
 		return nil, err
 	}
 	p := full.can.Problem
@@ -80,7 +80,7 @@ func (pr *Program) Evaluate(ctx context.Context, eo EvalOptions) (*Evaluation, e
 			load[i] += draw[t]
 		}
 		cp := full
-		if err := cp.build(ctx, load, all); err != nil {
+		if err := cp.build(ctx, load, all, pr.cuts); err != nil {
 			return nil, err
 		}
 		return cp.can.Problem, nil

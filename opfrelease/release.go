@@ -56,6 +56,9 @@ type Options struct {
 	// secret; Program.ChanceSeed reports the seed so adjacent datasets can be
 	// solved on the same uncertainty set.
 	ChanceSeed uint64
+	// Security, when set, makes the program N-1 secure (see Security); the
+	// sensitivity is then the price-cap bound.
+	Security *Security
 	// Solver solves the private program (nil: HiGHS for the LP).
 	Solver   solver.Solver
 	Settings solver.Settings
@@ -106,6 +109,9 @@ func (o *Options) Validate() error {
 	if o.CostSegments < 1 || o.CostSegments > 10000 {
 		return bad("CostSegments", o.CostSegments, "in [1, 10000]")
 	}
+	if sc := o.Security; sc != nil && (!(sc.PostFactor >= 0) || math.IsInf(sc.PostFactor, 0) || sc.MaxRounds < 0) {
+		return fmt.Errorf("opfrelease: Security has PostFactor %v and MaxRounds %d; want PostFactor ≥ 0 and finite (0: 1) and MaxRounds ≥ 0", sc.PostFactor, sc.MaxRounds)
+	}
 	if !(o.DeclaredSensitivity >= 0) || math.IsInf(o.DeclaredSensitivity, 0) {
 		return bad("DeclaredSensitivity", o.DeclaredSensitivity, "≥ 0 and finite (0: certified)")
 	}
@@ -149,6 +155,19 @@ type Program struct {
 	// proven unnecessary by their reduced costs).
 	backstops []int
 	active    map[int]bool
+	// sec holds the N-1 outages and LODFs (Options.Security); cuts the
+	// contingency cuts of the last solve.
+	sec  *securityState
+	cuts []cut
+}
+
+// SkippedOutages returns the branches (Network indices) whose outage splits
+// an island and which the N-1 constraints therefore skip (public: topology).
+func (pr *Program) SkippedOutages() []int {
+	if pr.sec == nil {
+		return nil
+	}
+	return append([]int(nil), pr.sec.islanding...)
 }
 
 // Timing records where Prepare's time went.
@@ -248,6 +267,9 @@ func Prepare(ctx context.Context, net *grid.Network, opt Options) (*Program, err
 	}
 	pr.Substitutions = append(pr.Substitutions, fmt.Sprintf("market rules: load shedding at %g $/MWh at %d buses and curtailment at %g $/MWh at %d buses", opt.Rules.PriceCap, len(shed), opt.Rules.PriceFloor, len(curtail)))
 
+	if opt.Security != nil {
+		pr.initSecurity()
+	}
 	// Sensitivity.
 	tc := time.Now()
 	if err := pr.sensitivity(); err != nil {
@@ -277,6 +299,9 @@ func Prepare(ctx context.Context, net *grid.Network, opt Options) (*Program, err
 	}
 	pr.sol = sol
 	pr.Timing.Solve = time.Since(ts)
+	if pr.sec != nil {
+		pr.Substitutions = append(pr.Substitutions, fmt.Sprintf("N-1 security: %d contingency cuts generated, %d islanding outages skipped", len(pr.cuts), len(pr.sec.islanding)))
+	}
 	pr.Timing.Total = time.Since(t0)
 	return pr, nil
 }
@@ -304,9 +329,17 @@ func (pr *Program) sensitivity() error {
 		pr.Sensitivity = query.Sensitivity{Value: opt.DeclaredSensitivity, Norm: 1, Source: query.Declared}
 		return nil
 	}
-	cert, err := pr.base.CertifyCostSensitivity(pr.Domain, opt.Alpha, opt.Rules)
-	if err != nil {
-		return err
+	var cert *grid.CostCertificate
+	if opt.Security != nil {
+		// Contingency limits: only the price-cap repair bound applies.
+		cert = &grid.CostCertificate{Method: "price-cap", Alpha: opt.Alpha, PerMW: opt.Rules.MaxPrice(), Rules: opt.Rules,
+			Reason: "N-1 security constraints (the merit-order bound ignores contingencies)"}
+		cert.Bound = opt.Alpha * cert.PerMW
+	} else {
+		var err error
+		if cert, err = pr.base.CertifyCostSensitivity(pr.Domain, opt.Alpha, opt.Rules); err != nil {
+			return err
+		}
 	}
 	pr.CostCert = cert
 	qc, err := queryCertificate(cert, pr.Domain, pr.net, 2*pr.solverMargin())
@@ -319,7 +352,7 @@ func (pr *Program) sensitivity() error {
 
 // build builds the OPF of the private network at the given loads (nil: the
 // network's) and the query spec.
-func (pr *Program) build(ctx context.Context, load []float64, active map[int]bool) error {
+func (pr *Program) build(ctx context.Context, load []float64, active map[int]bool, cuts []cut) error {
 	opt := pr.Options
 	o, err := pr.priv.BuildOPF(grid.OPFOptions{Formulation: opt.Formulation, Load: load, Solve: model.SolveOptions{Settings: opt.Settings}})
 	if err != nil {
@@ -333,6 +366,9 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 			}
 		}
 		o.P.SetBounds(lo, hi)
+	}
+	if err := pr.addCuts(o, cuts); err != nil {
+		return err
 	}
 	can, err := o.Model.Canonicalize()
 	if err != nil {
@@ -405,9 +441,12 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 	if fullBackstops {
 		pr.activateAll(active)
 	}
+	var cuts []cut
+	have := map[cut]bool{}
+	cutRounds := 0
 	for round := 0; ; round++ {
 		all := len(active) == len(pr.backstops)
-		if err := pr.build(ctx, load, active); err != nil {
+		if err := pr.build(ctx, load, active, cuts); err != nil {
 			return nil, err
 		}
 		spec := pr.spec
@@ -439,6 +478,23 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 				continue
 			}
 		}
+		if pr.sec != nil {
+			more, worst := pr.contingencyViolations(sol, load, have)
+			if len(more) > 0 {
+				maxRounds := pr.Options.Security.MaxRounds
+				if maxRounds == 0 {
+					maxRounds = 50
+				}
+				if cutRounds++; cutRounds > maxRounds {
+					return nil, fmt.Errorf("opfrelease: %d contingency cuts still violated (up to %.3g MW) after %d rounds; raise Security.MaxRounds", len(more), worst, maxRounds)
+				}
+				for _, c := range more {
+					have[c] = true
+				}
+				cuts = append(cuts, more...)
+				continue
+			}
+		}
 		if pr.CostCert != nil {
 			s := sol.Solver
 			tau := pr.solverMargin()
@@ -446,7 +502,7 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 				return nil, fmt.Errorf("opfrelease: the solver's primal–dual gap %.3g exceeds the accuracy τ = %.3g $/h built into the certified sensitivity; refusing to release", gap, tau)
 			}
 		}
-		pr.active = active
+		pr.active, pr.cuts = active, cuts
 		return sol, nil
 	}
 }

@@ -27,7 +27,8 @@ func init() {
 
 type opfFlags struct {
 	casePath, query, noiseName, method, plotPath, dcModel, formulation  string
-	nominal, jsonOut, diagnostics                                       bool
+	nominal, jsonOut, diagnostics, secure                               bool
+	postFactor                                                          float64
 	epsilon, delta, alpha, eta, beta, cvarQ, band, priceCap, priceFloor float64
 	declared                                                            float64
 	evaluate, inputN, segments                                          int
@@ -56,6 +57,8 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Float64Var(&f.beta, "beta", 0.1, "confidence parameter β in (0, 1) of vertex sampling")
 	fs.Float64Var(&f.cvarQ, "cvar-q", 0, "minimize the CVaR of the cost over the worst fraction q of 1000 scenarios (0: expected cost)")
 	f.ledger.register(fs)
+	fs.BoolVar(&f.secure, "n-1", false, "N-1 secure release: every non-islanding branch outage keeps the flows within --post-factor × the ratings (contingency cuts generated lazily; price-cap sensitivity)")
+	fs.Float64Var(&f.postFactor, "post-factor", 1, "with --n-1: post-contingency limits as a multiple of the normal ratings")
 	fs.BoolVar(&f.diagnostics, "diagnostics", false, "also print PRIVATE diagnostics (pre-noise values, nominal cost, feasibility, evaluations, plots): never publish them")
 	fs.IntVar(&f.evaluate, "evaluate", 0, "with --diagnostics: Monte Carlo over N simulated releases per strategy (program, output, input perturbation)")
 	fs.IntVar(&f.inputN, "input-n", 0, "cap on input-perturbation realizations (each is one OPF solve); 0 = --evaluate")
@@ -242,6 +245,12 @@ func privateOptions(f *opfFlags, form grid.Formulation) (opfrelease.Options, err
 		if !c.ok {
 			return opt, usagef("%s is %v, must be %s", c.name, c.v, c.must)
 		}
+	}
+	if !(f.postFactor > 0) || math.IsInf(f.postFactor, 0) {
+		return opt, usagef("--post-factor is %v, must be > 0 and finite", f.postFactor)
+	}
+	if f.secure {
+		opt.Security = &opfrelease.Security{PostFactor: f.postFactor}
 	}
 	if f.segments < 1 || f.segments > 10000 {
 		return opt, usagef("--cost-segments is %d, must be in [1, 10000]", f.segments)
