@@ -126,6 +126,9 @@ func (pr *Program) contingencyViolations(sol *query.Solution, load []float64, ha
 
 // addCuts adds the cuts to the built OPF.
 func (pr *Program) addCuts(o *grid.OPF, cuts []cut) error {
+	if len(cuts) == 0 {
+		return nil
+	}
 	st, n := pr.sec, pr.priv
 	idx := map[int]int{}
 	for t, k := range st.outages {
