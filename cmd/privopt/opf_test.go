@@ -291,3 +291,13 @@ func TestOPFCongested118CLI(t *testing.T) {
 		t.Errorf("sensitivity %v (%s), shift %v, guarantee %q", got.Sensitivity, got.Provenance, shift, got.Guarantee)
 	}
 }
+
+func TestOPFSecureRelease(t *testing.T) {
+	code, out, errs := runCmd(t, "opf", "--case", demoCase, "--query", "cost", "--n-1", "--post-factor", "1.2", "--seed", "2")
+	if code != 0 || !strings.Contains(out, "N-1 security:") || !strings.Contains(out, "certified by opf-price-cap") {
+		t.Errorf("exit %d, stderr %q, out %q", code, errs, out)
+	}
+	if code, _, errs := runCmd(t, "opf", "--case", demoCase, "--query", "cost", "--n-1", "--post-factor", "0"); code != 2 || !strings.Contains(errs, "--post-factor") {
+		t.Errorf("--post-factor 0: exit %d, stderr %q", code, errs)
+	}
+}
