@@ -32,11 +32,18 @@ demo: build
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## fuzz: one minute of fuzzing of the CBF reader.
+## fuzz: every fuzz target of every package (go test -list '^Fuzz'), FUZZTIME
+## each (default one minute): the parsers (CBF, MATPOWER, …) and the noise
+## mechanisms' parameter space. Corpus entries that failed once live under each
+## package's testdata/fuzz and run with make test.
+FUZZTIME ?= 60s
 fuzz: deps
-	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime 60s ./cbf
-	$(GO) test -run '^$$' -fuzz FuzzReadMPS -fuzztime 30s ./mathprog
-	$(GO) test -run '^$$' -fuzz FuzzReadLP -fuzztime 30s ./mathprog
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$f ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
 
 clean:
 	rm -rf bin

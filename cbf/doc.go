@@ -47,5 +47,7 @@
 // ErrUnsupported: unknown keywords or cones, duplicate sections, sections out
 // of order, counts that do not match, indices out of range, NaN or Inf, and
 // truncated files. The reader never panics on any input (it is fuzzed by
-// FuzzRead) and caps declared sizes at MaxDimension.
+// FuzzRead) and caps declared sizes at MaxDimension and, relative to the
+// input, at max(FreeDimension, DimensionPerByte·bytes) columns plus rows,
+// checked before anything of the declared size is allocated.
 package cbf

@@ -46,6 +46,18 @@ func (e *SyntaxError) Unwrap() error { return e.kind }
 // exhaust memory.
 const MaxDimension = 1 << 26
 
+// Size limits relative to the input: the standard form a file builds has at
+// most max(FreeDimension, DimensionPerByte·B) columns plus rows, B the bytes
+// read. A declared size is free to write ("VAR 67108864 1" is 20 bytes) but
+// costs memory to build, so sizes that no content of the file could
+// reasonably use are rejected before anything of that size is allocated. A
+// real problem mentions its variables and rows in coordinate lines of at
+// least 6 bytes each, far inside the ratio.
+const (
+	FreeDimension    = 1 << 20
+	DimensionPerByte = 64
+)
+
 // PSDVar describes a CBF matrix variable (PSDVAR) X of order Order: its svec
 // coordinates (see package cone) are the columns Col … Col+Order(Order+1)/2−1.
 type PSDVar struct {
@@ -89,7 +101,8 @@ func ReadFile(path string) (*File, error) {
 // Read parses a CBF file (versions 1–4; see the package documentation for the
 // mapping to the standard form).
 func Read(r io.Reader) (*File, error) {
-	p := &parser{sc: bufio.NewScanner(r)}
+	cr := &countingReader{r: r}
+	p := &parser{sc: bufio.NewScanner(cr), input: cr}
 	p.sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	f, err := p.parse()
 	if err != nil {
@@ -108,9 +121,22 @@ type coneDecl struct {
 	alpha float64
 }
 
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	k, err := c.r.Read(b)
+	c.n += int64(k)
+	return k, err
+}
+
 type parser struct {
-	sc   *bufio.Scanner
-	line int
+	sc    *bufio.Scanner
+	input *countingReader
+	line  int
 
 	version   int
 	maximize  bool
@@ -597,7 +623,7 @@ func (p *parser) cones(sec, kstr string, n int, con bool) ([]coneDecl, error) {
 	if k > n {
 		return nil, p.errf("%s: %d cones for %d coordinates", sec, k, n)
 	}
-	cs := make([]coneDecl, 0, k)
+	cs := make([]coneDecl, 0, min(k, 1024)) // k is untrusted: grow as lines arrive
 	total := 0
 	for range k {
 		g, err := p.need(sec, 2)
@@ -749,6 +775,23 @@ func (p *parser) build() (*File, error) {
 	}
 	if n > MaxDimension {
 		return nil, &SyntaxError{Msg: fmt.Sprintf("%d columns in total, more than %d", n, MaxDimension), kind: ErrSyntax}
+	}
+	// Rows, counted before anything of that size is allocated.
+	rows := 0
+	for _, decls := range [][]coneDecl{p.conCones, p.varCones} {
+		for _, c := range decls {
+			if c.name != "F" {
+				rows += c.dim
+			}
+		}
+	}
+	for _, orders := range [][]int{p.psdCon, p.psdVar} {
+		for _, order := range orders {
+			rows += order * (order + 1) / 2
+		}
+	}
+	if limit := max(FreeDimension, DimensionPerByte*p.input.n); int64(n)+int64(rows) > limit {
+		return nil, &SyntaxError{Msg: fmt.Sprintf("the header declares %d columns and %d rows, more than the %d (max(FreeDimension, DimensionPerByte × %d bytes)) a file of this size can describe", n, rows, limit, p.input.n), kind: ErrSyntax}
 	}
 	// Rows: CON (F dropped), PSDCON blocks, VAR cones (F dropped), PSDVAR blocks.
 	var cones []cone.Cone

@@ -184,6 +184,19 @@ type CVaR struct {
 	MaxQuadraticDim int
 }
 
+// resolved returns the sample count and weight with their defaults (1000
+// samples, weight 1).
+func (c *CVaR) resolved() (samples int, weight float64) {
+	samples, weight = c.Samples, c.Weight
+	if samples == 0 {
+		samples = 1000
+	}
+	if weight == 0 {
+		weight = 1
+	}
+	return samples, weight
+}
+
 // Validate checks the level, the sample count and the weight.
 func (c *CVaR) Validate() error {
 	if !(c.Alpha > 0 && c.Alpha < 1) {
@@ -288,7 +301,28 @@ type Counterpart struct {
 	Lifted    *lindecision.Lifted
 	Guarantee Guarantee
 	Stats     Stats
+	// decode maps a solution of Problem to the decision rule when Problem is
+	// not in the lifted variables (the interval fast path); nil means
+	// Lifted.Rule.
+	decode func(x []float64) (*lindecision.Rule, error)
+	// copies is the number of base columns when Problem holds two copies of
+	// them (the interval fast path), 0 otherwise.
+	copies int
 }
+
+// BaseColumns returns the columns of Problem that represent base column j:
+// for the interval fast path the copies at the two ends of the noise
+// interval (j and n + j); nil for the general (x̄, X) form.
+func (c *Counterpart) BaseColumns(j int) []int {
+	if c.copies == 0 || j < 0 || j >= c.copies {
+		return nil
+	}
+	return []int{j, c.copies + j}
+}
+
+// errDegenerate makes Reformulate fall back from the interval fast path when
+// the interval has zero width.
+var errDegenerate = errors.New("chance: degenerate interval")
 
 // ErrTooManyVertices is wrapped when a conic block would need more box vertices
 // than Spec.MaxVertices.
@@ -335,6 +369,12 @@ func Reformulate(l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
 			return nil, fmt.Errorf("chance: seeding the sampler: %w", err)
 		}
 		r.rng = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:])))
+	}
+	if intervalApplies(l, &spec) && !disableInterval {
+		if cp, err := r.reformulateInterval(); err != errDegenerate {
+			return cp, err
+		}
+		r.rng = rand.New(rand.NewPCG(r.rng.Uint64(), r.rng.Uint64())) // fresh stream for the general path
 	}
 	r.b.nv = l.NumVars()
 	r.b.objScale = 1
@@ -453,51 +493,13 @@ func emitAt(rs *rowset, ra *lindecision.RandomAffine, zeta []float64) int {
 }
 
 func (r *reformer) group(rows []int, a Approximation) (Guarantee, error) {
-	k := r.l.K()
-	noise := r.l.Noise()
 	switch a.Method {
 	case Vertex, Robust:
-		box := make([]Interval, k)
-		g := Guarantee{Method: a.Method.String(), Eta: a.Eta, Beta: a.Beta, Kind: Conservative}
-		if a.Method == Vertex {
-			s, err := VertexSampleSize(a.Eta, a.Beta, k)
-			if err != nil {
-				return g, err
-			}
-			if a.SampleSize > 0 {
-				if a.SampleSize < s {
-					return g, invalidf("SampleSize %d is below the vertex sample size %d required for eta %v, beta %v, k %d", a.SampleSize, s, a.Eta, a.Beta, k)
-				}
-				s = a.SampleSize
-			}
-			g.SampleSize = s
-			for j := range box {
-				box[j] = Interval{math.Inf(1), math.Inf(-1)}
-			}
-			f, err := noise.Factor()
-			if err != nil {
-				return g, err
-			}
-			z := make([]float64, k)
-			for t := 0; t < s; t++ {
-				noise.Sample(z, r.rng.Uint64, f)
-				for j, v := range z {
-					box[j].Lo = math.Min(box[j].Lo, v)
-					box[j].Hi = math.Max(box[j].Hi, v)
-				}
-			}
-		} else {
-			g.Eta, g.Beta, g.Kind = 0, 0, Certain
-			for j, d := range noise.Components {
-				lo, hi := d.Support()
-				if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
-					return g, invalidf("robust reformulation needs bounded noise support, component %d has support [%v, %v] (use a truncated or optimal bounded noise, or the vertex method)", j, lo, hi)
-				}
-				box[j] = Interval{lo, hi}
-			}
+		g, err := r.boxGuarantee(a)
+		if err != nil {
+			return g, err
 		}
-		g.Box = box
-		return g, r.boxRows(rows, box)
+		return g, r.boxRows(rows, g.Box)
 	case Scenario:
 		g := Guarantee{Method: "scenario", Eta: a.Eta, Beta: a.Beta, Kind: Conservative}
 		n, err := ScenarioSampleSize(a.Eta, a.Beta, r.l.NumVars())
@@ -516,6 +518,55 @@ func (r *reformer) group(rows []int, a Approximation) (Guarantee, error) {
 		return r.bonferroniRows(rows, a)
 	}
 	return Guarantee{}, invalidf("unknown method %d", int(a.Method))
+}
+
+// boxGuarantee computes the uncertainty box of Vertex (the component-wise
+// range of S noise samples, Prop. 3.3) or Robust (the noise support) and the
+// guarantee it gives.
+func (r *reformer) boxGuarantee(a Approximation) (Guarantee, error) {
+	k := r.l.K()
+	noise := r.l.Noise()
+	box := make([]Interval, k)
+	g := Guarantee{Method: a.Method.String(), Eta: a.Eta, Beta: a.Beta, Kind: Conservative}
+	if a.Method == Vertex {
+		s, err := VertexSampleSize(a.Eta, a.Beta, k)
+		if err != nil {
+			return g, err
+		}
+		if a.SampleSize > 0 {
+			if a.SampleSize < s {
+				return g, invalidf("SampleSize %d is below the vertex sample size %d required for eta %v, beta %v, k %d", a.SampleSize, s, a.Eta, a.Beta, k)
+			}
+			s = a.SampleSize
+		}
+		g.SampleSize = s
+		for j := range box {
+			box[j] = Interval{math.Inf(1), math.Inf(-1)}
+		}
+		f, err := noise.Factor()
+		if err != nil {
+			return g, err
+		}
+		z := make([]float64, k)
+		for t := 0; t < s; t++ {
+			noise.Sample(z, r.rng.Uint64, f)
+			for j, v := range z {
+				box[j].Lo = math.Min(box[j].Lo, v)
+				box[j].Hi = math.Max(box[j].Hi, v)
+			}
+		}
+	} else {
+		g.Eta, g.Beta, g.Kind = 0, 0, Certain
+		for j, d := range noise.Components {
+			lo, hi := d.Support()
+			if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
+				return g, invalidf("robust reformulation needs bounded noise support, component %d has support [%v, %v] (use a truncated or optimal bounded noise, or the vertex method)", j, lo, hi)
+			}
+			box[j] = Interval{lo, hi}
+		}
+	}
+	g.Box = box
+	return g, nil
 }
 
 // boxRows enforces the rows for every ζ in the box.
@@ -951,7 +1002,11 @@ func Solve(ctx context.Context, c *Counterpart, s solver.Solver, set solver.Sett
 	if !sol.Status.OK() {
 		return nil, fmt.Errorf("chance: counterpart solve: %w", sol.Status.Err())
 	}
-	rule, err := c.Lifted.Rule(sol.X)
+	decode := c.decode
+	if decode == nil {
+		decode = c.Lifted.Rule
+	}
+	rule, err := decode(sol.X)
 	if err != nil {
 		return nil, err
 	}
@@ -968,14 +1023,7 @@ func (r *reformer) cvar(c *CVaR) error {
 			return err
 		}
 	}
-	s := c.Samples
-	if s == 0 {
-		s = 1000
-	}
-	w := c.Weight
-	if w == 0 {
-		w = 1
-	}
+	s, w := c.resolved()
 	noise := r.l.Noise()
 	f, err := noise.Factor()
 	if err != nil {

@@ -333,6 +333,11 @@ func (c *GenCost) validate(row int) error {
 		if len(c.X) < 2 {
 			return formatErr("gencost", row, c.Line, "piecewise-linear cost needs at least 2 points, has %d", len(c.X))
 		}
+		for k := range c.X {
+			if math.IsNaN(c.X[k]) || math.IsInf(c.X[k], 0) || math.IsNaN(c.Y[k]) || math.IsInf(c.Y[k], 0) {
+				return formatErr("gencost", row, c.Line, "piecewise-linear point %d is (%v, %v), must be finite", k+1, c.X[k], c.Y[k])
+			}
+		}
 		prev := math.Inf(-1)
 		for k := 0; k+1 < len(c.X); k++ {
 			if !(c.X[k+1] > c.X[k]) {

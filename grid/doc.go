@@ -1,4 +1,5 @@
-// Package grid reads MATPOWER / PGLib-OPF power-network cases and builds DC power
+// Package grid reads MATPOWER / PGLib-OPF, PSS/E RAW and PowerModels JSON
+// power-network cases and builds DC power
 // flow and DC optimal power flow (DC-OPF) models on them, including the private
 // cost release of Dvorkin, Fioretto, Van Hentenryck, Pinson & Kazempour,
 // "Privacy-preserving convex optimization: when differential privacy meets
@@ -17,6 +18,14 @@
 // Pmin, negative ratings, x = 0, unknown cost models, …). Every data error is a
 // *FormatError naming the matrix and row — "grid: gen row 3 (line 12): has 9
 // columns, need at least 10" — and errors.Is(err, ErrFormat) holds.
+//
+// ReadCase picks the reader by extension: ".raw" is PSS/E RAW (ParseRAW:
+// revision 33, and 34/35 where only the record layout differs; RAW has no
+// costs, so generators get zero costs to be replaced), ".json" is a PowerModels
+// network (ParsePMJSON, per unit or not). Their errors are *FormatError too,
+// naming the section, record, line and value, prefixed with the file name by
+// ReadCase. WriteRAW and WritePMJSON write a Case in these formats (tests
+// round-trip PGLib cases through them and compare DC-OPF costs).
 //
 // # DC model
 //
@@ -65,20 +74,33 @@
 // costs) and returns the cost, dispatch, flows and LMPs: λ_i = ∂cost/∂Load_i,
 // from the balance duals (BTheta) or as λ_island − Σ_l PTDF_{l,i} μ_l (PTDF).
 //
-// # Private release
+// # At market scale
 //
-// Network.PrivateRelease solves the chance-constrained program (15): the
-// dispatch follows the decision rule p̃ = p̄ + Xζ with scalar noise ζ from package
-// noise, the query recourse wᵀX = 1 (w = c for the cost query, the indicator of
-// a generator subset otherwise), the balance 1ᵀX = 0, and every generator and
-// line limit enforced on an interval [ζ_lo, ζ_hi] — the range of S = 523 samples
-// (vertex, η = 1%, β = 10%), ±Q(1 − η/N) (Bonferroni with the exact quantile of
-// the scalar noise) or the noise support (robust, bounded noise). For rows affine
-// in ζ this robust counterpart is exactly two linear rows; the program is solved
-// in the equivalent variables p_lo = p̄ + ζ_lo X, p_hi = p̄ + ζ_hi X, i.e. two
-// copies of the nominal DC-OPF coupled by the query row. The released value is
-// wᵀp̄ (+ c0) + ζ̂. Costs are linear (c1; quadratic terms dropped, since the
-// released cost must be affine in the dispatch). Private.Evaluate compares
-// program, input and output perturbation over simulated releases; program
-// perturbation needs no re-solve (the feasible ζ form an interval computed once).
+// Network.SolveDCOPF chooses formulation, limit handling and backend
+// (AutoStrategy, a rule measured by bench/opfscale): from a few hundred buses
+// on, when there are at most AutoHiGHSMaxGens generators or the costs are
+// linear, it starts without flow limits and adds the violated ones
+// (constraint generation: few limits bind) to a PTDF model solved by HiGHS;
+// otherwise it solves the full B-θ model on the interior-point backend
+// (HiGHS's active-set QP solver stalls on thousands of quadratic-cost
+// generators). OPF.AddFlowLimit
+// adds a row on a weighted sum of branch flows to any built OPF; its duals enter
+// the LMPs. Network.SolveSCOPF adds N-1 security: post-contingency flows
+// f_l + LODF_{l,k} f_k within limits, generated lazily; islanding outages
+// (Network.Bridges) and outages no dispatch can secure are skipped and
+// reported. Network.PTDFRows and FlowRanges compute PTDF rows for every branch
+// in parallel with the shared factorization (progress, cancellation), the
+// per-branch work of sensitivity certificates at scale.
+//
+// # Market rules and certified cost sensitivity
+//
+// grid only builds models; private releases go through package opfrelease
+// (which hands grid's model to query and chance). For them grid provides the
+// market rules (MarketRules: backstop units at a price cap and floor,
+// Case.WithBackstops, Network.BackstopBuses) that make every load vector
+// feasible, secant piecewise-linear costs (Case.PiecewiseCosts), declared load
+// domains (LoadDomain, Network.LoadBand) and the certified sensitivity of the
+// optimal cost over such a domain (Network.CertifyCostSensitivity: a price-cap
+// repair bound, or the exact merit-order price where no branch can congest;
+// Network.VerifyCostCertificate re-checks it with dense linear algebra).
 package grid

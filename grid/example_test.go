@@ -39,31 +39,36 @@ func Example() {
 	// bus 6: 34.32 $/MWh
 }
 
-// Release the optimal cost with (ε, δ)-differential privacy for loads that
-// differ by at most α = 1 MW, using bounded (truncated Laplace) noise and the
-// robust method, so every released cost comes from a feasible dispatch.
-func ExampleNetwork_PrivateRelease() {
-	net, err := grid.NewNetwork(grid.DemoCase(), grid.DCOptions{})
+// Certify the sensitivity of the optimal cost to one bus load changing by at
+// most α = 1 MW over a declared domain. In testdata/case2_merit.m (80 MW at
+// 10 $/MWh and 100 MW at 30 $/MWh serve 100 MW through an unlimited line) the
+// network cannot congest, so the bound is the marginal price over the domain's
+// total load; on demo6, whose 1–4 corridor binds, only the price-cap bound
+// holds.
+func ExampleNetwork_CertifyCostSensitivity() {
+	c, err := grid.ReadCase("testdata/case2_merit.m")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	pr, err := net.PrivateRelease(context.Background(), grid.PrivateOptions{
-		Query: grid.Query{Kind: grid.QueryCost}, Alpha: 1, Epsilon: 1, Delta: 1e-4,
-		Noise: "truncated-laplace", Method: grid.Robust,
-	})
-	if err != nil {
-		fmt.Println(err)
-		return
+	for _, kc := range []*grid.Case{c, grid.DemoCase()} {
+		net, err := grid.NewNetwork(kc, grid.DCOptions{})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		dom, _ := net.LoadBand(0.1) // each load within ±10%
+		cert, err := net.CertifyCostSensitivity(dom, 1, grid.MarketRules{PriceCap: 100})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s: %s, %.4g $/h per MW\n", kc.Name, cert.Method, cert.PerMW)
+		if err := net.VerifyCostCertificate(cert, dom); err != nil {
+			fmt.Println(err)
+		}
 	}
-	// pr.Released is random; the guarantee and the expected cost are not. Here
-	// the support is A = (50/ε)·ln(1 + (e^ε − 1)/(2δ)) = 452.9 and, as gen 1 is
-	// the marginal unit on both ends, the expected cost is C* + A.
-	fmt.Printf("sensitivity %.0f $/h, noise support ±%.1f $/h\n", pr.Sensitivity, pr.ZetaHi)
-	fmt.Printf("nominal %.2f $/h, expected private %.2f $/h\n", pr.NominalCost, pr.MeanCost)
-	fmt.Println("released cost attainable:", pr.Feasible)
 	// Output:
-	// sensitivity 50 $/h, noise support ±452.9 $/h
-	// nominal 7060.66 $/h, expected private 7513.59 $/h
-	// released cost attainable: true
+	// case2_merit: uncongested-merit-order, 30 $/h per MW
+	// demo6: price-cap, 100 $/h per MW
 }

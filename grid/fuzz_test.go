@@ -12,7 +12,8 @@ import (
 func FuzzParseMATPOWER(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.m"))
 	bad, _ := filepath.Glob(filepath.Join("testdata", "bad", "*.m"))
-	for _, p := range append(files, bad...) {
+	hostile, _ := filepath.Glob(filepath.Join("testdata", "hostile", "*.m"))
+	for _, p := range append(append(files, bad...), hostile...) {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(string(b))
 		}

@@ -30,16 +30,29 @@ type rawMatrix struct {
 	lines []int
 }
 
-// ReadCase reads a MATPOWER case file (see ParseMATPOWER). The case is named after
-// the "function mpc = NAME" line, or the file name without extension.
+// ReadCase reads a case file by its extension: ".json" a PowerModels JSON
+// network (ParsePMJSON, errors prefixed with the path), ".raw" a PSS/E RAW file
+// (ParseRAW, likewise), anything else a MATPOWER case (see ParseMATPOWER). The
+// case is named after the "function mpc = NAME" line (MATPOWER), the "name"
+// field (JSON), or the file name without extension.
 func ReadCase(path string) (*Case, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
 	}
 	defer f.Close()
-	c, err := ParseMATPOWER(f)
+	parse, named := ParseMATPOWER, false
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		parse, named = ParsePMJSON, true
+	case ".raw":
+		parse, named = ParseRAW, true
+	}
+	c, err := parse(f)
 	if err != nil {
+		if named {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 		return nil, err
 	}
 	if c.Name == "" {
@@ -53,8 +66,11 @@ func ReadCase(path string) (*Case, error) {
 // matrices mpc.bus, mpc.gen, mpc.branch and mpc.gencost. It accepts "%" comments
 // (whole lines or trailing), rows separated by ";" and/or newlines, elements by
 // blanks or commas, "..." continuations, Inf/NaN literals, and skips any other
-// field (areas, gentype cell arrays, …). The result is validated with
-// Case.Validate; errors name the matrix, row and line.
+// field (areas, gentype cell arrays, …). Indexed assignments
+// "mpc.FIELD(i, j) = number;" (i may be ":") are applied in file order; any
+// other statement than these, function, end, endfunction and return is an
+// error (never skipped). The result is validated with Case.Validate; errors
+// name the matrix, row and line.
 func ParseMATPOWER(r io.Reader) (*Case, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<16), 1<<24)
@@ -95,9 +111,26 @@ func ParseMATPOWER(r io.Reader) (*Case, error) {
 				}
 				continue
 			}
+			if ix, ok, err := parseIndexed(t, lineNo); ok {
+				if err != nil {
+					return nil, err
+				}
+				if mats[ix.field] == nil && (ix.field == "bus" || ix.field == "gen" || ix.field == "branch" || ix.field == "gencost") {
+					return nil, formatErr(ix.field, 0, lineNo, "indexed assignment %q before the matrix is defined", t)
+				}
+				if m := mats[ix.field]; m != nil {
+					if err := m.assign(ix); err != nil {
+						return nil, err
+					}
+				}
+				continue
+			}
 			field, rest, ok := splitAssignment(t)
 			if !ok {
-				continue // "end", "return", other statements
+				if knownStatement(t) {
+					continue
+				}
+				return nil, formatErr("", 0, lineNo, "statement %q is not understood (the parser reads mpc.FIELD = value, mpc.FIELD = [ … ], mpc.FIELD(i, j) = number, function, end and return)", t)
 			}
 			switch {
 			case strings.HasPrefix(rest, "["):
@@ -185,6 +218,87 @@ func ParseMATPOWER(r io.Reader) (*Case, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// knownStatement reports whether t is one of the non-assignment statements a
+// case file may contain and the parser may skip: end, return, endfunction.
+func knownStatement(t string) bool {
+	switch strings.TrimSuffix(strings.TrimSpace(t), ";") {
+	case "end", "return", "endfunction":
+		return true
+	}
+	return false
+}
+
+// indexed is an indexed assignment "mpc.FIELD(i, j) = v;" (1-based; i may be
+// ":" for every row).
+type indexed struct {
+	field    string
+	row, col int // row 0: every row
+	value    string
+	line     int
+}
+
+// parseIndexed recognizes "mpc.FIELD(i, j) = number;". ok reports that t has
+// the shape "X.FIELD(…) = …"; err is set when the indices or the value are
+// not understood (an assignment is applied or rejected, never skipped).
+func parseIndexed(t string, line int) (ix indexed, ok bool, err error) {
+	eq := strings.Index(t, "=")
+	if eq < 0 {
+		return ix, false, nil
+	}
+	lhs := strings.TrimSpace(t[:eq])
+	open := strings.Index(lhs, "(")
+	dot := strings.Index(lhs, ".")
+	if open < 0 || dot < 0 || dot > open || !strings.HasSuffix(lhs, ")") {
+		return ix, false, nil
+	}
+	ix.field, ix.line = strings.TrimSpace(lhs[dot+1:open]), line
+	bad := func(why string) (indexed, bool, error) {
+		return ix, true, formatErr(ix.field, 0, line, "indexed assignment %q: %s", t, why)
+	}
+	args := strings.Split(lhs[open+1:len(lhs)-1], ",")
+	if len(args) != 2 {
+		return bad("need two indices (row, column)")
+	}
+	r, c := strings.TrimSpace(args[0]), strings.TrimSpace(args[1])
+	if r != ":" {
+		v, e := strconv.Atoi(r)
+		if e != nil || v < 1 {
+			return bad(fmt.Sprintf("row index %q must be a positive integer or ':'", r))
+		}
+		ix.row = v
+	}
+	v, e := strconv.Atoi(c)
+	if e != nil || v < 1 || v > 1000 {
+		return bad(fmt.Sprintf("column index %q must be an integer in [1, 1000]", c))
+	}
+	ix.col = v
+	val := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t[eq+1:]), ";"))
+	if _, e := strconv.ParseFloat(val, 64); e != nil {
+		return bad(fmt.Sprintf("value %q must be a number", val))
+	}
+	ix.value = val
+	return ix, true, nil
+}
+
+// assign applies an indexed assignment; a column beyond a row's end extends
+// the row with zeros (MATLAB's semantics), a row beyond the matrix is an error.
+func (m *rawMatrix) assign(ix indexed) error {
+	if ix.row > len(m.rows) {
+		return formatErr(m.name, ix.row, ix.line, "indexed assignment to row %d, but the matrix has %d rows", ix.row, len(m.rows))
+	}
+	lo, hi := 0, len(m.rows)
+	if ix.row > 0 {
+		lo, hi = ix.row-1, ix.row
+	}
+	for i := lo; i < hi; i++ {
+		for len(m.rows[i]) < ix.col {
+			m.rows[i] = append(m.rows[i], "0")
+		}
+		m.rows[i][ix.col-1] = ix.value
+	}
+	return nil
 }
 
 // stripComment removes a "%" comment, ignoring "%" inside single-quoted strings.

@@ -118,6 +118,7 @@ type OPF struct {
 
 	load      []float64
 	net       netCons
+	cuts      []flowCut // rows added after BuildOPF (lazy limits, contingencies)
 	buildTime time.Duration
 }
 
@@ -453,6 +454,7 @@ func (o *OPF) lmp(res *model.Result) []float64 {
 			mu[l] -= y[r]
 		}
 	}
+	o.addCutDuals(res, mu)
 	cong := n.PTDFTransMul(mu)
 	for i := range lmp {
 		lmp[i] = balanceSign*bal[n.Island[i]] - cong[i]

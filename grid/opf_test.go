@@ -27,14 +27,7 @@ func baselineTol(b float64) float64 {
 
 func solveCase(t testing.TB, path string, dc DCOptions, f Formulation) (*Network, *OPFSolution) {
 	t.Helper()
-	c, err := ReadCase(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := NewNetwork(c, dc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := loadNet(t, path, dc)
 	o, err := n.BuildOPF(OPFOptions{Formulation: f})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +37,7 @@ func solveCase(t testing.TB, path string, dc DCOptions, f Formulation) (*Network
 		t.Fatal(err)
 	}
 	if !s.Status.OK() {
-		t.Fatalf("%s: status %v", c.Name, s.Status)
+		t.Fatalf("%s: status %v", n.Case.Name, s.Status)
 	}
 	return n, s
 }

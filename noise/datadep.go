@@ -152,6 +152,9 @@ func OptimizeDataDependent(ctx context.Context, p Params, o DataDependentOptions
 	if err := p.needDelta(0, 1, "must be in (0, 1) for optimized noise"); err != nil {
 		return nil, err
 	}
+	if p.Epsilon > MaxOptimizeEpsilon {
+		return nil, paramErr("Epsilon", p.Epsilon, fmt.Sprintf("must be ≤ %g for optimized noise (see MaxOptimizeEpsilon)", float64(MaxOptimizeEpsilon)))
+	}
 	if o.Loss.Func == nil {
 		o.Loss = L1()
 	}

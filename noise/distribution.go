@@ -198,16 +198,55 @@ func (d *TruncatedLaplace) Quantile(p float64) float64 {
 // Mean returns 0.
 func (d *TruncatedLaplace) Mean() float64 { return 0 }
 
-// Variance returns 2Bλ³(2 − e^{−a}(a² + 2a + 2)), a = A/λ.
+// Variance returns 2Bλ³(2 − e^{−a}(a² + 2a + 2)), a = A/λ, written as
+// λ²·γ(3, a)/(1 − e^{−a}) with the lower incomplete gamma function
+// γ(3, a) = ∫₀ᵃ t²e^{−t} dt (lowerGammaInt), and for a < 1 as
+// A²·γ(3, a)/(a²(1 − e^{−a})) so that λ² cannot overflow when ε is tiny.
 func (d *TruncatedLaplace) Variance() float64 {
-	l, a := d.Scale, d.Bound/d.Scale
-	return 2 * d.norm() * l * l * l * (2 - math.Exp(-a)*(a*a+2*a+2))
+	a := d.Bound / d.Scale
+	r := lowerGammaInt(3, a) / -math.Expm1(-a)
+	if a < 1 {
+		return d.Bound * d.Bound * (r / (a * a))
+	}
+	return d.Scale * d.Scale * r
 }
 
-// MeanAbs returns 2Bλ²(1 − e^{−a}(1 + a)), a = A/λ.
+// MeanAbs returns 2Bλ²(1 − e^{−a}(1 + a)), a = A/λ, written as
+// λ·γ(2, a)/(1 − e^{−a}) (A·γ(2, a)/(a(1 − e^{−a})) for a < 1).
 func (d *TruncatedLaplace) MeanAbs() float64 {
-	l, a := d.Scale, d.Bound/d.Scale
-	return 2 * d.norm() * l * l * (1 - math.Exp(-a)*(1+a))
+	a := d.Bound / d.Scale
+	r := lowerGammaInt(2, a) / -math.Expm1(-a)
+	if a < 1 {
+		return d.Bound * (r / a)
+	}
+	return d.Scale * r
+}
+
+// lowerGammaInt returns γ(n, a) = ∫₀ᵃ tⁿ⁻¹e^{−t} dt for n = 2, 3:
+// (n−1)!·(1 − e^{−a}·Σ_{j<n} a^j/j!) for a ≥ 2, and for a < 2 the series
+// Σ_{k≥0} (−1)^k a^{k+n}/(k!(k+n)) (Abramowitz & Stegun 6.5.29), which has
+// no cancellation when a is small (truncated Laplace at tiny ε: a ≈ 2εA).
+func lowerGammaInt(n int, a float64) float64 {
+	if a >= 2 {
+		if n == 2 {
+			return 1 - math.Exp(-a)*(1+a)
+		}
+		return 2 - math.Exp(-a)*(a*a+2*a+2)
+	}
+	pow := math.Pow(a, float64(n)) // a^{k+n}/k!
+	sum := 0.0
+	for k := 0; k < 40; k++ {
+		term := pow / float64(k+n)
+		if k%2 == 1 {
+			term = -term
+		}
+		sum += term
+		pow *= a / float64(k+1)
+		if pow < 1e-17*math.Abs(sum) {
+			break
+		}
+	}
+	return sum
 }
 
 // Support returns [−A, A].

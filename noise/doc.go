@@ -23,8 +23,16 @@
 //   - Certify: exact maximal privacy shortfall of a PiecewiseConstant.
 //   - GengLowerBoundL1: the literature lower bound on E|X| (Geng & Viswanath
 //     2015, Thm 8; Geng et al. 2020, Thm 4), the benchmark of Table 1.
-//   - Mechanism.Release: floating-point-safe releases (Laplace snapping,
-//     exact piecewise-constant sampling).
+//   - Mechanism.Release: floating-point-safe releases (Laplace snapping with a
+//     correctly rounded logarithm and SnappingExcess for its k-row ε term,
+//     exact piecewise-constant sampling, and the exact discrete Gaussian of
+//     Canonne, Kamath and Steinke 2020 for Gaussian noise, DiscreteGaussianFor;
+//     an exact discrete truncated Laplace, DiscreteTruncatedLaplaceFor; an
+//     exact staircase sampler; an exact discrete quasi-Gaussian,
+//     DiscreteQuasiGaussianFor). Only user-defined distribution types return
+//     ErrUnsafeRelease.
+//   - WritePiecewise / LoadPiecewise: piecewise densities as JSON artifacts,
+//     re-certified exactly on load.
 //
 // Invariants:
 //
@@ -32,6 +40,12 @@
 //     P[X ∈ A] ≤ e^ε·P[X + φ ∈ A] + δ for all shifts |φ| ≤ Δ and events A.
 //     Every constructor validates (ε, δ, Δ) and returns a *ParamError
 //     (errors.Is(err, ErrInvalidParam)) naming the parameter otherwise.
+//   - Calibrations hold for every finite ε > 0: the analytic Gaussian works in
+//     the log domain (e^ε·Φ(·) never overflows), the truncated Laplace moments
+//     use series where the closed forms cancel (tiny ε). A mechanism whose
+//     noise has a standard deviation or E|X| outside the float64 range
+//     (ε = 10⁻³⁰⁰, say) is a ParamError, never +Inf or NaN; Optimize accepts
+//     ε ≤ MaxOptimizeEpsilon (20).
 //   - Every distribution returned by Optimize or OptimizeDataDependent has
 //     passed the exact certificate (shortfall ≤ 0 in big-float arithmetic with
 //     upward rounding); if it cannot be certified after repair, ErrNotCertified

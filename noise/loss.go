@@ -123,6 +123,10 @@ func CustomLoss(name string, c func(float64) float64, scale float64) (Loss, erro
 	return Loss{Name: name, Func: c}, nil
 }
 
+// Symmetric reports whether c(x) = c(−x) holds exactly by construction (L1,
+// L2). Optimize keeps its Symmetric restriction in the lower bound only then.
+func (l Loss) Symmetric() bool { return l.symmetric }
+
 // validate checks a Loss built outside the constructors.
 func (l Loss) validate() error {
 	if l.Func == nil {

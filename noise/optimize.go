@@ -2,6 +2,7 @@ package noise
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -67,8 +68,10 @@ type OptimalOptions struct {
 	// needs k ≈ 100 for 1%.
 	PaperLowerBound bool
 	// Symmetric restricts the density to f(x) = f(−x). The lower bound keeps the
-	// restriction only when the loss is symmetric (then it is without loss of
-	// generality: the symmetrization of a feasible density is feasible).
+	// restriction only when the loss is exactly symmetric by construction (L1,
+	// L2; Loss.Symmetric): then it is without loss of generality, since the
+	// symmetrization of a feasible density is feasible and has the same loss. A
+	// user loss that is symmetric at a few points only does not qualify.
 	Symmetric bool
 	// Monotone restricts the density to be nonincreasing away from 0. The lower
 	// bound does not use the restriction (it remains a valid, looser bound).
@@ -213,10 +216,14 @@ func (o OptimalOptions) withDefaults() OptimalOptions {
 }
 
 // SupportRule returns the smallest integer Λ ≥ 1 with Λ > A = (1/ε)·ln(1 +
-// (e^ε − 1)/(2δ)): the appendix rule Λ ≥ ⌈A⌉ that makes P(π,β) feasible for
-// β = Δ/k, k ≥ 2, made strict so that the feasibility witness has slack.
+// (e^ε − 1)/(2δ')), δ' = δ(1 − 10⁻⁵): the appendix rule Λ ≥ ⌈A⌉ that makes
+// P(π,β) feasible for β = Δ/k, k ≥ 2, made strict (and taken at a δ' just
+// below δ, as the upper-bound LP is) so that the feasibility witness has slack.
 func SupportRule(p Params) int {
-	a := truncatedLaplaceBound(Params{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: 1})
+	// A is taken at δ(1 − 10⁻⁵): the upper-bound LP runs with δ_LP < δ, and
+	// at tiny ε (A ≈ 1/(2δ) − O(ε)) Λ = ⌊A⌋ + 1 would otherwise sit within
+	// 10⁻⁶ of the A of δ_LP and leave the LP infeasible.
+	a := truncatedLaplaceBound(Params{Epsilon: p.Epsilon, Delta: p.Delta * (1 - 1e-5), Sensitivity: 1})
 	// Λ > A strictly: at Λ = A the truncated-Laplace witness of feasibility
 	// has no slack, and the upper-bound LP runs with δ_LP slightly below δ.
 	return max(1, int(math.Floor(a))+1)
@@ -251,9 +258,13 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 	if err := p.needDelta(0, 1, "must be in (0, 1) for optimized noise"); err != nil {
 		return nil, err
 	}
+	if p.Epsilon > MaxOptimizeEpsilon {
+		return nil, paramErr("Epsilon", p.Epsilon, fmt.Sprintf("must be ≤ %g for optimized noise: the LPs' coefficients e^ε exceed the range a double-precision simplex resolves (use the staircase or truncated-laplace mechanism)", float64(MaxOptimizeEpsilon)))
+	}
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
+	autoSupport := opt.SupportMultiple == 0
 	opt = opt.withDefaults()
 	if err := opt.Loss.validate(); err != nil {
 		return nil, err
@@ -284,12 +295,10 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		return nil, paramErr("Loss", opt.Loss.Name, fmt.Sprintf("is %g at ±Δ; it must be positive and finite there", scale))
 	}
-	symLoss := true
-	for _, x := range []float64{0.3, 1, 2.7, 10} {
-		if opt.Loss.Func(x*p.Sensitivity) != opt.Loss.Func(-x*p.Sensitivity) {
-			symLoss = false
-		}
-	}
+	// The lower bound may keep the symmetry restriction only for a loss that is
+	// exactly symmetric (then symmetrizing a feasible density loses nothing); a
+	// probe at a few points cannot establish that, so the loss's own flag decides.
+	symLoss := opt.Loss.symmetric
 
 	res := &OptimalResult{LowerBound: math.Inf(-1), UpperBound: math.Inf(1)}
 	if opt.Progress != nil { // the two bounds run concurrently: serialize reports
@@ -365,10 +374,10 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 		}
 		wg.Wait()
 		if ubErr != nil {
-			return nil, ubErr
+			return nil, blameAutomatic(ubErr, autoSupport, p)
 		}
 		if lbErr != nil {
-			return nil, lbErr
+			return nil, blameAutomatic(lbErr, autoSupport, p)
 		}
 		for _, st := range []*OptimalResult{&ubStat, &lbStat} {
 			res.Rounds += st.Rounds
@@ -406,6 +415,24 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 	res.LossName = opt.Loss.Name
 	res.Time = time.Since(start)
 	return res, nil
+}
+
+// MaxOptimizeEpsilon is the largest ε Optimize accepts. The bounding LPs
+// carry the coefficient e^ε next to 1; beyond e^20 ≈ 4.9·10⁸ HiGHS's
+// tolerances (10⁻⁷ on feasibility) no longer resolve the constraints, and at
+// ε ≳ 40 HiGHS rejects the rows outright (measured: ε = 15 already ends in a
+// numerical error of the lower-bound LP, reported as an error).
+const MaxOptimizeEpsilon = 20
+
+// blameAutomatic rewrites an error that names SupportMultiple when the user
+// left it 0: the support came from SupportRule, and the message says so
+// instead of blaming an option that was never set.
+func blameAutomatic(err error, auto bool, p Params) error {
+	var pe *ParamError
+	if !auto || !errors.As(err, &pe) || pe.Param != "SupportMultiple" {
+		return err
+	}
+	return paramErr("Epsilon", p.Epsilon, fmt.Sprintf("with δ = %g: the automatic support Λ = %v (SupportRule) %s; set OptimalOptions.SupportMultiple above it", p.Delta, pe.Value, pe.Reason))
 }
 
 // grid is a bounding problem on cells whose edges are integers in units of

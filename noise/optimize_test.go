@@ -112,7 +112,7 @@ func sortedRow(m map[int]float64) ([]int, []float64) {
 // on the same grid (a second formulation), with and without the symmetry
 // restriction, and the paper's event cuts (Kelley) agree on a tiny grid.
 func TestOptimizeMatchesMonolithicLP(t *testing.T) {
-	p := Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}
+	p := Params{Epsilon: 1, Delta: 0.45, Sensitivity: 1}
 	want := fullCompactLP(t, p, 2, 10)
 	for _, o := range []OptimalOptions{
 		{Granularity: 10, SkipLowerBound: true},
@@ -247,7 +247,7 @@ func TestOptimalApproachesStaircase(t *testing.T) {
 // with LB ≤ UB, and an asymmetric loss with Symmetric keeps a valid lower
 // bound (computed without the symmetry restriction).
 func TestOptimizeOptions(t *testing.T) {
-	p := Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}
+	p := Params{Epsilon: 1, Delta: 0.45, Sensitivity: 1}
 	free := optimizeT(t, p, OptimalOptions{Granularity: 6})
 	mono := optimizeT(t, p, OptimalOptions{Granularity: 6, Monotone: true})
 	if mono.UpperBound < free.UpperBound*(1-1e-6) {
@@ -323,4 +323,41 @@ func TestOptimizeRepairsUncertified(t *testing.T) {
 	if r.Repairs != 1 || calls != 2 {
 		t.Errorf("repairs %d, certifications %d; want 1 and 2", r.Repairs, calls)
 	}
+}
+
+// A user loss that agrees with |x| at ±0.3Δ, ±Δ, ±2.7Δ and ±10Δ but is heavier
+// on the negative side in between. Optimize used to decide "symmetric" from
+// those four probes and kept the symmetry restriction in the lower bound,
+// which then exceeded the loss of a certified asymmetric density (at (1, 0.45),
+// 400 cells: 0.4657 > 0.4481). The lower bound must stay below every certified
+// upper bound.
+func TestOptimizeSymmetricNeedsExactSymmetry(t *testing.T) {
+	probes := []float64{0, 0.3, 1, 2.7, 10}
+	neg := func(y float64) float64 { // continuous, nondecreasing, = y at the probes
+		for i := 0; i+1 < len(probes); i++ {
+			if y <= probes[i+1] {
+				return math.Min(probes[i+1], probes[i]+50*(y-probes[i]))
+			}
+		}
+		return y
+	}
+	loss, err := CustomLoss("probe-symmetric", func(x float64) float64 {
+		if x >= 0 {
+			return x
+		}
+		return neg(-x)
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loss.Symmetric() {
+		t.Fatal("a custom loss must not be flagged exactly symmetric")
+	}
+	p := Params{Epsilon: 1, Delta: 0.45, Sensitivity: 1}
+	sym := optimizeT(t, p, OptimalOptions{Loss: loss, Symmetric: true, Intervals: 400, PaperLowerBound: true})
+	free := optimizeT(t, p, OptimalOptions{Loss: loss, Intervals: 400, SkipLowerBound: true})
+	if sym.LowerBound > free.UpperBound*(1+1e-9) {
+		t.Errorf("symmetric-restricted lower bound %.6g exceeds the certified asymmetric density's loss %.6g", sym.LowerBound, free.UpperBound)
+	}
+	t.Logf("lower bound %.6g (symmetric request), certified asymmetric %.6g, certified symmetric %.6g", sym.LowerBound, free.UpperBound, sym.UpperBound)
 }

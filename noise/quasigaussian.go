@@ -44,7 +44,7 @@ func QuasiGaussianMechanism(p Params) (*Mechanism, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Mechanism{Name: "quasi-gaussian", Params: p, Dist: d}, nil
+	return representable(&Mechanism{Name: "quasi-gaussian", Params: p, Dist: d})
 }
 
 func bisectSmallest(lo, hi float64, ok func(float64) bool) float64 {

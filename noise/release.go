@@ -17,9 +17,10 @@ type ReleaseOptions struct {
 	// Bound B > 0 (Laplace only): the query value is clamped to [−B, B] and so
 	// is the output. Default 2³⁰·Δ. Mironov (2012, Thm 1) requires λ < B < 2⁴⁶λ.
 	Bound float64
-	// Granularity g > 0 (piecewise constant only): the output is a multiple of
-	// g, which must be a power of two. Default: the largest power of two not
-	// above (smallest cell width)/16.
+	// Granularity g > 0 (piecewise constant and Gaussian): the output is a
+	// multiple of g, which must be a power of two. Default: the largest power
+	// of two not above (smallest cell width)/16 for piecewise-constant noise;
+	// see DiscreteGaussianFor for Gaussian noise.
 	Granularity float64
 }
 
@@ -41,8 +42,24 @@ type ReleaseOptions struct {
 //     is determined. The output is thus exactly a post-processing of the ideal
 //     mechanism v + X with the certified distribution, and inherits its (ε,δ)
 //     guarantee with no floating-point loss. It fails if |t| ≥ 2⁵³.
+//   - "gaussian", "analytic-gaussian" (any *Gaussian noise): the discrete
+//     Gaussian release of Canonne, Kamath and Steinke (2020): g·(round(v/g) + Y)
+//     with Y an exact discrete Gaussian; the grid g (Granularity, default from
+//     DiscreteGaussianFor) and the variance are calibrated so that the discrete
+//     mechanism is (ε, δ)-DP for the mechanism's Params, at a standard
+//     deviation DiscreteGaussianRelease.SigmaFactor ≥ 1 times σ.
+//   - "truncated-laplace": an exact discrete truncated Laplace on g·ℤ
+//     (DiscreteTruncatedLaplaceFor; the argument is in discretetl.go), with
+//     the mechanism's (ε, δ) and a scale k·g/ε ≤ (1 + 2⁻¹⁰)·Δ/ε.
+//   - "staircase": an exact sampler of the staircase law itself (sign,
+//     geometric step, lower/upper part, uniform position; staircase_release.go),
+//     floored exactly onto g·ℤ like piecewise-constant noise: a
+//     post-processing of the ideal staircase mechanism, with its ε.
+//   - "quasi-gaussian": an exact discrete quasi-Gaussian on g·ℤ whose (ε, δ)
+//     is computed for the discrete mechanism over every grid shift
+//     (DiscreteQuasiGaussianFor; quasigaussian_release.go).
 //
-// Other mechanisms return ErrUnsafeRelease (use Dist.Sample knowingly).
+// Other distributions (user types) return ErrUnsafeRelease (use Dist.Sample knowingly).
 func (m *Mechanism) Release(value float64, src Source, opt ReleaseOptions) (float64, error) {
 	if math.IsNaN(value) || math.IsInf(value, 0) {
 		return 0, paramErr("Value", value, "must be finite")
@@ -53,6 +70,15 @@ func (m *Mechanism) Release(value float64, src Source, opt ReleaseOptions) (floa
 		return snapLaplace(value, d.Scale, m.Params.Sensitivity, src, opt.Bound)
 	case *PiecewiseConstant:
 		return d.releaseExact(value, src, opt.Granularity)
+	case *Gaussian:
+		x, _, err := releaseDiscreteGaussian(value, d.Sigma, m.Params, src, opt.Granularity)
+		return x, err
+	case *TruncatedLaplace:
+		return releaseDiscreteTruncatedLaplace(value, m.Params, src, opt.Granularity)
+	case *Staircase:
+		return d.releaseExact(value, src, opt.Granularity)
+	case *QuasiGaussian:
+		return releaseDiscreteQuasiGaussian(value, d.Sigma, m.Params, src, opt.Granularity)
 	}
 	return 0, fmt.Errorf("%w: %s", ErrUnsafeRelease, m.Name)
 }
@@ -70,7 +96,7 @@ func snapLaplace(v, lambda, sens float64, src Source, B float64) (float64, error
 	if math.Ldexp(1, e-1) >= lambda {
 		L = math.Ldexp(1, e-1)
 	}
-	y := -lambda * math.Log(uniform01(src))
+	y := -lambda * logCR(uniform01(src)) // correctly rounded, as Mironov's proof assumes
 	if randBit(src) {
 		y = -y
 	}
@@ -151,6 +177,13 @@ func (d *PiecewiseConstant) releaseExact(v float64, src Source, g float64) (floa
 	} else {
 		a, b = ratOf(d.edges[j]), ratOf(d.edges[j+1])
 	}
+	return floorUniformOnGrid(v, a, b, g, src)
+}
+
+// floorUniformOnGrid returns t·g, t = ⌊(v + X)/g⌋ for X uniform on [a, b),
+// exactly: U = (X − a)/(b − a) is drawn 64 bits at a time until t is
+// determined (rational arithmetic; g a power of two).
+func floorUniformOnGrid(v float64, a, b *big.Rat, g float64, src Source) (float64, error) {
 	gr := ratOf(g)
 	// t = ⌊L + U·W⌋ with L = (v + a)/g, W = (b − a)/g, U uniform on [0, 1).
 	L := new(big.Rat).Add(ratOf(v), a)
@@ -185,4 +218,25 @@ func floorRat(x *big.Rat) *big.Int {
 		q.Sub(q, big.NewInt(1))
 	}
 	return q
+}
+
+// SnappingExcess returns the ε the snapping release adds on top of the
+// nominal ε when rows values are released, each by snapping with Laplace
+// scale lambda and clamping bound (0: the default 2³⁰·sensitivity):
+//
+//	excess = rows · 2⁻⁴⁹ · B/λ,
+//
+// from Mironov (CCS 2012, Thm 1): snapping with scale λ and bound B is
+// (Δ/λ + 2⁻⁴⁹·B/λ)-DP for a query of sensitivity Δ (the additive term bounds
+// the effect of the floating-point grid and does not depend on Δ), so each of
+// the rows snapped values adds 2⁻⁴⁹·B/λ under composition, whatever the split
+// of an ℓ₁ sensitivity across rows. With the default B = 2³⁰Δ and λ = Δ/ε this
+// is rows·2⁻¹⁹·ε. The result is rounded up (the factors are powers of two
+// except B/λ, whose rounding is corrected by one ulp).
+func SnappingExcess(lambda, bound, sensitivity float64, rows int) float64 {
+	if bound == 0 {
+		bound = math.Ldexp(sensitivity, 30)
+	}
+	q := math.Nextafter(bound/lambda, math.Inf(1))
+	return math.Nextafter(math.Ldexp(float64(rows)*q, -49), math.Inf(1))
 }

@@ -2,6 +2,7 @@ package noise
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sort"
 	"testing"
@@ -121,9 +122,12 @@ func TestReleaseLaplaceSnapping(t *testing.T) {
 	if _, err := m.Release(v, src, ReleaseOptions{Bound: 1}); err == nil {
 		t.Error("bound below λ accepted")
 	}
+	// A distribution type without a safe procedure (every built-in one now has
+	// one) is refused.
 	g, _ := AnalyticGaussianMechanism(Params{1, 0.1, 1})
-	if _, err := g.Release(0, src, ReleaseOptions{}); err == nil {
-		t.Error("unsafe release of a Gaussian accepted")
+	custom := &Mechanism{Name: "custom", Params: g.Params, Dist: struct{ Distribution }{g.Dist}}
+	if _, err := custom.Release(0, src, ReleaseOptions{}); !errors.Is(err, ErrUnsafeRelease) {
+		t.Errorf("unsafe release of a custom distribution: %v", err)
 	}
 }
 

@@ -64,7 +64,7 @@ func StaircaseMechanism(p Params, loss Loss) (*Mechanism, error) {
 		return nil, err
 	}
 	p.Delta = 0
-	return &Mechanism{Name: "staircase", Params: p, Dist: d}, nil
+	return representable(&Mechanism{Name: "staircase", Params: p, Dist: d})
 }
 
 func (d *Staircase) consts() (a, b float64) {

@@ -81,21 +81,27 @@ func TestMonotoneRegression(t *testing.T) {
 		}
 		return p, monotoneQP(x2, y2, lambda), nil
 	}
-	sens, err := EstimateSensitivity(ctx, SensitivitySpec{Query: Identity(0, 1), Norm: 2, Gamma: 0.05, Beta: 0.1, Pair: pair, Seed: 7})
+	// The sensitivity is sampled on the released w̄* (Gaussian noise at
+	// (1, 0.01) calibrated exactly by the analytic Gaussian mechanism; the
+	// paper's classical σ needs ε < 1).
+	const eta = 0.03
+	start := Privacy{Mechanism: AnalyticGaussian, Epsilon: 1, Delta: 0.01, Sensitivity: Sensitivity{Value: 1, Norm: 2}}
+	sens, err := EstimateSensitivity(ctx, SensitivitySpec{Program: Spec{Query: Identity(0, 1), Privacy: start,
+		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: eta, Safety: chance.Gaussian}}},
+		Norm: 2, Gamma: 0.05, Beta: 0.1, Pair: pair, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sens.Samples != 199 || !(sens.Value > 0) {
 		t.Fatalf("sensitivity %+v", sens)
 	}
-	// The paper's calibration σ = √(2 ln(1.25/δ))·Δ₂/ε at ε = 1, δ = 0.01 (the
-	// classical bound is proven for ε < 1; privopt's Gaussian mechanism refuses
-	// ε = 1, so the paper's noise is passed as a Custom mechanism).
-	sigma := math.Sqrt(2*math.Log(1.25/0.01)) * sens.Value
-	g, _ := noise.NewGaussian(sigma)
-	priv := Privacy{Mechanism: Custom, Epsilon: 1, Delta: 0.01, Sensitivity: sens, Noise: g}
+	priv := Privacy{Mechanism: AnalyticGaussian, Epsilon: 1, Delta: 0.01, Sensitivity: sens}
+	m, err := noise.AnalyticGaussianMechanism(noise.Params{Epsilon: 1, Delta: 0.01, Sensitivity: sens.Value})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sigma := noise.Std(m.Dist)
 
-	const eta = 0.03
 	sol, err := Solve(ctx, p, Spec{Query: Identity(0, 1), Privacy: priv,
 		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: eta, Safety: chance.Gaussian}}})
 	if err != nil {
@@ -226,13 +232,20 @@ func TestSVM(t *testing.T) {
 	}
 	limit := solver.Settings{TimeLimit: 20 * time.Second} // fail rather than stall
 	qp := ipm.New()
-	sens, err := EstimateSensitivity(ctx, SensitivitySpec{Query: q, Norm: 1, Gamma: 0.1, Beta: 0.1, Pair: pair, Seed: 3, Settings: limit, Solver: qp})
+	// The sensitivity is sampled on the released (w̄, b̄), under the release's
+	// own calibration (a fixed point: x̄* grows with the noise). The paper
+	// sampled the deterministic w*, which the released w̄* outmoves about 6×.
+	vertex := chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}}
+	start := Privacy{Mechanism: Laplace, Epsilon: 1, Sensitivity: Sensitivity{Value: 1, Norm: 1}}
+	sens, err := EstimateSensitivity(ctx, SensitivitySpec{Program: Spec{Query: q, Privacy: start, Settings: limit, Solver: qp, Chance: vertex},
+		Norm: 1, Gamma: 0.2, Beta: 0.2, Pair: pair, Seed: 3, ChanceSeed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	priv := Privacy{Mechanism: Laplace, Epsilon: 1, Sensitivity: sens}
-	sol, err := Solve(ctx, p, Spec{Query: q, Privacy: priv, Settings: limit, Solver: qp,
-		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}, Rand: rand.New(rand.NewPCG(5, 5))}})
+	chanceSpec := vertex
+	chanceSpec.Rand = rand.New(rand.NewPCG(5, 0))
+	sol, err := Solve(ctx, p, Spec{Query: q, Privacy: priv, Settings: limit, Solver: qp, Chance: chanceSpec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +280,9 @@ func TestSVM(t *testing.T) {
 	progMean, progStd := stats([3]float64{sol.Rule.XBar[0], sol.Rule.XBar[1], sol.Rule.XBar[2]})
 	// Feasibility of the SVM constraints under perturbation (z follows its
 	// recourse for program perturbation; output perturbation keeps z*).
-	prog, err := sol.Evaluate(ctx, EvalOptions{N: 20000, Seed: 2, Solver: qp})
+	// Tolerance 1e-4 relative: w̄* is in the thousands and the interior-point
+	// solution meets the rows to about 1e-8 of that scale.
+	prog, err := sol.Evaluate(ctx, EvalOptions{N: 20000, Seed: 2, Solver: qp, Tol: 1e-4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,22 +292,22 @@ func TestSVM(t *testing.T) {
 	}
 	t.Logf("SVM: Δ₁ = %.2f (S = %d); w* = %.2f, w̄* = %.1f; accuracy non-private %.1f%%, output %.1f%% (sd %.1f), program %.1f%% (sd %.1f); constraint violation: output %.1f%%, program %.2f%% (η = 5%%)",
 		sens.Value, sens.Samples, det.X[:3], sol.Rule.XBar[:3], 100*base, 100*outMean, 100*outStd, 100*progMean, 100*progStd, 100*out.InfeasibleRate, 100*prog.InfeasibleRate)
-	// Audit: the paper calibrates the noise to the sensitivity of w* (the
-	// deterministic SVM). The released statistic is w̄*, which the program
-	// scales up by two orders of magnitude, and it moves much more between
-	// adjacent datasets: the calibration does not cover it. (Observed: ℓ₁
-	// changes up to ~6× Δ₁ on 10 pairs.) Program perturbation's privacy claim
-	// needs the sensitivity of Q x̄*, not of Q x*.
-	au, err := AuditSensitivity(ctx, Spec{Query: q, Privacy: priv, Settings: limit, Solver: qp,
-		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}}}, pair, 10, 3, 5)
+	// Audit on 10 fresh pairs: a sampled sensitivity at γ = 0.2 may be exceeded
+	// by a fraction γ of pairs; more than 6 of 10 happens with probability
+	// < 1e-3 when the estimate is right (binomial tail), so that fails.
+	au, err := AuditSensitivity(ctx, Spec{Query: q, Privacy: priv, Settings: limit, Solver: qp, Chance: vertex}, pair, 10, 1003, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if au.Exceeded == 0 || au.Max < 2*au.Assumed {
-		t.Fatalf("audit %+v: expected w̄* to move more than the w*-based Δ₁", au)
+	if au.Exceeded > 6 {
+		t.Fatalf("audit %+v: the sampled sensitivity of w̄* is exceeded far more often than γ", au)
 	}
 	t.Logf("audit of w̄*: max ℓ1 change %.1f vs Δ₁ %.2f (%d of %d pairs above)", au.Max, au.Assumed, au.Exceeded, au.Samples)
-	if base < 0.9 || progMean < base-0.05 || outMean > progMean-0.1 {
+	// With the sensitivity of the released w̄* (about 40× the paper's w*-based
+	// estimate here) program perturbation keeps about 90% accuracy (the paper
+	// reports 97.6% with the w*-based calibration, which does not cover w̄*);
+	// output perturbation at the same noise is a coin flip.
+	if base < 0.9 || progMean < 0.85 || outMean > progMean-0.2 {
 		t.Fatalf("accuracy: non-private %v, output %v, program %v", base, outMean, progMean)
 	}
 	if prog.InfeasibleRate > 0.05 || out.InfeasibleRate < 0.2 {

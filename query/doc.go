@@ -30,14 +30,16 @@
 //   - The released value is Q x̄* + ζ̂ where ζ̂ is drawn from the mechanism's
 //     distribution, independently of the data; Solve and Release verify
 //     Q X* = I (to QueryTolerance) and refuse otherwise. Q x̄* is a function of
-//     the data whose sensitivity the caller states (Given) or estimates
-//     (EstimateSensitivity, Sampled); the DP statement is then Theorem 3.6
-//     (identity, Laplace), 3.7 (sum / weighted sum, Laplace), 3.11 (Gaussian,
-//     (ε, δ)) or 3.9 (sampled sensitivity: (ε, γ)-probabilistic DP with
-//     confidence 1 − β), recorded in Record.Theorem. EstimateSensitivity, like
-//     the paper's Algorithm 1, measures the deterministic Q x*; the released
-//     Q x̄* can move more (the SVM test observes about 6×). AuditSensitivity
-//     checks an assumed sensitivity against Q x̄* on sampled adjacent pairs.
+//     the data whose sensitivity carries its provenance (Sensitivity.Source):
+//     Certified (computed by privopt with a Certificate that Verify re-checks
+//     independently), Declared (the caller's assumption: every Record says
+//     "assuming") or Sampled (EstimateSensitivity measures the released Q x̄*,
+//     never the deterministic Q x*, under the release's own calibration:
+//     (ε, δ, γ)-probabilistic DP, Theorem 3.9). Record.Guarantee states it in
+//     one line; plain "(ε, δ)-DP" only for a certified sensitivity.
+//   - Custom noise must be a *noise.PiecewiseConstant and is certified exactly
+//     (noise.Certify) at the claimed (ε, δ, Δ) before anything is solved; k
+//     rows of it record the composed (kε, kδ).
 //   - Laplace releases use Mironov's snapping mechanism and piecewise-constant
 //     (optimal) noise an exact sampler, both through noise.Mechanism.Release;
 //     Record.FloatingPointSafe says whether that was possible.
@@ -63,6 +65,6 @@
 // e.g. the generators of a dispatch problem, to keep it small.
 //
 // Mechanisms come from package noise (Laplace, classical and analytic Gaussian,
-// truncated Laplace); any distribution (e.g. optimal noise) can be used with the
-// Custom mechanism, whose privacy claim the caller certifies.
+// truncated Laplace); a piecewise-constant density (e.g. optimal noise) can be
+// used with the Custom mechanism, which certifies it exactly before use.
 package query

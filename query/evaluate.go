@@ -66,9 +66,13 @@ func (o *EvalOptions) defaults() error {
 type Evaluation struct {
 	Strategy string
 	N        int
-	// InfeasibleRate is the fraction of realizations violating some constraint
-	// of the base problem (for input perturbation also those whose perturbed
-	// problem had no solution).
+	// InfeasibleRate is the fraction of releases that are infeasible: for
+	// program perturbation, the decision rule's solution behind the release
+	// violates a constraint of the base problem; for output and input
+	// perturbation of a one-row query, no feasible solution attains the
+	// released value (it lies outside QueryRange) or, for input perturbation,
+	// the perturbed problem had no solution; for k-row output perturbation,
+	// x* + X₀ζ violates a constraint (a conservative check).
 	InfeasibleRate float64
 	// Reference is the deterministic optimum ℓ(x*).
 	Reference float64
@@ -236,7 +240,7 @@ func (s *Solution) Evaluate(ctx context.Context, opts EvalOptions) (*Evaluation,
 	if err != nil {
 		return nil, err
 	}
-	return simulate(ctx, "program", s.Base, s.Query, s.Lifted.Noise(), s.Rule, ref, &opts)
+	return simulate(ctx, "program", s.Base, s.Query, s.Lifted.Noise(), s.Rule, ref, &opts, nil)
 }
 
 // evalChunk is the number of realizations drawn from one seeded stream; the
@@ -248,7 +252,7 @@ const evalChunk = 4096
 // each realization costs O(m·k) (plus O(nnz(P) + n·k) with a quadratic
 // objective) instead of a product with A. Chunks of evalChunk realizations run
 // in parallel, each with its own stream seeded by (Seed, chunk).
-func simulate(ctx context.Context, name string, p *solver.Problem, q Query, pert *lindecision.Perturbation, rule *lindecision.Rule, ref float64, o *EvalOptions) (*Evaluation, error) {
+func simulate(ctx context.Context, name string, p *solver.Problem, q Query, pert *lindecision.Perturbation, rule *lindecision.Rule, ref float64, o *EvalOptions, attain *[2]float64) (*Evaluation, error) {
 	f, err := pert.Factor()
 	if err != nil {
 		return nil, err
@@ -327,7 +331,15 @@ func simulate(ctx context.Context, name string, p *solver.Problem, q Query, pert
 						}
 						sl[i] = v
 					}
-					res.feasible[t] = feasibleSlack(p, sl, o.Tol)
+					if attain != nil { // k = 1 query value within the attainable range
+						v := q.Apply(rule.XBar)[0]
+						for j, zj := range z {
+							v += qx[0][j] * zj
+						}
+						res.feasible[t] = v >= attain[0] && v <= attain[1]
+					} else {
+						res.feasible[t] = feasibleSlack(p, sl, o.Tol)
+					}
 					if quad {
 						rule.Apply(x, z)
 						res.obj[t] = Objective(p, x)
@@ -372,8 +384,9 @@ func simulate(ctx context.Context, name string, p *solver.Problem, q Query, pert
 // OutputPerturbation simulates the output perturbation baseline (Def. 2.4):
 // the deterministic solution x* is released through the query with the same
 // noise, x̃ = x* + X₀ζ with X₀ = Qᵀ(QQᵀ)⁻¹ (X₀ = I on the queried columns for an
-// identity query), so that Q x̃ = Q x* + ζ. It reports how often x̃ is
-// infeasible and its optimality loss.
+// identity query), so that Q x̃ = Q x* + ζ. It reports how often the release is
+// infeasible (Evaluation.InfeasibleRate: for one-row queries, the released
+// value lies outside QueryRange) and the optimality loss of x̃.
 func OutputPerturbation(ctx context.Context, p *solver.Problem, q Query, priv Privacy, opts EvalOptions) (*Evaluation, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -399,7 +412,55 @@ func OutputPerturbation(ctx context.Context, p *solver.Problem, q Query, priv Pr
 	}
 	rule := &lindecision.Rule{XBar: sol.X, X: x0}
 	pert := &lindecision.Perturbation{Components: comps}
-	return simulate(ctx, "output", p, q, pert, rule, ref, &opts)
+	var attain *[2]float64
+	if q.K() == 1 {
+		lo, hi, err := QueryRange(ctx, p, q, opts.Solver, opts.Settings)
+		if err != nil {
+			return nil, err
+		}
+		attain = &[2]float64{lo, hi}
+	}
+	return simulate(ctx, "output", p, q, pert, rule, ref, &opts, attain)
+}
+
+// QueryRange returns the range [min Q x, max Q x] of a one-row query over the
+// feasible set of p (two solves; ±Inf where unbounded). A released value
+// outside it is attained by no feasible solution.
+func QueryRange(ctx context.Context, p *solver.Problem, q Query, s solver.Solver, set solver.Settings) (lo, hi float64, err error) {
+	if q.K() != 1 {
+		return 0, 0, invalidf("QueryRange needs a one-row query, got k = %d", q.K())
+	}
+	if err := q.Validate(p.NumVars()); err != nil {
+		return 0, 0, err
+	}
+	bound := func(sign float64) (float64, error) {
+		c := *p
+		c.P, c.R = nil, 0
+		c.Q = make([]float64, p.NumVars())
+		for t, j := range q.Rows[0].Idx {
+			c.Q[j] = sign * q.Rows[0].Val[t]
+		}
+		sv := s
+		if sv == nil {
+			sv = chance.Auto(&c)
+		}
+		sol, err := sv.Solve(ctx, &c, set)
+		if err != nil {
+			return 0, fmt.Errorf("query: query range: %w", err)
+		}
+		switch {
+		case sol.Status.OK():
+			return sign * sol.Objective, nil
+		case sol.Status == solver.DualInfeasible: // min of sign·Qx is −∞
+			return sign * math.Inf(-1), nil
+		}
+		return 0, fmt.Errorf("query: query range: %w", sol.Status.Err())
+	}
+	if lo, err = bound(1); err != nil {
+		return 0, 0, err
+	}
+	hi, err = bound(-1)
+	return lo, hi, err
 }
 
 // PerturbedProblem builds the problem on perturbed data D + ζ̃ for input
@@ -415,6 +476,22 @@ type PerturbedProblem func(draw []float64) (*solver.Problem, error)
 // without a solution counts as an infeasible release. k is the number of
 // perturbed data entries. This costs N solves.
 func InputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Privacy, build PerturbedProblem, opts EvalOptions) (*Evaluation, error) {
+	return inputPerturbation(ctx, p, k, priv, build, opts, nil)
+}
+
+// InputPerturbationQuery is InputPerturbation for a released query q with one
+// row: a realization is infeasible when the perturbed problem has no solution
+// or its query value Q x*(D̃) lies outside the range of Q x over the true
+// feasible set (no feasible solution attains the release), the definition
+// OutputPerturbation uses for one-row queries.
+func InputPerturbationQuery(ctx context.Context, p *solver.Problem, q Query, k int, priv Privacy, build PerturbedProblem, opts EvalOptions) (*Evaluation, error) {
+	if q.K() != 1 {
+		return nil, invalidf("InputPerturbationQuery needs a one-row query, got k = %d", q.K())
+	}
+	return inputPerturbation(ctx, p, k, priv, build, opts, &q)
+}
+
+func inputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Privacy, build PerturbedProblem, opts EvalOptions, q *Query) (*Evaluation, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
@@ -434,6 +511,12 @@ func InputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 	s := opts.Solver
 	if s == nil {
 		s = chance.Auto(p)
+	}
+	var lo, hi float64
+	if q != nil {
+		if lo, hi, err = QueryRange(ctx, p, *q, opts.Solver, opts.Settings); err != nil {
+			return nil, err
+		}
 	}
 	type draw struct {
 		solved, feasible bool
@@ -473,7 +556,13 @@ func InputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 					return
 				}
 				if sol.Status.OK() {
-					d.solved, d.obj, d.feasible = true, Objective(p, sol.X), Feasible(p, sol.X, opts.Tol, ax)
+					d.solved, d.obj = true, Objective(p, sol.X)
+					if q != nil {
+						v := q.Apply(sol.X)[0]
+						d.feasible = v >= lo && v <= hi
+					} else {
+						d.feasible = Feasible(p, sol.X, opts.Tol, ax)
+					}
 				}
 				if n := int(done.Add(1)); opts.Progress != nil {
 					mu.Lock()

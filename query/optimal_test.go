@@ -13,7 +13,7 @@ import (
 // (ε, δ)-DP noise of package noise (a certified piecewise-constant density on a
 // bounded support) and the Robust chance method, which then keeps Example 2.7
 // feasible with probability one. The nominal solution moves exactly by the
-// support's lower end (x̄* = ℓ − lo), no realization is infeasible, and the
+// release support's lower end (x̄* = ℓ − lo), no realization is infeasible, and the
 // release goes through noise's exact sampler (floating-point safe).
 //
 // What matters to the robust counterpart is the support, not the variance: the
@@ -27,7 +27,15 @@ func TestOptimalNoiseRobust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, hi := opt.Dist.Support()
+	// The robust counterpart covers the noise the safe release adds: the
+	// support widened by the release grid (noise.Mechanism.ReleaseSupport).
+	lo, hi, err := opt.Mechanism.ReleaseSupport(noise.ReleaseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clo, chi := opt.Dist.Support(); !(lo < clo && hi >= chi) {
+		t.Fatalf("release support [%v, %v] does not cover the density's [%v, %v]", lo, hi, clo, chi)
+	}
 	p := example27(1, 2, 30)
 	priv := Privacy{Mechanism: Custom, Epsilon: par.Epsilon, Delta: par.Delta, Sensitivity: Sensitivity{Value: 1, Norm: 1}, Noise: opt.Dist}
 	sol, err := Solve(ctx, p, Spec{Query: Identity(0), Privacy: priv, Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Robust}}})

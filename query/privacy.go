@@ -1,39 +1,60 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/noise"
 )
 
-// SensitivitySource says how a sensitivity value was obtained.
+// SensitivitySource says how a sensitivity is known. Every release records
+// it, and no output states plain ε-DP unless it is Certified.
 type SensitivitySource string
 
 // Sensitivity sources.
 const (
-	// Given: supplied by the user (a proven worst-case bound): pure DP
-	// statements (Theorems 3.6, 3.7, 3.11).
-	Given SensitivitySource = "given"
-	// Sampled: estimated by Algorithm 1 (EstimateSensitivity): the release is
-	// (ε, γ)-probabilistically DP with confidence 1 − β (Theorem 3.9, Prop. 3.8).
+	// Certified: computed by privopt over a declared data domain, with a
+	// Certificate that Verify re-checks independently. The DP statement holds
+	// for every pair of adjacent datasets in the domain.
+	Certified SensitivitySource = "certified"
+	// Declared: asserted by the caller and not checked; outputs say the
+	// guarantee holds "assuming" this sensitivity.
+	Declared SensitivitySource = "declared"
+	// Sampled: measured on the released statistic Q x̄* over sampled adjacent
+	// pairs (EstimateSensitivity, Algorithm 1 of Dvorkin et al.): the release
+	// is (ε, δ, γ)-probabilistically DP with confidence 1 − β (Theorem 3.9,
+	// Prop. 3.8).
 	Sampled SensitivitySource = "sampled"
 )
 
-// Sensitivity is the worst-case change ‖Q x(D) − Q x(D')‖_p of the query over
-// α-adjacent datasets.
+// Sensitivity is the worst-case change ‖Q x̄(D) − Q x̄(D')‖_p of the released
+// statistic over adjacent datasets, with how it is known.
 type Sensitivity struct {
-	Value  float64
-	Norm   float64 // p: 1, 2 or +Inf
+	Value float64
+	Norm  float64 // p: 1, 2 or +Inf
+	// Source says how Value is known; empty means Declared.
 	Source SensitivitySource
 	// Gamma and Beta are set for Sampled: the estimate bounds the sensitivity of
 	// all but a fraction γ of adjacent pairs, with confidence 1 − β.
 	Gamma, Beta float64
 	Samples     int // pairs solved (Sampled)
+	// Certificate proves Value for Certified (Certificate.Bound ≤ Value).
+	Certificate *Certificate
 }
 
-// Validate checks the value, the norm and the sampling parameters.
+// source returns Source with the empty value read as Declared.
+func (s Sensitivity) source() SensitivitySource {
+	if s.Source == "" {
+		return Declared
+	}
+	return s.Source
+}
+
+// Validate checks the value, the norm, the sampling parameters and, for a
+// certified sensitivity, that the certificate verifies and covers Value.
 func (s Sensitivity) Validate() error {
 	if !(s.Value > 0) || math.IsInf(s.Value, 0) {
 		return invalidf("sensitivity is %v, must be > 0 and finite", s.Value)
@@ -41,16 +62,44 @@ func (s Sensitivity) Validate() error {
 	if s.Norm != 1 && s.Norm != 2 && !math.IsInf(s.Norm, 1) {
 		return invalidf("sensitivity norm is %v, must be 1, 2 or +Inf", s.Norm)
 	}
-	switch s.Source {
-	case Given, "":
+	switch s.source() {
+	case Declared:
 	case Sampled:
 		if !(s.Gamma > 0 && s.Gamma < 1) || !(s.Beta > 0 && s.Beta < 1) {
 			return invalidf("sampled sensitivity needs gamma and beta in (0, 1), got %v and %v", s.Gamma, s.Beta)
 		}
+	case Certified:
+		if err := s.Certificate.Verify(); err != nil {
+			return err
+		}
+		if s.Certificate.Bound > s.Value || !normCovers(s.Certificate.Norm, s.Norm) {
+			return invalidf("certified sensitivity %v (ℓ%v) is below its certificate's bound %v (ℓ%v)", s.Value, s.Norm, s.Certificate.Bound, s.Certificate.Norm)
+		}
 	default:
-		return invalidf("unknown sensitivity source %q", s.Source)
+		return invalidf("unknown sensitivity source %q (certified, declared or sampled)", s.Source)
 	}
 	return nil
+}
+
+// normCovers reports whether a bound in ℓ_have implies the same bound in
+// ℓ_want (‖v‖_want ≤ ‖v‖_have for want ≥ have).
+func normCovers(have, want float64) bool { return want >= have }
+
+// Describe returns the sensitivity in words, e.g. "37.2 (ℓ1, certified by
+// opf-price-cap)", "2 (ℓ1, declared: assumed, not verified)" or
+// "0.8 (ℓ2, sampled on Q x̄*: 99 pairs, γ = 0.1, β = 0.1)".
+func (s Sensitivity) Describe() string {
+	switch s.source() {
+	case Certified:
+		m := ""
+		if s.Certificate != nil {
+			m = " by " + s.Certificate.Method
+		}
+		return fmt.Sprintf("%.6g (ℓ%v, certified%s)", s.Value, s.Norm, m)
+	case Sampled:
+		return fmt.Sprintf("%.6g (ℓ%v, sampled on Q x̄*: %d pairs, γ = %g, β = %g)", s.Value, s.Norm, s.Samples, s.Gamma, s.Beta)
+	}
+	return fmt.Sprintf("%.6g (ℓ%v, declared: assumed, not verified)", s.Value, s.Norm)
 }
 
 // Mechanism names the noise calibration.
@@ -70,11 +119,58 @@ const (
 	// TruncatedLaplace: bounded-support (ε, δ) noise (Geng et al. 2020); k = 1
 	// only. Its bounded support allows the Robust chance method.
 	TruncatedLaplace Mechanism = "truncated-laplace"
-	// Custom: the caller supplies the per-component distribution (e.g. an
-	// optimal noise from package noise) and certifies Epsilon and Delta for the
-	// given sensitivity; privopt records, but cannot check, that claim.
+	// Custom: the caller supplies the per-component distribution, which must
+	// be a *noise.PiecewiseConstant (for example an optimal noise from
+	// noise.Optimize); it is certified with noise.Certify at the claimed
+	// (Epsilon, Delta, sensitivity) before anything is solved or recorded, and
+	// refused otherwise. With k > 1 rows each component is certified for the
+	// whole sensitivity and the record carries the composed (kε, kδ).
 	Custom Mechanism = "custom"
+	// Optimal: the certified piecewise-constant (ε,δ)-DP noise of Selvi, Liu &
+	// Wiesemann minimizing E|ζ| (noise.Optimize, symmetric, 200 cells, upper
+	// bound only; certified exactly like Custom). Bounded support, so the
+	// Robust chance method applies. Needs δ > 0; k > 1 rows compose.
+	Optimal Mechanism = "optimal"
 )
+
+// mechanismNames lists the mechanisms ParseMechanism accepts, in order.
+var mechanismNames = []Mechanism{Laplace, Gaussian, AnalyticGaussian, TruncatedLaplace, Optimal}
+
+// ParseMechanism returns the mechanism named s ("laplace", "gaussian",
+// "analytic-gaussian", "truncated-laplace" or "optimal"; Custom needs a
+// distribution and is not parsed). It is the one name → mechanism registry of
+// the CLI and the applications.
+func ParseMechanism(s string) (Mechanism, error) {
+	for _, m := range mechanismNames {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", invalidf("noise %q: must be one of %s", s, strings.Join(MechanismNames(), ", "))
+}
+
+// MechanismNames returns the names ParseMechanism accepts.
+func MechanismNames() []string {
+	out := make([]string, len(mechanismNames))
+	for i, m := range mechanismNames {
+		out[i] = string(m)
+	}
+	return out
+}
+
+// NoiseMechanism returns the calibrated noise of one query row (for a k-row Custom or
+// Optimal mechanism, each row's) and the δ the mechanism guarantees, without
+// solving anything: what the noise interval and Monte Carlo evaluations use.
+func (p Privacy) NoiseMechanism() (*noise.Mechanism, error) {
+	_, _, m, err := p.mechanism(1)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, invalidf("mechanism %q has no noise.Mechanism", p.Mechanism)
+	}
+	return m, nil
+}
 
 // Privacy is the privacy requirement of a release.
 type Privacy struct {
@@ -106,10 +202,13 @@ func (p Privacy) Validate() error {
 		if p.Sensitivity.Norm != 2 {
 			return invalidf("the %s mechanism needs an ℓ2 sensitivity, got ℓ%v", p.Mechanism, p.Sensitivity.Norm)
 		}
-	case TruncatedLaplace:
+	case TruncatedLaplace, Optimal:
 	case Custom:
 		if p.Noise == nil {
 			return invalidf("custom mechanism without a noise distribution")
+		}
+		if _, ok := p.Noise.(*noise.PiecewiseConstant); !ok {
+			return invalidf("custom noise is a %T; only a *noise.PiecewiseConstant can be certified exactly", p.Noise)
 		}
 	default:
 		return invalidf("unknown mechanism %q", p.Mechanism)
@@ -145,23 +244,61 @@ func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.M
 			return nil, 0, nil, invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)
 		}
 		m, err = noise.TruncatedLaplaceMechanism(par)
+	case Optimal:
+		r, err := noise.Optimize(context.Background(), par, noise.OptimalOptions{Intervals: 200, Symmetric: true, SkipLowerBound: true})
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("query: optimal noise: %w", err)
+		}
+		return releasedComponents(r.Mechanism, k), r.Mechanism.Params.Delta, r.Mechanism, nil
 	case Custom:
-		d := make([]lindecision.Distribution, k)
-		for j := range d {
-			d[j] = p.Noise
+		pc := p.Noise.(*noise.PiecewiseConstant) // checked by Validate
+		cert, err := noise.Certify(pc, par)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("query: certifying the custom noise: %w", err)
 		}
-		var cm *noise.Mechanism
-		if nd, ok := p.Noise.(noise.Distribution); ok {
-			cm = &noise.Mechanism{Name: "custom", Params: noise.Params{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: p.Sensitivity.Value}, Dist: nd}
+		if !cert.Certified {
+			return nil, 0, nil, invalidf("custom noise is not (%v, %v)-DP for sensitivity %v: exact privacy shortfall %.3g at shift %.4g", p.Epsilon, p.Delta, p.Sensitivity.Value, cert.MaxShortfall, cert.WorstShift)
 		}
-		return d, p.Delta, cm, nil
+		m := &noise.Mechanism{Name: "custom", Params: par, Dist: pc}
+		return releasedComponents(m, k), p.Delta, m, nil
 	}
 	if err != nil {
 		return nil, 0, nil, fmt.Errorf("query: %s mechanism: %w", p.Mechanism, err)
 	}
-	d := make([]lindecision.Distribution, k)
-	for j := range d {
-		d[j] = m.Dist
+	return releasedComponents(m, k), m.Params.Delta, m, nil
+}
+
+// releasedNoise is a component distribution whose support is that of the
+// noise the floating-point-safe release actually adds
+// (noise.Mechanism.ReleaseSupport: the continuous support widened by the
+// release grid), so that a robust (probability-one) reformulation covers the
+// released noise, not only the continuous law. Everything else is the
+// continuous distribution's.
+type releasedNoise struct {
+	lindecision.Distribution
+	lo, hi float64
+}
+
+// Support returns the bounds of the released noise.
+func (r releasedNoise) Support() (lo, hi float64) { return r.lo, r.hi }
+
+// Sample draws from the continuous law (simulations only).
+func (r releasedNoise) Sample(src noise.Source) float64 {
+	return r.Distribution.(sampler).Sample(src)
+}
+
+// releasedComponents returns k copies of m's distribution, with the release
+// support where the safe release has a bounded one.
+func releasedComponents(m *noise.Mechanism, k int) []lindecision.Distribution {
+	var d lindecision.Distribution = m.Dist
+	if lo, hi, err := m.ReleaseSupport(noise.ReleaseOptions{}); err == nil && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) {
+		if _, ok := m.Dist.(sampler); ok {
+			d = releasedNoise{Distribution: m.Dist, lo: lo, hi: hi}
+		}
 	}
-	return d, m.Params.Delta, m, nil
+	out := make([]lindecision.Distribution, k)
+	for j := range out {
+		out[j] = d
+	}
+	return out
 }

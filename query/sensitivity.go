@@ -39,35 +39,40 @@ type AdjacentPair func(ctx context.Context, rng *rand.Rand, sample int) (d, dPri
 
 // SensitivitySpec configures EstimateSensitivity.
 type SensitivitySpec struct {
-	Query Query
-	// Norm p of ‖Q x(D) − Q x(D')‖_p: 1, 2 or +Inf.
+	// Program is the release: every sampled problem is solved by Solve with
+	// it and the change of the released statistic Q x̄* is measured (never
+	// the deterministic Q x*, which can move far less: the SVM test sees 6×).
+	// Program.Privacy.Sensitivity.Value is the starting calibration.
+	Program Spec
+	// Norm p of ‖Q x̄(D) − Q x̄(D')‖_p: 1, 2 or +Inf; it must match the
+	// mechanism's (ℓ1 for Laplace, ℓ2 for the Gaussians).
 	Norm float64
 	// Gamma and Beta set the sample size by Prop. 3.8 unless Samples > 0.
 	Gamma, Beta float64
 	Samples     int
 	Pair        AdjacentPair
-	Seed        uint64
+	// Seed seeds the pair sampler (pair s uses the stream (Seed, s));
+	// ChanceSeed seeds the chance reformulation's samples, the same for every
+	// solve, as a release would draw them once.
+	Seed, ChanceSeed uint64
+	// MaxRounds bounds the recalibrations (default 5).
+	MaxRounds int
 	// Workers solving pairs in parallel (default GOMAXPROCS).
 	Workers  int
-	Solver   solver.Solver
-	Settings solver.Settings
 	Progress func(done, total int)
 }
 
-// EstimateSensitivity runs Algorithm 1 of Dvorkin et al. (e-companion 7): for S
-// sampled adjacent pairs it solves both problems and returns the largest
-// ‖Q x(D) − Q x(D')‖_p. The result is a Sampled sensitivity: calibrating noise
-// to it gives (ε, γ)-probabilistic DP with confidence 1 − β (Theorem 3.9).
-// A pair whose problems cannot be solved to optimality is an error.
-//
-// As in the paper, the pairs are solved as deterministic programs (1): the
-// estimate is the sensitivity of Q x*(D). The released value is Q x̄*(D), the
-// nominal part of the chance-constrained program, whose sensitivity can differ
-// (it cannot be estimated first, since the noise scale shapes x̄*). Both agree
-// when the counterpart only shifts the deterministic solution by a
-// data-independent margin, as in Example 2.7 and in problems whose binding
-// constraints keep their structure; query tests check ‖Q x̄*(D) − Q x̄*(D')‖
-// against the sensitivity used.
+// EstimateSensitivity runs Algorithm 1 of Dvorkin et al. (e-companion 7) on
+// the released statistic: for S sampled adjacent pairs (S from Prop. 3.8) it
+// solves the program perturbation of both datasets and takes the largest
+// ‖Q x̄*(D) − Q x̄*(D')‖_p. Because x̄* depends on the noise scale, which
+// depends on the sensitivity, the estimate is a fixed point: starting from
+// Δ₀ = Program.Privacy.Sensitivity.Value, if the largest change m exceeds Δ the
+// calibration is raised to 1.1·m and the pairs are solved again (at most
+// MaxRounds times). The result has Value = Δ, the calibration under which every
+// sampled change was ≤ Δ, and Source Sampled: calibrating the noise to it gives
+// (ε, δ, γ)-probabilistic DP with confidence 1 − β (Theorem 3.9). Pairs that
+// cannot be solved are errors naming the sample.
 func EstimateSensitivity(ctx context.Context, spec SensitivitySpec) (Sensitivity, error) {
 	if spec.Pair == nil {
 		return Sensitivity{}, invalidf("sensitivity estimation needs a Pair sampler")
@@ -85,75 +90,99 @@ func EstimateSensitivity(ctx context.Context, spec SensitivitySpec) (Sensitivity
 		}
 		s = spec.Samples
 	}
-	workers := spec.Workers
+	rounds := spec.MaxRounds
+	if rounds <= 0 {
+		rounds = 5
+	}
+	prog := spec.Program
+	prog.Privacy.Sensitivity = Sensitivity{Value: prog.Privacy.Sensitivity.Value, Norm: spec.Norm, Source: Declared}
+	if err := prog.Privacy.Validate(); err != nil {
+		return Sensitivity{}, fmt.Errorf("query: starting calibration: %w", err)
+	}
+	var last float64
+	for round := 0; round < rounds; round++ {
+		deltas, err := measurePairs(ctx, prog, spec.Pair, s, spec.Seed, spec.ChanceSeed, spec.Workers, spec.Progress, "sensitivity sample")
+		if err != nil {
+			return Sensitivity{}, err
+		}
+		last = 0
+		for _, d := range deltas {
+			last = math.Max(last, d)
+		}
+		cal := prog.Privacy.Sensitivity.Value
+		if last <= cal {
+			return Sensitivity{Value: cal, Norm: spec.Norm, Source: Sampled, Gamma: spec.Gamma, Beta: spec.Beta, Samples: s}, nil
+		}
+		prog.Privacy.Sensitivity.Value = 1.1 * last
+	}
+	return Sensitivity{}, invalidf("sampled sensitivity did not settle in %d rounds: the released statistic moved by %v under a calibration of %v; start from a larger Program sensitivity", rounds, last, prog.Privacy.Sensitivity.Value/1.1)
+}
+
+// measurePairs solves the program perturbation of each sampled adjacent pair
+// (pair i from the stream (seed, i), chance samples from chanceSeed) and
+// returns ‖Q x̄*(D) − Q x̄*(D')‖ in the spec's sensitivity norm, in parallel.
+func measurePairs(ctx context.Context, spec Spec, pair AdjacentPair, samples int, seed, chanceSeed uint64, workers int, progress func(done, total int), what string) ([]float64, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	deltas := make([]float64, s)
-	errs := make([]error, s)
+	pnorm := spec.Privacy.Sensitivity.Norm
+	deltas := make([]float64, samples)
+	errs := make([]error, samples)
 	var next, done atomic.Int64
 	var progressMu sync.Mutex
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	solveOne := func(q *solver.Problem) ([]float64, error) {
+		sp := spec
+		sp.Chance.Rand = rand.New(rand.NewPCG(chanceSeed, 0))
+		sol, err := Solve(ctx, q, sp)
+		if err != nil {
+			return nil, err
+		}
+		return sol.QueryMean, nil
+	}
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for w := 0; w < min(workers, samples); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= s || ctx.Err() != nil {
+				if i >= samples || ctx.Err() != nil {
 					return
 				}
-				deltas[i], errs[i] = spec.pairDelta(ctx, i)
-				if errs[i] != nil {
+				d, dp, err := pair(ctx, rand.New(rand.NewPCG(seed, uint64(i))), i)
+				var a, b []float64
+				if err == nil {
+					a, err = solveOne(d)
+				}
+				if err == nil {
+					b, err = solveOne(dp)
+				}
+				if err != nil {
+					errs[i] = fmt.Errorf("query: %s %d: %w", what, i, err)
 					cancel()
 					return
 				}
-				d := int(done.Add(1))
-				if spec.Progress != nil {
+				deltas[i] = norm(a, b, pnorm)
+				if n := int(done.Add(1)); progress != nil {
 					progressMu.Lock()
-					spec.Progress(d, s)
+					progress(n, samples)
 					progressMu.Unlock()
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	for i, e := range errs {
+	for _, e := range errs {
 		if e != nil {
-			return Sensitivity{}, fmt.Errorf("query: sensitivity sample %d: %w", i, e)
+			return nil, e
 		}
 	}
-	if err := ctx.Err(); err != nil && int(done.Load()) < s {
-		return Sensitivity{}, err
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	mx := 0.0
-	for _, d := range deltas {
-		mx = math.Max(mx, d)
-	}
-	return Sensitivity{Value: mx, Norm: spec.Norm, Source: Sampled, Gamma: spec.Gamma, Beta: spec.Beta, Samples: s}, nil
-}
-
-func (spec *SensitivitySpec) pairDelta(ctx context.Context, i int) (float64, error) {
-	rng := rand.New(rand.NewPCG(spec.Seed, uint64(i)))
-	d, dp, err := spec.Pair(ctx, rng, i)
-	if err != nil {
-		return 0, err
-	}
-	a, err := solveBase(ctx, d, spec.Solver, spec.Settings)
-	if err != nil {
-		return 0, err
-	}
-	b, err := solveBase(ctx, dp, spec.Solver, spec.Settings)
-	if err != nil {
-		return 0, err
-	}
-	if err := spec.Query.Validate(len(a.X)); err != nil {
-		return 0, err
-	}
-	qa, qb := spec.Query.Apply(a.X), spec.Query.Apply(b.X)
-	return norm(qa, qb, spec.Norm), nil
+	return deltas, nil
 }
 
 func norm(a, b []float64, p float64) float64 {
@@ -200,55 +229,8 @@ func AuditSensitivity(ctx context.Context, spec Spec, pair AdjacentPair, samples
 	if err := spec.Privacy.Validate(); err != nil {
 		return nil, err
 	}
-	pnorm := spec.Privacy.Sensitivity.Norm
-	deltas := make([]float64, samples)
-	errs := make([]error, samples)
-	var next atomic.Int64
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	solveOne := func(q *solver.Problem) ([]float64, error) {
-		sp := spec
-		sp.Chance.Rand = rand.New(rand.NewPCG(chanceSeed, 0))
-		sol, err := Solve(ctx, q, sp)
-		if err != nil {
-			return nil, err
-		}
-		return sol.QueryMean, nil
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), samples); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= samples || ctx.Err() != nil {
-					return
-				}
-				d, dp, err := pair(ctx, rand.New(rand.NewPCG(seed, uint64(i))), i)
-				var a, b []float64
-				if err == nil {
-					a, err = solveOne(d)
-				}
-				if err == nil {
-					b, err = solveOne(dp)
-				}
-				if err != nil {
-					errs[i] = fmt.Errorf("query: audit sample %d: %w", i, err)
-					cancel()
-					return
-				}
-				deltas[i] = norm(a, b, pnorm)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, e := range errs {
-		if e != nil {
-			return nil, e
-		}
-	}
-	if err := ctx.Err(); err != nil {
+	deltas, err := measurePairs(ctx, spec, pair, samples, seed, chanceSeed, 0, nil, "audit sample")
+	if err != nil {
 		return nil, err
 	}
 	au := &Audit{Assumed: spec.Privacy.Sensitivity.Value, Samples: samples}

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
+	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/chance"
+	"github.com/privopt/privopt/ledger"
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/noise"
 	"github.com/privopt/privopt/solver"
@@ -137,12 +140,16 @@ func (s *Solution) checkQueryRecourse() error {
 }
 
 // Record documents one release: what was released, under which guarantee.
+// It holds only publishable facts (parameters, provenance, certificate), never
+// a pre-noise value.
 type Record struct {
 	Query     string
 	K         int
 	Mechanism Mechanism
-	Epsilon   float64
-	Delta     float64
+	// Epsilon and Delta are the guarantee of the whole release: for a Custom
+	// mechanism with k > 1 rows the composed (kε, kδ) of the per-row noise.
+	Epsilon float64
+	Delta   float64
 	// Gamma > 0 means (ε, δ, γ)-probabilistic DP: the guarantee holds for all
 	// but a fraction γ of adjacent dataset pairs (sampled sensitivity), with
 	// confidence 1 − SensitivityBeta.
@@ -152,6 +159,15 @@ type Record struct {
 	SensitivityNorm   float64
 	SensitivitySource SensitivitySource
 	SensitivitySample int
+	// Certificate proves the sensitivity (SensitivitySource Certified).
+	Certificate *Certificate
+	// Guarantee is the one-line statement every output prints, e.g.
+	// "(1, 0)-DP; sensitivity 37.2 (ℓ1, certified by opf-price-cap)" or
+	// "(1, 0)-DP assuming sensitivity 2 (ℓ1, declared: assumed, not verified)".
+	// Only a certified sensitivity gives an unconditional "-DP" statement.
+	Guarantee string
+	// Dataset names the data the release spends privacy on (ledger key).
+	Dataset string
 	// Feasibility guarantee of the decision rule.
 	Method        string
 	Eta, Beta     float64
@@ -168,6 +184,21 @@ type Record struct {
 	Time              time.Time
 }
 
+// GuaranteeString returns the one-line privacy statement of a release with
+// the given parameters and sensitivity: unconditional "(ε, δ)-DP" only for a
+// certified sensitivity, "assuming" for a declared one and
+// "(ε, δ, γ)-probabilistic DP" for a sampled one.
+func GuaranteeString(epsilon, delta float64, s Sensitivity) string {
+	e := strconv.FormatFloat(epsilon, 'g', 7, 64) // 7 digits: the snapping term shows
+	switch s.source() {
+	case Certified:
+		return fmt.Sprintf("(%s, %g)-DP; sensitivity %s", e, delta, s.Describe())
+	case Sampled:
+		return fmt.Sprintf("(%s, %g, γ = %g)-probabilistic DP with confidence %g; sensitivity %s", e, delta, s.Gamma, 1-s.Beta, s.Describe())
+	}
+	return fmt.Sprintf("(%s, %g)-DP assuming sensitivity %s", e, delta, s.Describe())
+}
+
 // Release is a differentially private answer.
 type Release struct {
 	// Value is Q x̄* + ζ̂.
@@ -180,15 +211,19 @@ type ReleaseOptions struct {
 	// Source of the noise; nil means crypto/rand (the only choice that protects
 	// anything). Seeded sources are for tests and experiments.
 	Source noise.Source
-	// Ledger, when set, must accept the release's cost before any noise is
-	// drawn; the release is then recorded in it.
-	Ledger *Ledger
+	// Ledger, when set, records the release's cost against Dataset in one
+	// check-and-spend transaction before any noise is drawn; a refusal is a
+	// *ledger.BudgetError and nothing is drawn. Dataset is then required.
+	Ledger *ledger.Ledger
 	// Unsafe skips the floating-point-safe release procedure and adds
 	// Dist.Sample to Q x̄* directly (full-resolution output, but exposed to the
 	// least-significant-bit attacks of Mironov 2012). Off by default.
 	Unsafe bool
 	// Noise tunes the safe procedure (snapping bound, granularity).
 	Noise noise.ReleaseOptions
+	// Dataset names the data the release spends privacy on; it is copied to
+	// the Record (and keys the ledger).
+	Dataset string
 }
 
 // sampler is implemented by the distributions of package noise.
@@ -200,22 +235,28 @@ type sampler interface {
 func (s *Solution) Record() Record {
 	sens := s.Privacy.Sensitivity
 	g := s.Counterpart.Guarantee
-	r := Record{
-		Query: s.Query.Name, K: s.Query.K(), Mechanism: s.Privacy.Mechanism,
-		Epsilon: s.Privacy.Epsilon, Delta: s.Delta,
-		Sensitivity: sens.Value, SensitivityNorm: sens.Norm, SensitivitySource: sens.Source,
-		Method: g.Method, Eta: g.Eta, Beta: g.Beta, GuaranteeKind: g.Kind.String(),
-		SolverStatus: s.Solver.Status.String(), SolverName: s.Solver.Solver,
+	k := s.Query.K()
+	eps, delta := s.Privacy.Epsilon, s.Delta
+	if (s.Privacy.Mechanism == Custom || s.Privacy.Mechanism == Optimal) && k > 1 {
+		// Each row's noise is certified for the whole sensitivity; k rows
+		// compose (basic composition, Dwork and Roth 2014, Theorem 3.16).
+		eps, delta = float64(k)*eps, math.Min(1, float64(k)*delta)
 	}
-	if r.SensitivitySource == "" {
-		r.SensitivitySource = Given
+	r := Record{
+		Query: s.Query.Name, K: k, Mechanism: s.Privacy.Mechanism,
+		Epsilon: eps, Delta: delta,
+		Sensitivity: sens.Value, SensitivityNorm: sens.Norm, SensitivitySource: sens.source(),
+		Certificate: sens.Certificate,
+		Method:      g.Method, Eta: g.Eta, Beta: g.Beta, GuaranteeKind: g.Kind.String(),
+		SolverStatus: s.Solver.Status.String(), SolverName: s.Solver.Solver,
 	}
 	if sens.Source == Sampled {
 		r.Gamma, r.SensitivityBeta, r.SensitivitySample = sens.Gamma, sens.Beta, sens.Samples
 	}
+	r.Guarantee = GuaranteeString(eps, delta, sens)
 	switch {
-	case s.Privacy.Mechanism == Custom:
-		r.Theorem = "caller-certified noise; Q X = I makes it data-independent, so the guarantee of the noise applies (post-processing, Theorem 2.2)"
+	case s.Privacy.Mechanism == Custom || s.Privacy.Mechanism == Optimal:
+		r.Theorem = "certified piecewise-constant noise (noise.Certify); Q X = I makes it data-independent, so its guarantee applies (post-processing, Theorem 2.2)"
 	case sens.Source == Sampled:
 		r.Theorem = "Theorem 3.9 ((ε,γ)-probabilistic DP)"
 	case r.Delta > 0:
@@ -228,15 +269,52 @@ func (s *Solution) Record() Record {
 	return r
 }
 
-// Release draws ζ̂ and returns Q x̄* + ζ̂ with its record. It refuses if the
-// ledger's budget would be exceeded.
+// ledgerEntry is the audit-log entry of a release.
+func ledgerEntry(rec *Record, m *noise.Mechanism) ledger.Entry {
+	params := map[string]float64{"sensitivity": rec.Sensitivity, "sensitivity_norm": rec.SensitivityNorm, "rows": float64(rec.K)}
+	if m != nil {
+		params["noise_std"] = noise.Std(m.Dist)
+	}
+	if rec.Eta > 0 {
+		params["eta"] = rec.Eta
+	}
+	return ledger.Entry{
+		Query: rec.Query, Mechanism: string(rec.Mechanism), Params: params,
+		Cost:        accounting.Cost{Epsilon: rec.Epsilon, Delta: rec.Delta, Gamma: rec.Gamma},
+		Sensitivity: fmt.Sprintf("%.6g %s", rec.Sensitivity, rec.SensitivitySource),
+		Guarantee:   rec.Guarantee,
+	}
+}
+
+// Release draws ζ̂ and returns Q x̄* + ζ̂ with its record. With a ledger the
+// spend is checked and recorded first; a refusal draws no noise.
 func (s *Solution) Release(opts ReleaseOptions) (*Release, error) {
 	if err := s.checkQueryRecourse(); err != nil {
 		return nil, err
 	}
 	rec := s.Record()
+	rec.Dataset = opts.Dataset
+	// Every component shares one mechanism: either all are released by its
+	// floating-point-safe procedure or, if it has none, all are sampled.
+	safe := s.mech != nil && !opts.Unsafe
+	if safe {
+		if _, _, err := s.mech.ReleaseSupport(opts.Noise); errors.Is(err, noise.ErrUnsafeRelease) {
+			safe = false
+		}
+	}
+	rec.FloatingPointSafe = safe
+	if safe {
+		if lap, ok := s.mech.Dist.(*noise.Laplace); ok {
+			// Snapping adds rows·2⁻⁴⁹·B/λ to ε (Mironov 2012, Thm 1).
+			rec.Epsilon += noise.SnappingExcess(lap.Scale, opts.Noise.Bound, s.mech.Params.Sensitivity, len(s.QueryMean))
+			rec.Guarantee = GuaranteeString(rec.Epsilon, rec.Delta, s.Privacy.Sensitivity) + " (ε includes the floating-point snapping term)"
+		}
+	}
 	if opts.Ledger != nil {
-		if err := opts.Ledger.Check(rec); err != nil {
+		if opts.Dataset == "" {
+			return nil, invalidf("a release with a ledger needs ReleaseOptions.Dataset")
+		}
+		if err := opts.Ledger.Spend(context.Background(), opts.Dataset, ledgerEntry(&rec, s.mech)); err != nil {
 			return nil, err
 		}
 	}
@@ -245,21 +323,15 @@ func (s *Solution) Release(opts ReleaseOptions) (*Release, error) {
 		src = noise.CryptoSource()
 	}
 	val := make([]float64, len(s.QueryMean))
-	// Every component shares one mechanism: either all are released by its
-	// floating-point-safe procedure or, if it has none, all are sampled.
-	safe := s.mech != nil && !opts.Unsafe
-	for j := 0; j < len(val) && safe; j++ {
-		v, err := s.mech.Release(s.QueryMean[j], src, opts.Noise)
-		switch {
-		case err == nil:
+	if safe {
+		for j := range val {
+			v, err := s.mech.Release(s.QueryMean[j], src, opts.Noise)
+			if err != nil {
+				return nil, fmt.Errorf("query: release: %w", err)
+			}
 			val[j] = v
-		case errors.Is(err, noise.ErrUnsafeRelease) && j == 0:
-			safe = false
-		default:
-			return nil, fmt.Errorf("query: release: %w", err)
 		}
-	}
-	if !safe {
+	} else {
 		for j, d := range s.Lifted.Noise().Components {
 			var z float64
 			if sm, ok := d.(sampler); ok {
@@ -270,12 +342,6 @@ func (s *Solution) Release(opts ReleaseOptions) (*Release, error) {
 			val[j] = s.QueryMean[j] + z
 		}
 	}
-	rec.FloatingPointSafe = safe
 	rec.Time = time.Now().UTC()
-	if opts.Ledger != nil {
-		if err := opts.Ledger.Spend(rec); err != nil {
-			return nil, err
-		}
-	}
 	return &Release{Value: val, Record: rec}, nil
 }

@@ -22,6 +22,8 @@ func init() {
 
 const noiseUsage = `Usage: privopt noise MECHANISM --epsilon E [--delta D] [--sensitivity S]
        [--loss l1|l2|pinball:τ] [--gap G] [--intervals N] [--json] [--plot FILE.svg] [--samples N]
+       [--out FILE.json]
+       privopt noise --noise-file FILE.json [--json] [--plot FILE.svg] [--samples N]
 
 MECHANISM is one of laplace, gaussian, analytic-gaussian, truncated-laplace,
 staircase, quasi-gaussian, optimal. The mechanism f(D) + X is (ε,δ)-DP for
@@ -35,7 +37,19 @@ max_shortfall, intervals, graded_upper (the density lives on a graded grid,
 chosen automatically for ε ≥ 5), lower_method (dithered, cell-infimum or
 coverage: the relaxation behind lower_bound), time_s. --plot writes an SVG of the density with the
 Laplace and analytic-Gaussian densities of the same (ε,δ,S). --samples N draws
-N noise values from crypto/rand. Exit status 0 on success, 1 on a failed run,
+N noise values from crypto/rand through the floating-point-safe release
+(noise.Mechanism.Release of the value 0: snapping for laplace, the exact
+discrete Gaussian for gaussian and analytic-gaussian, an exact discrete
+truncated Laplace for truncated-laplace, an exact discrete quasi-Gaussian
+for quasi-gaussian, exact samplers for staircase and optimal); the JSON
+field samples_safe says so (false only for a density without a safe
+sampler, with a warning on stderr). --out writes a piecewise-constant density (optimal) as JSON:
+format, mechanism, epsilon, delta, sensitivity, edges (N+1 end points),
+probabilities (N cell masses), weights (the exact law is weights/Σweights),
+unit and index (edges = unit·index exactly), max_shortfall, certified, std,
+mean_abs. --noise-file reads such a file, re-runs the exact certifier and
+describes (and samples) the reloaded mechanism; it replaces MECHANISM and
+the privacy flags. Exit status 0 on success, 1 on a failed run,
 2 on bad usage (including invalid ε, δ, S or loss).
 
 Flags:
@@ -65,6 +79,7 @@ type noiseOutput struct {
 	LowerMethod  string    `json:"lower_method,omitempty"`
 	TimeS        *float64  `json:"time_s,omitempty"`
 	Samples      []float64 `json:"samples,omitempty"`
+	SamplesSafe  *bool     `json:"samples_safe,omitempty"`
 }
 
 func fp(x float64) *float64 { return &x }
@@ -100,7 +115,9 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	intervals := fs.Int("intervals", 0, "optimal: approximate number of cells (0: package default)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	plotFile := fs.String("plot", "", "write an SVG plot of the density to FILE")
-	samples := fs.Int("samples", 0, "draw N noise samples (crypto/rand)")
+	samples := fs.Int("samples", 0, "draw N noise samples (crypto/rand, floating-point-safe release where available)")
+	outFile := fs.String("out", "", "write the piecewise-constant density (optimal) as JSON to FILE")
+	noiseFile := fs.String("noise-file", "", "read a piecewise density written by --out instead of computing one")
 	var mech string
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
@@ -118,17 +135,37 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		mech = fs.Arg(0)
 		args = fs.Args()[1:]
 	}
-	if mech == "" {
+	if mech == "" && *noiseFile == "" {
 		return usagef("missing MECHANISM (see 'privopt noise -h')")
 	}
-	if math.IsNaN(*eps) && !flagSet(fs, "epsilon") {
+	if mech != "" && *noiseFile != "" {
+		return usagef("give either MECHANISM (%q) or --noise-file, not both", mech)
+	}
+	if math.IsNaN(*eps) && !flagSet(fs, "epsilon") && *noiseFile == "" {
 		return usagef("--epsilon is required")
 	}
-	if *samples < 0 {
-		return usagef("--samples is %d, must be ≥ 0", *samples)
+	// Every flag is checked, whatever the mechanism, before any work (the
+	// plot file included): an invalid value is an error, never ignored.
+	epsCheck := floatIn("epsilon", *eps, 0, math.Inf(1), openLo)
+	if *noiseFile != "" && !flagSet(fs, "epsilon") {
+		epsCheck = nil // the file carries ε
 	}
-	if *samples > 10_000_000 {
-		return usagef("--samples is %d, must be ≤ 10000000", *samples)
+	if err := checkFlags(
+		epsCheck,
+		floatIn("delta", *delta, 0, 1, openHi),
+		floatIn("sensitivity", *sens, 0, math.Inf(1), openLo),
+		floatIn("gap", *gap, 0, math.Inf(1), closed),
+		intIn("intervals", *intervals, 0, 5_000_000),
+		intIn("samples", *samples, 0, 10_000_000),
+		writableFile("plot", *plotFile),
+		writableFile("out", *outFile),
+	); err != nil {
+		return err
+	}
+	for _, name := range []string{"gap", "intervals", "loss"} {
+		if flagSet(fs, name) && mech != "optimal" && !(name == "loss" && mech == "staircase") {
+			return usagef("--%s does not apply to MECHANISM %s (only to optimal%s)", name, mech, map[bool]string{true: " and staircase"}[name == "loss"])
+		}
 	}
 	loss, err := parseLoss(*lossName)
 	if err != nil {
@@ -138,6 +175,8 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var m *noise.Mechanism
 	var opt *noise.OptimalResult
 	switch mech {
+	case "":
+		m, err = loadNoiseFile(*noiseFile)
 	case "laplace":
 		m, err = noise.LaplaceMechanism(p)
 	case "gaussian":
@@ -159,12 +198,6 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 					fmt.Fprintf(stderr, "privopt noise: %s bound, refinement %d, round %d: %d cells, relaxation %.6g\n", pr.Stage, pr.Refinement, pr.Round, pr.Intervals, pr.Objective)
 				}
 			}}
-		if *gap < 0 || math.IsNaN(*gap) {
-			return usagef("--gap is %v, must be ≥ 0", *gap)
-		}
-		if *intervals < 0 {
-			return usagef("--intervals is %d, must be ≥ 0", *intervals)
-		}
 		opt, err = noise.Optimize(ctx, p, o)
 		if err == nil {
 			m = opt.Mechanism
@@ -176,8 +209,17 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return asUsage(err)
 	}
 	out := describe(m, opt)
-	for i := 0; i < *samples; i++ {
-		out.Samples = append(out.Samples, m.Dist.Sample(nil))
+	if *samples > 0 {
+		if out.Samples, err = drawSamples(ctx, m, *samples, stderr); err != nil {
+			return err
+		}
+		safe := sampleSafe(m)
+		out.SamplesSafe = &safe
+	}
+	if *outFile != "" {
+		if err := writeNoiseFile(*outFile, m); err != nil {
+			return err
+		}
 	}
 	if *plotFile != "" {
 		if err := writeNoisePlot(*plotFile, m); err != nil {

@@ -108,7 +108,7 @@ func TestNoiseUsageErrors(t *testing.T) {
 		}
 	}
 	_, _, errs := runNoiseCmd("laplace", "--epsilon", "-1")
-	if !strings.Contains(errs, "Epsilon is -1") {
+	if !strings.Contains(errs, "--epsilon is -1") {
 		t.Errorf("stderr %q does not name the parameter", errs)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -42,6 +41,8 @@ the backend, solve = the backend's solve call, total = all of it.
 solver for QPs and conic programs, and falls back to the other backend when
 an LP/QP answer fails the re-check on the file's data ("fallback" in the JSON
 names the rejected backend, "diagnostic" says why).
+--time-limit S bounds reading and solving together: the backend stops with
+status time-limit when S seconds have passed.
 Exit status: 0 optimal, 1 any other outcome or error, 2 bad usage.
 
 Flags:
@@ -73,7 +74,37 @@ type loaded struct {
 	nScalar  int // leading columns reported as x
 }
 
-func loadProblem(path string) (*loaded, error) {
+// solveAbandonable runs the backend in its own goroutine and returns its
+// result, or — when ctx is done first (SIGINT, or the --time-limit deadline
+// that follows the backend's own limit by 5%) — a solution with status
+// Cancelled. Backends poll the context themselves; this bounds the command's
+// time also where they cannot (the sparse LDLᵀ's symbolic analysis, a C
+// library's setup). The abandoned goroutine runs on until it returns or the
+// process exits, which for the CLI is immediately after.
+func solveAbandonable(ctx context.Context, s solver.Solver, p *solver.Problem, set solver.Settings) (*solver.Solution, error) {
+	type result struct {
+		sol *solver.Solution
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sol, err := s.Solve(ctx, p, set)
+		done <- result{sol, err}
+	}()
+	select {
+	case r := <-done:
+		return r.sol, r.err
+	case <-ctx.Done():
+		select {
+		case r := <-done: // the backend noticed the context in time
+			return r.sol, r.err
+		case <-time.After(100 * time.Millisecond):
+		}
+		return &solver.Solution{Status: solver.Cancelled, Solver: s.Name()}, nil
+	}
+}
+
+func loadProblem(ctx context.Context, path string) (*loaded, error) {
 	lower := strings.ToLower(path)
 	ext := filepath.Ext(strings.TrimSuffix(lower, ".gz"))
 	switch ext {
@@ -111,7 +142,7 @@ func parseSolveArgs(args []string, stderr io.Writer) (file string, jsonOut bool,
 		fs.PrintDefaults()
 	}
 	j := fs.Bool("json", false, "print the result as JSON")
-	tl := fs.Float64("time-limit", 0, "time limit of the solve in seconds (0: none)")
+	tl := fs.Float64("time-limit", 0, "time limit in seconds for reading and solving (0: none)")
 	sv := fs.String("solver", "auto", "backend: auto, highs or ipm")
 	var files []string
 	for {
@@ -130,13 +161,11 @@ func parseSolveArgs(args []string, stderr io.Writer) (file string, jsonOut bool,
 	if len(files) != 1 {
 		return "", false, 0, "", usagef("want exactly one FILE, got %d (see 'privopt solve -h')", len(files))
 	}
-	if math.IsNaN(*tl) || math.IsInf(*tl, 0) || *tl < 0 {
-		return "", false, 0, "", usagef("--time-limit is %v, must be ≥ 0 seconds", *tl)
-	}
-	switch *sv {
-	case "auto", "highs", "ipm":
-	default:
-		return "", false, 0, "", usagef("--solver is %q, must be auto, highs or ipm", *sv)
+	if err := checkFlags(
+		floatIn("time-limit", *tl, 0, 1e9, closed), // 1e9 s: time.Duration's range is 292 years
+		oneOf("solver", *sv, "auto", "highs", "ipm"),
+	); err != nil {
+		return "", false, 0, "", err
 	}
 	return files[0], *j, time.Duration(*tl * float64(time.Second)), *sv, nil
 }
@@ -150,7 +179,16 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	start := time.Now()
-	ld, err := loadProblem(file)
+	// --time-limit bounds the whole command: the backends stop themselves at
+	// the limit (status time-limit); the context's deadline, 5% later, also
+	// abandons a file reader or a backend that overruns it.
+	runCtx := ctx
+	if limit > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, limit+limit/20)
+		defer cancel()
+	}
+	ld, err := loadProblem(runCtx, file)
 	if err != nil {
 		return err
 	}
@@ -174,10 +212,17 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	tBuild := time.Since(buildStart)
 
 	solveStart := time.Now()
-	sol, err := s.Solve(ctx, p, settings)
+	settings.TimeLimit = max(0, limit-time.Since(start)) // what is left of it
+	if limit > 0 && settings.TimeLimit == 0 {
+		settings.TimeLimit = time.Nanosecond
+	}
+	sol, err := solveAbandonable(runCtx, s, p, settings)
 	tSolve := time.Since(solveStart)
 	if err != nil {
 		return err // backend errors are prefixed with the backend's name
+	}
+	if sol.Status == solver.Cancelled && ctx.Err() == nil && runCtx.Err() != nil {
+		sol.Status = solver.TimeLimit // our deadline, not the user's interrupt
 	}
 	tTotal := time.Since(start)
 

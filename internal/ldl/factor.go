@@ -219,7 +219,11 @@ func (f *Factor) numeric() error {
 	signs := f.signs
 	eps, delta := f.reg.Eps, f.reg.Delta
 	f.dynReg, f.pos, f.neg, f.zero = 0, 0, 0, 0
+	interrupt := s.interrupt
 	for k := 0; k < n; k++ {
+		if interrupt != nil && k&255 == 0 && interrupt() {
+			return ErrInterrupted // y is all zero between rows
+		}
 		// Pattern of row k of L: the union of the tree paths from each
 		// C(i,k), stored in topological order in pat[top:n].
 		top := n

@@ -20,6 +20,9 @@ var (
 	// dynamic regularization (the matrix is singular, or not strongly
 	// factorizable in the chosen order). The factor is unusable afterwards.
 	ErrZeroPivot = errors.New("ldl: zero pivot")
+	// ErrInterrupted marks a numeric factorization stopped by the function
+	// installed with Symbolic.SetInterrupt (cancellation, time limit).
+	ErrInterrupted = errors.New("ldl: factorization interrupted")
 )
 
 // PivotError reports the pivot at which the numeric factorization stopped.

@@ -201,7 +201,11 @@ func (f *Factor) numericSupernodal() error {
 	eps, delta := f.reg.Eps, f.reg.Delta
 	f.dynReg, f.pos, f.neg, f.zero = 0, 0, 0, 0
 	const chunk = 32 // columns of an update computed at a time
+	interrupt := s.interrupt
 	for J := 0; J < ns; J++ {
+		if interrupt != nil && interrupt() {
+			return ErrInterrupted
+		}
 		fc, lc := sn.start[J], sn.start[J+1]
 		nc := lc - fc
 		rowsJ := sn.rows[sn.rowPtr[J]:sn.rowPtr[J+1]]
@@ -225,6 +229,9 @@ func (f *Factor) numericSupernodal() error {
 			}
 			na := mK - pk
 			for b0 := pk; b0 < pk2; b0 += chunk {
+				if interrupt != nil && interrupt() {
+					return ErrInterrupted // a large supernode's updates take long
+				}
 				b1 := min(b0+chunk, pk2)
 				// U(:, b) = L_K(pk:, :) D_K L_K(b, :)ᵀ for b in b0..b1-1,
 				// rows a ≥ b only; U is na × (b1−b0), column-major.
@@ -256,6 +263,9 @@ func (f *Factor) numericSupernodal() error {
 		// computes the rows below the diagonal block.
 		dJ := d[fc:lc]
 		for j := 0; j < nc; j++ {
+			if interrupt != nil && j&31 == 31 && interrupt() {
+				return ErrInterrupted
+			}
 			colj := xJ[j*m+j : (j+1)*m]
 			subMulCols(colj, xJ, m, j, dJ, 0, j, 1)
 			dj := colj[0]

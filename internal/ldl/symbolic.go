@@ -11,9 +11,12 @@ import (
 // L). It depends only on the sparsity pattern, is immutable, and may be shared
 // by any number of Factors, also concurrently.
 type Symbolic struct {
-	n     int
-	perm  []int // perm[k] = original index of pivot k
-	iperm []int // iperm[perm[k]] = k
+	n int
+	// interrupt, when set (SetInterrupt), is polled during numeric
+	// factorizations.
+	interrupt func() bool
+	perm      []int // perm[k] = original index of pivot k
+	iperm     []int // iperm[perm[k]] = k
 
 	// The analyzed pattern of the original upper triangle (copies).
 	colPtr, rowIdx []int
@@ -326,3 +329,13 @@ func denseThreshold(n int, factor float64) int {
 	t := factor * math.Sqrt(float64(n))
 	return int(math.Min(float64(n), math.Max(16, t)))
 }
+
+// SetInterrupt installs a function that the numeric factorizations of every
+// Factor of s (Factor, Refactor) poll every 256 columns (simplicial), or per
+// supernode, per 32-column block of its updates and every 32 of its columns
+// (supernodal); when it returns true the factorization stops with an error
+// wrapping ErrInterrupted and the Factor holds no valid factorization until a
+// later Refactor succeeds. Pass a cheap function (e.g. one reading
+// context.Context.Err); nil removes it. Not safe to call during a
+// factorization.
+func (s *Symbolic) SetInterrupt(fn func() bool) { s.interrupt = fn }

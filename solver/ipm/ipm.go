@@ -18,6 +18,10 @@ var _ solver.Solver = (*Solver)(nil)
 // P + δI, δ = 1e-9·max(1, max|Pᵢⱼ|)).
 var ErrNotConvex = errors.New("ipm: P is not positive semidefinite")
 
+// ErrTooLarge is wrapped by the error returned when the KKT factorization
+// would exceed Settings.MaxFactorBytes.
+var ErrTooLarge = errors.New("ipm: problem too large")
+
 // Solver is the interior-point backend. It is safe for concurrent use: every
 // Solve call has its own workspace.
 type Solver struct {

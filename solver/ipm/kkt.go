@@ -24,10 +24,11 @@ type kktSolver interface {
 // ------------------------------------------------------------ sparse LDLᵀ
 
 type sparseLDL struct {
-	signs []int8
-	reg   ldl.Regularization
-	sym   *ldl.Symbolic
-	f     *ldl.Factor
+	signs     []int8
+	reg       ldl.Regularization
+	sym       *ldl.Symbolic
+	f         *ldl.Factor
+	interrupt func() bool // polled inside factorizations (cancellation, time limit)
 }
 
 func (s *sparseLDL) factor(upper *sparse.CSC) error {
@@ -37,6 +38,7 @@ func (s *sparseLDL) factor(upper *sparse.CSC) error {
 			return err
 		}
 		s.sym = sym
+		sym.SetInterrupt(s.interrupt)
 	}
 	if s.f == nil {
 		f, err := s.sym.Factor(upper, s.signs, s.reg)
@@ -456,7 +458,14 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 	if set.DenseKKT {
 		ks.solver = &denseLDL{signs: ks.signs, reg: reg}
 	} else {
-		ks.solver = &sparseLDL{signs: ks.signs, reg: reg}
+		sym, err := ldl.Analyze(k, ldl.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if lim := set.MaxFactorBytes; lim > 0 && 8*float64(sym.NnzL()) > float64(lim) {
+			return nil, fmt.Errorf("%w: the LDLᵀ factor of the KKT matrix has %d nonzeros (%.3g GB), more than MaxFactorBytes = %d", ErrTooLarge, sym.NnzL(), 8*float64(sym.NnzL())/1e9, lim)
+		}
+		ks.solver = &sparseLDL{signs: ks.signs, reg: reg, sym: sym}
 	}
 	ks.rhs = make([]float64, ks.fdim)
 	ks.res = make([]float64, ks.dim)

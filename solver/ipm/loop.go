@@ -2,6 +2,7 @@ package ipm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -13,6 +14,17 @@ import (
 )
 
 func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
+	if set.MaxFactorBytes > 0 {
+		var dense float64 // bytes, in float64 to avoid overflow
+		for _, c := range p.Cones {
+			if c.Kind == cone.PSD {
+				dense += 8 * float64(c.Dim) * float64(c.Dim)
+			}
+		}
+		if dense > float64(set.MaxFactorBytes) {
+			return nil, fmt.Errorf("%w: the PSD blocks of the KKT matrix need about %.3g GB, more than MaxFactorBytes = %d", ErrTooLarge, dense/1e9, set.MaxFactorBytes)
+		}
+	}
 	red := reduce(p)
 	w := &workspace{set: set, red: red, orig: p, n: len(red.q), m: len(red.b)}
 	n, m := w.n, w.m
@@ -459,11 +471,28 @@ func (w *workspace) logIter(it int) {
 // predictor → corrector → step.
 func (w *workspace) run(ctx context.Context) *solver.Solution {
 	set := w.set
+	// Long factorizations poll the context and the time limit (checked
+	// between iterations as well, below).
+	stop := func() bool {
+		return ctx.Err() != nil || (set.TimeLimit > 0 && time.Since(w.start) > set.TimeLimit)
+	}
+	if sl, ok := w.kkt.solver.(*sparseLDL); ok {
+		sl.interrupt = stop
+		if sl.sym != nil {
+			sl.sym.SetInterrupt(stop)
+		}
+	}
 	w.logHeader()
 	if !set.PrimalDualScaling {
 		w.setDualScaling(true)
 	}
 	if !w.initialize() {
+		switch {
+		case ctx.Err() != nil:
+			return w.finish(solver.Cancelled, 0)
+		case stop():
+			return w.finish(solver.TimeLimit, 0)
+		}
 		return w.finish(solver.NumericalError, 0)
 	}
 	status := solver.StatusUnknown
@@ -471,6 +500,9 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	w.logged = -1
 	it := 0
 	stalls := 0
+	diverging := 0
+	var dualCert []float64 // x at the first dual infeasibility detection
+	dualCertIt := 0
 	for ; ; it++ {
 		w.residuals()
 		w.measure()
@@ -495,16 +527,31 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		if m := w.merit(); m < w.best.merit {
 			w.saveBest(m)
 		} else if m > divergenceFactor*w.best.merit && w.best.merit < set.ReducedFeasTol {
-			// The residuals grow again near the solution: the KKT solves have
-			// lost accuracy. Stop; the best iterate is evaluated below.
-			status = solver.NumericalError
-			break
+			// The residuals grow again near the solution: either the KKT
+			// solves have lost accuracy, or the iterates turn towards an
+			// infeasibility certificate (a problem infeasible or unbounded by
+			// a small margin: τ → 0). Allow divergenceGrace more iterations
+			// for a certificate to form; then stop, and the best iterate is
+			// evaluated below.
+			diverging++
+			if diverging > divergenceGrace {
+				status = solver.NumericalError
+				break
+			}
 		}
 		if w.primalInfeasible() {
 			status = solver.PrimalInfeasible
 			break
 		}
-		if w.dualInfeasible() {
+		if dualCert == nil && w.dualInfeasible() {
+			// A problem can be primal and dual infeasible at once; then
+			// "unbounded" would wrongly claim a feasible point. Keep the
+			// certificate and iterate up to dualInfeasibleGrace more times:
+			// if a primal certificate forms, the problem is infeasible
+			// (HiGHS's convention), else it is dual infeasible.
+			dualCert, dualCertIt = append([]float64(nil), w.x...), it
+		}
+		if dualCert != nil && it-dualCertIt >= dualInfeasibleGrace {
 			status = solver.DualInfeasible
 			break
 		}
@@ -529,8 +576,18 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 				break
 			}
 		}
-		if !ok || w.kkt.update() != nil {
+		if !ok {
 			status = solver.NumericalError
+			break
+		}
+		if err := w.kkt.update(); err != nil {
+			status = solver.NumericalError
+			if errors.Is(err, ldl.ErrInterrupted) {
+				status = solver.Cancelled
+				if ctx.Err() == nil {
+					status = solver.TimeLimit
+				}
+			}
 			break
 		}
 		// constant part (x₂, z₂) = K⁻¹[−q; b]
@@ -621,6 +678,12 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		}
 		w.takeStep(a)
 	}
+	if dualCert != nil && status != solver.PrimalInfeasible {
+		// The iterations after the detection ended without a primal
+		// certificate (or stopped): report the dual one found.
+		copy(w.x, dualCert)
+		status = solver.DualInfeasible
+	}
 	if !status.OK() && status != solver.PrimalInfeasible && status != solver.DualInfeasible {
 		// Fall back on the best iterate seen (by the merit max(pres, dres,
 		// relative gap)), which may meet the full or the reduced tolerances.
@@ -646,6 +709,14 @@ const maxUnverified = 15
 // exceeds this multiple of the best one, once the best is within the reduced
 // tolerances.
 const divergenceFactor = 100
+
+// dualInfeasibleGrace is the number of iterations run past the detection of
+// dual infeasibility, looking for a primal infeasibility certificate (see run).
+const dualInfeasibleGrace = 10
+
+// divergenceGrace is the number of iterations allowed past the divergence
+// test before the solve stops (see run).
+const divergenceGrace = 30
 
 // merit is max(pres, dres, min(gap, relative gap)) of the current iterate.
 func (w *workspace) merit() float64 {

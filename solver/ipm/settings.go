@@ -93,6 +93,16 @@ type Settings struct {
 	// DenseKKT forces the dense LDLᵀ fallback for the KKT system (for tests and
 	// tiny problems); the default is the sparse LDLᵀ with AMD ordering.
 	DenseKKT bool
+
+	// MaxFactorBytes caps the memory of the KKT factorization, estimated
+	// before it is allocated: 8·Σ_PSD d² bytes for the dense blocks of PSD
+	// cones (d = n(n+1)/2, the svec dimension), checked first, and 8·nnz(L)
+	// for the sparse LDLᵀ factor, known after the symbolic analysis. A
+	// problem above the cap is rejected with an error wrapping ErrTooLarge
+	// instead of exhausting memory (a lone 300×300 PSD variable needs 16 GB; a
+	// random sparse LP with 180,000 nonzeros filled in to about 5 GB). 0 means
+	// 4 GiB; negative means no limit.
+	MaxFactorBytes int64
 }
 
 // DefaultSettings returns the settings used for zero fields.
@@ -132,6 +142,9 @@ func (s *Settings) fill() {
 	}
 	if s.SOCExpandDim == 0 {
 		s.SOCExpandDim = 4
+	}
+	if s.MaxFactorBytes == 0 {
+		s.MaxFactorBytes = 4 << 30
 	}
 }
 

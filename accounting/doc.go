@@ -1,0 +1,35 @@
+// Package accounting composes privacy losses: privacy filters for budgets
+// spent adaptively, and a privacy-loss-distribution (PLD) accountant for
+// tight composition of known mechanisms.
+//
+// # Filters
+//
+// A Filter decides, given a budget fixed in advance and the costs of the
+// releases so far (each possibly chosen after seeing earlier outputs),
+// whether one more release may run (Rogers, Roth, Ullman and Vadhan,
+// "Privacy odometers and filters: pay-as-you-go composition", NeurIPS 2016;
+// Whitehouse, Ramdas, Rogers and Wu, "Fully-adaptive composition in
+// differential privacy", ICML 2023). BasicFilter — admit while Σε ≤ ε_g,
+// Σδ ≤ δ_g, Σγ ≤ γ_g, summed exactly — is the filter of package ledger.
+// Fixed-parameter theorems (advanced composition, or the better of basic and
+// advanced) are not filters and are not used to admit releases.
+//
+// # Privacy-loss distributions
+//
+// A PLD is the law of the privacy loss L = ln(P(x)/Q(x)), x ~ P, of a
+// mechanism's worst pair of output distributions, rounded up to a grid h·ℤ.
+// Its hockey-stick curve δ(ε) = Pr[L = ∞] + E(1 − e^{ε−L})⁺ is an upper bound
+// on the mechanism's; composing mechanisms adds independent losses, i.e.
+// convolves PLDs (Compose, by FFT; ComposeK by repeated squaring), and the
+// rounding stays an upper bound under composition. Constructors give the
+// exact law before rounding: LaplacePLD, GaussianPLD, TruncatedLaplacePLD
+// (closed-form CDFs of L) and PiecewisePLD (finitely many loss values on the
+// common refinement of the cells of X and X + Δ: the optimal noise of
+// package noise, which no other DP library can account). Every PLD carries
+// Err, a bound on the floating-point error of its masses, which Delta adds.
+//
+// Invariants: Mass ≥ 0, Σ Mass + Inf ≈ 1 (within Err); the loss value of
+// Mass[i] is (Offset + i)·Step; PLDs compose only on the same Step. The
+// excess of the accountant's ε over the exact one is at most k·Step for k
+// compositions (each loss is rounded up by less than one step).
+package accounting

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/privopt/privopt/internal/shareddata"
+)
+
+func runRegressCmd(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"regress"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// The diabetes CSV (raw units: rows have ‖x‖ up to about 400, targets up to
+// 346) released as ridge weights: the JSON names every feature column, holds
+// the intercept and a certified guarantee whose bound is 2L/(nλ) for the
+// declared bounds, and no non-private value.
+func TestRegressJSONDiabetes(t *testing.T) {
+	path := shareddata.Path(t, "regression/diabetes.csv")
+	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--lambda", "1",
+		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got regressOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, c := range []string{"age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"} {
+		if _, ok := got.Weights[c]; !ok {
+			t.Fatalf("weights lack column %q: %v", c, got.Weights)
+		}
+	}
+	if got.Intercept == nil || got.N != 442 || got.Private || got.Diagnostics != nil {
+		t.Fatalf("output %+v", got)
+	}
+	g := got.Guarantee
+	// X̃ = √(400² + 1), R = 400/√1, L = X̃(400 + X̃·400), bound 2L/442.
+	xt := 400.00125
+	want := 2 * xt * (400 + xt*400) / 442
+	if g.Source != "certified" || g.Certificate == nil || g.Certificate.Method != "erm-strong-convexity" ||
+		!(g.Sensitivity > 0.999999*want && g.Sensitivity < 1.000001*want) {
+		t.Fatalf("guarantee %+v, want certified bound %v", g, want)
+	}
+	if !strings.HasPrefix(g.Statement, "(1, 1e-05)-DP; sensitivity") {
+		t.Fatalf("statement %q", g.Statement)
+	}
+}
+
+// Least squares has no certificate: the sensitivity is sampled and the
+// statement is probabilistic; --diagnostics marks the output private; a bad
+// model is a usage error.
+func TestRegressSampledAndUsage(t *testing.T) {
+	path := shareddata.Path(t, "regression/diabetes.csv")
+	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
+		"--epsilon", "2", "--x-bound", "400", "--y-bound", "400", "--json", "--diagnostics")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got regressOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Guarantee.Source != "sampled" || !strings.Contains(got.Guarantee.Statement, "probabilistic DP") {
+		t.Fatalf("guarantee %+v", got.Guarantee)
+	}
+	if !got.Private || got.Diagnostics == nil || len(got.Diagnostics.NonPrivate) != 10 {
+		t.Fatalf("diagnostics %+v", got.Diagnostics)
+	}
+	if code, _, _ := runRegressCmd("--data", path, "--target", "target", "--model", "lasso", "--epsilon", "1"); code != 2 {
+		t.Fatalf("unknown model: exit %d, want 2", code)
+	}
+	if code, _, _ := runRegressCmd("--data", path, "--target", "nope", "--model", "ridge", "--epsilon", "1"); code != 2 && code != 1 {
+		t.Fatalf("unknown target: exit %d", code)
+	}
+	if code, _, _ := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--epsilon", "-1"); code != 2 {
+		t.Fatalf("negative epsilon: exit %d, want 2", code)
+	}
+}

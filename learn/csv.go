@@ -1,0 +1,73 @@
+package learn
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ReadCSV reads a CSV file with a header row: every column except target is
+// a feature (in file order). It returns the data and the feature names.
+func ReadCSV(r io.Reader, target string) (Data, []string, error) {
+	rd := csv.NewReader(r)
+	rd.TrimLeadingSpace = true
+	rows, err := rd.ReadAll()
+	if err != nil {
+		return Data{}, nil, invalidf("csv: %v", err)
+	}
+	if len(rows) < 2 {
+		return Data{}, nil, invalidf("csv has %d rows, need a header and at least one data row", len(rows))
+	}
+	ti := -1
+	var names []string
+	for j, h := range rows[0] {
+		if h == target {
+			ti = j
+		} else {
+			names = append(names, h)
+		}
+	}
+	if ti < 0 {
+		return Data{}, nil, invalidf("csv has no column %q (columns %v)", target, rows[0])
+	}
+	n, d := len(rows)-1, len(rows[0])-1
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i, row := range rows[1:] {
+		c := 0
+		for j, s := range row {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return Data{}, nil, invalidf("csv row %d column %q: %q is not a number", i+2, rows[0][j], s)
+			}
+			if j == ti {
+				y[i] = v
+			} else {
+				x.Set(i, c, v)
+				c++
+			}
+		}
+	}
+	data := Data{X: x, Y: y}
+	return data, names, data.Validate()
+}
+
+// Affine is a public per-column affine map x_j ← (x_j − Center_j)/Scale_j,
+// for scaling features by declared ranges before clipping.
+type Affine struct {
+	Center, Scale []float64
+}
+
+// Apply returns a scaled copy of x (n×d, d = len(Center)).
+func (a Affine) Apply(x *mat.Dense) *mat.Dense {
+	n, d := x.Dims()
+	out := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			out.Set(i, j, (x.At(i, j)-a.Center[j])/a.Scale[j])
+		}
+	}
+	return out
+}

@@ -1,0 +1,58 @@
+// Package learn fits and privately releases the weights of regularized
+// empirical-risk-minimization models — least squares, ridge, nonnegative,
+// monotone and ℓ₁-constrained regression, Huber and logistic regression and the
+// linear SVM of Dvorkin et al. (eq. 17) — built on package model, with
+// certified sensitivities where the theory gives one and four release
+// strategies side by side.
+//
+// # Problem
+//
+// Given rows (xᵢ, yᵢ), i = 1..n, Fit solves
+//
+//	minimize  (1/n) Σᵢ ℓ(wᵀx̃ᵢ; yᵢ) + (λ/2)‖w‖₂²   subject to  w ∈ C,
+//
+// with x̃ᵢ = xᵢ, or (xᵢ, 1) when an intercept is fitted (the intercept is the
+// last weight and is regularized like the others), and C a data-independent
+// closed convex set containing 0: any combination of w ≥ 0, ordered
+// coefficients, homogeneous rows G w ≥ 0 and ‖w‖₁ ≤ r.
+//
+// # Public bounds and clipping
+//
+// Privacy is defined for datasets whose rows satisfy the declared public
+// Bounds: ‖xᵢ‖₂ ≤ X and |yᵢ| ≤ Y. Every entry point clips the data first
+// (Bounds.Clip: a row with ‖xᵢ‖ > X is scaled to norm X, a target outside
+// [−Y, Y] is clamped), so the guarantee holds for any input. The bounds are
+// parameters, never computed from the data: DefaultBounds is X = Y = 1, which
+// suits features and targets the caller has scaled by public ranges.
+//
+// # Adjacency and certified sensitivity
+//
+// Two datasets are adjacent when they have the same n and differ in one row,
+// both rows within the bounds. When λ > 0 the objective is λ-strongly convex on
+// C, and for an L-Lipschitz loss on C ∩ {‖w‖ ≤ R}
+//
+//	‖w*(D) − w*(D′)‖₂ ≤ 2L/(nλ)
+//
+// (Chaudhuri, Monteleoni and Sarwate, JMLR 12, 2011, Cor. 8; the proof is
+// repeated at CertifiedSensitivity). The bound is recorded as a certificate
+// with method "erm-strong-convexity" whose verifier recomputes it from the
+// declared numbers. Without a bound (λ = 0, or the SVM with its unregularized
+// offset) the sensitivity is sampled on the released weights and labelled so.
+//
+// # Release strategies
+//
+// Output perturbation with projection (w* + ζ projected onto C, a
+// post-processing), objective perturbation (Chaudhuri et al. 2011; Kifer,
+// Smith and Thakurta 2012), program perturbation (query.Solve: the released
+// w̄* + ζ satisfies the constraints with probability ≥ 1 − η) and AdaSSP
+// (Wang 2018), each with Laplace, Gaussian, analytic Gaussian and optimal
+// noise where the mechanism applies. Compare reports test error and
+// constraint violation over Monte Carlo releases.
+//
+// # Invariants
+//
+//   - Only released values leave Release: the non-private fit is returned
+//     only by Fit, whose callers decide what to publish.
+//   - Releases draw from crypto/rand unless a noise.Source is given; Monte
+//     Carlo comparisons use seeded sources and are never releases.
+package learn

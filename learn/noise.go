@@ -1,0 +1,106 @@
+package learn
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/query"
+)
+
+// NoiseKind names the additive noise of a vector release. It is
+// query.Mechanism — the one name → mechanism registry (query.ParseMechanism);
+// learn calibrates the names it supports for vectors of k weights with ℓ₂
+// sensitivity Δ₂:
+//
+//   - Laplace: i.i.d. Lap(Δ₁/ε) per weight with Δ₁ = √k·Δ₂ ≥ the ℓ₁
+//     sensitivity; (ε, 0)-DP (Dwork et al. 2006).
+//   - Gaussian: i.i.d. N(0, σ²), σ = √(2 ln(1.25/δ))·Δ₂/ε; (ε, δ)-DP for
+//     ε < 1 (Dwork and Roth 2014, Thm A.1).
+//   - AnalyticGaussian: the smallest σ with the exact (ε, δ) profile for Δ₂
+//     (Balle and Wang 2018), any ε > 0.
+//   - Optimal: the ℓ₂-loss-optimal (ε/k, δ/k)-DP noise for a scalar of
+//     sensitivity Δ₂ ≥ Δ∞ (noise.Optimize), drawn independently per weight;
+//     each weight is (ε/k, δ/k)-DP and the k releases compose (basic
+//     composition, Dwork and Roth 2014, Thm 3.16) to (ε, δ)-DP.
+type NoiseKind = query.Mechanism
+
+// The noise kinds learn supports (query's names).
+const (
+	Laplace          = query.Laplace
+	Gaussian         = query.Gaussian
+	AnalyticGaussian = query.AnalyticGaussian
+	Optimal          = query.Optimal
+)
+
+// NoiseKinds lists the kinds in the order of comparison tables.
+var NoiseKinds = []NoiseKind{Laplace, Gaussian, AnalyticGaussian, Optimal}
+
+// vectorNoise is a calibrated i.i.d. vector noise.
+type vectorNoise struct {
+	kind   NoiseKind
+	dist   noise.Distribution
+	k      int
+	sens   float64 // the sensitivity the per-coordinate mechanism is calibrated to
+	norm   float64 // its norm: 1, 2 or +Inf (per coordinate, composed)
+	eps    float64
+	delta  float64 // guaranteed δ of the vector release
+	detail string
+}
+
+// newVectorNoise calibrates kind for a k-vector of ℓ₂ sensitivity sens2 at
+// (ε, δ).
+func newVectorNoise(ctx context.Context, kind NoiseKind, k int, sens2, eps, delta float64) (*vectorNoise, error) {
+	v := &vectorNoise{kind: kind, k: k, eps: eps, delta: delta}
+	var m *noise.Mechanism
+	var err error
+	switch kind {
+	case Laplace:
+		v.sens, v.norm, v.delta = math.Sqrt(float64(k))*sens2, 1, 0
+		m, err = noise.LaplaceMechanism(noise.Params{Epsilon: eps, Sensitivity: v.sens})
+		v.detail = fmt.Sprintf("Laplace per weight, ℓ1 sensitivity √%d·Δ₂ = %.4g", k, v.sens)
+	case Gaussian:
+		v.sens, v.norm = sens2, 2
+		m, err = noise.GaussianMechanism(noise.Params{Epsilon: eps, Delta: delta, Sensitivity: sens2})
+		v.detail = "classical Gaussian, ℓ2 sensitivity"
+	case AnalyticGaussian:
+		v.sens, v.norm = sens2, 2
+		m, err = noise.AnalyticGaussianMechanism(noise.Params{Epsilon: eps, Delta: delta, Sensitivity: sens2})
+		v.detail = "analytic Gaussian, ℓ2 sensitivity"
+	case Optimal:
+		v.sens, v.norm = sens2, math.Inf(1)
+		var r *noise.OptimalResult
+		r, err = noise.Optimize(ctx, noise.Params{Epsilon: eps / float64(k), Delta: delta / float64(k), Sensitivity: sens2},
+			noise.OptimalOptions{Loss: noise.L2(), SkipLowerBound: true, Symmetric: true})
+		if err == nil {
+			m = r.Mechanism
+		}
+		v.detail = fmt.Sprintf("optimal ℓ2 noise per weight at (ε/%d, δ/%d), Δ∞ ≤ Δ₂; basic composition over %d weights", k, k, k)
+	default:
+		return nil, invalidf("noise is %q, must be laplace, gaussian, analytic-gaussian or optimal", kind)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("learn: %s noise: %w", kind, err)
+	}
+	v.dist = m.Dist
+	if kind != Laplace {
+		v.delta = m.Params.Delta
+		if kind == Optimal {
+			v.delta = delta
+		}
+	}
+	return v, nil
+}
+
+// add returns w + ζ with ζ drawn from src.
+func (v *vectorNoise) add(w []float64, src noise.Source) []float64 {
+	out := make([]float64, len(w))
+	for j := range w {
+		out[j] = w[j] + v.dist.Sample(src)
+	}
+	return out
+}
+
+// std is the per-coordinate standard deviation.
+func (v *vectorNoise) std() float64 { return noise.Std(v.dist) }

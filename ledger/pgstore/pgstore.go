@@ -1,0 +1,235 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/privopt/privopt/ledger"
+)
+
+// Store is a ledger.Store on a PostgreSQL database.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ ledger.Store = (*Store)(nil)
+
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS privopt_datasets (
+		name    TEXT PRIMARY KEY,
+		epsilon DOUBLE PRECISION NOT NULL,
+		delta   DOUBLE PRECISION NOT NULL,
+		gamma   DOUBLE PRECISION NOT NULL,
+		filter  TEXT NOT NULL,
+		created TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS privopt_spends (
+		dataset     TEXT NOT NULL REFERENCES privopt_datasets(name),
+		seq         BIGINT NOT NULL,
+		time        TEXT NOT NULL,
+		query       TEXT NOT NULL,
+		mechanism   TEXT NOT NULL,
+		params      TEXT NOT NULL,
+		epsilon     DOUBLE PRECISION NOT NULL,
+		delta       DOUBLE PRECISION NOT NULL,
+		gamma       DOUBLE PRECISION NOT NULL,
+		sensitivity TEXT NOT NULL,
+		guarantee   TEXT NOT NULL,
+		hash        TEXT NOT NULL,
+		PRIMARY KEY (dataset, seq))`,
+	`CREATE OR REPLACE FUNCTION privopt_append_only() RETURNS trigger AS $$
+	BEGIN RAISE EXCEPTION 'privopt ledger: % on % is refused (append-only)', TG_OP, TG_TABLE_NAME; END $$ LANGUAGE plpgsql`,
+	`CREATE OR REPLACE TRIGGER privopt_spends_append_only BEFORE UPDATE OR DELETE ON privopt_spends
+	FOR EACH ROW EXECUTE FUNCTION privopt_append_only()`,
+	`CREATE OR REPLACE TRIGGER privopt_datasets_immutable BEFORE UPDATE OR DELETE ON privopt_datasets
+	FOR EACH ROW EXECUTE FUNCTION privopt_append_only()`,
+}
+
+// Open connects to the database named by connString (a PostgreSQL URL or
+// key=value string; PostgreSQL ≥ 14 for CREATE OR REPLACE TRIGGER) and
+// creates the schema if needed.
+func Open(ctx context.Context, connString string) (*Store, error) {
+	pool, err := pgxpool.New(ctx, connString)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	// One advisory lock serializes concurrent schema creation.
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: begin: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(7370726976)"); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: lock schema: %w", err)
+	}
+	for _, q := range schema {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("pgstore: create schema: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: create schema: %w", err)
+	}
+	return &Store{pool: pool}, nil
+}
+
+// Close closes the connection pool.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// CreateDataset implements ledger.Store.
+func (s *Store) CreateDataset(ctx context.Context, d ledger.Dataset) error {
+	tag, err := s.pool.Exec(ctx, `INSERT INTO privopt_datasets(name, epsilon, delta, gamma, filter, created)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING`,
+		d.Name, d.Budget.Epsilon, d.Budget.Delta, d.Budget.Gamma, d.Filter, d.Created.UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		return fmt.Errorf("pgstore: create dataset %q: %w", d.Name, err)
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
+	old, err := loadDataset(ctx, s.pool, d.Name, false)
+	if err != nil {
+		return err
+	}
+	if old.Budget != d.Budget || old.Filter != d.Filter {
+		return fmt.Errorf("%w: %q has budget (ε %g, δ %g, γ %g, %s filter), asked (ε %g, δ %g, γ %g, %s filter)", ledger.ErrDatasetExists, d.Name,
+			old.Budget.Epsilon, old.Budget.Delta, old.Budget.Gamma, old.Filter, d.Budget.Epsilon, d.Budget.Delta, d.Budget.Gamma, d.Filter)
+	}
+	return nil
+}
+
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func loadDataset(ctx context.Context, q querier, name string, forUpdate bool) (ledger.Dataset, error) {
+	sql := "SELECT name, epsilon, delta, gamma, filter, created FROM privopt_datasets WHERE name = $1"
+	if forUpdate {
+		sql += " FOR UPDATE"
+	}
+	var d ledger.Dataset
+	var created string
+	err := q.QueryRow(ctx, sql, name).Scan(&d.Name, &d.Budget.Epsilon, &d.Budget.Delta, &d.Budget.Gamma, &d.Filter, &created)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, fmt.Errorf("%w: %q (create its budget with privopt ledger init)", ledger.ErrUnknownDataset, name)
+	}
+	if err != nil {
+		return d, fmt.Errorf("pgstore: read dataset %q: %w", name, err)
+	}
+	if d.Created, err = time.Parse(time.RFC3339Nano, created); err != nil {
+		return d, fmt.Errorf("%w: dataset %q has creation time %q", ledger.ErrCorrupt, name, created)
+	}
+	return d, nil
+}
+
+func loadLog(ctx context.Context, q querier, name string) ([]ledger.Entry, error) {
+	rows, err := q.Query(ctx, `SELECT seq, time, query, mechanism, params, epsilon, delta, gamma, sensitivity, guarantee, hash
+		FROM privopt_spends WHERE dataset = $1 ORDER BY seq`, name)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: read log of %q: %w", name, err)
+	}
+	defer rows.Close()
+	var log []ledger.Entry
+	for rows.Next() {
+		var e ledger.Entry
+		var t, params string
+		if err := rows.Scan(&e.Seq, &t, &e.Query, &e.Mechanism, &params, &e.Cost.Epsilon, &e.Cost.Delta, &e.Cost.Gamma,
+			&e.Sensitivity, &e.Guarantee, &e.Hash); err != nil {
+			return nil, fmt.Errorf("pgstore: read log of %q: %w", name, err)
+		}
+		if e.Time, err = time.Parse(time.RFC3339Nano, t); err != nil {
+			return nil, fmt.Errorf("%w: dataset %q entry %d has time %q", ledger.ErrCorrupt, name, e.Seq, t)
+		}
+		if err := json.Unmarshal([]byte(params), &e.Params); err != nil {
+			return nil, fmt.Errorf("%w: dataset %q entry %d has parameters %q", ledger.ErrCorrupt, name, e.Seq, params)
+		}
+		log = append(log, e)
+	}
+	return log, rows.Err()
+}
+
+// Append implements ledger.Store: the dataset row is locked FOR UPDATE for
+// the whole transaction.
+func (s *Store) Append(ctx context.Context, dataset string, prepare func(ledger.Dataset, []ledger.Entry) (ledger.Entry, error)) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("pgstore: begin: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	d, err := loadDataset(ctx, tx, dataset, true)
+	if err != nil {
+		return err
+	}
+	log, err := loadLog(ctx, tx, dataset)
+	if err != nil {
+		return err
+	}
+	e, err := prepare(d, log)
+	if err != nil {
+		return err
+	}
+	params := "{}"
+	if len(e.Params) > 0 {
+		b, err := json.Marshal(e.Params)
+		if err != nil {
+			return fmt.Errorf("%w: parameters: %v", ledger.ErrInvalid, err)
+		}
+		params = string(b)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO privopt_spends(dataset, seq, time, query, mechanism, params, epsilon, delta, gamma, sensitivity, guarantee, hash)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		dataset, e.Seq, e.Time.UTC().Format(time.RFC3339Nano), e.Query, e.Mechanism, params,
+		e.Cost.Epsilon, e.Cost.Delta, e.Cost.Gamma, e.Sensitivity, e.Guarantee, e.Hash); err != nil {
+		return fmt.Errorf("pgstore: record spend on %q: %w", dataset, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("pgstore: commit spend on %q: %w", dataset, err)
+	}
+	return nil
+}
+
+// Load implements ledger.Store.
+func (s *Store) Load(ctx context.Context, dataset string) (ledger.Dataset, []ledger.Entry, error) {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return ledger.Dataset{}, nil, fmt.Errorf("pgstore: begin: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	d, err := loadDataset(ctx, tx, dataset, false)
+	if err != nil {
+		return d, nil, err
+	}
+	log, err := loadLog(ctx, tx, dataset)
+	return d, log, err
+}
+
+// Datasets implements ledger.Store.
+func (s *Store) Datasets(ctx context.Context) ([]string, error) {
+	rows, err := s.pool.Query(ctx, "SELECT name FROM privopt_datasets ORDER BY name")
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: list datasets: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("pgstore: list datasets: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,156 @@
+package opfrelease
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/privopt/privopt/grid"
+	"github.com/privopt/privopt/query"
+)
+
+// Certificate methods registered with query.RegisterVerifier.
+const (
+	// MethodPriceCap: |ΔV| ≤ α·max(PriceCap, −PriceFloor) + 2τ (a primal
+	// repair by the backstop units; see grid.CertifyCostSensitivity).
+	MethodPriceCap = "opf-price-cap"
+	// MethodMeritOrder: |ΔV| ≤ α·max(|λ(T_lo)|, |λ(T_hi)|) + 2τ where λ is the
+	// merit-order price and no branch can congest over the domain.
+	MethodMeritOrder = "opf-uncongested-merit-order"
+)
+
+// meritEvidence is the Evidence of MethodMeritOrder.
+type meritEvidence struct {
+	Segments []grid.MeritSegment `json:"segments"`
+	// BranchMargin is the least relative slack of a branch limit found by the
+	// exact flow check over the domain (> 0).
+	BranchMargin float64 `json:"branch_margin"`
+}
+
+func init() {
+	query.RegisterVerifier(MethodPriceCap, verifyPriceCap)
+	query.RegisterVerifier(MethodMeritOrder, verifyMeritOrder)
+}
+
+// queryCertificate turns grid's certificate into the record's, adding the
+// solver margin 2τ.
+func queryCertificate(c *grid.CostCertificate, dom grid.LoadDomain, net *grid.Network, margin float64) (*query.Certificate, error) {
+	var lo, hi float64
+	vary := 0
+	for i := range dom.Lo {
+		lo += dom.Lo[i]
+		hi += dom.Hi[i]
+		if dom.Hi[i] > dom.Lo[i] {
+			vary++
+		}
+	}
+	qc := &query.Certificate{
+		Bound:     c.Bound + margin,
+		Norm:      1,
+		Adjacency: fmt.Sprintf("one bus load differs by at most %g MW", c.Alpha),
+		Domain:    fmt.Sprintf("declared load box: %d buses vary, total load in [%.6g, %.6g] MW", vary, lo, hi),
+		Assumptions: []string{
+			fmt.Sprintf("market rules: shedding at %g $/MWh and curtailment at %g $/MWh at every bus whose load may vary", c.Rules.PriceCap, c.Rules.PriceFloor),
+			fmt.Sprintf("solver accuracy τ = %.3g $/h checked on every solve (primal–dual gap)", margin/2),
+			"released statistic: the private program's optimal value, V(d) plus a data-independent offset",
+		},
+		Params: map[string]float64{"alpha": c.Alpha, "per_mw": c.PerMW, "price_cap": c.Rules.PriceCap,
+			"price_floor": c.Rules.PriceFloor, "solver_margin": margin},
+	}
+	switch c.Method {
+	case "price-cap":
+		qc.Method = MethodPriceCap
+		if c.Reason != "" {
+			qc.Assumptions = append(qc.Assumptions, "tighter merit-order bound not applicable: "+c.Reason)
+		}
+	case "uncongested-merit-order":
+		qc.Method = MethodMeritOrder
+		qc.Params["total_lo"], qc.Params["total_hi"], qc.Params["pmin_total"] = c.TotalLo, c.TotalHi, c.PminTotal
+		ev, err := json.Marshal(meritEvidence{Segments: c.Segments, BranchMargin: c.Margin})
+		if err != nil {
+			return nil, err
+		}
+		qc.Evidence = ev
+		qc.Assumptions = append(qc.Assumptions, "no branch can reach its limit over the domain under the merit-order dispatch (re-check against the network: grid.Network.VerifyCostCertificate)")
+	default:
+		return nil, fmt.Errorf("opfrelease: unknown grid certificate method %q", c.Method)
+	}
+	return qc, nil
+}
+
+func param(c *query.Certificate, name string) (float64, error) {
+	v, ok := c.Params[name]
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("parameter %q missing or not finite", name)
+	}
+	return v, nil
+}
+
+// verifyPriceCap recomputes α·max(cap, −floor) + margin.
+func verifyPriceCap(c *query.Certificate) error {
+	alpha, err1 := param(c, "alpha")
+	pc, err2 := param(c, "price_cap")
+	pf, err3 := param(c, "price_floor")
+	m, err4 := param(c, "solver_margin")
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		return err
+	}
+	if !(alpha > 0 && pc > 0 && pf <= 0 && m >= 0) {
+		return fmt.Errorf("alpha %v, cap %v, floor %v, margin %v out of range", alpha, pc, pf, m)
+	}
+	if want := alpha*math.Max(pc, -pf) + m; c.Bound < want*(1-1e-12) {
+		return fmt.Errorf("bound %v < α·max(cap, −floor) + margin = %v", c.Bound, want)
+	}
+	return nil
+}
+
+// verifyMeritOrder recomputes the merit order from the evidence: the segments
+// sorted by price, the total-load range inside the units' range, the marginal
+// prices at its ends, the bound, and that the recorded branch margin is
+// positive.
+func verifyMeritOrder(c *query.Certificate) error {
+	var ev meritEvidence
+	if err := json.Unmarshal(c.Evidence, &ev); err != nil {
+		return fmt.Errorf("evidence: %v", err)
+	}
+	alpha, e1 := param(c, "alpha")
+	tlo, e2 := param(c, "total_lo")
+	thi, e3 := param(c, "total_hi")
+	pmin, e4 := param(c, "pmin_total")
+	m, e5 := param(c, "solver_margin")
+	if err := errors.Join(e1, e2, e3, e4, e5); err != nil {
+		return err
+	}
+	if !(ev.BranchMargin > 0) {
+		return fmt.Errorf("branch margin %v: a branch can congest", ev.BranchMargin)
+	}
+	segs := append([]grid.MeritSegment(nil), ev.Segments...)
+	sort.SliceStable(segs, func(i, j int) bool { return segs[i].Price < segs[j].Price })
+	top := pmin
+	for _, s := range segs {
+		if !(s.Width > 0) || math.IsInf(s.Width, 0) || math.IsNaN(s.Price) || math.IsInf(s.Price, 0) {
+			return fmt.Errorf("segment %+v invalid", s)
+		}
+		top += s.Width
+	}
+	if !(tlo >= pmin && thi <= top && tlo <= thi) {
+		return fmt.Errorf("total load [%v, %v] outside the units' range [%v, %v]", tlo, thi, pmin, top)
+	}
+	price := func(t float64) float64 {
+		at, best := pmin, math.Inf(-1)
+		for _, s := range segs {
+			if t >= at && t <= at+s.Width {
+				best = math.Max(best, s.Price)
+			}
+			at += s.Width
+		}
+		return best
+	}
+	per := math.Max(math.Abs(price(tlo)), math.Abs(price(thi)))
+	if want := alpha*per + m; c.Bound < want*(1-1e-12) {
+		return fmt.Errorf("bound %v < α·λ + margin = %v", c.Bound, want)
+	}
+	return nil
+}

@@ -1,0 +1,30 @@
+// Package opfrelease releases statistics of a DC optimal power flow — the
+// optimal dispatch cost or the output of a generator subset — with
+// differential privacy by program perturbation (Dvorkin et al., Section 4.1),
+// through the one release pipeline: package grid builds the OPF model, package
+// query lifts it to a linear decision rule, package chance reformulates the
+// chance constraints (two copies of the OPF at the ends of the noise interval)
+// and query draws the noise and writes the record.
+//
+// # Guarantees
+//
+//   - Certified sensitivity. The cost release is the private program's optimal
+//     value, which equals the OPF cost V(d) with market rules plus a
+//     data-independent offset; grid.Network.CertifyCostSensitivity bounds
+//     |V(d′) − V(d)| over α-adjacent loads in a declared domain (a primal
+//     repair by the price-cap backstops, or the exact merit-order price when no
+//     branch can congest over the domain). The bound, plus twice the solver
+//     accuracy checked on every solve, is the release's sensitivity, recorded
+//     as query.Certified with a query.Certificate whose verifier recomputes it.
+//   - Generator subsets have no certified sensitivity (LP dispatches are not
+//     unique); they, and CVaR objectives, need Options.DeclaredSensitivity and
+//     are labelled assumed everywhere.
+//   - No data-dependent abort: backstop units at a price cap and floor make the
+//     private program feasible for every load vector in the domain (Prepare's
+//     doc has the argument); they are fixed at zero and freed only when their
+//     reduced cost says so, which keeps the LP as small as the plain OPF.
+//   - Privacy boundary: Release returns only publishable values (the released
+//     number and its record). Pre-noise values, the nominal cost, realized
+//     feasibility and simulated evaluations come from Diagnostics, Evaluate and
+//     ReleasedMeanAt, documented as private.
+package opfrelease
