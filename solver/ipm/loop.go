@@ -13,14 +13,52 @@ import (
 	"github.com/privopt/privopt/sparse"
 )
 
+// psdBytes estimates the dense memory of the PSD blocks in the KKT system,
+// with newKKT's elimination rule: a block of svec dimension d ≥
+// psdSchurMinDim whose rows touch nc ≤ d/2 columns is eliminated and needs
+// the d×nc, nc×d and nc×nc matrices of its Schur complement; any other block
+// is a dense d×d part of the factor.
+func psdBytes(p *solver.Problem, set *Settings) float64 {
+	var at *sparse.CSC
+	var total float64
+	row := 0
+	var mark []int
+	for ci, c := range p.Cones {
+		d := float64(c.Dim)
+		if c.Kind == cone.PSD {
+			bytes := 8 * d * d
+			if !set.DisablePSDElimination && c.Dim >= psdSchurMinDim {
+				if at == nil {
+					at = p.A.Transpose()
+					mark = make([]int, p.A.Cols)
+					for i := range mark {
+						mark[i] = -1
+					}
+				}
+				nc := 0
+				for r := row; r < row+c.Dim; r++ {
+					for q := at.ColPtr[r]; q < at.ColPtr[r+1]; q++ {
+						if j := at.RowIdx[q]; mark[j] != ci {
+							mark[j] = ci
+							nc++
+						}
+					}
+				}
+				if nc <= c.Dim/2 {
+					n := float64(nc)
+					bytes = 8 * (2*d*n + n*n)
+				}
+			}
+			total += bytes
+		}
+		row += c.Dim
+	}
+	return total
+}
+
 func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 	if set.MaxFactorBytes > 0 {
-		var dense float64 // bytes, in float64 to avoid overflow
-		for _, c := range p.Cones {
-			if c.Kind == cone.PSD {
-				dense += 8 * float64(c.Dim) * float64(c.Dim)
-			}
-		}
+		dense := psdBytes(p, set) // bytes, in float64 to avoid overflow
 		if dense > float64(set.MaxFactorBytes) {
 			return nil, fmt.Errorf("%w: the PSD blocks of the KKT matrix need about %.3g GB, more than MaxFactorBytes = %d", ErrTooLarge, dense/1e9, set.MaxFactorBytes)
 		}
