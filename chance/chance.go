@@ -14,8 +14,7 @@ import (
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/solver"
-	"github.com/privopt/privopt/solver/highs"
-	"github.com/privopt/privopt/solver/ipm"
+	"github.com/privopt/privopt/solver/auto"
 	"github.com/privopt/privopt/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -976,14 +975,11 @@ type Result struct {
 	Objective float64
 }
 
-// Auto returns HiGHS when every cone of p is a zero or nonnegative cone (LP or
-// QP) and the interior-point solver otherwise.
-func Auto(p *solver.Problem) solver.Solver {
-	if p.IsLinearConic() {
-		return highs.New()
-	}
-	return ipm.New()
-}
+// Auto returns privopt's default route (package solver/auto): HiGHS first
+// for LPs, the interior-point solver first for QPs and conic problems, every
+// answer re-checked on the counterpart's data with a fallback to the other
+// backend when it is not a verified optimum or a certified infeasibility.
+func Auto(p *solver.Problem) solver.Solver { return auto.New() }
 
 // Solve solves the counterpart with s (nil: Auto) and decodes the decision rule.
 // A primal-infeasible counterpart returns *InfeasibleError; other non-optimal
