@@ -97,6 +97,13 @@ type Approximation struct {
 	// SampleSize overrides the sample size of Vertex or Scenario; it must not be
 	// smaller than the formula's value (0 means use the formula).
 	SampleSize int
+	// ReleaseMargin m ≥ 0 says that the noise actually released differs from a
+	// draw of the distribution by at most m per component (the rounding of a
+	// floating-point-safe release: Laplace snapping rounds to multiples of
+	// Λ, m = Λ/2). Vertex and Robust widen their box by m; Bonferroni widens
+	// single-component quantiles by m and subtracts m·Σ_j|f_j| from rows with
+	// several components, so every guarantee covers the released noise.
+	ReleaseMargin float64
 }
 
 // Validate checks the risk parameters for the method.
@@ -127,6 +134,9 @@ func (a *Approximation) Validate() error {
 	}
 	if a.SampleSize < 0 {
 		return invalidf("SampleSize is %d, must be ≥ 0", a.SampleSize)
+	}
+	if !(a.ReleaseMargin >= 0) || math.IsInf(a.ReleaseMargin, 0) {
+		return invalidf("ReleaseMargin is %v, must be ≥ 0 and finite", a.ReleaseMargin)
 	}
 	return nil
 }
@@ -564,6 +574,10 @@ func (r *reformer) boxGuarantee(a Approximation) (Guarantee, error) {
 			box[j] = Interval{lo, hi}
 		}
 	}
+	for j := range box {
+		box[j].Lo -= a.ReleaseMargin
+		box[j].Hi += a.ReleaseMargin
+	}
 	g.Box = box
 	return g, nil
 }
@@ -811,7 +825,7 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 			// η-quantile if f_j ≥ 0 and the (1−η)-quantile if f_j ≤ 0.
 			j := supp[0]
 			d := noise.Components[j]
-			qlo, qhi := d.Quantile(eta), d.Quantile(1-eta)
+			qlo, qhi := d.Quantile(eta)-a.ReleaseMargin, d.Quantile(1-eta)+a.ReleaseMargin
 			fj := &ra.F[j]
 			if fj.IsConstant() {
 				q := qlo
@@ -863,7 +877,11 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 				}
 				nrm += s * s
 			}
-			row := rs.open(-z * math.Sqrt(nrm))
+			worst := 0.0 // release rounding: m·Σ_j |f_j|
+			for _, j := range supp {
+				worst += a.ReleaseMargin * math.Abs(ra.F[j].Const)
+			}
+			row := rs.open(-z*math.Sqrt(nrm) - worst)
 			rs.affine(row, &ra.F0, 1)
 			continue
 		}
@@ -871,6 +889,22 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 		cs := &r.b.conic
 		top := cs.open(0)
 		cs.affine(top, &ra.F0, 1)
+		if m := a.ReleaseMargin; m > 0 { // f0 − m·Σ_j |f_j|, |f_j| ≤ t_j
+			for _, j := range supp {
+				fj := &ra.F[j]
+				if fj.IsConstant() {
+					cs.b[top] -= m * math.Abs(fj.Const)
+					continue
+				}
+				t := r.b.aux()
+				cs.term(top, t, -m)
+				for _, sg := range []float64{1, -1} {
+					row := rs.open(0)
+					rs.term(row, t, 1)
+					rs.affine(row, fj, -sg)
+				}
+			}
+		}
 		dim := 1
 		for c := 0; c < k; c++ {
 			used := false

@@ -125,3 +125,35 @@ func TestIntervalMatchesGeneral(t *testing.T) {
 		}
 	}
 }
+
+// ReleaseMargin widens every reformulation by the release rounding: in
+// Example 2.7 (x ≥ ℓ with x̃ = x̄ + ζ) the nominal solution moves by exactly
+// the margin, for the vertex box, the robust support and the exact
+// Bonferroni quantile; a negative margin is invalid.
+func TestReleaseMargin(t *testing.T) {
+	lap, _ := noise.NewLaplace(1)
+	tl, _ := noise.NewTruncatedLaplace(1, 3)
+	for _, c := range []struct {
+		a Approximation
+		d lindecision.Distribution
+	}{
+		{Approximation{Method: Vertex, Eta: 0.05, Beta: 0.1}, lap},
+		{Approximation{Method: Robust}, tl},
+		{Approximation{Method: Bonferroni, Eta: 0.05}, lap},
+	} {
+		var xbar [2]float64
+		for k, m := range []float64{0, 0.3} {
+			a := c.a
+			a.ReleaseMargin = m
+			res, _ := solve(t, example27(1, 2, 50), identitySpec(c.d), Spec{Approximation: a, Rand: rand.New(rand.NewPCG(4, 4))})
+			xbar[k] = res.Rule.XBar[0]
+		}
+		if d := xbar[1] - xbar[0]; math.Abs(d-0.3) > 1e-7 {
+			t.Errorf("%v: margin 0.3 moved x̄ by %v", c.a.Method, d)
+		}
+	}
+	a := Approximation{Method: Vertex, Eta: 0.05, Beta: 0.1, ReleaseMargin: -1}
+	if err := a.Validate(); err == nil {
+		t.Error("negative ReleaseMargin accepted")
+	}
+}

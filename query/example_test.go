@@ -56,10 +56,10 @@ func Example() {
 	out, _ := query.OutputPerturbation(ctx, p, query.Identity(0), privacy, query.EvalOptions{N: 100000, Seed: 1})
 	fmt.Printf("infeasible releases: program %.3f, output %.3f\n", prog.InfeasibleRate, out.InfeasibleRate)
 	// Output:
-	// x̄* = 7.180 with recourse X = 1
+	// x̄* = 7.680 with recourse X = 1
 	// guarantee: vertex: Pr[violation] ≤ 0.01 with confidence ≥ 0.9 (conservative)
 	// released 8.000 under Theorem 3.6 (ε-DP identity query)
-	// infeasible releases: program 0.003, output 0.500
+	// infeasible releases: program 0.002, output 0.500
 }
 
 // A model built with the DSL: a diet LP whose total cost 2x₁ + x₂ is released
@@ -92,6 +92,6 @@ func Example_model() {
 		sol.QueryMean[0], sol.Rule.X.At(cols[0], 0), sol.Rule.X.At(cols[1], 0)+0)
 	fmt.Println(sol.Counterpart.Guarantee)
 	// Output:
-	// nominal cost 11.824 (deterministic optimum 4), recourse Xᵀ = [0.500 0.000]
+	// nominal cost 12.824 (deterministic optimum 4), recourse Xᵀ = [0.217 0.567]
 	// bonferroni: Pr[violation] ≤ 0.05 (conservative)
 }

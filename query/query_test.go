@@ -364,7 +364,7 @@ var _ lindecision.Distribution = (*noise.Laplace)(nil)
 func TestModelGroups(t *testing.T) {
 	m := model.New("diet")
 	x := m.Vector("x", 2)
-	m.Bound(x, 0, 10)
+	m.Bound(x, 0, 12)
 	protein := m.GreaterEq("protein", x.Expr().Dot([]float64{3, 1}), model.Const(6))
 	m.Minimize(x.Expr().Dot([]float64{2, 1}))
 	can, err := m.Canonicalize()
@@ -389,16 +389,17 @@ func TestModelGroups(t *testing.T) {
 		t.Fatalf("guarantee %+v", g)
 	}
 	// The protein row 3x1 + x2 ≥ 6 with noise 3ζ1 + ζ2 (two components, constant
-	// coefficients, Cantelli factor): 3x̄1 + x̄2 ≥ 6 + z(0.01)·σ·√10, σ = b√2.
-	// x1 gives more protein per unit cost, so at the optimum x̄1 sits at its
-	// upper vertex margin 10 − hi₁ and the protein row binds.
+	// coefficients, Cantelli factor): 3x̄1 + x̄2 ≥ 6 + z(0.01)·σ·√10 + m·(3 + 1),
+	// σ = b√2, with the snapping margin m = Λ/2 = 0.25 (b = 0.5 = Λ).
+	// x1 gives more protein per unit cost, so at the optimum x̄2 sits at its
+	// lower vertex margin −lo₂ (the box includes m) and the protein row binds.
 	z, _ := chance.Cantelli.Factor(0.01)
 	lhs := 3*sol.Rule.XBar[cols[0]] + sol.Rule.XBar[cols[1]]
-	if want := 6 + z*math.Sqrt(2)*0.5*math.Sqrt(10); math.Abs(lhs-want) > 1e-6 {
+	if want := 6 + z*math.Sqrt(2)*0.5*math.Sqrt(10) + 0.25*4; math.Abs(lhs-want) > 1e-6 {
 		t.Fatalf("protein row %v, want %v (binding)", lhs, want)
 	}
-	if hi := sol.Counterpart.Guarantee.Groups[0].Box[0].Hi; math.Abs(sol.Rule.XBar[cols[0]]-(10-hi)) > 1e-6 {
-		t.Fatalf("x̄1 = %v, want 10 − hi = %v", sol.Rule.XBar[cols[0]], 10-hi)
+	if lo := sol.Counterpart.Guarantee.Groups[0].Box[1].Lo; math.Abs(sol.Rule.XBar[cols[1]]+lo) > 1e-6 {
+		t.Fatalf("x̄2 = %v, want −lo₂ = %v", sol.Rule.XBar[cols[1]], -lo)
 	}
 	ev, err := sol.Evaluate(context.Background(), EvalOptions{N: 100000, Seed: 5})
 	if err != nil {

@@ -96,6 +96,15 @@ func Solve(ctx context.Context, p *solver.Problem, spec Spec) (*Solution, error)
 		return nil, err
 	}
 	t1 := time.Now()
+	// The safe release rounds: widen the chance reformulation by the largest
+	// difference between the released noise and a draw of the law.
+	if m := releaseMargin(mech); m > 0 {
+		spec.Chance.ReleaseMargin = math.Max(spec.Chance.ReleaseMargin, m)
+		spec.Chance.Groups = append([]chance.Group(nil), spec.Chance.Groups...)
+		for g := range spec.Chance.Groups {
+			spec.Chance.Groups[g].ReleaseMargin = math.Max(spec.Chance.Groups[g].ReleaseMargin, m)
+		}
+	}
 	cp, err := chance.Reformulate(l, spec.Chance)
 	if err != nil {
 		return nil, err
@@ -116,6 +125,28 @@ func Solve(ctx context.Context, p *solver.Problem, spec Spec) (*Solution, error)
 		return nil, err
 	}
 	return s, nil
+}
+
+// releaseMargin bounds |released noise − a draw of the law| for mechanisms
+// whose safe release rounds a continuous draw: Laplace snapping outputs the
+// multiple of Λ (the smallest power of two ≥ the scale λ) nearest to
+// value + ζ, so the released noise is within Λ/2 of ζ (Mironov 2012). Other
+// safe releases either draw the discretized law exactly (bounded supports are
+// covered by ReleaseSupport) or are not rounded draws (0).
+func releaseMargin(m *noise.Mechanism) float64 {
+	if m == nil {
+		return 0
+	}
+	lap, ok := m.Dist.(*noise.Laplace)
+	if !ok {
+		return 0
+	}
+	frac, exp := math.Frexp(lap.Scale) // scale = frac·2^exp, frac ∈ [0.5, 1)
+	unit := math.Ldexp(1, exp)
+	if frac == 0.5 {
+		unit = lap.Scale
+	}
+	return unit / 2
 }
 
 // checkQueryRecourse verifies Q X* = I.
