@@ -291,7 +291,9 @@ func (r releasedNoise) Sample(src noise.Source) float64 {
 // support where the safe release has a bounded one.
 func releasedComponents(m *noise.Mechanism, k int) []lindecision.Distribution {
 	var d lindecision.Distribution = m.Dist
-	if lo, hi, err := m.ReleaseSupport(noise.ReleaseOptions{}); err == nil && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) {
+	// Rounded draws (releaseMargin > 0) are covered by chance's ReleaseMargin
+	// instead, for every method.
+	if lo, hi, err := m.ReleaseSupport(noise.ReleaseOptions{}); err == nil && releaseMargin(m) == 0 && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) {
 		if _, ok := m.Dist.(sampler); ok {
 			d = releasedNoise{Distribution: m.Dist, lo: lo, hi: hi}
 		}

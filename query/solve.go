@@ -130,12 +130,18 @@ func Solve(ctx context.Context, p *solver.Problem, spec Spec) (*Solution, error)
 // releaseMargin bounds |released noise − a draw of the law| for mechanisms
 // whose safe release rounds a continuous draw: Laplace snapping outputs the
 // multiple of Λ (the smallest power of two ≥ the scale λ) nearest to
-// value + ζ, so the released noise is within Λ/2 of ζ (Mironov 2012). Other
-// safe releases either draw the discretized law exactly (bounded supports are
-// covered by ReleaseSupport) or are not rounded draws (0).
+// value + ζ, so the released noise is within Λ/2 of ζ (Mironov 2012); the
+// exact piecewise-constant sampler floors value + X to its grid g (within g).
+// The other safe releases draw a discretized law directly (discrete Gaussian,
+// discrete truncated Laplace): their bounded supports are covered by
+// ReleaseSupport, and no margin is added for the unbounded ones (0).
 func releaseMargin(m *noise.Mechanism) float64 {
 	if m == nil {
 		return 0
+	}
+	if pc, ok := m.Dist.(*noise.PiecewiseConstant); ok {
+		// ⌊(v + X)/g⌋·g − v ∈ (X − g, X]: within one grid step g of X.
+		return pc.DefaultGranularity()
 	}
 	lap, ok := m.Dist.(*noise.Laplace)
 	if !ok {
