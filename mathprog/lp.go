@@ -193,6 +193,11 @@ func isNameChar(c byte) bool {
 	return isNameStart(c) || c >= '0' && c <= '9' || c == '.' || c == '/'
 }
 
+// punctuation lists the one-character tokens; punctuationKinds their kinds.
+const punctuation = "+-:[]*^/"
+
+var punctuationKinds = [...]tokKind{tPlus, tMinus, tColon, tLBrack, tRBrack, tStar, tCaret, tSlash}
+
 func (p *lpParser) tokenize(line string) ([]token, error) {
 	var out []token
 	for i := 0; i < len(line); {
@@ -218,29 +223,8 @@ func (p *lpParser) tokenize(line string) ([]token, error) {
 			}
 			out = append(out, token{kind: tOp, text: op, line: p.line})
 			i = j
-		case c == '+':
-			out = append(out, token{kind: tPlus, line: p.line})
-			i++
-		case c == '-':
-			out = append(out, token{kind: tMinus, line: p.line})
-			i++
-		case c == ':':
-			out = append(out, token{kind: tColon, line: p.line})
-			i++
-		case c == '[':
-			out = append(out, token{kind: tLBrack, line: p.line})
-			i++
-		case c == ']':
-			out = append(out, token{kind: tRBrack, line: p.line})
-			i++
-		case c == '*':
-			out = append(out, token{kind: tStar, line: p.line})
-			i++
-		case c == '^':
-			out = append(out, token{kind: tCaret, line: p.line})
-			i++
-		case c == '/':
-			out = append(out, token{kind: tSlash, line: p.line})
+		case strings.IndexByte(punctuation, c) >= 0:
+			out = append(out, token{kind: punctuationKinds[strings.IndexByte(punctuation, c)], line: p.line})
 			i++
 		case c >= '0' && c <= '9' || c == '.':
 			j := i
