@@ -787,8 +787,8 @@ type Diagnostics struct {
 	// holds with lazy limits (0 with LimitsAll, which holds all of them).
 	Solves          int
 	MonitoredLimits int
-	HasRelease   bool
-	Status       string
+	HasRelease      bool
+	Status          string
 }
 
 // Diagnostics computes the private diagnostics (it solves the nominal OPF).
