@@ -67,7 +67,7 @@ func (c *Counterpart) solveSplit(ctx context.Context, s solver.Solver, set solve
 		xHi = sp.upper(append([]float64(nil), lo.X...), sp.d)
 	}
 	used := "proposed"
-	if xHi == nil || len(xHi) != n || !withinBase(base, xHi) {
+	if xHi == nil || len(xHi) != n || !withinBase(base, xHi) || !hitsTarget(sp.qv, xHi, target) {
 		used = "solved"
 		up, err := s.Solve(ctx, withRow(base, sp.qv, target), set)
 		if err != nil || !up.Status.OK() {
@@ -144,6 +144,15 @@ func withinBase(p *solver.Problem, x []float64) bool {
 		row += c.Dim
 	}
 	return true
+}
+
+// hitsTarget reports whether qvᵀx = target to 1e-9 relative.
+func hitsTarget(qv, x []float64, target float64) bool {
+	v := 0.0
+	for j, c := range qv {
+		v += c * x[j]
+	}
+	return math.Abs(v-target) <= 1e-9*(1+math.Abs(target))
 }
 
 // withRow returns p with the extra equality row qvᵀx = rhs.
