@@ -524,8 +524,8 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 // LimitsAll.
 func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, error) {
 	active := map[int]bool{}
-	if fullBackstops || pr.lazy {
-		// With lazy limits (PTDF rows over every unit) a fixed backstop is as
+	if f := pr.Options.Formulation; fullBackstops || (pr.lazy && (f == grid.Auto || f == grid.PTDF)) {
+		// With lazy PTDF limits (rows over every unit) a fixed backstop is as
 		// large a column as a free one: free them all from the start.
 		pr.activateAll(active)
 	}

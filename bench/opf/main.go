@@ -24,11 +24,16 @@
 //     the optimality loss;
 //   - timing: the certified private cost release on pglib_opf_case2383wp_k end
 //     to end (parse, certify, solve, release) next to the nominal DC-OPF of the
-//     same run.
+//     same run;
+//   - market: the same at market scale (pglib 2383wp_k, 6468_rte, 10000_goc;
+//     not in the default list): nominal DC-OPF by grid.Network.SolveDCOPF's
+//     automatic choice and the certified cost release with opfrelease's
+//     defaults (lazily monitored limits, decoupled copies), each with and
+//     without parsing, and their ratio, -repeat times per case.
 //
 // Usage:
 //
-//	go run ./bench/opf [-only baselines,paper,bounded,cvar,timing] [-n 1000] [-seed 1]
+//	go run ./bench/opf [-only baselines,paper,bounded,cvar,timing,market] [-n 1000] [-seed 1] [-repeat 3]
 package main
 
 import (
@@ -91,7 +96,7 @@ func main() {
 	steps := []struct {
 		name string
 		fn   func(context.Context, string, int, uint64) error
-	}{{"baselines", runBaselines}, {"tightness", runTightness}, {"paper", runPaper}, {"bounded", runBounded}, {"cvar", runCVaR}, {"timing", runTiming}}
+	}{{"baselines", runBaselines}, {"tightness", runTightness}, {"paper", runPaper}, {"bounded", runBounded}, {"cvar", runCVaR}, {"timing", runTiming}, {"market", runMarket}}
 	for _, s := range steps {
 		if !run[s.name] {
 			continue
@@ -383,6 +388,54 @@ func runTiming(ctx context.Context, dir string, _ int, seed uint64) error {
 		nom := time.Since(tn) + tp
 		fmt.Printf("| %d | %v | %v | %v | %v | %v | %v | %.2f |\n", rep+1, tp.Round(time.Millisecond), pr.Timing.Certify.Round(time.Millisecond),
 			pr.Timing.Solve.Round(time.Millisecond), rel.Round(time.Microsecond), total.Round(time.Millisecond), nom.Round(time.Millisecond), total.Seconds()/nom.Seconds())
+	}
+	return nil
+}
+
+// marketRepeat is -repeat: runs per case of the market section.
+var marketRepeat = flag.Int("repeat", 3, "market: runs per case")
+
+// runMarket times the nominal DC-OPF and the certified private cost release
+// on market-scale cases in the same run (each run parses the case again).
+func runMarket(ctx context.Context, dir string, _ int, seed uint64) error {
+	fmt.Println("## Market-scale certified cost releases against the nominal DC-OPF (same run; α = 1, ε = 1, Laplace, vertex, ±10% domain, 20 cost segments)")
+	fmt.Println()
+	fmt.Println("| case | run | parse+network | nominal solve (auto) | strategy | release: certify | solve | release total | release / nominal | with parse: release / nominal | limits monitored | solves |")
+	fmt.Println("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, name := range []string{"case2383wp_k", "case6468_rte", "case10000_goc"} {
+		for rep := 0; rep < *marketRepeat; rep++ {
+			net, tp, err := load(dir, name, grid.PowerModelsDC())
+			if err != nil {
+				return err
+			}
+			tn := time.Now()
+			nom, err := net.SolveDCOPF(ctx, grid.DCOPFOptions{})
+			if err != nil {
+				return err
+			}
+			if !nom.Status.OK() {
+				return fmt.Errorf("%s: nominal DC-OPF: %v", name, nom.Status)
+			}
+			nominal := time.Since(tn)
+			tr := time.Now()
+			opt := opfrelease.DefaultOptions()
+			opt.ChanceSeed = seed + uint64(rep)
+			pr, err := opfrelease.Prepare(ctx, net, opt)
+			if err != nil {
+				return err
+			}
+			if _, err := pr.Release(query.ReleaseOptions{Source: noise.NewSeededSource(seed)}); err != nil {
+				return err
+			}
+			release := time.Since(tr)
+			d, err := pr.Diagnostics(ctx)
+			if err != nil {
+				return err
+			}
+			ms := func(t time.Duration) string { return fmt.Sprintf("%.0f ms", t.Seconds()*1000) }
+			fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %d | %d |\n", strings.TrimPrefix(name, "case"), rep+1, ms(tp), ms(nominal), nom.Strategy,
+				ms(pr.Timing.Certify), ms(pr.Timing.Solve), ms(release), release.Seconds()/nominal.Seconds(), (tp+release).Seconds()/(tp+nominal).Seconds(), d.MonitoredLimits, d.Solves)
+		}
 	}
 	return nil
 }
