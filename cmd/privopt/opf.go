@@ -66,7 +66,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.StringVar(&f.plotPath, "plot", "", "with --diagnostics: write the released-value densities for three adjacent load vectors to this SVG file")
 	fs.StringVar(&f.dcModel, "dc-model", "powermodels", "DC model: powermodels (b = x/(r²+x²), no taps/shifts; PGLib baselines) | matpower (b = 1/x, taps, shifts)")
-	fs.StringVar(&f.formulation, "formulation", "auto", "network formulation: auto (ptdf up to 100 buses, b-theta above) | b-theta | ptdf")
+	fs.StringVar(&f.formulation, "formulation", "auto", "network formulation: auto (nominal: ptdf up to 100 buses, b-theta above; private release above 100 buses: ptdf with lazily monitored flow limits) | b-theta | ptdf")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
