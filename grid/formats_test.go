@@ -139,6 +139,9 @@ func FuzzRAW(f *testing.F) {
 		f.Add(buf.String())
 	}
 	f.Add("0, 100, 33\nt\nt\n1,'A', 138, 3\n0 /\nQ\n")
+	if b, err := os.ReadFile("testdata/case_3winding_v34.raw"); err == nil {
+		f.Add(string(b))
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		c, err := ParseRAW(strings.NewReader(src))
 		if err != nil {

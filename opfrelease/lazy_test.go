@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
@@ -107,5 +108,21 @@ func TestFastRouteMarketScale(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%s: optimum %.4f, market dispatch %.4f (%s), %d limits monitored, %d solves, prepare %v", name, pr.sol.Objective, nom.Cost, nom.Strategy, d.MonitoredLimits, d.Solves, pr.Timing.Total)
+	}
+}
+
+// Options.Limits is validated: lazy limits with Bonferroni (η split over the
+// rows) and unknown values are refused, naming the field.
+func TestLimitsValidate(t *testing.T) {
+	o := DefaultOptions()
+	o.Limits = grid.LimitsLazy
+	o.Method = chance.Bonferroni
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "bonferroni") {
+		t.Errorf("lazy + bonferroni: %v", err)
+	}
+	o = DefaultOptions()
+	o.Limits = grid.Limits(7)
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "Limits is 7") {
+		t.Errorf("Limits 7: %v", err)
 	}
 }
