@@ -502,7 +502,9 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 // accuracy against the margin in the sensitivity.
 //
 // Lazy backstops. The backstop units are first fixed at 0 (most are never
-// needed, and 2·buses extra columns triple the LP time on 2,383 buses). The
+// needed, and 2·buses extra columns triple the B-θ LP time on 2,383 buses;
+// with lazy PTDF limits a fixed unit's column is as large as a free one's,
+// so there they are all free from the start). The
 // solution is then optimal for the program with backstops iff each fixed
 // unit's reduced cost r_j = q_j + Σ A_rj y_r (over the rows other than its
 // bound rows, with the solve's duals y) has the sign that keeps it at its
