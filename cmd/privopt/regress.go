@@ -22,7 +22,8 @@ func init() {
 
 const regressUsage = `Usage: privopt regress --data FILE.csv --target COLUMN
        --model least-squares|ridge|nonnegative|monotone|huber|logistic
-       [--lambda L] --epsilon E [--delta D] [--strategy program|projection|objective|auto]
+       [--lambda L] --epsilon E [--delta D]
+       [--strategy program|projection|objective|adassp|ssp|auto]
        [--noise laplace|gaussian|analytic-gaussian|optimal] [--x-bound B] [--y-bound B]
        [--no-intercept] [--huber-delta H] [--json] [--diagnostics]
 
@@ -42,8 +43,13 @@ onto the constraints; certified 2L/(nλ) sensitivity), objective (objective
 perturbation; squared and logistic loss), program (program perturbation:
 released weights satisfy the constraints with probability ≥ 95%; its
 sensitivity is sampled on the released weights when there are constraints),
-auto (projection). --noise defaults to laplace when δ = 0, else
-analytic-gaussian.
+adassp (Wang 2018: λ_min, X̃ᵀX̃ and X̃ᵀy released at ε/3 each; squared-loss
+models), ssp (one joint release of X̃ᵀX̃ and X̃ᵀy with a certified, tight
+sensitivity, then a ridge fit with ridge σ√k chosen from the noise scale, not
+--lambda; squared-loss models, certified even for least-squares), auto (ssp
+for least-squares, ridge, nonnegative and monotone; projection for huber and
+logistic). adassp and ssp project their fit onto the constraints.
+--noise defaults to laplace when δ = 0, else analytic-gaussian.
 
 Output: the weights by column name, the intercept, and the guarantee
 (sensitivity, its norm and source: certified, sampled or declared, and the
@@ -91,7 +97,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	lambda := fs.Float64("lambda", math.NaN(), "ridge λ ≥ 0 (default 0.1; 0 for least-squares)")
 	eps := fs.Float64("epsilon", math.NaN(), "privacy parameter ε > 0 (required)")
 	delta := fs.Float64("delta", 0, "privacy parameter δ ∈ [0, 1)")
-	strategy := fs.String("strategy", "auto", "program, projection, objective or auto")
+	strategy := fs.String("strategy", "auto", "program, projection, objective, adassp, ssp or auto")
 	noiseName := fs.String("noise", "", "laplace, gaussian, analytic-gaussian or optimal")
 	xb := fs.Float64("x-bound", 1, "public bound on each row's feature ℓ2 norm (rows are clipped)")
 	yb := fs.Float64("y-bound", 1, "public bound on |target| (targets are clamped)")
@@ -140,11 +146,18 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	strat := learn.Strategy(*strategy)
 	if *strategy == "auto" {
 		strat = learn.Projection
+		if spec.Loss == learn.Squared {
+			strat = learn.SSP
+		}
 	}
 	switch strat {
 	case learn.Projection, learn.Objective, learn.Program:
+	case learn.AdaSSP, learn.SSP:
+		if spec.Loss != learn.Squared {
+			return usagef("--strategy %s is for the squared-loss models (least-squares, ridge, nonnegative, monotone), not --model %s", strat, *modelName)
+		}
 	default:
-		return usagef("--strategy is %q, must be program, projection, objective or auto", *strategy)
+		return usagef("--strategy is %q, must be program, projection, objective, adassp, ssp or auto", *strategy)
 	}
 	priv := learn.Privacy{Epsilon: *eps, Delta: *delta, Noise: learn.NoiseKind(*noiseName)}
 	if err := priv.Validate(); err != nil {
@@ -174,7 +187,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usageError{err}
 	}
 	var opt learn.Options
-	if spec.Lambda == 0 {
+	if spec.Lambda == 0 && (strat == learn.Projection || strat == learn.Program) {
 		smp, err := learn.SampledSensitivity(ctx, data, spec, 0.1, 0.1, 1)
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func runRegressCmd(args ...string) (int, string, string) {
 func TestRegressJSONDiabetes(t *testing.T) {
 	path := shareddata.Path(t, "regression/diabetes.csv")
 	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--lambda", "1",
-		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--json")
+		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--strategy", "projection", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -52,13 +53,50 @@ func TestRegressJSONDiabetes(t *testing.T) {
 	}
 }
 
+// The default strategy for squared-loss models is SSP: least squares gets a
+// certified guarantee (method ssp-joint-moments, bound from
+// learn.SSPSensitivity's closed form, recomputed here); adassp runs too; ssp
+// with a non-squared loss is a usage error.
+func TestRegressSSPDefault(t *testing.T) {
+	path := shareddata.Path(t, "regression/diabetes.csv")
+	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
+		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got regressOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	// Δ₂² = 2X⁴ + 2X² + 2X²Y² + max((1 + Y²)²/2, (1 − Y²)²/2 + 4Y²), X = Y = 400.
+	x2 := 400.0 * 400
+	q := (1 + x2) * (1 + x2) / 2
+	if alt := (1-x2)*(1-x2)/2 + 4*x2; alt > q {
+		q = alt
+	}
+	want := math.Sqrt(2*x2*x2 + 2*x2 + 2*x2*x2 + q)
+	g := got.Guarantee
+	if got.Strategy != "ssp" || g.Source != "certified" || g.Certificate == nil || g.Certificate.Method != "ssp-joint-moments" ||
+		math.Abs(g.Sensitivity-want) > 1e-9*want || !strings.HasPrefix(g.Statement, "(1, 1e-05)-DP; sensitivity") {
+		t.Fatalf("strategy %q, guarantee %+v, want certified ssp bound %v", got.Strategy, g, want)
+	}
+	if code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--strategy", "adassp",
+		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--json"); code != 0 || !strings.Contains(out, "adassp-sufficient-statistics") {
+		t.Fatalf("adassp: exit %d: %s %s", code, out, errs)
+	}
+	if code, _, errs := runRegressCmd("--data", path, "--target", "target", "--model", "huber", "--strategy", "ssp",
+		"--epsilon", "1", "--delta", "1e-5"); code != 2 || !strings.Contains(errs, "--model huber") {
+		t.Fatalf("ssp with huber: exit %d, %s", code, errs)
+	}
+}
+
 // Least squares has no certificate: the sensitivity is sampled and the
 // statement is probabilistic; --diagnostics marks the output private; a bad
 // model is a usage error.
 func TestRegressSampledAndUsage(t *testing.T) {
 	path := shareddata.Path(t, "regression/diabetes.csv")
 	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
-		"--epsilon", "2", "--x-bound", "400", "--y-bound", "400", "--json", "--diagnostics")
+		"--epsilon", "2", "--x-bound", "400", "--y-bound", "400", "--strategy", "projection", "--json", "--diagnostics")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
