@@ -58,4 +58,9 @@
 //     only by Fit, whose callers decide what to publish.
 //   - Releases draw from crypto/rand unless a noise.Source is given; Monte
 //     Carlo comparisons use seeded sources and are never releases.
+//   - Every noisy value is drawn by the mechanism's floating-point-safe
+//     release (noise.Mechanism.Release; program perturbation through
+//     query.Solution.Release), with Laplace snapping's ε term included:
+//     Guarantee.FloatingPointSafe. Objective perturbation is the exception
+//     (its noise enters the objective) and its statement says so.
 package learn

@@ -107,12 +107,10 @@ func prepareSSP(ctx context.Context, data Data, s Spec, p Privacy, g Guarantee) 
 	var vn *vectorNoise
 	switch p.Noise {
 	case Laplace:
-		l, err := noise.NewLaplace(l1 / p.Epsilon)
-		if err != nil {
-			return nil, fmt.Errorf("learn: ssp: %w", err)
+		var err error
+		if vn, err = laplaceNoise(l1, p.Epsilon, fmt.Sprintf("Laplace per entry, ℓ1 sensitivity %.4g", l1)); err != nil {
+			return nil, err
 		}
-		vn = &vectorNoise{kind: Laplace, dist: l, k: 1, sens: l1, norm: 1, eps: p.Epsilon,
-			detail: fmt.Sprintf("Laplace per entry, ℓ1 sensitivity %.4g", l1)}
 	case Gaussian, AnalyticGaussian:
 		var err error
 		if vn, err = newVectorNoise(ctx, p.Noise, 1, l2, p.Epsilon, p.Delta); err != nil {
@@ -129,6 +127,11 @@ func prepareSSP(ctx context.Context, data Data, s Spec, p Privacy, g Guarantee) 
 	sigma := vn.std()
 	ridge := sigma * math.Sqrt(float64(k))
 	g.Delta, g.Sensitivity, g.Norm, g.Source, g.NoiseStd = vn.delta, vn.sens, normName(vn.norm), "certified", sigma
+	entries := k*(k+1)/2 + k
+	if s.Intercept {
+		entries-- // the public (1, 1) entry is not released
+	}
+	g.floatSafe([]*vectorNoise{vn}, []int{entries})
 	g.Certificate = &Certificate{
 		Method: MethodSSP, Bound: vn.sens, Norm: vn.norm, Adjacency: Adjacency,
 		Domain: fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", s.bounds().X, s.bounds().Y, n),
@@ -142,14 +145,21 @@ func prepareSSP(ctx context.Context, data Data, s Spec, p Privacy, g Guarantee) 
 			for j := i; j < k; j++ {
 				v := gram.At(i, j)
 				if !(s.Intercept && i == d && j == d) { // n·1² is public
-					v += vn.dist.Sample(src)
+					var err error
+					if v, err = vn.release(v, src); err != nil {
+						return nil, err
+					}
 				}
 				h.SetSym(i, j, v)
 			}
 		}
 		rhs := make([]float64, k)
 		for i := range rhs {
-			rhs[i] = xty.AtVec(i) + vn.dist.Sample(src)
+			v, err := vn.release(xty.AtVec(i), src)
+			if err != nil {
+				return nil, err
+			}
+			rhs[i] = v
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err

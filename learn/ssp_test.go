@@ -195,3 +195,59 @@ func TestSSPRelease(t *testing.T) {
 		t.Fatal("SSP with the Huber loss accepted")
 	}
 }
+
+// Releases are floating-point safe: output perturbation with Laplace noise
+// publishes multiples of the snapping grid Λ (the power of two ≥ the scale)
+// and its ε carries the snapping term k·2⁻¹⁹ (Mironov 2012, default bound);
+// SSP, AdaSSP and program perturbation are flagged safe, objective
+// perturbation is not and says why.
+func TestReleasesFloatingPointSafe(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, d = 200, 2
+	x := mat.NewDense(n, d, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		x.Set(i, 0, rng.Float64()-0.5)
+		x.Set(i, 1, rng.Float64()-0.5)
+		y[i] = 0.4*x.At(i, 0) - 0.3*x.At(i, 1) + 0.05*rng.NormFloat64()
+	}
+	data := Data{X: x, Y: y}
+	spec := Spec{Loss: Squared, Lambda: 0.5, Bounds: Bounds{X: 1, Y: 1}}
+	r, err := Prepare(ctx, data, spec, Projection, Privacy{Epsilon: 1, Noise: Laplace}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := r.Guarantee()
+	if !g.FloatingPointSafe || g.Epsilon != 1+2*0x1p-19 {
+		t.Fatalf("projection guarantee: safe %v, ε = %v, want 1 + 2·2⁻¹⁹", g.FloatingPointSafe, g.Epsilon)
+	}
+	scale := g.NoiseStd / math.Sqrt2
+	grid := math.Exp2(math.Ceil(math.Log2(scale)))
+	for i := 0; i < 20; i++ {
+		w, err := r.Draw(ctx, noise.NewSeededSource(uint64(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range w {
+			if q := v / grid; q != math.Round(q) {
+				t.Fatalf("released %v is not a multiple of the snapping grid %v", v, grid)
+			}
+		}
+	}
+	for _, c := range []struct {
+		strat Strategy
+		safe  bool
+	}{{SSP, true}, {AdaSSP, true}, {Program, true}, {Objective, false}} {
+		r, err := Prepare(ctx, data, spec, c.strat, Privacy{Epsilon: 0.8, Delta: 1e-6}, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.strat, err)
+		}
+		if g := r.Guarantee(); g.FloatingPointSafe != c.safe || (!c.safe && !strings.Contains(g.Statement, "floating point")) {
+			t.Fatalf("%s: floating-point safe %v, statement %q", c.strat, g.FloatingPointSafe, g.Statement)
+		}
+		if _, err := r.Draw(ctx, noise.NewSeededSource(1)); err != nil {
+			t.Fatalf("%s: %v", c.strat, err)
+		}
+	}
+}
