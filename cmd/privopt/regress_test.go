@@ -5,10 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/privopt/privopt/internal/shareddata"
+	"github.com/privopt/privopt/learn"
 )
 
 func runRegressCmd(args ...string) (int, string, string) {
@@ -118,5 +123,74 @@ func TestRegressSampledAndUsage(t *testing.T) {
 	}
 	if code, _, _ := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--epsilon", "-1"); code != 2 {
 		t.Fatalf("negative epsilon: exit %d, want 2", code)
+	}
+}
+
+// --ranges: features and target scaled by declared ranges (wide enough that
+// nothing is clamped), released by SSP at ε = 10⁷ (σ ≈ Δ/√(2ε): noise and ridge
+// negligible) and converted back: the published weights predict like the
+// ordinary least-squares fit in the CSV's units, solved independently here.
+// A range file missing a feature column is a usage error naming it.
+func TestRegressRanges(t *testing.T) {
+	path := shareddata.Path(t, "regression/diabetes.csv")
+	ranges := `{"age": [0, 100], "sex": [0, 3], "bmi": [10, 50], "bp": [40, 160], "s1": [80, 320], "s2": [30, 260],
+		"s3": [10, 110], "s4": [1, 10], "s5": [3, 7], "s6": [50, 130], "target": [0, 400]}`
+	rf := filepath.Join(t.TempDir(), "ranges.json")
+	if err := os.WriteFile(rf, []byte(ranges), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
+		"--epsilon", "1e7", "--delta", "1e-5", "--ranges", rf, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got regressOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Scaled == nil || got.Intercept == nil || math.Abs(got.Bounds["x"]-math.Sqrt(10)) > 1e-12 || got.Bounds["y"] != 1 {
+		t.Fatalf("output %+v", got)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, names, err := learn.ReadCSV(f, "target")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, d := data.X.Dims()
+	a := mat.NewDense(n, d+1, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			a.Set(i, j, data.X.At(i, j))
+		}
+		a.Set(i, d, 1)
+	}
+	var ols mat.VecDense
+	if err := ols.SolveVec(a, mat.NewVecDense(n, data.Y)); err != nil {
+		t.Fatal(err)
+	}
+	rms := 0.0
+	for i := 0; i < n; i++ {
+		p, q := *got.Intercept, ols.AtVec(d)
+		for j, nm := range names {
+			p += got.Weights[nm] * data.X.At(i, j)
+			q += ols.AtVec(j) * data.X.At(i, j)
+		}
+		rms += (p - q) * (p - q)
+	}
+	rms = math.Sqrt(rms / float64(n))
+	t.Logf("RMS difference of predictions from OLS: %.4g", rms)
+	if rms > 0.8 { // 1% of the target's standard deviation (77)
+		t.Fatalf("predictions differ from OLS by RMS %v", rms)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"age": [0, 100]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--epsilon", "1", "--delta", "1e-5", "--ranges", bad); code != 2 || !strings.Contains(errs, `"sex" has no range`) {
+		t.Fatalf("missing range: exit %d, %s", code, errs)
 	}
 }
