@@ -158,7 +158,9 @@ type Program struct {
 	CostCert      *grid.CostCertificate // cost query, certified
 	Substitutions []string
 	ChanceSeed    uint64
-	Timing        Timing
+	// Timing is private: how long the solve takes depends on the loads
+	// (lazy rounds, solver iterations). Report it with the diagnostics only.
+	Timing Timing
 
 	net     *grid.Network // the user's network
 	base    *grid.Network // piecewise-linear costs, no backstops (certification)
@@ -208,7 +210,7 @@ func (pr *Program) SkippedOutages() []int {
 	return append([]int(nil), pr.sec.islanding...)
 }
 
-// Timing records where Prepare's time went.
+// Timing records where Prepare's time went (private: see Program.Timing).
 type Timing struct {
 	Certify, Build, Solve, Total time.Duration
 }
@@ -360,7 +362,10 @@ func Prepare(ctx context.Context, net *grid.Network, opt Options) (*Program, err
 	pr.sol = sol
 	pr.Timing.Solve = time.Since(ts)
 	if pr.sec != nil {
-		pr.Substitutions = append(pr.Substitutions, fmt.Sprintf("N-1 security: %d contingency cuts generated, %d islanding outages skipped", len(pr.cuts), len(pr.sec.islanding)))
+		// The number of cuts depends on the loads: it is a private
+		// diagnostic (Diagnostics.SecurityCuts); the islanding outages
+		// depend on the topology only.
+		pr.Substitutions = append(pr.Substitutions, fmt.Sprintf("N-1 security: contingency cuts generated lazily; %d islanding outages skipped", len(pr.sec.islanding)))
 	}
 	pr.Timing.Total = time.Since(t0)
 	return pr, nil
@@ -789,8 +794,11 @@ type Diagnostics struct {
 	// holds with lazy limits (0 with LimitsAll, which holds all of them).
 	Solves          int
 	MonitoredLimits int
-	HasRelease      bool
-	Status          string
+	// SecurityCuts is the number of N-1 contingency cuts the final program
+	// holds (0 without Options.Security): it depends on the loads.
+	SecurityCuts int
+	HasRelease   bool
+	Status       string
 }
 
 // Diagnostics computes the private diagnostics (it solves the nominal OPF).
@@ -826,7 +834,7 @@ func (pr *Program) Diagnostics(ctx context.Context) (*Diagnostics, error) {
 			}
 		}
 	}
-	d.Solves, d.MonitoredLimits = pr.solves, len(pr.monitored)
+	d.Solves, d.MonitoredLimits, d.SecurityCuts = pr.solves, len(pr.monitored), len(pr.cuts)
 	return d, nil
 }
 

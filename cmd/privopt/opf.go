@@ -292,7 +292,6 @@ type releaseJSON struct {
 	Dataset       string             `json:"dataset,omitempty"`
 	Seeded        bool               `json:"seeded"`
 	FloatSafe     bool               `json:"floating_point_safe"`
-	Time          timeJSON           `json:"time"`
 	Diagnostics   *diagJSON          `json:"private_diagnostics,omitempty"`
 }
 
@@ -303,7 +302,11 @@ type diagJSON struct {
 	ExpectedCost  float64             `json:"expected_cost"`
 	ZetaInterval  [2]float64          `json:"zeta_interval"`
 	Feasible      bool                `json:"release_dispatch_feasible"`
+	SecurityCuts  int                 `json:"security_cuts,omitempty"`
+	Solves        int                 `json:"solves"`
 	Evaluation    map[string]evalJSON `json:"evaluation,omitempty"`
+	// Time is private too: the solve time depends on the loads.
+	Time timeJSON `json:"time"`
 }
 
 type evalJSON struct {
@@ -355,15 +358,15 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 		Sensitivity: rec.Sensitivity, Provenance: string(rec.SensitivitySource), Certificate: rec.Certificate,
 		Method: rec.Method, Feasibility: pr.Solution().Counterpart.Guarantee.String(), Eta: rec.Eta, Beta: rec.Beta, CVaRQ: opt.CVaRQ,
 		LoadBand: opt.Band, PriceCap: opt.Rules.PriceCap, PriceFloor: opt.Rules.PriceFloor, Substitutions: pr.Substitutions,
-		Dataset: f.ledger.dataset, Seeded: src != nil, FloatSafe: rec.FloatingPointSafe,
-		Time: timeJSON{Parse: secs(parse), Build: secs(pr.Timing.Certify + pr.Timing.Build), Solve: secs(pr.Timing.Solve), Total: secs(total)}}
+		Dataset: f.ledger.dataset, Seeded: src != nil, FloatSafe: rec.FloatingPointSafe}
 	if f.diagnostics {
 		d, err := pr.Diagnostics(ctx)
 		if err != nil {
 			return err
 		}
 		out.Diagnostics = &diagJSON{Warning: privateWarning, NominalCost: d.NominalCost, ExpectedValue: d.ExpectedValue, ExpectedCost: d.ExpectedCost,
-			ZetaInterval: [2]float64{d.ZetaLo, d.ZetaHi}, Feasible: d.LastFeasible}
+			ZetaInterval: [2]float64{d.ZetaLo, d.ZetaHi}, Feasible: d.LastFeasible, SecurityCuts: d.SecurityCuts, Solves: d.Solves,
+			Time: timeJSON{Parse: secs(parse), Build: secs(pr.Timing.Certify + pr.Timing.Build), Solve: secs(pr.Timing.Solve), Total: secs(total)}}
 		if f.evaluate > 0 {
 			ev, err := pr.Evaluate(ctx, opfrelease.EvalOptions{N: f.evaluate, InputN: f.inputN, Seed: f.seed})
 			if err != nil {
@@ -410,6 +413,9 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 		fmt.Fprintf(stdout, "pre-noise value   %14.2f %s\n", d.ExpectedValue, out.Unit)
 		fmt.Fprintf(stdout, "expected cost     %14.2f $/h (loss %.3f%%)\n", d.ExpectedCost, 100*(d.ExpectedCost-d.NominalCost)/math.Abs(d.NominalCost))
 		fmt.Fprintf(stdout, "noise interval    [%.4g, %.4g]; dispatch behind the release feasible: %v\n", d.ZetaInterval[0], d.ZetaInterval[1], d.Feasible)
+		fmt.Fprintf(stdout, "programs solved   %d; N-1 contingency cuts %d\n", d.Solves, d.SecurityCuts)
+		fmt.Fprintf(stdout, "time              parse %v, certify+build %v, solve %v, total %v\n",
+			parse.Round(time.Microsecond), (pr.Timing.Certify + pr.Timing.Build).Round(time.Microsecond), pr.Timing.Solve.Round(time.Microsecond), total.Round(time.Microsecond))
 		if len(d.Evaluation) > 0 {
 			fmt.Fprintf(stdout, "\n%-10s %8s %10s %14s %10s\n", "strategy", "N", "loss (%)", "infeasible (%)", "CVaR (%)")
 			for _, name := range []string{"program", "output", "input"} {
@@ -419,8 +425,6 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "\ntime: parse %v, certify+build %v, solve %v, total %v\n",
-		parse.Round(time.Microsecond), (pr.Timing.Certify + pr.Timing.Build).Round(time.Microsecond), pr.Timing.Solve.Round(time.Microsecond), total.Round(time.Microsecond))
 	return nil
 }
 
