@@ -66,7 +66,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.StringVar(&f.plotPath, "plot", "", "with --diagnostics: write the released-value densities for three adjacent load vectors to this SVG file")
 	fs.StringVar(&f.dcModel, "dc-model", "powermodels", "DC model: powermodels (b = x/(r²+x²), no taps/shifts; PGLib baselines) | matpower (b = 1/x, taps, shifts)")
-	fs.StringVar(&f.formulation, "formulation", "auto", "network formulation: auto (nominal: ptdf up to 100 buses, b-theta above; private release above 100 buses: ptdf with lazily monitored flow limits) | b-theta | ptdf")
+	fs.StringVar(&f.formulation, "formulation", "auto", "network formulation: auto (nominal: the measured automatic choice of formulation, lazily added limits and backend, printed as the strategy; private release above 100 buses: ptdf with lazily monitored flow limits) | b-theta | ptdf")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -126,14 +126,13 @@ type timeJSON struct {
 func secs(d time.Duration) float64 { return d.Seconds() }
 
 func runNominal(ctx context.Context, f *opfFlags, net *grid.Network, form grid.Formulation, parse time.Duration, t0 time.Time, stdout io.Writer) error {
-	o, err := net.BuildOPF(grid.OPFOptions{Formulation: form})
+	// The measured automatic configuration (grid.AutoStrategy): formulation,
+	// lazily added line limits and backend, reported as "strategy".
+	sol, err := net.SolveDCOPF(ctx, grid.DCOPFOptions{OPF: grid.OPFOptions{Formulation: form}})
 	if err != nil {
 		return err
 	}
-	sol, err := o.Solve(ctx)
-	if err != nil {
-		return err
-	}
+	o := sol.OPF
 	total := time.Since(t0)
 	if !sol.Status.OK() {
 		var load, pmin, pmax float64
@@ -165,11 +164,12 @@ func runNominal(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 			Status      string    `json:"status"`
 			DCModel     string    `json:"dc_model"`
 			Formulation string    `json:"formulation"`
+			Strategy    string    `json:"strategy"`
 			NominalCost float64   `json:"nominal_cost"`
 			Dispatch    []genJSON `json:"dispatch"`
 			LMP         []busJSON `json:"lmp"`
 			Time        timeJSON  `json:"time"`
-		}{Case: c.Name, Status: sol.Status.String(), DCModel: f.dcModel, Formulation: o.Options.Formulation.String(), NominalCost: sol.Cost, Time: tj}
+		}{Case: c.Name, Status: sol.Status.String(), DCModel: f.dcModel, Formulation: o.Options.Formulation.String(), Strategy: sol.Strategy.String(), NominalCost: sol.Cost, Time: tj}
 		for g, p := range sol.Dispatch {
 			out.Dispatch = append(out.Dispatch, genJSON{Gen: net.Gen[g] + 1, Bus: net.BusID[net.GenBus[g]], P: p, Pmin: net.Pmin[g], Pmax: net.Pmax[g]})
 		}
@@ -181,7 +181,7 @@ func runNominal(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 		return enc.Encode(out)
 	}
 	fmt.Fprintf(stdout, "case %s: %d buses, %d generators, %d branches in service (DC model %s, %s)\n",
-		c.Name, net.NumBuses(), net.NumGens(), net.NumBranches(), f.dcModel, o.Options.Formulation)
+		c.Name, net.NumBuses(), net.NumGens(), net.NumBranches(), f.dcModel, sol.Strategy)
 	fmt.Fprintf(stdout, "status %v, cost %.2f $/h\n\n", sol.Status, sol.Cost)
 	const maxRows = 40
 	fmt.Fprintf(stdout, "%6s %6s %10s %10s %10s\n", "gen", "bus", "p (MW)", "pmin", "pmax")
