@@ -6,6 +6,7 @@
 //
 //	go run ./bench/suites [-set cblib,sdplib,maros] [-route auto|ipm|highs]
 //	    [-only REGEXP] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
+//	    [-cpuprofile FILE]
 //
 // Grades: "pass" (status optimal or almost-optimal and |obj − ref| within the
 // tolerance of the rule; infeasible instances: the matching status), "wrong"
@@ -30,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,8 +121,20 @@ func run(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "write OUT.md and OUT.json")
 	csdp := fs.Bool("csdp", false, "also run csdp on the SDPLIB instances")
 	dataDir := fs.String("data", "", "conic-bench folder (default: the shared data folder's conic-bench)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the privopt solves (not CSDP) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	dir := *dataDir
 	if dir == "" {

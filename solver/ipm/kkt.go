@@ -19,6 +19,9 @@ import (
 type kktSolver interface {
 	factor(upper *sparse.CSC) error
 	solve(dst, b []float64)
+	// regularized is the number of pivots of the last factorization that
+	// dynamic regularization replaced.
+	regularized() int
 }
 
 // ------------------------------------------------------------ sparse LDLᵀ
@@ -53,6 +56,13 @@ func (s *sparseLDL) factor(upper *sparse.CSC) error {
 
 func (s *sparseLDL) solve(dst, b []float64) { s.f.Solve(dst, b) }
 
+func (s *sparseLDL) regularized() int {
+	if s.f == nil {
+		return 0
+	}
+	return s.f.DynamicRegCount()
+}
+
 // ------------------------------------------------------------- dense LDLᵀ
 
 // denseLDL is an O(N³) LDLᵀ factorization without pivoting with the same
@@ -64,7 +74,10 @@ type denseLDL struct {
 	d     []float64
 	signs []int8
 	reg   ldl.Regularization
+	nreg  int // pivots replaced by dynamic regularization in the last factor
 }
+
+func (f *denseLDL) regularized() int { return f.nreg }
 
 func (f *denseLDL) factor(upper *sparse.CSC) error {
 	n := upper.Cols
@@ -75,6 +88,7 @@ func (f *denseLDL) factor(upper *sparse.CSC) error {
 	}
 	a := f.a
 	clear(a)
+	f.nreg = 0
 	for j := 0; j < n; j++ {
 		for p := upper.ColPtr[j]; p < upper.ColPtr[j+1]; p++ {
 			i := upper.RowIdx[p]
@@ -86,6 +100,7 @@ func (f *denseLDL) factor(upper *sparse.CSC) error {
 		dj := a[j*n+j]
 		if sg := float64(f.signs[j]); sg*dj < f.reg.Eps {
 			dj = sg * f.reg.Delta
+			f.nreg++
 		}
 		if math.IsNaN(dj) || math.IsInf(dj, 0) {
 			return fmt.Errorf("ipm: dense LDLᵀ pivot %d is %v", j, dj)
@@ -152,11 +167,18 @@ type coneSlot struct {
 // the block's rows touch). This is the reduction CVXOPT uses for all cones; it
 // pays off for a large PSD block constraining few variables, where the dense
 // d×d scaling block would dominate the factorization.
+//
+// The Schur complement is assembled by one of two rules, whichever the cost
+// estimate of newKKT prefers: the sparse formulas of Fujisawa, Kojima &
+// Nakata (fknPlan), or the dense factorization A_pᵀH⁻¹A_p = gt·gtᵀ with the
+// rows of gt computed by psdCone.schurFactorTo (cheaper only when most data
+// matrices are dense).
 type schurBlock struct {
 	cone *psdCone
 	cols []int         // columns of A touched by the block's rows, increasing
-	ap   *mat.Dense    // d × len(cols): the block's rows of A on cols
-	gt   *mat.Dense    // rows svec(T mat(a_j) Tᵀ) (psdCone.mulSchurFactor), so that A_pᵀH⁻¹A_p = gt·gtᵀ
+	ap   *sparse.CSC   // d × len(cols): the block's rows of A on cols
+	plan *fknPlan      // non-nil: sparse assembly
+	gt   *mat.Dense    // dense rule only: rows svec(T mat(a_j) Tᵀ) (psdCone.mulSchurFactor), so that A_pᵀH⁻¹A_p = gt·gtᵀ
 	sc   *mat.SymDense // A_pᵀH⁻¹A_p
 	pos  []int         // positions of sc's upper triangle (a ≤ b at a + b(b+1)/2)
 	v, w []float64     // length-d workspaces
@@ -168,13 +190,7 @@ type schurBlock struct {
 }
 
 // mulAp sets out = A_p·x (x indexed like cols).
-func (eb *schurBlock) mulAp(out, x []float64) {
-	if len(x) == 0 {
-		clear(out)
-		return
-	}
-	mat.NewVecDense(len(out), out).MulVec(eb.ap, mat.NewVecDense(len(x), x))
-}
+func (eb *schurBlock) mulAp(out, x []float64) { eb.ap.MulVecTo(out, 1, x, 0) }
 
 // mulGt sets out = gt·v (v of length d, out indexed like cols).
 func (eb *schurBlock) mulGt(out, v []float64) {
@@ -196,11 +212,16 @@ func (eb *schurBlock) mulGtT(out, x []float64) {
 }
 
 // mulApT sets out = A_pᵀ·v.
-func (eb *schurBlock) mulApT(out, v []float64) {
-	if len(out) == 0 {
-		return
-	}
-	mat.NewVecDense(len(out), out).MulVec(eb.ap.T(), mat.NewVecDense(len(v), v))
+func (eb *schurBlock) mulApT(out, v []float64) { eb.ap.MulTransVecTo(out, 1, v, 0) }
+
+// denseSchurCost estimates the multiply-adds of one dense-rule assembly of a
+// block of order n with nc columns: nc products T·mat(a)·Tᵀ (n³/2 each) and
+// the rank-d update gt·gtᵀ (nc²·d/2, counted at half a multiply-add per
+// flop, being a matrix product).
+func denseSchurCost(n, nc int) float64 {
+	f, c := float64(n), float64(nc)
+	d := f * (f + 1) / 2
+	return c*f*f*f/2 + 0.25*c*c*d
 }
 
 // kktSystem is the quasi-definite matrix
@@ -292,17 +313,24 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 			if len(cols) <= d/2 {
 				sort.Ints(cols)
 				nc := len(cols)
-				eb := &schurBlock{cone: pc, cols: cols, ap: mat.NewDense(d, max(nc, 1), nil),
-					gt: mat.NewDense(max(nc, 1), d, nil), sc: mat.NewSymDense(max(nc, 1), nil),
+				eb := &schurBlock{cone: pc, cols: cols, sc: mat.NewSymDense(max(nc, 1), nil),
 					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), fb: make([]float64, d), xc: make([]float64, nc), xt: make([]float64, nc), sx: make([]float64, nc)}
 				colIdx := make(map[int]int, nc)
 				for k, j := range cols {
 					colIdx[j] = k
 				}
+				tr := sparse.NewTriplets(d, nc, 0)
 				for r := off; r < off+d; r++ {
 					for q := at.ColPtr[r]; q < at.ColPtr[r+1]; q++ {
-						eb.ap.Set(r-off, colIdx[at.RowIdx[q]], at.Val[q])
+						tr.Append(r-off, colIdx[at.RowIdx[q]], at.Val[q])
 					}
+				}
+				eb.ap = tr.ToCSC()
+				pl := newFKNPlan(pc.n, eb.ap)
+				if set.PSDSchurRule == PSDSchurSparse || (set.PSDSchurRule == PSDSchurAuto && pl.cost <= denseSchurCost(pc.n, nc)) {
+					eb.plan = pl
+				} else {
+					eb.gt = mat.NewDense(max(nc, 1), d, nil)
 				}
 				sl.elim = eb
 				ks.elims = append(ks.elims, eb)
@@ -487,16 +515,35 @@ func (ks *kktSystem) addSchur() {
 		nc := len(eb.cols)
 		d := eb.cone.d
 		workers := min(ks.threads, max(1, nc/8))
+		if eb.plan != nil {
+			if ks.identity {
+				eb.plan.setG(nil)
+			} else {
+				eb.plan.setG(eb.cone.tq)
+			}
+			eb.plan.assemble(eb.sc, workers)
+			ks.addSC(eb)
+			continue
+		}
 		eb.work(workers - 1) // allocate the workspaces before going parallel
 		gr := eb.gt.RawMatrix()
+		ap := eb.ap
 		if ks.identity {
-			eb.gt.Copy(eb.ap.T())
+			clear(gr.Data)
+			for c := 0; c < nc; c++ {
+				for q := ap.ColPtr[c]; q < ap.ColPtr[c+1]; q++ {
+					gr.Data[c*gr.Stride+ap.RowIdx[q]] = ap.Val[q]
+				}
+			}
 		} else {
 			// rows svec(T mat(a_j) Tᵀ), split over the workers
 			parallel(workers, func(k int) {
 				ws := eb.work(k)
 				for c := k * nc / workers; c < (k+1)*nc/workers; c++ {
-					mat.Col(ws.v, c, eb.ap)
+					clear(ws.v)
+					for q := ap.ColPtr[c]; q < ap.ColPtr[c+1]; q++ {
+						ws.v[ap.RowIdx[q]] = ap.Val[q]
+					}
 					eb.cone.schurFactorTo(gr.Data[c*gr.Stride:c*gr.Stride+d], ws.v, ws.m1, ws.m2, ws.m3)
 				}
 			})
@@ -518,10 +565,17 @@ func (ks *kktSystem) addSchur() {
 		for k := 1; k < workers; k++ {
 			eb.sc.AddSym(eb.sc, eb.work(k).s)
 		}
-		for b := 0; b < nc; b++ {
-			for a := 0; a <= b; a++ {
-				v[eb.pos[a+b*(b+1)/2]] += eb.sc.At(a, b)
-			}
+		ks.addSC(eb)
+	}
+}
+
+// addSC adds the block's Schur complement to the x-block values.
+func (ks *kktSystem) addSC(eb *schurBlock) {
+	v := ks.k.Val
+	raw := eb.sc.RawSymmetric()
+	for b := range eb.cols {
+		for a := 0; a <= b; a++ {
+			v[eb.pos[a+b*(b+1)/2]] += raw.Data[a*raw.Stride+b]
 		}
 	}
 }
@@ -616,10 +670,35 @@ func (ks *kktSystem) update() error {
 		}
 	}
 	err := ks.solver.factor(ks.k)
+	if (err != nil || ks.solver.regularized() > 0) && ks.useDenseSchur() {
+		// The sparse formulas compute M_ij = tr(F_i G F_j G) entry by entry
+		// from G = B⁻¹; near a degenerate optimum (G with entries of very
+		// different magnitudes) their rounding can make M indefinite, which
+		// shows as regularized pivots of the x-block (gpp124-1 of SDPLIB:
+		// 121 of 125 at iteration 25, then a NaN solve). The dense rule's
+		// M = gt·gtᵀ is a Gram matrix, positive semidefinite by
+		// construction: use it for the rest of the solve.
+		return ks.update()
+	}
 	if err != nil {
 		return fmt.Errorf("ipm: KKT factorization: %w", err)
 	}
 	return nil
+}
+
+// useDenseSchur switches every eliminated block assembled by the sparse
+// formulas to the dense rule and reports whether there was one.
+func (ks *kktSystem) useDenseSchur() bool {
+	switched := false
+	for _, eb := range ks.elims {
+		if eb.plan == nil {
+			continue
+		}
+		eb.plan = nil
+		eb.gt = mat.NewDense(max(len(eb.cols), 1), eb.cone.d, nil)
+		switched = true
+	}
+	return switched
 }
 
 // factorIdentity factors the matrix with H = I in every block (the
@@ -767,6 +846,10 @@ func (ks *kktSystem) solveElim(x, b []float64) {
 		off := ks.slots[ci].off
 		if ks.identity {
 			eb.mulApT(eb.xc, b[n+off:n+off+eb.cone.d])
+		} else if eb.plan != nil {
+			// A_pᵀH_p⁻¹b_p with fb = H_p⁻¹b_p
+			eb.cone.mulHinv(eb.fb, b[n+off:n+off+eb.cone.d])
+			eb.mulApT(eb.xc, eb.fb)
 		} else {
 			// A_pᵀH_p⁻¹b_p = gt·F(b_p) with F = psdCone.schurFactorTo (H⁻¹ = FᵀF)
 			eb.cone.schurFactorTo(eb.fb, b[n+off:n+off+eb.cone.d], eb.cone.m1, eb.cone.m2, nil)
@@ -801,6 +884,16 @@ func (ks *kktSystem) solveElim(x, b []float64) {
 				eb.v[r] -= b[n+off+r]
 			}
 			copy(x[n+off:n+off+d], eb.v)
+			continue
+		}
+		if eb.plan != nil {
+			// H_p⁻¹(A_p x − b_p) = H_p⁻¹A_p x − fb
+			eb.mulAp(eb.v, eb.xc)
+			zp := x[n+off : n+off+d]
+			eb.cone.mulHinv(zp, eb.v)
+			for r := range zp {
+				zp[r] -= eb.fb[r]
+			}
 			continue
 		}
 		// H_p⁻¹(A_p x − b_p) = Fᵀ(gtᵀx − F(b_p)), F(b_p) from the reduction above
