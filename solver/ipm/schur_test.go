@@ -1,0 +1,113 @@
+package ipm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/privopt/privopt/sparse"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestFKNFormulas checks every formula of fknPlan (F1, F2, F3 forced on all
+// rows, and the cost-based choice) against tr(F_i G F_j G) computed with
+// dense matrix products, for data matrices from one nonzero to fully dense
+// and G = TᵀT from a random upper triangular T; and G = I (the
+// initialization) against A_pᵀA_p.
+func TestFKNFormulas(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n, nc = 9, 14
+	d := n * (n + 1) / 2
+	tri := sparse.NewTriplets(d, nc, 0)
+	fs := make([]*mat.SymDense, nc)
+	for c := 0; c < nc; c++ {
+		fs[c] = mat.NewSymDense(n, nil)
+		// column c has about c·d/(nc−1) nonzeros (c = 0: a single diagonal one)
+		for k := 0; k < d; k++ {
+			if (c == 0 && k != 3) || (c > 0 && rng.Float64() > float64(c)/float64(nc-1)) {
+				continue
+			}
+			v := rng.NormFloat64()
+			tri.Append(k, c, v)
+			i, j := svecPos(k, n)
+			if i == j {
+				fs[c].SetSym(i, i, v)
+			} else {
+				fs[c].SetSym(i, j, v/math.Sqrt2)
+			}
+		}
+	}
+	ap := tri.ToCSC()
+	tm := mat.NewTriDense(n, mat.Upper, nil)
+	for i := 0; i < n; i++ {
+		tm.SetTri(i, i, 1+rng.Float64())
+		for j := i + 1; j < n; j++ {
+			tm.SetTri(i, j, rng.NormFloat64())
+		}
+	}
+	var g mat.Dense
+	g.Mul(tm.T(), tm)
+	want := func(a, b int, gm mat.Matrix) float64 {
+		var x, y mat.Dense
+		x.Mul(fs[a], gm)
+		y.Mul(fs[b], gm)
+		var p mat.Dense
+		p.Mul(&x, &y)
+		return mat.Trace(&p)
+	}
+	for _, rule := range []int8{0, 1, 2, 3} {
+		pl := newFKNPlan(n, ap)
+		if rule != 0 {
+			for p := range pl.formula {
+				pl.formula[p] = rule
+			}
+		}
+		for _, ident := range []bool{false, true} {
+			var gm mat.Matrix = &g
+			if ident {
+				pl.setG(nil)
+				gm = identityDense(n)
+			} else {
+				pl.setG(tm)
+			}
+			sc := mat.NewSymDense(nc, nil)
+			pl.assemble(sc, 2)
+			for a := 0; a < nc; a++ {
+				for b := a; b < nc; b++ {
+					w, got := want(a, b, gm), sc.At(a, b)
+					if math.Abs(got-w) > 1e-10*(1+math.Abs(w)) {
+						t.Errorf("formula %d, G = I %v: M[%d,%d] = %.12g, want %.12g", rule, ident, a, b, got, w)
+					}
+				}
+			}
+		}
+	}
+	// the choice: the single-nonzero column takes F3, the densest F1 or F2
+	pl := newFKNPlan(n, ap)
+	if f := pl.formula[nc-1]; f != 3 {
+		t.Errorf("sparsest column: formula %d, want 3", f)
+	}
+	if f := pl.formula[0]; f == 3 {
+		t.Errorf("densest column: formula 3, want 1 or 2")
+	}
+}
+
+// svecPos is the inverse of svecIdx: the position (i, j), i ≥ j, of svec
+// coordinate k of an order-n block.
+func svecPos(k, n int) (int, int) {
+	for j := 0; j < n; j++ {
+		if k < n-j {
+			return j + k, j
+		}
+		k -= n - j
+	}
+	panic("svecPos: index out of range")
+}
+
+func identityDense(n int) *mat.Dense {
+	m := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		m.Set(i, i, 1)
+	}
+	return m
+}
