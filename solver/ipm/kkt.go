@@ -264,7 +264,6 @@ type kktSystem struct {
 	// workspaces
 	rhs, res, dx []float64
 	br, xr       []float64
-	fres, fdx    []float64
 }
 
 // psdSchurMinDim is the smallest PSD block (svec dimension) that is
@@ -755,42 +754,76 @@ func (ks *kktSystem) mulK(out, x []float64) {
 }
 
 // solve solves the full KKT system K·x = b (layout x, z, extra rows). With
-// eliminated blocks, each pass solves the reduced system and recovers their z
-// rows, and iterative refinement runs on the full unregularized system.
+// eliminated blocks, b is reduced onto the kept rows (b_x += A_pᵀH_p⁻¹b_p),
+// the reduced system is solved and refined against its exact operator
+// (mulReducedExact: the Schur complements applied as A_pᵀH_p⁻¹A_p, not as
+// their assembled matrices, so refinement also removes the rounding of the
+// assembly), and the eliminated z rows are recovered from x,
+// z_p = H_p⁻¹(A_p x − b_p). Each refinement step costs one product with
+// H_p⁻¹ per block and a solve with the factorization.
 func (ks *kktSystem) solve(x, b []float64) {
 	if len(ks.elims) == 0 {
 		ks.solveReduced(x, b, ks.refine)
 		return
 	}
-	ks.solveElim(x, b)
-	if ks.refine == 0 {
-		return
+	br, xr := ks.br, ks.xr
+	ks.reduce(br, b)
+	ks.solver.solve(xr, br)
+	if ks.refine > 0 {
+		refineSolution(xr, br, ks.res, ks.dx, ks.refine, ks.mulReducedExact, ks.solver.solve)
 	}
-	if ks.fres == nil {
-		ks.fres, ks.fdx = make([]float64, ks.fdim), make([]float64, ks.fdim)
-	}
-	refineSolution(x, b, ks.fres, ks.fdx, ks.refine, ks.mulFull, ks.solveElim)
+	ks.recover(x, xr, b)
 }
 
-// mulFull computes out = K₀·x for the full (unreduced, unregularized) system.
-func (ks *kktSystem) mulFull(out, x []float64) {
+// reduce sets br = the reduced right-hand side of b: the x part plus
+// A_pᵀH_p⁻¹b_p for every eliminated block, the kept z rows and the extra
+// rows. It leaves F(b_p) (dense rule) or H_p⁻¹b_p (sparse rule) in the
+// block's fb for recover.
+func (ks *kktSystem) reduce(br, b []float64) {
 	n := ks.n
-	xr := ks.xr
-	copy(xr[:n], x[:n])
+	copy(br[:n], b[:n])
 	for i, r := range ks.zidx {
 		if r >= 0 {
-			xr[r] = x[n+i]
+			br[r] = b[n+i]
 		}
 	}
-	copy(xr[n+ks.mr:], x[n+ks.m:])
-	ks.mulK(ks.res, xr)
-	copy(out[:n], ks.res[:n])
+	copy(br[n+ks.mr:], b[n+ks.m:])
+	for ci := range ks.slots {
+		eb := ks.slots[ci].elim
+		if eb == nil {
+			continue
+		}
+		off := ks.slots[ci].off
+		bp := b[n+off : n+off+eb.cone.d]
+		switch {
+		case ks.identity:
+			eb.mulApT(eb.xc, bp)
+		case eb.plan != nil:
+			eb.cone.mulHinv(eb.fb, bp)
+			eb.mulApT(eb.xc, eb.fb)
+		default:
+			// A_pᵀH_p⁻¹b_p = gt·F(b_p) with F = psdCone.schurFactorTo (H⁻¹ = FᵀF)
+			eb.cone.schurFactorTo(eb.fb, bp, eb.cone.m1, eb.cone.m2, nil)
+			eb.mulGt(eb.xc, eb.fb)
+		}
+		for c, j := range eb.cols {
+			br[j] += eb.xc[c]
+		}
+	}
+}
+
+// recover writes the full solution x from the reduced one xr: x and the kept
+// z rows copied, the eliminated z rows z_p = H_p⁻¹(A_p x − b_p), using the
+// fb left by reduce.
+func (ks *kktSystem) recover(x, xr, b []float64) {
+	n := ks.n
+	copy(x[:n], xr[:n])
 	for i, r := range ks.zidx {
 		if r >= 0 {
-			out[n+i] = ks.res[r]
+			x[n+i] = xr[r]
 		}
 	}
-	copy(out[n+ks.m:], ks.res[n+ks.mr:])
+	copy(x[n+ks.m:], xr[n+ks.mr:])
 	for ci := range ks.slots {
 		eb := ks.slots[ci].elim
 		if eb == nil {
@@ -800,117 +833,60 @@ func (ks *kktSystem) mulFull(out, x []float64) {
 		d := eb.cone.d
 		zp := x[n+off : n+off+d]
 		for c, j := range eb.cols {
-			eb.xc[c] = x[j]
-		}
-		// x rows: remove the Schur term, add A_pᵀ z_p
-		nc := len(eb.cols)
-		sx := eb.sx
-		if nc > 0 {
-			mat.NewVecDense(nc, sx).MulVec(eb.sc, mat.NewVecDense(nc, eb.xc))
-		}
-		eb.mulApT(eb.xt, zp)
-		for a, ja := range eb.cols {
-			out[ja] += eb.xt[a] - sx[a]
-		}
-		// z_p rows: A_p x − H_p z_p
-		if ks.identity {
-			copy(eb.w, zp)
-		} else {
-			eb.cone.mulH(eb.w, zp)
-		}
-		eb.mulAp(eb.v, eb.xc)
-		for r := 0; r < d; r++ {
-			out[n+off+r] = eb.v[r] - eb.w[r]
-		}
-	}
-}
-
-// solveElim is one elimination pass: reduce b, solve the reduced system,
-// recover the eliminated z rows.
-func (ks *kktSystem) solveElim(x, b []float64) {
-	n := ks.n
-	br, xr := ks.br, ks.xr
-	copy(br[:n], b[:n])
-	for i, r := range ks.zidx {
-		if r >= 0 {
-			br[r] = b[n+i]
-		}
-	}
-	copy(br[n+ks.mr:], b[n+ks.m:])
-	// br_x += A_pᵀ H_p⁻¹ b_p
-	for ci := range ks.slots {
-		eb := ks.slots[ci].elim
-		if eb == nil {
-			continue
-		}
-		off := ks.slots[ci].off
-		if ks.identity {
-			eb.mulApT(eb.xc, b[n+off:n+off+eb.cone.d])
-		} else if eb.plan != nil {
-			// A_pᵀH_p⁻¹b_p with fb = H_p⁻¹b_p
-			eb.cone.mulHinv(eb.fb, b[n+off:n+off+eb.cone.d])
-			eb.mulApT(eb.xc, eb.fb)
-		} else {
-			// A_pᵀH_p⁻¹b_p = gt·F(b_p) with F = psdCone.schurFactorTo (H⁻¹ = FᵀF)
-			eb.cone.schurFactorTo(eb.fb, b[n+off:n+off+eb.cone.d], eb.cone.m1, eb.cone.m2, nil)
-			eb.mulGt(eb.xc, eb.fb)
-		}
-		for c, j := range eb.cols {
-			br[j] += eb.xc[c]
-		}
-	}
-	ks.solveReduced(xr, br, 0)
-	copy(x[:n], xr[:n])
-	for i, r := range ks.zidx {
-		if r >= 0 {
-			x[n+i] = xr[r]
-		}
-	}
-	copy(x[n+ks.m:], xr[n+ks.mr:])
-	// z_p = H_p⁻¹(A_p x − b_p)
-	for ci := range ks.slots {
-		eb := ks.slots[ci].elim
-		if eb == nil {
-			continue
-		}
-		off := ks.slots[ci].off
-		d := eb.cone.d
-		for c, j := range eb.cols {
 			eb.xc[c] = xr[j]
 		}
-		if ks.identity {
-			eb.mulAp(eb.v, eb.xc)
-			for r := 0; r < d; r++ {
-				eb.v[r] -= b[n+off+r]
+		switch {
+		case ks.identity:
+			eb.mulAp(zp, eb.xc)
+			for r := range zp {
+				zp[r] -= b[n+off+r]
 			}
-			copy(x[n+off:n+off+d], eb.v)
-			continue
-		}
-		if eb.plan != nil {
+		case eb.plan != nil:
 			// H_p⁻¹(A_p x − b_p) = H_p⁻¹A_p x − fb
 			eb.mulAp(eb.v, eb.xc)
-			zp := x[n+off : n+off+d]
 			eb.cone.mulHinv(zp, eb.v)
 			for r := range zp {
 				zp[r] -= eb.fb[r]
 			}
-			continue
+		default:
+			// H_p⁻¹(A_p x − b_p) = Fᵀ(gtᵀx − F(b_p))
+			eb.mulGtT(eb.v, eb.xc)
+			for r := 0; r < d; r++ {
+				eb.v[r] -= eb.fb[r]
+			}
+			eb.cone.schurFactorTransTo(zp, eb.v, eb.cone.m1, eb.cone.m2)
 		}
-		// H_p⁻¹(A_p x − b_p) = Fᵀ(gtᵀx − F(b_p)), F(b_p) from the reduction above
-		eb.mulGtT(eb.v, eb.xc)
-		for r := 0; r < d; r++ {
-			eb.v[r] -= eb.fb[r]
-		}
-		eb.cone.schurFactorTransTo(x[n+off:n+off+d], eb.v, eb.cone.m1, eb.cone.m2)
 	}
 }
 
-func (ks *kktSystem) hinv(eb *schurBlock, out, v []float64) {
-	if ks.identity {
-		copy(out, v)
-		return
+// mulReducedExact computes out = K_red·xr for the reduced unregularized
+// system with every Schur complement applied exactly: the stored matrix
+// (mulK) with, per eliminated block, its assembled A_pᵀH_p⁻¹A_p replaced by
+// A_pᵀ(H_p⁻¹(A_p x)) (H_p⁻¹ by the triangular factor T, TᵀT = H_p⁻¹'s matrix
+// B⁻¹).
+func (ks *kktSystem) mulReducedExact(out, xr []float64) {
+	ks.mulK(out, xr)
+	for _, eb := range ks.elims {
+		nc := len(eb.cols)
+		if nc == 0 {
+			continue
+		}
+		for c, j := range eb.cols {
+			eb.xc[c] = xr[j]
+		}
+		// − stored M·x_c
+		mat.NewVecDense(nc, eb.sx).MulVec(eb.sc, mat.NewVecDense(nc, eb.xc))
+		eb.mulAp(eb.v, eb.xc)
+		if ks.identity {
+			copy(eb.w, eb.v)
+		} else {
+			eb.cone.mulHinv(eb.w, eb.v)
+		}
+		eb.mulApT(eb.xt, eb.w)
+		for c, j := range eb.cols {
+			out[j] += eb.xt[c] - eb.sx[c]
+		}
 	}
-	eb.cone.mulHinv(out, v)
 }
 
 // solveReduced solves K₀·x = b for the matrix as stored, with the regularized
