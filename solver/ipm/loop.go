@@ -376,12 +376,22 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 	lin := func(k int) float64 { return -dZ[k] - w.adx[k] + w.b[k]*dt }
 	for i, c := range w.cones {
 		ds := w.block(w.ds, i)
+		off := w.offs[i]
+		if w.kkt.slots[i].elim != nil {
+			// In an eliminated PSD block HΔz = AΔx − rhs holds by
+			// construction (Δz = H⁻¹(AΔx − rhs)), so the primal equation
+			// gives Δs without the round trip through H⁻¹ and H (and
+			// without the two dense products of HΔz).
+			for k := range ds {
+				ds[k] = lin(off + k)
+			}
+			continue
+		}
 		c.mulH(ds, w.block(w.dz, i))
 		o := w.block(w.off, i)
 		for k := range ds {
 			ds[k] = -ds[k] - o[k]
 		}
-		off := w.offs[i]
 		switch cc := c.(type) {
 		case *nonnegCone:
 			for k := range ds {
@@ -391,15 +401,6 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 			}
 		case *socCone:
 			if cc.eta > 1 {
-				for k := range ds {
-					ds[k] = lin(off + k)
-				}
-			}
-		case *psdCone:
-			// In an eliminated block HΔz = AΔx − rhs holds by construction
-			// (Δz = H⁻¹(AΔx − rhs)), so the primal equation gives Δs without
-			// the round trip through H⁻¹ and H.
-			if w.kkt.slots[i].elim != nil {
 				for k := range ds {
 					ds[k] = lin(off + k)
 				}
