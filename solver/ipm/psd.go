@@ -25,7 +25,7 @@ type psdCone struct {
 	lam    []float64 // eigenvalues of the scaled point (diagonal of Λ)
 	r      *mat.Dense
 	rinv   *mat.Dense
-	b      *mat.Dense    // RRᵀ, valid when bValid (formed on demand by mulH and denseH)
+	b      *mat.Dense // RRᵀ, valid when bValid (formed on demand by mulH and denseH)
 	bValid bool
 	tq     *mat.TriDense // upper triangular T with TᵀT = (RRᵀ)⁻¹ (from R⁻¹ = QT)
 	tqt    *mat.Dense    // Tᵀ (lower triangular, zero above the diagonal), row-major for schurFactorTo
