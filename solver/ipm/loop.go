@@ -16,8 +16,10 @@ import (
 // psdBytes estimates the dense memory of the PSD blocks in the KKT system,
 // with newKKT's elimination rule: a block of svec dimension d ≥
 // psdSchurMinDim whose rows touch nc ≤ d/2 columns is eliminated and needs
-// the d×nc, nc×d and nc×nc matrices of its Schur complement; any other block
-// is a dense d×d part of the factor.
+// at most the d×nc, nc×d and nc×nc matrices of its Schur complement (the
+// dense rule, which the sparse one can fall back to; the sparse rule itself
+// keeps A_p sparse and needs no nc×d matrix); any other block is a dense d×d
+// part of the factor.
 func psdBytes(p *solver.Problem, set *Settings) float64 {
 	var at *sparse.CSC
 	var total float64
