@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -110,4 +112,83 @@ func identityDense(n int) *mat.Dense {
 		m.Set(i, i, 1)
 	}
 	return m
+}
+
+// maxCutDual is the dual of the max-cut SDP relaxation of a graph with
+// Laplacian lap, in SDPLIB's mcp form: minimize Σ yᵢ subject to
+// Diag(y) − lap/4 ⪰ 0 (variable i's data matrix is the single entry E_ii).
+func maxCutDual(lap *mat.SymDense) *solver.Problem {
+	n := lap.SymmetricDim()
+	d := n * (n + 1) / 2
+	tri := sparse.NewTriplets(d, n, n)
+	b := make([]float64, d)
+	for j := 0; j < n; j++ {
+		for i := j; i < n; i++ {
+			k := svecIdx(i, j, n)
+			if i == j {
+				tri.Append(k, i, -1) // s = svec(Diag(y) − lap/4) = b − A y
+				b[k] = -lap.At(i, i) / 4
+			} else {
+				b[k] = -math.Sqrt2 * lap.At(i, j) / 4
+			}
+		}
+	}
+	q := make([]float64, n)
+	for i := range q {
+		q[i] = 1
+	}
+	return &solver.Problem{Q: q, A: tri.ToCSC(), B: b, Cones: []cone.Cone{cone.NewPSD(n)}}
+}
+
+// TestPSDSchurRules solves max-cut SDPs with the Schur complement assembled
+// by each rule. For the complete graph K_n the optimum is n²/4 (closed form:
+// ⟨L, X⟩/4 with L = nI − J is largest, n²/4, at any feasible X with X1 = 0,
+// e.g. X = n/(n−1)·(I − J/n)); for a random weighted graph the three rules
+// must agree with the solve that keeps the block in the KKT matrix.
+func TestPSDSchurRules(t *testing.T) {
+	const n = 24
+	complete := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		complete.SetSym(i, i, n-1)
+		for j := 0; j < i; j++ {
+			complete.SetSym(i, j, -1)
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	random := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			if rng.Float64() < 0.3 {
+				w := 1 + rng.Float64()
+				random.SetSym(i, j, -w)
+				random.SetSym(i, i, random.At(i, i)+w)
+				random.SetSym(j, j, random.At(j, j)+w)
+			}
+		}
+	}
+	kept := solveT(t, maxCutDual(random), Settings{DisablePSDElimination: true})
+	if kept.Status != solver.Optimal {
+		t.Fatalf("random graph, block kept: status %v", kept.Status)
+	}
+	for _, rule := range []PSDSchurRule{PSDSchurAuto, PSDSchurSparse, PSDSchurDense} {
+		sol := solveT(t, maxCutDual(complete), Settings{PSDSchurRule: rule})
+		if want := n * n / 4.0; sol.Status != solver.Optimal || !close(sol.Objective, want, 1e-7) {
+			t.Errorf("rule %d, K_%d: status %v objective %.10g, want %v", rule, n, sol.Status, sol.Objective, want)
+		}
+		p := maxCutDual(random)
+		sol = solveT(t, p, Settings{PSDSchurRule: rule})
+		if sol.Status != solver.Optimal || !close(sol.Objective, kept.Objective, 1e-7) {
+			t.Errorf("rule %d, random graph: status %v objective %.10g, block kept %.10g", rule, sol.Status, sol.Objective, kept.Objective)
+		}
+		checkKKT(t, p, sol, 1e-7)
+	}
+}
+
+func TestPSDSchurRuleValidate(t *testing.T) {
+	for _, r := range []PSDSchurRule{-1, 3} {
+		set := Settings{PSDSchurRule: r}
+		if err := set.Validate(); err == nil {
+			t.Errorf("PSDSchurRule %d accepted", r)
+		}
+	}
 }
