@@ -769,10 +769,38 @@ func (ks *kktSystem) solve(x, b []float64) {
 	br, xr := ks.br, ks.xr
 	ks.reduce(br, b)
 	ks.solver.solve(xr, br)
+	r := 0.0
 	if ks.refine > 0 {
-		refineSolution(xr, br, ks.res, ks.dx, ks.refine, ks.mulReducedExact, ks.solver.solve)
+		r = refineSolution(xr, br, ks.res, ks.dx, ks.refine, ks.mulReducedExact, ks.solver.solve)
+	} else if !finite(xr) {
+		r = math.NaN()
+	}
+	if !(r <= solveAccuracy*(1+normInf(br))) && ks.useDenseSchur() {
+		// A refined solve that stays inaccurate (or is not finite) despite
+		// a factorization without regularized pivots (update's test): the
+		// same remedy, the dense rule for the rest of the solve.
+		if ks.update() == nil {
+			ks.solve(x, b)
+			return
+		}
 	}
 	ks.recover(x, xr, b)
+}
+
+// solveAccuracy is the relative residual ‖b − K_red·x‖∞/(1 + ‖b‖∞) of a
+// refined reduced solve above which the sparse Schur assembly is abandoned
+// for the dense rule (refined solves with a sound factorization reach about
+// 1e-13 on SDPLIB).
+const solveAccuracy = 1e-8
+
+// finite reports whether every entry of v is finite.
+func finite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // reduce sets br = the reduced right-hand side of b: the x part plus
@@ -905,8 +933,10 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 // operator), dx from solve (the regularized factorization), x += dx. It stops
 // when the residual reaches round-off level (1e-12 + 1e-13·‖b‖∞) or stops
 // halving, and undoes a correction that made the residual larger. res and dx
-// are workspaces of len(x).
-func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src []float64)) {
+// are workspaces of len(x). It returns ‖b − K·x‖∞ of the returned x (when the
+// steps run out, the residual before the last, unchecked correction), NaN
+// when the solve produced non-finite values.
+func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src []float64)) float64 {
 	tol := 1e-12 + 1e-13*normInf(b)
 	prev := math.Inf(1)
 	for it := 0; it < steps; it++ {
@@ -920,10 +950,10 @@ func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src
 			for i := range x {
 				x[i] -= dx[i]
 			}
-			break
+			return prev
 		}
 		if r <= tol || !(r < prev/2) {
-			break
+			return r
 		}
 		prev = r
 		solve(dx, res)
@@ -931,4 +961,5 @@ func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src
 			x[i] += dx[i]
 		}
 	}
+	return prev
 }
