@@ -56,9 +56,9 @@
 // of Fujisawa, Kojima & Nakata (Math. Program. 79, 1997), chosen per row by
 // its cost as in CSDP and SDPA (a diagonal F_i costs O(1) per entry instead of
 // a dense n×n congruence); when dense data make that dearer, or when the
-// sparse M factors with regularized pivots (its rounding can make it
-// indefinite near a degenerate optimum), the dense Gram product gt·gtᵀ is
-// used (Settings.PSDSchurRule). Solves with eliminated blocks are refined on
+// sparse M factors with regularized pivots or a solve with it fails (its
+// rounding can make it indefinite near a degenerate optimum), the dense Gram
+// product gt·gtᵀ is used (Settings.PSDSchurRule). Solves with eliminated blocks are refined on
 // the reduced system against the exact operator A_pᵀ(H⁻¹(A_p x)), which also
 // removes the assembly's rounding. The data are equilibrated by modified
 // Ruiz scaling first. The Schur complements of eliminated PSD blocks are

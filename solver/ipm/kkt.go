@@ -776,8 +776,8 @@ func (ks *kktSystem) solve(x, b []float64) {
 		r = math.NaN()
 	}
 	if !(r <= solveAccuracy*(1+normInf(br))) && ks.useDenseSchur() {
-		// A refined solve that stays inaccurate (or is not finite) despite
-		// a factorization without regularized pivots (update's test): the
+		// A refined solve that failed (or is not finite) despite a
+		// factorization without regularized pivots (update's test): the
 		// same remedy, the dense rule for the rest of the solve.
 		if ks.update() == nil {
 			ks.solve(x, b)
@@ -789,9 +789,11 @@ func (ks *kktSystem) solve(x, b []float64) {
 
 // solveAccuracy is the relative residual ‖b − K_red·x‖∞/(1 + ‖b‖∞) of a
 // refined reduced solve above which the sparse Schur assembly is abandoned
-// for the dense rule (refined solves with a sound factorization reach about
-// 1e-13 on SDPLIB).
-const solveAccuracy = 1e-8
+// for the dense rule: a clearly failed solve. (Refined solves with a sound
+// factorization reach about 1e-13 on SDPLIB, slowly converging ones 1e-8 —
+// qap10 at iteration 8 —, which the next iterations survive, while the
+// dense rule costs m²d/2 per iteration.)
+const solveAccuracy = 1e-5
 
 // finite reports whether every entry of v is finite.
 func finite(v []float64) bool {
