@@ -264,6 +264,7 @@ type kktSystem struct {
 	// workspaces
 	rhs, res, dx []float64
 	br, xr       []float64
+	fres, fdx    []float64
 }
 
 // psdSchurMinDim is the smallest PSD block (svec dimension) that is
@@ -754,16 +755,32 @@ func (ks *kktSystem) mulK(out, x []float64) {
 }
 
 // solve solves the full KKT system K·x = b (layout x, z, extra rows). With
-// eliminated blocks, b is reduced onto the kept rows (b_x += A_pᵀH_p⁻¹b_p),
-// the reduced system is solved and refined against its exact operator
-// (mulReducedExact: the Schur complements applied as A_pᵀH_p⁻¹A_p, not as
-// their assembled matrices, so refinement also removes the rounding of the
-// assembly), and the eliminated z rows are recovered from x,
-// z_p = H_p⁻¹(A_p x − b_p). Each refinement step costs one product with
-// H_p⁻¹ per block and a solve with the factorization.
+// eliminated blocks assembled by the sparse rule, b is reduced onto the kept
+// rows (b_x += A_pᵀH_p⁻¹b_p), the reduced system is solved and refined
+// against its exact operator (mulReducedExact: the Schur complements applied
+// as A_pᵀH_p⁻¹A_p, not as their assembled matrices, so refinement also
+// removes the rounding of the assembly), and the eliminated z rows are
+// recovered from x, z_p = H_p⁻¹(A_p x − b_p): each refinement step costs one
+// product with H_p⁻¹ per block and a solve with the factorization. With the
+// dense rule, refinement runs on the full system (mulFull).
 func (ks *kktSystem) solve(x, b []float64) {
 	if len(ks.elims) == 0 {
 		ks.solveReduced(x, b, ks.refine)
+		return
+	}
+	if !ks.sparseSchur() {
+		// dense rule: refinement on the full system, whose z_p rows
+		// (A_p x − H_p z_p, two dense products per block) also correct the
+		// recovered z_p — the accuracy the tail of a near-degenerate solve
+		// needs, once the sparse rule has been abandoned (qap10 of SDPLIB:
+		// 64 instead of 36 iterations with the reduced refinement alone)
+		ks.solveElim(x, b)
+		if ks.refine > 0 {
+			if ks.fres == nil {
+				ks.fres, ks.fdx = make([]float64, ks.fdim), make([]float64, ks.fdim)
+			}
+			refineSolution(x, b, ks.fres, ks.fdx, ks.refine, ks.mulFull, ks.solveElim)
+		}
 		return
 	}
 	br, xr := ks.br, ks.xr
@@ -799,6 +816,78 @@ const solveAccuracy = 1e-5
 func finite(v []float64) bool {
 	for _, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// mulFull computes out = K₀·x for the full (unreduced, unregularized) system.
+func (ks *kktSystem) mulFull(out, x []float64) {
+	n := ks.n
+	xr := ks.xr
+	copy(xr[:n], x[:n])
+	for i, r := range ks.zidx {
+		if r >= 0 {
+			xr[r] = x[n+i]
+		}
+	}
+	copy(xr[n+ks.mr:], x[n+ks.m:])
+	ks.mulK(ks.res, xr)
+	copy(out[:n], ks.res[:n])
+	for i, r := range ks.zidx {
+		if r >= 0 {
+			out[n+i] = ks.res[r]
+		}
+	}
+	copy(out[n+ks.m:], ks.res[n+ks.mr:])
+	for ci := range ks.slots {
+		eb := ks.slots[ci].elim
+		if eb == nil {
+			continue
+		}
+		off := ks.slots[ci].off
+		d := eb.cone.d
+		zp := x[n+off : n+off+d]
+		for c, j := range eb.cols {
+			eb.xc[c] = x[j]
+		}
+		// x rows: remove the Schur term, add A_pᵀ z_p
+		nc := len(eb.cols)
+		sx := eb.sx
+		if nc > 0 {
+			mat.NewVecDense(nc, sx).MulVec(eb.sc, mat.NewVecDense(nc, eb.xc))
+		}
+		eb.mulApT(eb.xt, zp)
+		for a, ja := range eb.cols {
+			out[ja] += eb.xt[a] - sx[a]
+		}
+		// z_p rows: A_p x − H_p z_p
+		if ks.identity {
+			copy(eb.w, zp)
+		} else {
+			eb.cone.mulH(eb.w, zp)
+		}
+		eb.mulAp(eb.v, eb.xc)
+		for r := 0; r < d; r++ {
+			out[n+off+r] = eb.v[r] - eb.w[r]
+		}
+	}
+}
+
+// solveElim is one elimination pass without refinement: reduce b, solve the
+// reduced system, recover the eliminated z rows.
+func (ks *kktSystem) solveElim(x, b []float64) {
+	ks.reduce(ks.br, b)
+	ks.solver.solve(ks.xr, ks.br)
+	ks.recover(x, ks.xr, b)
+}
+
+// sparseSchur reports whether every eliminated block is assembled by the
+// sparse rule.
+func (ks *kktSystem) sparseSchur() bool {
+	for _, eb := range ks.elims {
+		if eb.plan == nil {
 			return false
 		}
 	}
