@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -184,6 +185,8 @@ type schurBlock struct {
 	v, w []float64     // length-d workspaces
 	fb   []float64     // length d: F(b_p) of the current solveElim pass
 	xc   []float64     // x restricted to cols
+	hxc  []float64     // the x_c of which w holds H⁻¹A_p x_c (mulReducedExact), for recover
+	hok  bool          // hxc and w are valid
 	xt   []float64     // length len(cols) workspace
 	sx   []float64     // length len(cols) workspace
 	ws   []*schurWork  // per-worker workspaces of addSchur
@@ -314,7 +317,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 				sort.Ints(cols)
 				nc := len(cols)
 				eb := &schurBlock{cone: pc, cols: cols, sc: mat.NewSymDense(max(nc, 1), nil),
-					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), fb: make([]float64, d), xc: make([]float64, nc), xt: make([]float64, nc), sx: make([]float64, nc)}
+					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), fb: make([]float64, d), xc: make([]float64, nc), hxc: make([]float64, nc), xt: make([]float64, nc), sx: make([]float64, nc)}
 				colIdx := make(map[int]int, nc)
 				for k, j := range cols {
 					colIdx[j] = k
@@ -784,6 +787,9 @@ func (ks *kktSystem) solve(x, b []float64) {
 		return
 	}
 	br, xr := ks.br, ks.xr
+	for _, eb := range ks.elims {
+		eb.hok = false
+	}
 	ks.reduce(br, b)
 	ks.solver.solve(xr, br)
 	r := 0.0
@@ -961,9 +967,14 @@ func (ks *kktSystem) recover(x, xr, b []float64) {
 				zp[r] -= b[n+off+r]
 			}
 		case eb.plan != nil:
-			// H_p⁻¹(A_p x − b_p) = H_p⁻¹A_p x − fb
-			eb.mulAp(eb.v, eb.xc)
-			eb.cone.mulHinv(zp, eb.v)
+			// H_p⁻¹(A_p x − b_p) = H_p⁻¹A_p x − fb, with H_p⁻¹A_p x from
+			// the last refinement residual when it was taken at this x
+			if eb.hok && slices.Equal(eb.hxc, eb.xc) {
+				copy(zp, eb.w)
+			} else {
+				eb.mulAp(eb.v, eb.xc)
+				eb.cone.mulHinv(zp, eb.v)
+			}
 			for r := range zp {
 				zp[r] -= eb.fb[r]
 			}
@@ -1001,6 +1012,8 @@ func (ks *kktSystem) mulReducedExact(out, xr []float64) {
 		} else {
 			eb.cone.mulHinv(eb.w, eb.v)
 		}
+		copy(eb.hxc, eb.xc)
+		eb.hok = true
 		eb.mulApT(eb.xt, eb.w)
 		for c, j := range eb.cols {
 			out[j] += eb.xt[c] - eb.sx[c]
