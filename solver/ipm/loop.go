@@ -82,6 +82,12 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 		case cone.SecondOrder:
 			k = newSOC(c.Dim)
 		case cone.PSD:
+			if c.Dim == 1 {
+				// a 1×1 block (SDPA's diagonal blocks, e.g. SDPLIB truss) is
+				// the nonnegative half-line: skip the dense machinery
+				k = newNonneg(1)
+				break
+			}
 			k = newPSD(c.Dim)
 		case cone.Exponential:
 			k = &nonsymCone{f: expBarriers{}}
@@ -93,7 +99,7 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 		if c.Dim == 0 {
 			continue
 		}
-		if c.Kind != cone.Zero && c.Kind != cone.Nonnegative {
+		if c.Kind != cone.Zero && c.Kind != cone.Nonnegative && !(c.Kind == cone.PSD && c.Dim == 1) {
 			blocks = append(blocks, [2]int{off, off + c.Dim})
 		}
 		if !k.symmetric() {

@@ -192,3 +192,23 @@ func TestPSDSchurRuleValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestPSDOrderOne: a 1×1 PSD block (SDPA's diagonal blocks) is solved as
+// the half-line: min x₁ + 2x₂ s.t. x₁ − 2 ∈ PSD(1), x₂ − 3 ∈ PSD(1),
+// x₁ + x₂ ≤ 10 has the optimum 2 + 6 = 8 with duals 1 and 2 on the blocks.
+func TestPSDOrderOne(t *testing.T) {
+	p := &solver.Problem{
+		Q:     []float64{1, 2},
+		A:     dense([][]float64{{-1, 0}, {0, -1}, {1, 1}}),
+		B:     []float64{-2, -3, 10},
+		Cones: []cone.Cone{cone.NewPSD(1), cone.NewPSD(1), cone.NewNonnegative(1)},
+	}
+	sol := solveT(t, p, Settings{})
+	if sol.Status != solver.Optimal || !close(sol.Objective, 8, 1e-8) {
+		t.Fatalf("status %v objective %v, want optimal 8", sol.Status, sol.Objective)
+	}
+	if !close(sol.Y[0], 1, 1e-7) || !close(sol.Y[1], 2, 1e-7) || math.Abs(sol.Y[2]) > 1e-7 {
+		t.Errorf("duals %v, want (1, 2, 0)", sol.Y)
+	}
+	checkKKT(t, p, sol, 1e-8)
+}
