@@ -35,6 +35,7 @@ type psdCone struct {
 	m4         *mat.Dense    // workspace of the second psdStep in stepLength
 	sym, sym2  *mat.SymDense // sym2: workspace of the second psdStep
 	parallel   bool          // stepLength may use a second goroutine (Settings.Threads ≠ 1)
+	lwz, lws   *lanczosWork  // step-length workspaces (psdstep.go), allocated on first use
 	tmp        []float64
 }
 
@@ -452,19 +453,22 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Den
 	return math.Min(amax, -1/g)
 }
 
-// stepLength runs the two eigenvalue problems concurrently when c.parallel
+// stepLength computes the two step lengths (psdStepFast) concurrently when c.parallel
 // (each with its own workspaces).
-func (c *psdCone) stepLength(dz, ds, _, _ []float64, a float64) (float64, float64) {
+func (c *psdCone) stepLength(dz, ds, z, s []float64, a float64) (float64, float64) {
+	if c.lwz == nil {
+		c.lwz, c.lws = newLanczosWork(c.n, c.d), newLanczosWork(c.n, c.d)
+	}
 	if !c.parallel {
-		return c.psdStep(c.l2, dz, a, c.m1, c.sym), c.psdStep(c.l1, ds, a, c.m4, c.sym2)
+		return c.psdStepFast(c.l2, z, dz, a, c.lwz, c.m1, c.sym), c.psdStepFast(c.l1, s, ds, a, c.lws, c.m4, c.sym2)
 	}
 	var az float64
 	done := make(chan struct{}, 1)
 	go func() {
-		az = c.psdStep(c.l2, dz, a, c.m1, c.sym)
+		az = c.psdStepFast(c.l2, z, dz, a, c.lwz, c.m1, c.sym)
 		done <- struct{}{}
 	}()
-	as := c.psdStep(c.l1, ds, a, c.m4, c.sym2)
+	as := c.psdStepFast(c.l1, s, ds, a, c.lws, c.m4, c.sym2)
 	<-done
 	return az, as
 }

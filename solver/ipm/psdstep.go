@@ -1,0 +1,209 @@
+package ipm
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Step length to the boundary of the PSD cone by a Lanczos estimate of the
+// smallest eigenvalue, checked by a Cholesky factorization.
+//
+// For S = LLᵀ ≻ 0 and a direction D, the largest α with S + αD ⪰ 0 is
+//
+//	α* = 1/max(0, −γ),  γ = λ_min(X),  X = L⁻¹DL⁻ᵀ,
+//
+// (Todd, Toh & Tütüncü, SIAM J. Optim. 8(3), 1998, Section 5). Only γ is
+// needed, so instead of the full symmetric eigenvalue problem of X (a dense
+// tridiagonal reduction, ≈ n³ multiply-adds with the two triangular solves
+// that form X) the Lanczos process (Golub & Van Loan, Matrix Computations,
+// 4th ed., Section 10.1) runs on the operator q ↦ L⁻¹(D(L⁻ᵀq)), 2n²
+// multiply-adds per step, with full reorthogonalization, until the smallest
+// Ritz value θ of the k×k tridiagonal matrix T_k has a residual
+// δ = β_k|e_kᵀy| small against |θ|. A Ritz value is an upper bound,
+// θ ≥ γ, so −1/θ could overshoot the boundary; the candidate is taken from
+// θ(1 + 10⁻⁶) first (the Ritz value of an isolated extreme eigenvalue is
+// accurate to O(δ²/gap)), then from the lower estimate θ − max(δ, ϵ|θ|) (an
+// eigenvalue lies within δ of θ),
+//
+//	α_c = min(αmax, −1/(θ − margin)),
+//
+// and accepted only when S + α_cD has a Cholesky factorization, which proves
+// α_c ≤ α* (the feasible steps form an interval containing 0). A missed
+// eigenvalue (a start vector nearly orthogonal to its eigenvector) or a
+// process that does not settle in lanczosMaxSteps steps falls back to the
+// full eigenvalue problem (psdCone.psdStep), so the step is never longer
+// than the exact one (up to the rounding of the Cholesky test).
+const (
+	lanczosMinOrder = 40   // smaller blocks use the full eigenvalue problem
+	lanczosMaxSteps = 60   // Krylov dimension limit before the fallback
+	lanczosRelTol   = 1e-4 // stop when δ ≤ lanczosRelTol·max(|θ|, 1/αmax)
+	lanczosMargin   = 1e-3 // ϵ: the relative margin of the second candidate
+	// lanczosTightMargin is the relative margin of the first candidate,
+	// −1/(θ(1 + 10⁻⁶)): the Ritz value of an isolated extreme eigenvalue is
+	// accurate to O(δ²/gap), so this candidate usually passes the check
+	lanczosTightMargin = 1e-6
+)
+
+// lanczosWork holds the workspaces of one step-length computation, so that
+// the two computations of psdCone.stepLength can run concurrently.
+type lanczosWork struct {
+	q          []float64 // Krylov basis, row j = q_j (lanczosMaxSteps+1 rows of length n)
+	w, u       []float64
+	alpha      []float64
+	beta       []float64
+	tri        []float64 // T_k for the Ritz values
+	es         mat.EigenSym
+	chk        []float64 // n×n: S + α_cD, factorized in place
+	sv         []float64 // svec(S + α_cD)
+	trconWork  []float64
+	trconIwork []int
+	fallbacks  int // computations that fell back to the full eigenvalue problem
+}
+
+func newLanczosWork(n, d int) *lanczosWork {
+	k := min(lanczosMaxSteps, n)
+	return &lanczosWork{q: make([]float64, (k+1)*n), w: make([]float64, n), u: make([]float64, n),
+		alpha: make([]float64, k), beta: make([]float64, k), tri: make([]float64, k*k),
+		chk: make([]float64, n*n), sv: make([]float64, d), trconWork: make([]float64, 3*n), trconIwork: make([]int, n)}
+}
+
+// psdStepFast returns the largest step α ≤ amax with base + α·dir ⪰ 0
+// (base = LLᵀ in svec coordinates), computed as described above, with the
+// full eigenvalue problem as the fallback. sym holds mat(dir) on return of
+// the Lanczos path; m and sym are the fallback's workspaces.
+func (c *psdCone) psdStepFast(l *mat.TriDense, base, dir []float64, amax float64, lw *lanczosWork, m *mat.Dense, sym *mat.SymDense) float64 {
+	n := c.n
+	if n < lanczosMinOrder {
+		return c.psdStep(l, dir, amax, m, sym)
+	}
+	lr := l.RawTriangular()
+	cond := lapack64.Trcon(mat.CondNorm, lr, lw.trconWork, lw.trconIwork)
+	if math.IsInf(cond, 1) || cond > mat.ConditionTolerance {
+		return 0
+	}
+	svecToSym(sym, dir, n)
+	theta, delta, ok := lw.smallestRitz(lr, sym.RawSymmetric(), n, amax)
+	if ok {
+		// first the Ritz value itself (its error is O(δ²/gap), far below
+		// δ for an isolated eigenvalue), then the bound θ − δ
+		for _, margin := range [...]float64{lanczosTightMargin * math.Abs(theta), math.Max(delta, lanczosMargin*math.Abs(theta))} {
+			lo := theta - margin
+			a := amax
+			if lo < 0 {
+				a = math.Min(amax, -1/lo)
+			}
+			if lw.feasible(base, dir, a, n) {
+				return a
+			}
+		}
+	}
+	lw.fallbacks++
+	return c.psdStep(l, dir, amax, m, sym)
+}
+
+// feasible reports whether base + a·dir has a Cholesky factorization.
+func (lw *lanczosWork) feasible(base, dir []float64, a float64, n int) bool {
+	sv := lw.sv
+	for i := range sv {
+		sv[i] = base[i] + a*dir[i]
+	}
+	s := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: lw.chk}
+	k := 0
+	for j := 0; j < n; j++ {
+		row := s.Data[j*n+j : j*n+n]
+		seg := sv[k : k+n-j]
+		row[0] = seg[0]
+		for i := 1; i < len(seg); i++ {
+			row[i] = seg[i] / math.Sqrt2
+		}
+		k += n - j
+	}
+	_, ok := lapack64.Potrf(s)
+	return ok
+}
+
+// smallestRitz runs the Lanczos process on X = L⁻¹DL⁻ᵀ (D in the upper
+// triangle of dm) and returns the smallest Ritz value θ and its residual
+// norm δ; ok is false when the process did not settle.
+func (lw *lanczosWork) smallestRitz(lr blas64.Triangular, dm blas64.Symmetric, n int, amax float64) (theta, delta float64, ok bool) {
+	kmax := min(lanczosMaxSteps, n)
+	q := lw.q
+	// deterministic start vector with components of both signs and varied
+	// magnitudes (a multiplicative congruential sequence)
+	q0 := q[:n]
+	seed := uint32(12345)
+	for i := range q0 {
+		seed = seed*1664525 + 1013904223
+		q0[i] = float64(seed>>8)/float64(1<<24) - 0.5
+	}
+	floats.Scale(1/floats.Norm(q0, 2), q0)
+	w, u := lw.w, lw.u
+	for j := 0; j < kmax; j++ {
+		qj := q[j*n : (j+1)*n]
+		// w = L⁻¹ D L⁻ᵀ q_j
+		copy(u, qj)
+		blas64.Trsv(blas.Trans, lr, blas64.Vector{N: n, Inc: 1, Data: u})
+		blas64.Symv(1, dm, blas64.Vector{N: n, Inc: 1, Data: u}, 0, blas64.Vector{N: n, Inc: 1, Data: w})
+		blas64.Trsv(blas.NoTrans, lr, blas64.Vector{N: n, Inc: 1, Data: w})
+		a := floats.Dot(qj, w)
+		lw.alpha[j] = a
+		// full reorthogonalization against q_0..q_j (twice is enough)
+		for pass := 0; pass < 2; pass++ {
+			for i := 0; i <= j; i++ {
+				qi := q[i*n : (i+1)*n]
+				floats.AddScaled(w, -floats.Dot(qi, w), qi)
+			}
+		}
+		b := floats.Norm(w, 2)
+		lw.beta[j] = b
+		scale := math.Max(math.Abs(a), 1)
+		for i := 0; i < j; i++ {
+			scale = math.Max(scale, math.Abs(lw.alpha[i])+lw.beta[i])
+		}
+		invariant := b <= 1e-12*scale
+		if invariant || j == kmax-1 || (j >= 4 && j%3 == 1) {
+			theta, delta = lw.ritz(j + 1)
+			if invariant {
+				delta = 0
+			}
+			// δ small against |θ|, or against 1/αmax when the step is not
+			// blocked (θ ≥ 0 or −1/θ far beyond αmax); the Cholesky
+			// check of the caller decides
+			converged := delta <= lanczosRelTol*math.Max(math.Abs(theta), 1/amax)
+			if converged || invariant {
+				return theta, delta, true
+			}
+		}
+		if j+1 < kmax {
+			floats.ScaleTo(q[(j+1)*n:(j+2)*n], 1/b, w)
+		}
+	}
+	return theta, delta, false
+}
+
+// ritz returns the smallest eigenvalue θ of T_k and the residual norm
+// β_k|y_k| of its Ritz pair (y the unit eigenvector of T_k).
+func (lw *lanczosWork) ritz(k int) (theta, delta float64) {
+	data := lw.tri[:k*k]
+	clear(data)
+	for i := 0; i < k; i++ {
+		data[i*k+i] = lw.alpha[i]
+		if i+1 < k {
+			data[i*k+i+1] = lw.beta[i]
+		}
+	}
+	t := mat.NewSymDense(k, data)
+	if !lw.es.Factorize(t, true) {
+		return math.NaN(), math.Inf(1)
+	}
+	var vecs mat.Dense
+	lw.es.VectorsTo(&vecs)
+	theta = lw.es.Values(nil)[0]
+	delta = lw.beta[k-1] * math.Abs(vecs.At(k-1, 0))
+	return theta, delta
+}
