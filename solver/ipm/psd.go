@@ -19,6 +19,10 @@ import (
 //	W(X) = RᵀXR,  W⁻ᵀ(X) = R⁻¹XR⁻ᵀ,  λ = W(Z) = W⁻ᵀ(S) = Σ,
 //	H = WᵀW : X ↦ (RRᵀ) X (RRᵀ).
 //
+// The factors R, R⁻¹ and Σ are computed from the symmetric eigenproblem of
+// the Gram matrix (L₂ᵀL₁)ᵀ(L₂ᵀL₁) = L₁ᵀZL₁ = VΣ²Vᵀ (scalingFromGram) when
+// the scaled point is well enough centered, else from the SVD.
+//
 // The Jordan product is X∘Y = (XY + YX)/2, e = I.
 type psdCone struct {
 	n, d   int
@@ -36,6 +40,9 @@ type psdCone struct {
 	sym, sym2  *mat.SymDense // sym2: workspace of the second psdStep
 	parallel   bool          // stepLength may use a second goroutine (Settings.Threads ≠ 1)
 	lwz, lws   *lanczosWork  // step-length workspaces (psdstep.go), allocated on first use
+	gramV      *mat.Dense    // scalingFromGram: MᵀM, then its eigenvectors
+	gramW      []float64     // scalingFromGram: eigenvalues
+	gramEig    *symEigWork   // scalingFromGram: eigensolver workspace
 	tmp        []float64
 }
 
@@ -155,11 +162,90 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 	if !c.chol(c.l1, s) || !c.chol(c.l2, z) {
 		return false
 	}
-	n := c.n
 	// M = L₂ᵀ L₁ (one triangular product on a dense copy of L₁; mat's
 	// product of two triangular operands goes through element access)
 	c.m1.Copy(c.l1)
 	blas64.Trmm(blas.Left, blas.Trans, 1, c.l2.RawTriangular(), c.m1.RawMatrix())
+	if !c.scalingFromGram() && !c.scalingFromSVD() {
+		return false
+	}
+	c.bValid = false
+	c.factorBinv()
+	return true
+}
+
+// gramCondLimit bounds the condition number λ_max/λ_min of the Gram matrix
+// MᵀM = L₁ᵀZL₁ (the squared condition number of the scaled point) up to
+// which scalingFromGram is used: its eigenvalues σᵢ² carry a relative error
+// of about ε·cond(MᵀM), so σᵢ and the columns of U = MVΣ⁻¹ stay accurate to
+// about 2·10⁻¹⁰ relative; a worse-centered point takes the SVD.
+const gramCondLimit = 1e6
+
+// scalingFromGram sets λ, R and R⁻¹ from the symmetric eigendecomposition
+// of the Gram matrix of M = L₂ᵀL₁ (c.m1, left intact):
+//
+//	MᵀM = L₁ᵀZL₁ = VΣ²Vᵀ,  U = MVΣ⁻¹,
+//	R = L₁VΣ^{-1/2},  R⁻¹ = Σ^{-1/2}UᵀL₂ᵀ = Σ^{-3/2}(L₂MV)ᵀ,
+//
+// the same R and R⁻¹ as the SVD of M (Todd, Toh & Tütüncü, SIAM J. Optim.
+// 8(3), 1998, Section 4, compute the NT scaling from this eigenproblem) at
+// about half of its cost: one symmetric eigenproblem with vectors instead
+// of a singular value decomposition with both singular vector sets. It
+// reports false, leaving λ, R and R⁻¹ unspecified, when MᵀM is not
+// positive definite to working accuracy or its condition number exceeds
+// gramCondLimit.
+func (c *psdCone) scalingFromGram() bool {
+	n := c.n
+	if c.gramW == nil {
+		c.gramW = make([]float64, n)
+		c.gramEig = newSymEigWork(n)
+		c.gramV = mat.NewDense(n, n, nil)
+	}
+	mr := c.m1.RawMatrix()
+	vr := c.gramV.RawMatrix()
+	g := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: vr.Stride, Data: vr.Data}
+	blas64.Syrk(blas.Trans, 1, mr, 0, g)
+	if !c.gramEig.factorize(g.Data, g.Stride, c.gramW) {
+		return false
+	}
+	ev := c.gramW // ascending
+	if !(ev[0] > 0) || ev[n-1] > gramCondLimit*ev[0] {
+		return false
+	}
+	// descending order, as the singular values of scalingFromSVD, so that
+	// the two routes order Λ alike
+	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+		ev[i], ev[j] = ev[j], ev[i]
+		for k := 0; k < n; k++ {
+			vr.Data[k*vr.Stride+i], vr.Data[k*vr.Stride+j] = vr.Data[k*vr.Stride+j], vr.Data[k*vr.Stride+i]
+		}
+	}
+	// V now holds the eigenvectors as columns; R = L₁V Σ^{-1/2}
+	c.r.Copy(c.gramV)
+	blas64.Trmm(blas.Left, blas.NoTrans, 1, c.l1.RawTriangular(), c.r.RawMatrix())
+	// m2 = L₂(MV)
+	p := c.m2.RawMatrix()
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, mr, vr, 0, p)
+	blas64.Trmm(blas.Left, blas.NoTrans, 1, c.l2.RawTriangular(), p)
+	rr := c.r.RawMatrix()
+	ri := c.rinv.RawMatrix()
+	for i := 0; i < n; i++ {
+		sig := math.Sqrt(ev[i])
+		c.lam[i] = sig
+		f := 1 / math.Sqrt(sig)
+		f3 := f / sig
+		for j := 0; j < n; j++ {
+			rr.Data[j*rr.Stride+i] *= f
+			ri.Data[i*ri.Stride+j] = p.Data[j*p.Stride+i] * f3
+		}
+	}
+	return true
+}
+
+// scalingFromSVD sets λ, R and R⁻¹ from the SVD L₂ᵀL₁ = UΣVᵀ of M = L₂ᵀL₁
+// (held in c.m1, overwritten).
+func (c *psdCone) scalingFromSVD() bool {
+	n := c.n
 	var svd mat.SVD
 	if !svd.Factorize(c.m1, mat.SVDFull) {
 		return false
@@ -185,7 +271,13 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 			c.rinv.Set(i, j, c.rinv.At(i, j)*f)
 		}
 	}
-	c.bValid = false
+	return true
+}
+
+// factorBinv sets T (upper triangular, TᵀT = B⁻¹ = R⁻ᵀR⁻¹) from the QR
+// decomposition R⁻¹ = QT, without squaring the condition number of R⁻¹.
+func (c *psdCone) factorBinv() {
+	n := c.n
 	var qr mat.QR
 	qr.Factorize(c.rinv)
 	qr.RTo(c.m1)
@@ -195,7 +287,6 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 			c.tqt.Set(j, i, c.m1.At(i, j))
 		}
 	}
-	return true
 }
 
 // congruence: out = svec(L X Lᵀ) or with trans, svec(Lᵀ X L).

@@ -123,3 +123,202 @@ func TestPSDStepLanczos(t *testing.T) {
 		})
 	}
 }
+
+// TestNTScalingGram compares the NT scaling from the Gram eigenproblem with
+// the one from the SVD of L₂ᵀL₁ on random positive definite pairs: the
+// scaling matrix B = RRᵀ (unique) must agree, and both must satisfy the
+// defining identities RᵀZR = Λ = R⁻¹SR⁻ᵀ, to the accuracy the condition of
+// the pair allows. Pairs beyond gramCondLimit must take the SVD.
+func TestNTScalingGram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for _, tc := range []struct {
+		name       string
+		n          int
+		condS      float64
+		condZ      float64
+		complement bool // Z ≈ μS⁻¹ (a centered, ill-conditioned pair)
+		wantGram   bool
+	}{
+		{"n=30 well conditioned", 30, 10, 10, false, true},
+		{"n=50 cond 1e4 each", 50, 1e4, 1e4, false, false},
+		{"n=60 centered cond 1e10", 60, 1e10, 0, true, true},
+		{"n=40 ill conditioned pair", 40, 1e8, 1e3, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := tc.n
+			d := n * (n + 1) / 2
+			for trial := 0; trial < 3; trial++ {
+				s := randomPD(rng, n, tc.condS)
+				var z []float64
+				if tc.complement {
+					// Z = L⁻ᵀPL⁻¹ (S = LLᵀ, P well conditioned): L₁ᵀZL₁ = P,
+					// both S and Z have condition ≈ 1e10
+					ss := mat.NewSymDense(n, nil)
+					svecToSym(ss, s, n)
+					var ch mat.Cholesky
+					ch.Factorize(ss)
+					var l, linv mat.TriDense
+					ch.LTo(&l)
+					if err := linv.InverseTri(&l); err != nil {
+						t.Fatal(err)
+					}
+					p := randomPD(rng, n, 3)
+					pm := mat.NewDense(n, n, nil)
+					svecToDense(pm, p, n)
+					var t1, t2 mat.Dense
+					t1.Mul(linv.T(), pm)
+					t2.Mul(&t1, &linv)
+					z = make([]float64, d)
+					denseToSvec(z, &t2, n)
+				} else {
+					z = randomPD(rng, n, tc.condZ)
+				}
+				type result struct {
+					lam      []float64
+					b        *mat.Dense
+					usedGram bool
+					r, rinv  *mat.Dense
+				}
+				run := func(gram bool) result {
+					c := newPSD(d)
+					if !c.chol(c.l1, s) || !c.chol(c.l2, z) {
+						t.Fatal("Cholesky failed")
+					}
+					c.m1.Copy(c.l1)
+					c.m1.Mul(c.l2.T(), c.l1)
+					used := false
+					if gram {
+						used = c.scalingFromGram()
+					}
+					if !used && !c.scalingFromSVD() {
+						t.Fatal("SVD failed")
+					}
+					c.formB()
+					lam := append([]float64(nil), c.lam...)
+					return result{lam, mat.DenseCopyOf(c.b), used, mat.DenseCopyOf(c.r), mat.DenseCopyOf(c.rinv)}
+				}
+				ref, got := run(false), run(true)
+				if got.usedGram != tc.wantGram {
+					t.Fatalf("trial %d: Gram route used %v, want %v", trial, got.usedGram, tc.wantGram)
+				}
+				if !got.usedGram {
+					continue
+				}
+				var diff mat.Dense
+				diff.Sub(got.b, ref.b)
+				if e := mat.Norm(&diff, 1) / mat.Norm(ref.b, 1); e > 1e-8 {
+					t.Errorf("trial %d: ‖B_gram − B_svd‖/‖B_svd‖ = %g", trial, e)
+				}
+				// RᵀZR = Λ and R⁻¹SR⁻ᵀ = Λ
+				for k, pair := range []struct {
+					m   *mat.Dense
+					x   []float64
+					tr  bool
+					nam string
+				}{{got.r, z, true, "RᵀZR"}, {got.rinv, s, false, "R⁻¹SR⁻ᵀ"}} {
+					xm := mat.NewDense(n, n, nil)
+					svecToDense(xm, pair.x, n)
+					var t1, t2 mat.Dense
+					if pair.tr {
+						t1.Mul(pair.m.T(), xm)
+						t2.Mul(&t1, pair.m)
+					} else {
+						t1.Mul(pair.m, xm)
+						t2.Mul(&t1, pair.m.T())
+					}
+					var e float64
+					for i := 0; i < n; i++ {
+						for j := 0; j < n; j++ {
+							want := 0.0
+							if i == j {
+								want = got.lam[i]
+							}
+							e = math.Max(e, math.Abs(t2.At(i, j)-want)/math.Sqrt(got.lam[i]*got.lam[j]))
+						}
+					}
+					if e > 1e-7 {
+						t.Errorf("trial %d: %s (%d) differs from Λ by %g (relative to √λᵢλⱼ)", trial, pair.nam, k, e)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSymEig checks symEigWork against gonum's EigenSym (eigenvalues) and
+// the identities AV = VΛ, VᵀV = I on random symmetric matrices, including
+// indefinite ones, repeated eigenvalues and a diagonal matrix.
+func TestSymEig(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 21))
+	for _, n := range []int{1, 2, 7, 40, 130} {
+		for _, kind := range []string{"random", "repeated", "diagonal"} {
+			a := mat.NewSymDense(n, nil)
+			switch kind {
+			case "random":
+				for i := 0; i < n; i++ {
+					for j := i; j < n; j++ {
+						a.SetSym(i, j, rng.NormFloat64())
+					}
+				}
+			case "repeated": // I + uuᵀ: eigenvalue 1 of multiplicity n−1
+				u := make([]float64, n)
+				for i := range u {
+					u[i] = rng.NormFloat64()
+				}
+				for i := 0; i < n; i++ {
+					for j := i; j < n; j++ {
+						v := u[i] * u[j]
+						if i == j {
+							v++
+						}
+						a.SetSym(i, j, v)
+					}
+				}
+			case "diagonal":
+				for i := 0; i < n; i++ {
+					a.SetSym(i, i, float64((i*7)%n)-3)
+				}
+			}
+			var es mat.EigenSym
+			if !es.Factorize(a, false) {
+				t.Fatal("EigenSym failed")
+			}
+			want := es.Values(nil)
+			raw := make([]float64, n*n)
+			for i := 0; i < n; i++ {
+				for j := i; j < n; j++ {
+					raw[i*n+j] = a.At(i, j)
+				}
+			}
+			w := newSymEigWork(n)
+			vals := make([]float64, n)
+			if !w.factorize(raw, n, vals) {
+				t.Fatalf("n=%d %s: no convergence", n, kind)
+			}
+			scale := math.Max(1, math.Abs(want[0])+math.Abs(want[n-1]))
+			for i := range vals {
+				if math.Abs(vals[i]-want[i]) > 1e-12*scale*float64(n) {
+					t.Errorf("n=%d %s: λ%d = %.15g, EigenSym %.15g", n, kind, i, vals[i], want[i])
+				}
+			}
+			v := mat.NewDense(n, n, raw)
+			var av, vtv mat.Dense
+			av.Mul(a, v)
+			vtv.Mul(v.T(), v)
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					if e := math.Abs(av.At(i, j) - v.At(i, j)*vals[j]); e > 1e-12*scale*float64(n) {
+						t.Fatalf("n=%d %s: (AV − VΛ)[%d,%d] = %g", n, kind, i, j, e)
+					}
+					id := 0.0
+					if i == j {
+						id = 1
+					}
+					if e := math.Abs(vtv.At(i, j) - id); e > 1e-13*float64(n) {
+						t.Fatalf("n=%d %s: (VᵀV − I)[%d,%d] = %g", n, kind, i, j, e)
+					}
+				}
+			}
+		}
+	}
+}
