@@ -142,12 +142,7 @@ func (w *symEigWork) ql(d, e, vt []float64) bool {
 					p = c*d[i] - s*g
 					d[i+1] = h + s*(c*g+s*d[i])
 					// rows i and i+1 of Vᵀ (columns of V)
-					vi, vi1 := vt[i*n:(i+1)*n], vt[(i+1)*n:(i+2)*n]
-					for k := range vi {
-						h := vi1[k]
-						vi1[k] = s*vi[k] + c*h
-						vi[k] = c*vi[k] - s*h
-					}
+					rotateRows(vt[i*n:(i+1)*n], vt[(i+1)*n:(i+2)*n], c, s)
 				}
 				p = -s * s2 * c3 * el1 * e[l] / dl1
 				e[l] = s * p
@@ -166,4 +161,22 @@ func (w *symEigWork) ql(d, e, vt []float64) bool {
 		}
 	}
 	return true
+}
+
+// rotateRows applies the plane rotation (x, y) ← (c·x − s·y, s·x + c·y)
+// to the rows x = q_i and y = q_{i+1} of Vᵀ.
+func rotateRows(x, y []float64, c, s float64) {
+	y = y[:len(x)]
+	k := 0
+	for ; k+4 <= len(x); k += 4 {
+		x0, x1, x2, x3 := x[k], x[k+1], x[k+2], x[k+3]
+		y0, y1, y2, y3 := y[k], y[k+1], y[k+2], y[k+3]
+		x[k], x[k+1], x[k+2], x[k+3] = c*x0-s*y0, c*x1-s*y1, c*x2-s*y2, c*x3-s*y3
+		y[k], y[k+1], y[k+2], y[k+3] = s*x0+c*y0, s*x1+c*y1, s*x2+c*y2, s*x3+c*y3
+	}
+	for ; k < len(x); k++ {
+		xk, yk := x[k], y[k]
+		x[k] = c*xk - s*yk
+		y[k] = s*xk + c*yk
+	}
 }
