@@ -64,8 +64,14 @@
 // Ruiz scaling first. The Schur complements of eliminated PSD blocks are
 // computed by solver.Settings.Threads goroutines (0 means GOMAXPROCS; rows
 // handed out dynamically), and with more than one thread the two step-length
-// eigenvalue problems of a PSD block run concurrently; the rest of the solver
+// computations of a PSD block run concurrently; the rest of the solver
 // is sequential. Separate Solve calls may run concurrently.
+//
+// The NT scaling of a PSD block comes from the symmetric eigenproblem of
+// L₁ᵀZL₁ (S = L₁L₁ᵀ) while the scaled point's condition allows, else from
+// the SVD of L₂ᵀL₁; the step length to the boundary of a block of order ≥ 40
+// from a Lanczos estimate of the extreme eigenvalue, accepted only after a
+// Cholesky factorization proves the step feasible (psdstep.go).
 //
 // # Invariants
 //

@@ -322,3 +322,52 @@ func TestSymEig(t *testing.T) {
 		}
 	}
 }
+
+// TestSchurFactorSparse compares svec(T M Tᵀ) of schurFactorTo with the
+// product formed by gonum for data matrices with few nonzeros (the sparse
+// path: diagonal, off-diagonal pairs, both) and a denser one (the dense
+// path), T random upper triangular.
+func TestSchurFactorSparse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	for _, n := range []int{8, 33, 90} {
+		d := n * (n + 1) / 2
+		c := newPSD(d)
+		tm := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				x := rng.NormFloat64()
+				c.tq.SetTri(i, j, x)
+				tm.Set(i, j, x)
+			}
+		}
+		for _, nnz := range []int{0, 1, 2, n / 8, n} {
+			v := make([]float64, d)
+			for k := 0; k < nnz; k++ {
+				v[rng.IntN(d)] = rng.NormFloat64()
+			}
+			if nnz == 1 { // a diagonal entry
+				clear(v)
+				j := rng.IntN(n)
+				v[j*n-j*(j-1)/2] = 1.5
+			}
+			got := make([]float64, d)
+			c.schurFactorTo(got, v, c.m1, c.m2, nil)
+			mm := mat.NewDense(n, n, nil)
+			svecToDense(mm, v, n)
+			var t1, t2 mat.Dense
+			t1.Mul(tm, mm)
+			t2.Mul(&t1, tm.T())
+			want := make([]float64, d)
+			denseToSvec(want, &t2, n)
+			scale := 1.0
+			for _, x := range want {
+				scale = math.Max(scale, math.Abs(x))
+			}
+			for k := range want {
+				if math.Abs(got[k]-want[k]) > 1e-12*scale {
+					t.Fatalf("n=%d nnz=%d: svec entry %d = %g, want %g", n, nnz, k, got[k], want[k])
+				}
+			}
+		}
+	}
+}
