@@ -351,28 +351,41 @@ func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, _ *mat.Dense) {
 }
 
 // schurFactorSparse computes out = svec(T M Tᵀ) (M = mat(v)) as in
-// schurFactorTo when M has at most n/8 nonzeros in its lower triangle, and
-// reports whether it did. With t_k the k-th column of T (upper triangular:
+// schurFactorTo when that is cheaper from the nonzeros of M (cost below),
+// and reports whether it did. With t_k the k-th column of T (upper triangular:
 // nonzero in rows 0..k),
 //
 //	T M Tᵀ = Σ_{a>b} M_ab (t_a t_bᵀ + t_b t_aᵀ) + Σ_a M_aa t_a t_aᵀ,
 //
-// each term filling only rows and columns 0..a, at most a² multiply-adds
-// per nonzero of M against n³/2 for the dense product: a diagonal or
+// each term filling only rows and columns 0..a: (a+1)² multiply-adds per
+// nonzero off the diagonal, (a+1)²/2 on it, against n³/2 for the dense
+// product; the sparse path is taken when its total is below n³/6. A diagonal or
 // two-entry data matrix (max-cut, graph partitioning and QAP relaxations of
 // SDPLIB) costs O(n²) instead of O(n³) per column of the dense Schur rule.
 // m2 supplies two n-vectors of scratch.
 func (c *psdCone) schurFactorSparse(out, v []float64, m2 *mat.Dense) bool {
 	n := c.n
-	limit := n / 8
-	if limit == 0 {
+	if n < 2 {
 		return false
 	}
-	nnz := 0
-	for _, x := range v {
-		if x != 0 {
-			if nnz++; nnz > limit {
-				return false
+	// cost of the sparse path in multiply-adds against a third of the
+	// dense path's n³/2 (whose matrix-vector kernels run about three times
+	// faster per multiply-add than these scalar loops)
+	budget := float64(n) * float64(n) * float64(n) / 6
+	var cost float64
+	k := 0
+	for b := 0; b < n; b++ {
+		for a := b; a < n; a, k = a+1, k+1 {
+			if v[k] != 0 {
+				w := float64(a + 1)
+				if a == b {
+					cost += w * w / 2
+				} else {
+					cost += w * w
+				}
+				if cost > budget {
+					return false
+				}
 			}
 		}
 	}
@@ -385,7 +398,7 @@ func (c *psdCone) schurFactorSparse(out, v []float64, m2 *mat.Dense) bool {
 			dst[i] = tr.Data[i*tr.Stride+k]
 		}
 	}
-	k := 0
+	k = 0
 	for b := 0; b < n; b++ {
 		for a := b; a < n; a, k = a+1, k+1 {
 			x := v[k]
