@@ -137,6 +137,11 @@ type workspace struct {
 	dX, dZ         []float64 // corrector right-hand sides
 	rS             []float64
 	work           []float64
+	// non-symmetric cones: the predictor direction (Δs, Δz) and a saved
+	// combined direction (Δx, Δs, Δz, Δτ, Δκ) for the corrector retry
+	dsAff, dzAff           []float64
+	dxKeep, dsKeep, dzKeep []float64
+	dtauKeep, dkappaKeep   float64
 
 	info          iterInfo
 	dualScaling   bool

@@ -125,6 +125,10 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 	w.off, w.rS, w.work = alloc(m), alloc(m), alloc(max(m, n))
 	w.adx = alloc(m)
 	w.dX, w.dZ = alloc(n), alloc(m)
+	if w.nonsym {
+		w.dsAff, w.dzAff = alloc(m), alloc(m)
+		w.dxKeep, w.dsKeep, w.dzKeep = alloc(n), alloc(m), alloc(m)
+	}
 	return w, nil
 }
 
@@ -455,6 +459,73 @@ func (w *workspace) centrality(a float64) float64 {
 	return b
 }
 
+// thirdOrderRetryStep: when the combined step with the third-order
+// correction of the non-symmetric cones is shorter than this, the step
+// without it is tried too (see run).
+const thirdOrderRetryStep = 0.5
+
+// combinedStep computes the combined (corrector) direction for the centring
+// parameter σ and returns its step length (after the centrality backtracking
+// of the dual scaling); third selects the third-order correction of the
+// non-symmetric cones. For non-symmetric problems the predictor direction is
+// read from w.dsAff, w.dzAff, else from w.ds, w.dz (overwritten).
+func (w *workspace) combinedStep(sigma, mu, dtauAff, dkappaAff float64, third bool) (float64, bool) {
+	sm := sigma * mu
+	dsA, dzA := w.ds, w.dz
+	if w.nonsym {
+		dsA, dzA = w.dsAff, w.dzAff
+	}
+	for i, c := range w.cones {
+		if ns, ok := c.(*nonsymCone); ok {
+			ns.noThird = !third
+		}
+		shift := w.block(w.work[:w.m], i)
+		c.combinedDsShift(shift, w.block(dzA, i), w.block(dsA, i), sm)
+		rs := w.block(w.rS, i)
+		c.affineDs(rs, w.block(w.s, i))
+		for k := range rs {
+			rs[k] += shift[k]
+		}
+	}
+	f := 1 - sigma
+	dX, dZ := w.dX, w.dZ
+	for j := range dX {
+		dX[j] = f * w.rx[j]
+	}
+	for i := range dZ {
+		dZ[i] = f * w.rz[i]
+	}
+	dKappa := w.tau*w.kappa + dtauAff*dkappaAff - sm
+	if !w.solveNewton(dX, dZ, f*w.rtau, w.rS, dKappa) {
+		return 0, false
+	}
+	a := w.stepLength(1)
+	if w.nonsym && w.dualScaling {
+		for k := 0; k < 50 && a > 1e-10; k++ {
+			if w.centrality(a) < centralityLimit {
+				break
+			}
+			a *= 0.8
+		}
+	}
+	return a, true
+}
+
+// keepStep saves the current direction; restoreStep brings it back.
+func (w *workspace) keepStep() {
+	copy(w.dxKeep, w.dx)
+	copy(w.dsKeep, w.ds)
+	copy(w.dzKeep, w.dz)
+	w.dtauKeep, w.dkappaKeep = w.dtau, w.dkappa
+}
+
+func (w *workspace) restoreStep() {
+	copy(w.dx, w.dxKeep)
+	copy(w.ds, w.dsKeep)
+	copy(w.dz, w.dzKeep)
+	w.dtau, w.dkappa = w.dtauKeep, w.dkappaKeep
+}
+
 func (w *workspace) takeStep(a float64) {
 	for j := range w.x {
 		w.x[j] += a * w.dx[j]
@@ -652,37 +723,25 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		dtauAff, dkappaAff := w.dtau, w.dkappa
 
 		// corrector
-		sm := sigma * mu
-		for i, c := range w.cones {
-			shift := w.block(w.work[:w.m], i)
-			c.combinedDsShift(shift, w.block(w.dz, i), w.block(w.ds, i), sm)
-			rs := w.block(w.rS, i)
-			c.affineDs(rs, w.block(w.s, i))
-			for k := range rs {
-				rs[k] += shift[k]
+		if w.nonsym {
+			copy(w.dsAff, w.ds)
+			copy(w.dzAff, w.dz)
+		}
+		a, ok := w.combinedStep(sigma, mu, dtauAff, dkappaAff, true)
+		if ok && w.nonsym && a < thirdOrderRetryStep {
+			// The third-order term of the non-symmetric cones can shorten
+			// the step far from the central path: retry without it and keep
+			// the longer of the two steps.
+			w.keepStep()
+			if a2, ok2 := w.combinedStep(sigma, mu, dtauAff, dkappaAff, false); ok2 && a2 > a {
+				a = a2
+			} else {
+				w.restoreStep()
 			}
 		}
-		f := 1 - sigma
-		dX, dZ := w.dX, w.dZ
-		for j := range dX {
-			dX[j] = f * w.rx[j]
-		}
-		for i := range dZ {
-			dZ[i] = f * w.rz[i]
-		}
-		dKappa := w.tau*w.kappa + dtauAff*dkappaAff - sm
-		if !w.solveNewton(dX, dZ, f*w.rtau, w.rS, dKappa) {
+		if !ok {
 			status = solver.NumericalError
 			break
-		}
-		a := w.stepLength(1)
-		if w.nonsym && w.dualScaling {
-			for k := 0; k < 50 && a > 1e-10; k++ {
-				if w.centrality(a) < centralityLimit {
-					break
-				}
-				a *= 0.8
-			}
 		}
 		a *= set.MaxStepFraction
 		if w.nonsym && !w.scalingLocked {

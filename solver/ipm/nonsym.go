@@ -40,6 +40,8 @@ type nonsymCone struct {
 	work [3]float64
 	// dualOnly forces the dual scaling H = μ∇²f*(z).
 	dualOnly bool
+	// noThird drops the third-order term η of combinedDsShift.
+	noThird bool
 }
 
 func (c *nonsymCone) dim() int        { return 3 }
@@ -130,7 +132,7 @@ func (c *nonsymCone) combinedDsShift(shift, dz, ds []float64, sigmaMu float64) {
 		shift[i] = sigmaMu * c.g[i]
 	}
 	var u, eta [3]float64
-	if !solve3(u[:], &c.hd, ds) {
+	if c.noThird || !solve3(u[:], &c.hd, ds) {
 		return
 	}
 	c.f.dualThird(eta[:], c.z[:], dz, u[:])
