@@ -22,9 +22,12 @@
 // Nesterov–Todd scaling; rotated second-order cones are mapped exactly onto
 // second-order cones by the orthogonal row map (u, v) ↦ ((u+v)/√2, (u−v)/√2),
 // undone afterwards; zero cones are equality rows with a zero scaling block.
-// Exponential and power cones use the dual scaling H = μ∇²f*(z) with a
-// second-order corrector and a backtracking line search that keeps the
-// iterate near the central path (Clarabel's barrier test), switching to the
+// Exponential and power cones use the dual scaling H = μ∇²f*(z) with the
+// third-order corrector of Dahl & Andersen (2022), η = ½∇³f*(z)[Δz,
+// (∇²f*(z))⁻¹Δs] from the predictor direction (the step without it is tried
+// as well when the corrected step is shorter than 0.5), and a backtracking
+// line search that keeps the iterate near the central path (Clarabel's
+// barrier test), switching to the
 // primal–dual scaling of Dahl & Andersen (2022) when the dual scaling stalls
 // (Settings.PrimalDualScaling selects it from the start).
 //
