@@ -143,6 +143,12 @@ type workspace struct {
 	dxKeep, dsKeep, dzKeep []float64
 	dtauKeep, dkappaKeep   float64
 
+	// adaptive static regularization (adaptStaticReg): the ε before the
+	// reduction on trial (0: none) with its solve residual, and whether
+	// reductions have stopped
+	regTrial, regTrialErr float64
+	regLocked             bool
+
 	info          iterInfo
 	dualScaling   bool
 	scalingLocked bool

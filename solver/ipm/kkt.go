@@ -240,6 +240,9 @@ type kktSystem struct {
 	eps      float64 // static regularization
 	solver   kktSolver
 	refine   int
+	// solveErr is the largest relative residual ‖b − K₀x‖∞/(1 + ‖b‖∞) left
+	// by the refined solves since the last factorization.
+	solveErr float64
 	// workspaces
 	rhs, res, dx []float64
 	br, xr       []float64
@@ -566,6 +569,7 @@ func (eb *schurBlock) work(k int) *schurWork {
 // update writes the current cone scalings into the matrix and refactors it.
 func (ks *kktSystem) update() error {
 	ks.identity = false
+	ks.solveErr = 0
 	ks.addSchur()
 	v := ks.k.Val
 	eps := ks.eps
@@ -690,7 +694,23 @@ func (ks *kktSystem) solve(x, b []float64) {
 	if ks.fres == nil {
 		ks.fres, ks.fdx = make([]float64, ks.fdim), make([]float64, ks.fdim)
 	}
-	refineSolution(x, b, ks.fres, ks.fdx, ks.refine, ks.mulFull, ks.solveElim)
+	r := refineSolution(x, b, ks.fres, ks.fdx, ks.refine, ks.mulFull, ks.solveElim)
+	ks.solveErr = math.Max(ks.solveErr, r/(1+normInf(b)))
+}
+
+// setStaticReg replaces the static regularization ε by eps: in the stored
+// x-block diagonal now, in the cone blocks at the next update.
+func (ks *kktSystem) setStaticReg(eps float64) {
+	d := eps - ks.eps
+	k := ks.k
+	for j := 0; j < ks.n; j++ {
+		for q := k.ColPtr[j]; q < k.ColPtr[j+1]; q++ {
+			if k.RowIdx[q] == j {
+				ks.xbase[q] += d
+			}
+		}
+	}
+	ks.eps = eps
 }
 
 // mulFull computes out = K₀·x for the full (unreduced, unregularized) system.
@@ -828,7 +848,8 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 	if refine == 0 {
 		return
 	}
-	refineSolution(x, b, ks.res, ks.dx, refine, ks.mulK, ks.solver.solve)
+	r := refineSolution(x, b, ks.res, ks.dx, refine, ks.mulK, ks.solver.solve)
+	ks.solveErr = math.Max(ks.solveErr, r/(1+normInf(b)))
 }
 
 // refineSolution improves an approximate solution x of K·x = b by at most
@@ -836,8 +857,9 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 // operator), dx from solve (the regularized factorization), x += dx. It stops
 // when the residual reaches round-off level (1e-12 + 1e-13·‖b‖∞) or stops
 // halving, and undoes a correction that made the residual larger. res and dx
-// are workspaces of len(x).
-func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src []float64)) {
+// are workspaces of len(x). It returns ‖b − K·x‖∞ of the returned x as last
+// measured (before the final correction when the steps ran out).
+func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src []float64)) float64 {
 	tol := 1e-12 + 1e-13*normInf(b)
 	prev := math.Inf(1)
 	for it := 0; it < steps; it++ {
@@ -851,10 +873,10 @@ func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src
 			for i := range x {
 				x[i] -= dx[i]
 			}
-			break
+			return prev
 		}
 		if r <= tol || !(r < prev/2) {
-			break
+			return r
 		}
 		prev = r
 		solve(dx, res)
@@ -862,4 +884,5 @@ func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src
 			x[i] += dx[i]
 		}
 	}
+	return prev
 }

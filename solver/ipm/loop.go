@@ -459,6 +459,46 @@ func (w *workspace) centrality(a float64) float64 {
 	return b
 }
 
+// adaptStaticReg reduces the static regularization ε of the KKT matrix when
+// the refined solves of the current factorization leave a relative residual
+// above kktSolveTol: ε is then large against the smallest eigenvalues of the
+// reduced system (ill-conditioned constraints such as the difference
+// operators of the LISWET QPs or the control SDPs), and iterative refinement
+// converges slowly or not at all. ε shrinks by staticRegCut (not below
+// minStaticReg) and the iteration is redone; a reduction whose solves are not
+// more accurate is undone and no further reduction is tried. It reports
+// whether the iteration must be redone.
+func (w *workspace) adaptStaticReg() bool {
+	e := w.kkt.solveErr
+	if w.regTrial > 0 {
+		prev := w.regTrial
+		w.regTrial = 0
+		if !(e < w.regTrialErr) {
+			w.kkt.setStaticReg(prev)
+			w.regLocked = true
+			return true
+		}
+	}
+	if !(e <= kktSolveTol) && !w.regLocked && w.kkt.eps*staticRegCut >= minStaticReg {
+		w.regTrial, w.regTrialErr = w.kkt.eps, e
+		w.kkt.setStaticReg(w.kkt.eps * staticRegCut)
+		return true
+	}
+	return false
+}
+
+// kktSolveTol is the largest relative residual of the refined KKT solves
+// accepted before the static regularization is reduced (see run).
+const kktSolveTol = 1e-9
+
+// staticRegCut is the factor applied to the static regularization ε when the
+// KKT solves are inaccurate, down to minStaticReg.
+const staticRegCut = 0.01
+
+// minStaticReg is the smallest static regularization adaptStaticReg uses
+// (1e-8 reduced three times).
+const minStaticReg = 1e-14
+
 // thirdOrderRetryStep: when the combined step with the third-order
 // correction of the non-symmetric cones is shorter than this, the step
 // without it is tried too (see run).
@@ -708,6 +748,10 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		w.kkt.solve(w.sol, w.rhs)
 		copy(w.x2, w.sol[:w.n])
 		copy(w.z2, w.sol[w.n:w.n+w.m])
+		if w.adaptStaticReg() {
+			it--
+			continue
+		}
 
 		// predictor
 		for i, c := range w.cones {
@@ -787,11 +831,17 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		if w.best.x != nil && w.best.merit < w.merit() {
 			w.restoreBest()
 		}
+		stopped := status
 		switch {
 		case status != solver.Cancelled && w.converged(set.FeasTol, set.GapTol):
 			status = solver.Optimal
 		case status != solver.Cancelled && w.converged(set.ReducedFeasTol, set.ReducedGapTol):
 			status = solver.AlmostOptimal
+			in := &w.info
+			sol := w.finish(status, it)
+			sol.Diagnostic = fmt.Sprintf("ipm: stopped by %v after %d iterations; the best iterate meets only the reduced tolerances (primal residual %.2g, dual residual %.2g, relative gap %.2g)",
+				stopped, it, in.pres, in.dres, math.Min(in.gap, in.relgap))
+			return sol
 		}
 	}
 	return w.finish(status, it)
