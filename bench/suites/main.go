@@ -6,6 +6,7 @@
 //
 //	go run ./bench/suites [-set cblib,sdplib,maros] [-route auto|ipm|highs]
 //	    [-only REGEXP] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
+//	    [-certificates DIR]
 //
 // Grades: "pass" (status optimal or almost-optimal and |obj − ref| within the
 // tolerance of the rule; infeasible instances: the matching status), "wrong"
@@ -16,7 +17,10 @@
 // With -csdp the SDPLIB instances are also converted to SDPA format and
 // solved by the csdp program (if installed), side by side; with -cvxopt
 // every instance that CVXOPT can take is solved by /usr/bin/python3 with
-// CVXOPT (bench/ipmvscvxopt/cvxopt_solve.py). Timings are CPU-bound wall
+// CVXOPT (bench/ipmvscvxopt/cvxopt_solve.py). With -certificates DIR the
+// certificate y of every instance reported infeasible is written to
+// DIR/NAME.json ({"y": [...]}, standard-form rows), for an independent check
+// such as scripts/bench/cbf_farkas_check.py. Timings are CPU-bound wall
 // times on whatever machine runs it.
 package main
 
@@ -118,6 +122,7 @@ func run(args []string, stdout io.Writer) error {
 	limit := fs.Duration("time-limit", 300*time.Second, "time limit per instance")
 	out := fs.String("out", "", "write OUT.md and OUT.json")
 	csdp := fs.Bool("csdp", false, "also run csdp on the SDPLIB instances")
+	certDir := fs.String("certificates", "", "write the certificate y of infeasible instances to DIR/NAME.json")
 	dataDir := fs.String("data", "", "conic-bench folder (default: the shared data folder's conic-bench)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -154,7 +159,16 @@ func run(args []string, stdout io.Writer) error {
 		if !want[in.Set] || (re != nil && !re.MatchString(in.Name)) {
 			continue
 		}
-		o := solveOne(dir, in, backend, *limit)
+		o, sol := solveOne(dir, in, backend, *limit)
+		if *certDir != "" && sol != nil && sol.Status == solver.PrimalInfeasible {
+			js, err := json.Marshal(map[string][]float64{"y": sol.Y})
+			if err == nil {
+				err = os.WriteFile(filepath.Join(*certDir, in.Name+".json"), js, 0o644)
+			}
+			if err != nil {
+				return fmt.Errorf("writing the certificate of %s: %w", in.Name, err)
+			}
+		}
 		if *csdp && in.Set == "sdplib" {
 			runCSDP(dir, in, &o, *limit)
 		}
@@ -248,7 +262,9 @@ func load(path string) (*solver.Problem, bool, error) {
 	return s.Problem, s.Maximize, nil
 }
 
-func solveOne(dir string, in *instance, backend solver.Solver, limit time.Duration) outcome {
+// solveOne solves and grades one instance; the solution is nil when the
+// file could not be read or the solver returned an error.
+func solveOne(dir string, in *instance, backend solver.Solver, limit time.Duration) (outcome, *solver.Solution) {
 	o := outcome{Name: in.Name, Set: in.Set, Objective: math.NaN(), Reference: math.NaN()}
 	if in.Reference != nil {
 		o.Reference, o.Tolerance = in.Reference.Value, in.tolerance()
@@ -256,7 +272,7 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 	p, maximize, err := load(filepath.Join(dir, in.File))
 	if err != nil {
 		o.Grade, o.Status, o.Diagnostic = "fail", "read-error", err.Error()
-		return o
+		return o, nil
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), limit+limit/10)
@@ -265,7 +281,7 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 	o.Seconds = time.Since(start).Seconds()
 	if err != nil {
 		o.Grade, o.Status, o.Diagnostic = "fail", "error", err.Error()
-		return o
+		return o, nil
 	}
 	o.Status, o.Solver, o.Fallback, o.Iterations, o.Diagnostic = sol.Status.String(), sol.Solver, sol.Fallback, sol.Iterations, sol.Diagnostic
 	if sol.Status.OK() {
@@ -278,7 +294,7 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 	if !math.IsNaN(o.Reference) && !math.IsNaN(o.Objective) {
 		o.Error = math.Abs(o.Objective - o.Reference)
 	}
-	return o
+	return o, sol
 }
 
 // grade applies the pass rule of reference.json.
