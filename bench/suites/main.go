@@ -6,7 +6,7 @@
 //
 //	go run ./bench/suites [-set cblib,sdplib,maros] [-route auto|ipm|highs]
 //	    [-only REGEXP] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
-//	    [-certificates DIR]
+//	    [-points DIR]
 //
 // Grades: "pass" (status optimal or almost-optimal and |obj − ref| within the
 // tolerance of the rule; infeasible instances: the matching status), "wrong"
@@ -17,10 +17,11 @@
 // With -csdp the SDPLIB instances are also converted to SDPA format and
 // solved by the csdp program (if installed), side by side; with -cvxopt
 // every instance that CVXOPT can take is solved by /usr/bin/python3 with
-// CVXOPT (bench/ipmvscvxopt/cvxopt_solve.py). With -certificates DIR the
-// certificate y of every instance reported infeasible is written to
-// DIR/NAME.json ({"y": [...]}, standard-form rows), for an independent check
-// such as scripts/bench/cbf_farkas_check.py. Timings are CPU-bound wall
+// CVXOPT (bench/ipmvscvxopt/cvxopt_solve.py). With -points DIR the returned
+// point of every instance is written to DIR/NAME.json ({"status", "x", "y"}
+// in standard-form columns and rows; for an infeasible instance y is the
+// certificate), for independent checks such as scripts/bench/cbf_pd_check.py
+// and scripts/bench/cbf_farkas_check.py. Timings are CPU-bound wall
 // times on whatever machine runs it.
 package main
 
@@ -122,7 +123,7 @@ func run(args []string, stdout io.Writer) error {
 	limit := fs.Duration("time-limit", 300*time.Second, "time limit per instance")
 	out := fs.String("out", "", "write OUT.md and OUT.json")
 	csdp := fs.Bool("csdp", false, "also run csdp on the SDPLIB instances")
-	certDir := fs.String("certificates", "", "write the certificate y of infeasible instances to DIR/NAME.json")
+	pointDir := fs.String("points", "", "write the returned x and y of every instance to DIR/NAME.json")
 	dataDir := fs.String("data", "", "conic-bench folder (default: the shared data folder's conic-bench)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -160,13 +161,13 @@ func run(args []string, stdout io.Writer) error {
 			continue
 		}
 		o, sol := solveOne(dir, in, backend, *limit)
-		if *certDir != "" && sol != nil && sol.Status == solver.PrimalInfeasible {
-			js, err := json.Marshal(map[string][]float64{"y": sol.Y})
+		if *pointDir != "" && sol != nil {
+			js, err := json.Marshal(map[string]any{"status": sol.Status.String(), "x": finite(sol.X), "y": finite(sol.Y)})
 			if err == nil {
-				err = os.WriteFile(filepath.Join(*certDir, in.Name+".json"), js, 0o644)
+				err = os.WriteFile(filepath.Join(*pointDir, in.Name+".json"), js, 0o644)
 			}
 			if err != nil {
-				return fmt.Errorf("writing the certificate of %s: %w", in.Name, err)
+				return fmt.Errorf("writing the point of %s: %w", in.Name, err)
 			}
 		}
 		if *csdp && in.Set == "sdplib" {
@@ -191,6 +192,21 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// finite returns v with NaN and ±Inf entries replaced by 0 (JSON has no
+// such numbers), or nil for nil.
+func finite(v []float64) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out[i] = x
+		}
+	}
+	return out
 }
 
 // MarshalJSON writes NaN objectives and references (no value) as null.

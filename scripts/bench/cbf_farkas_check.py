@@ -5,7 +5,7 @@ arithmetic (linear parts) and high-precision arithmetic (exponential cones).
     python3 scripts/bench/cbf_farkas_check.py FILE.cbf.gz CERT.json
 
 CERT.json holds {"y": [...]}, the standard-form certificate privopt returns
-for a PrimalInfeasible status (bench/suites -certificates DIR writes it); its
+for a PrimalInfeasible status (bench/suites -points DIR writes it); its
 first rows are the CBF constraint rows in file order, row r scaled by c_r = -1
 for L- cones and +1 otherwise (cbf package: s_r = c_r (A x + b)_r), so the CBF
 multipliers are u_r = c_r y_r. Only u is used; the rest is derived here from
