@@ -48,7 +48,11 @@
 // with the sparse LDLᵀ of package internal/ldl (AMD ordering; symbolic
 // analysis once, numeric refactorization per iteration, dynamic
 // regularization), followed by iterative refinement against the unregularized
-// matrix. Second-order cones larger than Settings.SOCExpandDim enter the
+// matrix. When the refined solves leave a relative residual above 1e-9 (the
+// static regularization ε is large against the smallest eigenvalues of an
+// ill-conditioned system, e.g. the difference operators of the LISWET QPs),
+// ε is divided by 100, down to 1e-14, and the iteration is redone; a
+// reduction that does not make the solves more accurate is undone for good. Second-order cones larger than Settings.SOCExpandDim enter the
 // matrix in a sparse expanded form with two extra rows each instead of a dense
 // block, and PSD blocks of svec dimension ≥ 21 whose rows touch at most half
 // as many variables are eliminated into the x-block by their Schur complement
