@@ -52,7 +52,9 @@
 // static regularization ε is large against the smallest eigenvalues of an
 // ill-conditioned system, e.g. the difference operators of the LISWET QPs),
 // ε is divided by 100, down to 1e-14, and the iteration is redone; a
-// reduction that does not make the solves more accurate is undone for good. Second-order cones larger than Settings.SOCExpandDim enter the
+// reduction that does not make the solves more accurate is undone for good,
+// and so is the whole reduction when the solves later get 100 times worse
+// than those that started it. Second-order cones larger than Settings.SOCExpandDim enter the
 // matrix in a sparse expanded form with two extra rows each instead of a dense
 // block, and PSD blocks of svec dimension ≥ 21 whose rows touch at most half
 // as many variables are eliminated into the x-block by their Schur complement

@@ -148,6 +148,8 @@ type workspace struct {
 	// reductions have stopped
 	regTrial, regTrialErr float64
 	regLocked             bool
+	// the ε before the first reduction and the solve residual that started it
+	regFirst, regFirstErr float64
 
 	info          iterInfo
 	dualScaling   bool

@@ -461,12 +461,16 @@ func (w *workspace) centrality(a float64) float64 {
 
 // adaptStaticReg reduces the static regularization ε of the KKT matrix when
 // the refined solves of the current factorization leave a relative residual
-// above kktSolveTol: ε is then large against the smallest eigenvalues of the
-// reduced system (ill-conditioned constraints such as the difference
-// operators of the LISWET QPs or the control SDPs), and iterative refinement
-// converges slowly or not at all. ε shrinks by staticRegCut (not below
-// minStaticReg) and the iteration is redone; a reduction whose solves are not
-// more accurate is undone and no further reduction is tried. It reports
+// above kktSolveTol and kktSolveRel times the merit of the iterate: ε is
+// then large against the smallest eigenvalues of the reduced system
+// (ill-conditioned constraints such as the difference operators of the
+// LISWET QPs or the control SDPs), and iterative refinement converges slowly
+// or not at all. ε shrinks by staticRegCut (not below minStaticReg) and the
+// iteration is redone; a reduction whose solves are not more accurate is
+// undone and no further reduction is tried, and the initial ε is restored for
+// good when the solves later become regRevokeFactor times worse than those
+// that started the reduction (near a degenerate solution, e.g. SDPLIB's
+// hinf6, a small ε no longer stabilizes the factorization). It reports
 // whether the iteration must be redone.
 func (w *workspace) adaptStaticReg() bool {
 	e := w.kkt.solveErr
@@ -479,7 +483,19 @@ func (w *workspace) adaptStaticReg() bool {
 			return true
 		}
 	}
-	if !(e <= kktSolveTol) && !w.regLocked && w.kkt.eps*staticRegCut >= minStaticReg {
+	if w.regFirst > 0 && w.kkt.eps < w.regFirst && !(e <= regRevokeFactor*w.regFirstErr) {
+		// The solves with the reduced ε have become much worse than those
+		// with the initial ε were when the reduction started (a degenerate
+		// solution, where a small ε no longer stabilizes the factorization):
+		// go back to the initial ε for good.
+		w.kkt.setStaticReg(w.regFirst)
+		w.regLocked = true
+		return true
+	}
+	if !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked && w.kkt.eps*staticRegCut >= minStaticReg {
+		if w.regFirst == 0 {
+			w.regFirst, w.regFirstErr = w.kkt.eps, e
+		}
 		w.regTrial, w.regTrialErr = w.kkt.eps, e
 		w.kkt.setStaticReg(w.kkt.eps * staticRegCut)
 		return true
@@ -488,8 +504,19 @@ func (w *workspace) adaptStaticReg() bool {
 }
 
 // kktSolveTol is the largest relative residual of the refined KKT solves
-// accepted before the static regularization is reduced (see run).
-const kktSolveTol = 1e-9
+// accepted before the static regularization is reduced (see
+// adaptStaticReg), and kktSolveRel that residual relative to the merit
+// max(pres, dres, gap) of the iterate: solves much more accurate than the
+// residuals they reduce are good enough.
+const (
+	kktSolveTol = 1e-9
+	kktSolveRel = 1e-3
+)
+
+// regRevokeFactor: a reduced static regularization is given up when the
+// solves leave residuals this many times larger than those that started the
+// reduction (see adaptStaticReg).
+const regRevokeFactor = 100
 
 // staticRegCut is the factor applied to the static regularization ε when the
 // KKT solves are inaccurate, down to minStaticReg.
