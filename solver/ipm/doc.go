@@ -48,14 +48,14 @@
 // with the sparse LDLᵀ of package internal/ldl (AMD ordering; symbolic
 // analysis once, numeric refactorization per iteration, dynamic
 // regularization), followed by iterative refinement against the unregularized
-// matrix. When the refined solves leave a relative residual above 1e-9 (the
-// static regularization ε is large against the smallest eigenvalues of an
-// ill-conditioned system, e.g. the difference operators of the LISWET QPs),
-// ε is divided by 100, down to 1e-14, and the iteration is redone; a
-// reduction that does not make the solves more accurate is undone for good,
-// and so is the whole reduction when the solves later get 100 times worse
-// than those that started it. Second-order cones larger than Settings.SOCExpandDim enter the
-// matrix in a sparse expanded form with two extra rows each instead of a dense
+// matrix. When the refined solves leave a relative residual above 1e-9 and
+// 1e-3 times the iterate's residuals (the static regularization ε is large
+// against the smallest eigenvalues of an ill-conditioned system, e.g. the
+// difference operators of the LISWET QPs), the iteration is redone with ε
+// divided by 100 at a time, down to 1e-14, and the ε with the most accurate
+// solves is kept; the initial ε comes back for good when the solves later get
+// 100 times worse than those that started the descent. Second-order cones
+// larger than Settings.SOCExpandDim enter the matrix in a sparse expanded form with two extra rows each instead of a dense
 // block, and PSD blocks of svec dimension ≥ 21 whose rows touch at most half
 // as many variables are eliminated into the x-block by their Schur complement
 // A_pᵀH⁻¹A_p (as CVXOPT does), so an SDP with a large block and few variables

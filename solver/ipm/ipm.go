@@ -143,12 +143,12 @@ type workspace struct {
 	dxKeep, dsKeep, dzKeep []float64
 	dtauKeep, dkappaKeep   float64
 
-	// adaptive static regularization (adaptStaticReg): the ε before the
-	// reduction on trial (0: none) with its solve residual, and whether
-	// reductions have stopped
-	regTrial, regTrialErr float64
+	// adaptive static regularization (adaptStaticReg): whether ε is being
+	// reduced, the ε with the smallest solve residual so far, whether ε is
+	// settled, and the ε before the descent with the residual that started it
+	regDescending         bool
+	regBest, regBestErr   float64
 	regLocked             bool
-	// the ε before the first reduction and the solve residual that started it
 	regFirst, regFirstErr float64
 
 	info          iterInfo

@@ -465,43 +465,54 @@ func (w *workspace) centrality(a float64) float64 {
 // then large against the smallest eigenvalues of the reduced system
 // (ill-conditioned constraints such as the difference operators of the
 // LISWET QPs or the control SDPs), and iterative refinement converges slowly
-// or not at all. ε shrinks by staticRegCut (not below minStaticReg) and the
-// iteration is redone; a reduction whose solves are not more accurate is
-// undone and no further reduction is tried, and the initial ε is restored for
-// good when the solves later become regRevokeFactor times worse than those
-// that started the reduction (near a degenerate solution, e.g. SDPLIB's
-// hinf6, a small ε no longer stabilizes the factorization). It reports
-// whether the iteration must be redone.
+// or not at all. The iteration is then redone with ε shrunk by staticRegCut
+// at a time, down to minStaticReg, while the solves do not get more than
+// regDescentSlack times worse than the best seen (the residual often stays
+// flat until ε is small enough: LISWET7 needs 1e-14); the ε with the most
+// accurate solves is kept for the rest of the solve. That choice is revoked,
+// and the initial ε restored for good, when the solves later become
+// regRevokeFactor times worse than those that started the descent (near a
+// degenerate solution, e.g. SDPLIB's hinf6, a small ε no longer stabilizes
+// the factorization). It reports whether the iteration must be redone.
 func (w *workspace) adaptStaticReg() bool {
 	e := w.kkt.solveErr
-	if w.regTrial > 0 {
-		prev := w.regTrial
-		w.regTrial = 0
-		if !(e < w.regTrialErr) {
-			w.kkt.setStaticReg(prev)
-			w.regLocked = true
+	ks := w.kkt
+	if w.regDescending {
+		if e < w.regBestErr {
+			w.regBest, w.regBestErr = ks.eps, e
+		}
+		if ks.eps*staticRegCut >= minStaticReg && e <= regDescentSlack*w.regBestErr {
+			ks.setStaticReg(ks.eps * staticRegCut)
 			return true
 		}
+		w.regDescending, w.regLocked = false, true
+		if ks.eps != w.regBest {
+			ks.setStaticReg(w.regBest)
+			return true
+		}
+		return false
 	}
-	if w.regFirst > 0 && w.kkt.eps < w.regFirst && !(e <= regRevokeFactor*w.regFirstErr) {
+	if w.regFirst > 0 && ks.eps < w.regFirst && !(e <= regRevokeFactor*w.regFirstErr) {
 		// The solves with the reduced ε have become much worse than those
-		// with the initial ε were when the reduction started (a degenerate
-		// solution, where a small ε no longer stabilizes the factorization):
-		// go back to the initial ε for good.
-		w.kkt.setStaticReg(w.regFirst)
-		w.regLocked = true
+		// with the initial ε were when the reduction started: go back to
+		// the initial ε for good.
+		ks.setStaticReg(w.regFirst)
+		w.regFirst = 0
 		return true
 	}
-	if !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked && w.kkt.eps*staticRegCut >= minStaticReg {
-		if w.regFirst == 0 {
-			w.regFirst, w.regFirstErr = w.kkt.eps, e
-		}
-		w.regTrial, w.regTrialErr = w.kkt.eps, e
-		w.kkt.setStaticReg(w.kkt.eps * staticRegCut)
+	if !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked && ks.eps*staticRegCut >= minStaticReg {
+		w.regFirst, w.regFirstErr = ks.eps, e
+		w.regBest, w.regBestErr = ks.eps, e
+		w.regDescending = true
+		ks.setStaticReg(ks.eps * staticRegCut)
 		return true
 	}
 	return false
 }
+
+// regDescentSlack: the descent of adaptStaticReg continues while the solve
+// residual stays within this factor of the best one seen.
+const regDescentSlack = 10
 
 // kktSolveTol is the largest relative residual of the refined KKT solves
 // accepted before the static regularization is reduced (see
