@@ -54,7 +54,7 @@
 // difference operators of the LISWET QPs), the iteration is redone with ε
 // divided by 100 at a time, down to 1e-14, and the ε with the most accurate
 // solves is kept; the initial ε comes back for good when the solves later get
-// 100 times worse than those that started the descent. Second-order cones
+// 1000 times worse than those that started the descent. Second-order cones
 // larger than Settings.SOCExpandDim enter the matrix in a sparse expanded form with two extra rows each instead of a dense
 // block, and PSD blocks of svec dimension ≥ 21 whose rows touch at most half
 // as many variables are eliminated into the x-block by their Schur complement

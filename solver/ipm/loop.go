@@ -527,7 +527,7 @@ const (
 // regRevokeFactor: a reduced static regularization is given up when the
 // solves leave residuals this many times larger than those that started the
 // reduction (see adaptStaticReg).
-const regRevokeFactor = 100
+const regRevokeFactor = 1000
 
 // staticRegCut is the factor applied to the static regularization ε when the
 // KKT solves are inaccurate, down to minStaticReg.
