@@ -54,8 +54,9 @@
 // difference operators of the LISWET QPs), the iteration is redone with ε
 // divided by 100 at a time, down to 1e-14, and the ε with the most accurate
 // solves is kept; the initial ε comes back for good when the solves later get
-// 1000 times worse than those that started the descent. Second-order cones
-// larger than Settings.SOCExpandDim enter the matrix in a sparse expanded form with two extra rows each instead of a dense
+// 1000 times worse than those that started the descent.
+// Second-order cones larger than Settings.SOCExpandDim enter the
+// matrix in a sparse expanded form with two extra rows each instead of a dense
 // block, and PSD blocks of svec dimension ≥ 21 whose rows touch at most half
 // as many variables are eliminated into the x-block by their Schur complement
 // A_pᵀH⁻¹A_p (as CVXOPT does), so an SDP with a large block and few variables
