@@ -104,6 +104,13 @@ type Approximation struct {
 	// single-component quantiles by m and subtracts m·Σ_j|f_j| from rows with
 	// several components, so every guarantee covers the released noise.
 	ReleaseMargin float64
+	// Individual (Bonferroni only) makes Eta the violation probability of
+	// each random row separately — individual chance constraints, the
+	// formulation of Dvorkin et al.'s experiments (eq. 16 imposed row by
+	// row) — instead of splitting it over the rows. The joint guarantee
+	// is then only the union bound min(1, m·Eta) over the m random rows,
+	// which Guarantee.Eta reports.
+	Individual bool
 }
 
 // Validate checks the risk parameters for the method.
@@ -138,6 +145,9 @@ func (a *Approximation) Validate() error {
 	if !(a.ReleaseMargin >= 0) || math.IsInf(a.ReleaseMargin, 0) {
 		return invalidf("ReleaseMargin is %v, must be ≥ 0 and finite", a.ReleaseMargin)
 	}
+	if a.Individual && (a.Method != Bonferroni || len(a.Weights) > 0) {
+		return invalidf("Individual applies to the Bonferroni method without Weights, got method %v with %d weights", a.Method, len(a.Weights))
+	}
 	return nil
 }
 
@@ -168,6 +178,14 @@ type Spec struct {
 	// seeded from crypto/rand. The samples are not secret: they only shape the
 	// uncertainty set; the released noise is drawn elsewhere (package query).
 	Rand *rand.Rand
+	// Upper optionally proposes the upper copy when the interval fast path's
+	// copies decouple (see Solve): given an optimal point xLo of the base
+	// problem and d > 0, a point of the base problem's feasible set whose
+	// query value exceeds xLo's by d, or nil. It is a shortcut, never trusted:
+	// the proposal is checked against the base rows and the assembled solution
+	// re-checked on the counterpart, and the upper copy is solved as a problem
+	// of its own when either check fails.
+	Upper func(xLo []float64, d float64) []float64
 }
 
 // CVaR configures risk-averse optimization of the objective ℓ(x̃) by
@@ -317,6 +335,8 @@ type Counterpart struct {
 	// copies is the number of base columns when Problem holds two copies of
 	// them (the interval fast path), 0 otherwise.
 	copies int
+	// split is set when the two copies decouple (split.go).
+	split *intervalSplit
 }
 
 // BaseColumns returns the columns of Problem that represent base column j:
@@ -818,6 +838,9 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 			w = v
 		}
 		eta := a.Eta * w / total
+		if a.Individual {
+			eta = a.Eta
+		}
 		g.RowRisk[i] = eta
 		supp = ra.RandomSupport(supp)
 		if len(supp) == 1 {
@@ -933,6 +956,14 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 	if len(random) > 1 {
 		g.Note = "individual constraints combined by the union bound (Bonferroni)"
 	}
+	if a.Individual && len(random) > 1 {
+		g.Eta = math.Min(1, a.Eta*float64(len(random)))
+		g.Note = fmt.Sprintf("individual chance constraints: each of the %d random rows is violated with probability ≤ %g; jointly only the union bound %g", len(random), a.Eta, g.Eta)
+		if exactAll {
+			g.Kind = Conservative
+			exactAll = false
+		}
+	}
 	if heuristic {
 		g.Kind = Heuristic
 		g.Note = "the Gaussian safety factor is applied to non-Gaussian noise: no guarantee (use Cantelli for a distribution-free bound)"
@@ -1018,13 +1049,26 @@ func Auto(p *solver.Problem) solver.Solver { return auto.New() }
 // Solve solves the counterpart with s (nil: Auto) and decodes the decision rule.
 // A primal-infeasible counterpart returns *InfeasibleError; other non-optimal
 // statuses return *solver.StatusError.
+//
+// A two-copy counterpart whose objective is the query (free recourse, no
+// CVaR) is solved as two problems of the base size (split.go): the base
+// problem for the lower copy, Spec.Upper's proposal or one more solve for the
+// upper copy, duals in closed form, the whole re-checked on the counterpart
+// (solver.Certify); when that fails, the counterpart is solved whole.
 func Solve(ctx context.Context, c *Counterpart, s solver.Solver, set solver.Settings) (*Result, error) {
 	if s == nil {
 		s = Auto(c.Problem)
 	}
-	sol, err := s.Solve(ctx, c.Problem, set)
-	if err != nil {
-		return nil, fmt.Errorf("chance: solving the counterpart with %s: %w", s.Name(), err)
+	var sol *solver.Solution
+	ok := false
+	if c.split != nil && !disableSplit {
+		sol, ok = c.solveSplit(ctx, s, set)
+	}
+	if !ok {
+		var err error
+		if sol, err = s.Solve(ctx, c.Problem, set); err != nil {
+			return nil, fmt.Errorf("chance: solving the counterpart with %s: %w", s.Name(), err)
+		}
 	}
 	if sol.Status == solver.PrimalInfeasible {
 		return nil, &InfeasibleError{Guarantee: c.Guarantee, Status: sol.Status}

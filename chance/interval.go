@@ -1,6 +1,8 @@
 package chance
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/privopt/privopt/cone"
@@ -56,8 +58,12 @@ func (r *reformer) reformulateInterval() (*Counterpart, error) {
 	n := base.NumVars()
 	at := base.A.Transpose() // column i = row i of A
 	var zero, nonneg rowset
+	nonneg.reserve(2*base.A.Nnz(), 2*base.NumRows())
+	zero.reserve(2*n+2*l.NumEqualities(), n+l.NumEqualities())
 	nv := 2 * n
-	// Base rows at both ends, kept in the base problem's cone kinds.
+	// Base rows at both ends, kept in the base problem's cone kinds; loRow[i]
+	// is the local row of base row i's lower copy (zero rows negated: −1 − k).
+	loRow := make([]int, base.NumRows())
 	row := 0
 	for _, c := range base.Cones {
 		rs := &nonneg
@@ -68,6 +74,12 @@ func (r *reformer) reformulateInterval() (*Counterpart, error) {
 			i := row + t
 			for copyOff := 0; copyOff <= n; copyOff += n {
 				k := rs.open(base.B[i])
+				if copyOff == 0 {
+					loRow[i] = k
+					if rs == &zero {
+						loRow[i] = -1 - k
+					}
+				}
 				for p := at.ColPtr[i]; p < at.ColPtr[i+1]; p++ {
 					rs.term(k, copyOff+at.RowIdx[p], -at.Val[p])
 				}
@@ -87,12 +99,24 @@ func (r *reformer) reformulateInterval() (*Counterpart, error) {
 		zero.term(k, c, -1)
 	}
 	// Query equalities (base row −1), affine in the lifted (x̄, X), times W.
+	// A single one over X alone, with free recourse everywhere, may let the
+	// copies decouple (split.go): qv collects its row.
+	var qv []float64
+	qrow, queries := -1, 0
+	freeAll := len(xOf) == n
 	for e := 0; e < l.NumEqualities(); e++ {
 		a, br := l.Equality(e)
 		if br >= 0 {
 			continue // equality rows of the base problem: both copies above
 		}
+		queries++
 		k := zero.open(w * a.Const)
+		if queries == 1 && freeAll {
+			qrow, qv = k, make([]float64, n)
+			if !(a.Const < 0) {
+				qrow = -1 // Qᵀ(x_hi − x_lo) = −W·Const must be positive
+			}
+		}
 		for t, col := range a.Idx {
 			v := a.Val[t]
 			if col < n { // x̄_col = (hi·x_lo − lo·x_hi)/W
@@ -101,8 +125,14 @@ func (r *reformer) reformulateInterval() (*Counterpart, error) {
 			} else if c, ok := xOf[col]; ok { // X_c = (x_hi − x_lo)/W
 				zero.term(k, n+c, v)
 				zero.term(k, c, -v)
+				if k == qrow {
+					qv[c] += v
+				}
 			} else {
 				return nil, invalidf("query equality %d refers to lifted column %d, which the interval path cannot map", e, col)
+			}
+			if col < n && k == qrow {
+				qrow = -1 // an x̄ term: not the query row of split.go
 			}
 		}
 	}
@@ -171,6 +201,17 @@ func (r *reformer) reformulateInterval() (*Counterpart, error) {
 	cp := &Counterpart{Lifted: l, Problem: p, Guarantee: g}
 	cp.Stats = Stats{AuxVars: nv - l.NumVars(), Rows: p.NumRows()}
 	cp.copies = n
+	if qrow >= 0 && queries == 1 && spec.CVaR == nil && objectiveIsQuery(base.Q, qv) {
+		sp := &intervalSplit{n: n, qv: qv, d: -zero.b[qrow], qrow: qrow, loRow: loRow, upper: spec.Upper}
+		for i, r := range loRow {
+			if r < 0 {
+				sp.loRow[i] = -1 - r
+			} else {
+				sp.loRow[i] = m0 + r
+			}
+		}
+		cp.split = sp
+	}
 	cp.decode = func(x []float64) (*lindecision.Rule, error) {
 		rule := &lindecision.Rule{XBar: make([]float64, n), X: mat.NewDense(n, 1, nil)}
 		for c := 0; c < n; c++ {
@@ -185,3 +226,28 @@ func (r *reformer) reformulateInterval() (*Counterpart, error) {
 
 // disableInterval forces the general path (tests compare the two).
 var disableInterval bool
+
+// disableSplit makes Solve solve decoupling counterparts whole (tests compare
+// the two).
+var disableSplit bool
+
+// objectiveIsQuery reports whether q = κ·qv for some κ > 0 (relative
+// tolerance 1e-12), the condition under which the copies decouple.
+func objectiveIsQuery(q, qv []float64) bool {
+	kappa := 0.0
+	for j, v := range qv {
+		if v != 0 {
+			kappa = q[j] / v
+			break
+		}
+	}
+	if !(kappa > 0) || math.IsInf(kappa, 0) {
+		return false
+	}
+	for j, v := range qv {
+		if math.Abs(q[j]-kappa*v) > 1e-12*math.Max(math.Abs(q[j]), math.Abs(kappa*v)) {
+			return false
+		}
+	}
+	return true
+}

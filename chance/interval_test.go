@@ -3,6 +3,7 @@ package chance
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/privopt/privopt/cone"
@@ -155,5 +156,76 @@ func TestReleaseMargin(t *testing.T) {
 	a := Approximation{Method: Vertex, Eta: 0.05, Beta: 0.1, ReleaseMargin: -1}
 	if err := a.Validate(); err == nil {
 		t.Error("negative ReleaseMargin accepted")
+	}
+}
+
+// Decoupled copies (split.go): with free recourse and the query as the
+// objective, solving the lower copy as the base problem and the upper copy
+// on its own gives the optimal value and Q x̄ of the counterpart solved whole
+// (HiGHS on the two-copy LP), on random dispatch LPs, with no proposal and
+// with a wrong proposal for the upper copy (which must be rejected).
+func TestSplitMatchesWhole(t *testing.T) {
+	lap, _ := noise.NewLaplace(2)
+	tl, _ := noise.NewTruncatedLaplace(2, 6)
+	rng := rand.New(rand.NewPCG(5, 6))
+	compared := 0
+	for trial := 0; trial < 12; trial++ {
+		p, qrow := randomDispatch(rng, 6+trial)
+		d := lindecision.Distribution(lap)
+		spec := Spec{Approximation: Approximation{Method: Vertex, Eta: 0.05, Beta: 0.1}}
+		if trial%2 == 1 {
+			d = tl
+			spec.Approximation = Approximation{Method: Robust}
+		}
+		if trial%3 == 2 { // a wrong proposal: the lower copy itself
+			spec.Upper = func(xLo []float64, _ float64) []float64 { return xLo }
+		}
+		ls := lindecision.Spec{Noise: lindecision.Perturbation{Components: []lindecision.Distribution{d}},
+			Query: []lindecision.SparseVector{qrow}}
+		run := func(whole bool) (*Result, *Counterpart, error) {
+			disableSplit = whole
+			defer func() { disableSplit = false }()
+			s := spec
+			s.Rand = rand.New(rand.NewPCG(uint64(trial), 9))
+			l, err := lindecision.Lift(p, ls)
+			if err != nil {
+				return nil, nil, err
+			}
+			cp, err := Reformulate(l, s)
+			if err != nil {
+				return nil, nil, err
+			}
+			res, err := Solve(t.Context(), cp, nil, solver.Settings{})
+			return res, cp, err
+		}
+		split, scp, err1 := run(false)
+		whole, _, err2 := run(true)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("trial %d: split error %v, whole %v", trial, err1, err2)
+		}
+		if err1 != nil {
+			continue
+		}
+		compared++
+		if scp.split == nil || !strings.Contains(split.Solution.Diagnostic, "decoupled") {
+			t.Fatalf("trial %d: copies not decoupled (%q)", trial, split.Solution.Diagnostic)
+		}
+		if trial%3 == 2 && !strings.Contains(split.Solution.Diagnostic, "upper copy solved") {
+			t.Errorf("trial %d: a wrong proposal was used (%q)", trial, split.Solution.Diagnostic)
+		}
+		if math.Abs(split.Objective-whole.Objective) > 1e-7*(1+math.Abs(whole.Objective)) {
+			t.Errorf("trial %d: objective split %v, whole %v", trial, split.Objective, whole.Objective)
+		}
+		qs, qw := 0.0, 0.0
+		for t2, c := range qrow.Idx {
+			qs += qrow.Val[t2] * split.Rule.XBar[c]
+			qw += qrow.Val[t2] * whole.Rule.XBar[c]
+		}
+		if math.Abs(qs-qw) > 1e-7*(1+math.Abs(qw)) {
+			t.Errorf("trial %d: Q x̄ split %v, whole %v", trial, qs, qw)
+		}
+	}
+	if compared < 8 {
+		t.Errorf("only %d of 12 trials were feasible and compared", compared)
 	}
 }

@@ -163,9 +163,6 @@ func (n *Network) meritOrder(dom LoadDomain, rules MarketRules) (*CostCertificat
 	if len(n.RefBus) != 1 {
 		return nil, fmt.Sprintf("the network has %d islands", len(n.RefBus))
 	}
-	if float64(n.NumBuses())*float64(n.NumBranches()) > MaxDensePTDF {
-		return nil, fmt.Sprintf("%d buses × %d branches exceed the PTDF size cap of the congestion check", n.NumBuses(), n.NumBranches())
-	}
 	segs, pmin, why := n.meritSegments()
 	if why != "" {
 		return nil, why
@@ -185,10 +182,18 @@ func (n *Network) meritOrder(dom LoadDomain, rules MarketRules) (*CostCertificat
 	if len(segs) > 0 && (segs[len(segs)-1].Price > rules.PriceCap || segs[0].Price < rules.PriceFloor) {
 		return nil, "a unit's price lies outside [PriceFloor, PriceCap]"
 	}
-	// Fast refusal: the merit-order dispatch at the case's own loads already
-	// reaches a limit (one power flow instead of a PTDF row per branch).
-	if l := n.meritFlowViolation(segs, pmin); l >= 0 {
-		return nil, fmt.Sprintf("branch %d (%d–%d) reaches its limit under the merit-order dispatch at the case's loads", n.Branch[l]+1, n.BusID[n.From[l]], n.BusID[n.To[l]])
+	// Fast refusal: the merit-order dispatch at the network's own loads, a
+	// point of the domain, already reaches a limit (one power flow instead of
+	// a PTDF row per branch; before the size cap, so large networks get the
+	// real reason). The reason names no branch: which one binds at the
+	// network's loads depends on them, while "some branch can reach its limit
+	// over the domain" is a fact about the (public) domain, which the exact
+	// check below would establish too.
+	if dom.Contains(n.Load) && n.meritFlowViolation(segs, pmin) >= 0 {
+		return nil, "a branch can reach its limit over the domain (the merit-order dispatch reaches one at a load vector of the domain)"
+	}
+	if float64(n.NumBuses())*float64(n.NumBranches()) > MaxDensePTDF {
+		return nil, fmt.Sprintf("%d buses × %d branches exceed the PTDF size cap of the congestion check", n.NumBuses(), n.NumBranches())
 	}
 	c := &CostCertificate{Method: "uncongested-merit-order", TotalLo: tlo, TotalHi: thi, PminTotal: pmin, Segments: segs}
 	c.PerMW = math.Max(math.Abs(marginalPrice(segs, pmin, tlo)), math.Abs(marginalPrice(segs, pmin, thi)))

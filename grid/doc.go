@@ -20,8 +20,9 @@
 // columns, need at least 10" — and errors.Is(err, ErrFormat) holds.
 //
 // ReadCase picks the reader by extension: ".raw" is PSS/E RAW (ParseRAW:
-// revision 33, and 34/35 where only the record layout differs; RAW has no
-// costs, so generators get zero costs to be replaced), ".json" is a PowerModels
+// revisions 33, 34 and 35, their differences listed there; three-winding
+// transformers become a star bus and three branches; RAW has no costs, so
+// generators get zero costs to be replaced), ".json" is a PowerModels
 // network (ParsePMJSON, per unit or not). Their errors are *FormatError too,
 // naming the section, record, line and value, prefixed with the file name by
 // ReadCase. WriteRAW and WritePMJSON write a Case in these formats (tests

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -138,6 +139,9 @@ func FuzzRAW(f *testing.F) {
 		f.Add(buf.String())
 	}
 	f.Add("0, 100, 33\nt\nt\n1,'A', 138, 3\n0 /\nQ\n")
+	if b, err := os.ReadFile("testdata/case_3winding_v34.raw"); err == nil {
+		f.Add(string(b))
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		c, err := ParseRAW(strings.NewReader(src))
 		if err != nil {
@@ -168,19 +172,21 @@ func FuzzPMJSON(f *testing.F) {
 	})
 }
 
-// rawToV35 rewrites a revision-33 file of WriteRAW in the revision-35 layout:
-// system-wide data and "@!" field-name lines, the generator's NREG and BASLOD
-// fields, the branch's NAME and twelve ratings, and the system switching device
-// section (layout as in the PSS/E 35 program operation manual).
-func rawToV35(t *testing.T, v33 string) string {
+// rawToRev rewrites a revision-33 file of WriteRAW in the layout of revision
+// 34 or 35: system-wide data and "@!" field-name lines, the branch's NAME and
+// twelve ratings, the system switching device section, twelve ratings per
+// transformer winding and, for 35 only, the generator's NREG and BASLOD fields
+// (layouts as in the PSS/E 34 and 35 program operation manuals).
+func rawToRev(t *testing.T, v33 string, rev int) string {
 	t.Helper()
 	lines := strings.Split(strings.TrimRight(v33, "\n"), "\n")
 	var out []string
-	section := 0 // 0 bus, 1 load, 2 shunt, 3 gen, 4 branch, 5+ later
+	section := 0 // 0 bus, 1 load, 2 shunt, 3 gen, 4 branch, 5 transformer, 6+ later
+	xfRecord := 0
 	for i, l := range lines {
 		switch {
 		case i == 0:
-			out = append(out, strings.Replace(l, ", 33,", ", 35,", 1))
+			out = append(out, strings.Replace(l, ", 33,", fmt.Sprintf(", %d,", rev), 1))
 			continue
 		case i == 1:
 			out = append(out, l)
@@ -200,7 +206,10 @@ func rawToV35(t *testing.T, v33 string) string {
 		}
 		f := strings.Split(l, ",")
 		switch section {
-		case 3: // generator: NREG after IREG (field 8), BASLOD after PB (field 18)
+		case 3: // generator (35 only): NREG after IREG (field 8), BASLOD after PB (field 18)
+			if rev < 35 {
+				break
+			}
 			g := append([]string{}, f[:8]...)
 			g = append(g, " 0")
 			g = append(g, f[8:18]...)
@@ -216,16 +225,35 @@ func rawToV35(t *testing.T, v33 string) string {
 			}
 			b = append(b, f[9:]...)
 			l = strings.Join(b, ",")
+		case 5: // transformer winding record: RATE1-1..RATE1-12 instead of RATA1..RATC1
+			if xfRecord%4 == 2 {
+				w := append([]string{}, f[:6]...)
+				for k := 0; k < 9; k++ {
+					w = append(w, " 0")
+				}
+				w = append(w, f[6:]...)
+				l = strings.Join(w, ",")
+			}
+			xfRecord++
 		}
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n") + "\n"
 }
 
-// TestRAWv35: the revision-35 layout of the same cases gives the same DC-OPF
-// cost as the MATPOWER originals.
-func TestRAWv35(t *testing.T) {
+// TestRAWv34v35: the revision-34 and -35 layouts of the same cases give the
+// same DC-OPF cost as the MATPOWER originals (118 and 300 have transformers).
+func TestRAWv34v35(t *testing.T) {
 	for _, name := range []string{"pglib_opf_case30_ieee", "pglib_opf_case118_ieee", "pglib_opf_case300_ieee"} {
+		for _, rev := range []int{34, 35} {
+			testRAWRev(t, name, rev)
+		}
+	}
+}
+
+func testRAWRev(t *testing.T, name string, rev int) {
+	t.Helper()
+	{
 		orig, err := ReadCase(shareddata.Path(t, "pglib/"+name+".m"))
 		if err != nil {
 			t.Fatal(err)
@@ -234,7 +262,7 @@ func TestRAWv35(t *testing.T) {
 		if err := WriteRAW(&buf, orig); err != nil {
 			t.Fatal(err)
 		}
-		back, err := ParseRAW(strings.NewReader(rawToV35(t, buf.String())))
+		back, err := ParseRAW(strings.NewReader(rawToRev(t, buf.String(), rev)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +274,7 @@ func TestRAWv35(t *testing.T) {
 		noAng := dc
 		noAng.IgnoreAngleLimits = true
 		if want, got := dcCost(t, orig, dc), dcCost(t, back, noAng); math.Abs(got-want) > 1e-7*want {
-			t.Errorf("%s: RAW v35 cost %.8g, MATPOWER %.8g", name, got, want)
+			t.Errorf("%s: RAW v%d cost %.8g, MATPOWER %.8g", name, rev, got, want)
 		}
 	}
 }
@@ -283,5 +311,55 @@ func TestFormatsRoundTripFeatures(t *testing.T) {
 				t.Errorf("%s %s: cost %.10g, MATPOWER %.10g", name, format, got, want)
 			}
 		}
+	}
+}
+
+// TestRAWThreeWinding reads a hand-written revision-34 file with a
+// three-winding transformer (CZ = 2 on three different MVA bases, off-nominal
+// winding ratios), a two-winding transformer, a system switching device, an
+// out-of-service load and branch, system-wide data and "@!" lines, and its
+// MATPOWER twin written by hand with the star equivalent computed
+// independently (the arithmetic is in the .m file): same buses and the same
+// DC-OPF cost under both DC models. The case is congested (the cost exceeds
+// the merit-order cost 300·10 + 10·25 = 3,250 $/h), so the star reactances
+// shape the answer.
+func TestRAWThreeWinding(t *testing.T) {
+	raw, err := ReadCase("testdata/case_3winding_v34.raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin, err := ReadCase("testdata/case_3winding.m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var star *Bus
+	for i := range raw.Buses {
+		if raw.Buses[i].ID == 8 {
+			star = &raw.Buses[i]
+		}
+	}
+	if star == nil || len(raw.Buses) != len(twin.Buses) {
+		t.Fatalf("star bus 8 missing or %d buses, want %d", len(raw.Buses), len(twin.Buses))
+	}
+	windings := 0
+	for _, br := range raw.Branches {
+		if br.To == 8 {
+			windings++
+		}
+	}
+	if windings != 3 {
+		t.Errorf("%d branches to the star bus, want 3", windings)
+	}
+	raw.Costs = twin.Costs
+	for _, dc := range []DCOptions{PowerModelsDC(), {}} {
+		dc.IgnoreAngleLimits = true
+		want, got := dcCost(t, twin, dc), dcCost(t, raw, dc)
+		if math.Abs(got-want) > 1e-7*want {
+			t.Errorf("%+v: RAW cost %.8f, MATPOWER star %.8f", dc, got, want)
+		}
+		if !(want > 3250+1) {
+			t.Errorf("%+v: cost %.4f: the case is not congested, the test would not see the reactances", dc, want)
+		}
+		t.Logf("%+v: cost %.6f $/h", dc, got)
 	}
 }

@@ -76,6 +76,13 @@ type OPFOptions struct {
 	Load []float64
 	// LinearCost drops the quadratic cost coefficients c2 (keeping c1 p + c0).
 	LinearCost bool
+	// OmitFlowLimits builds the model without any branch flow-limit row (the
+	// relaxation that constraint generation starts from); the caller adds the
+	// limits it needs with OPF.AddFlowLimit, as SolveDCOPF does with LimitsLazy
+	// and the private release with its lazily monitored branches. An optimum
+	// of the relaxation whose flows respect every limit is optimal for the full
+	// model, whose feasible set the relaxation contains.
+	OmitFlowLimits bool
 	// Solve is passed to model.Solve.
 	Solve model.SolveOptions
 }
@@ -145,6 +152,9 @@ func (n *Network) BuildOPF(opt OPFOptions) (*OPF, error) {
 	t0 := time.Now()
 	if err := opt.Validate(n); err != nil {
 		return nil, err
+	}
+	if opt.OmitFlowLimits {
+		return n.buildUnlimited(opt)
 	}
 	opt.Formulation = opt.Formulation.resolve(n)
 	o := &OPF{Network: n, Options: opt, load: opt.Load}

@@ -236,3 +236,37 @@ func TestFormulationAuto(t *testing.T) {
 		t.Error("load of wrong length accepted")
 	}
 }
+
+// OmitFlowLimits builds the relaxation without flow rows; adding the one
+// limit of case3_congested back with AddFlowLimit gives the hand-solved
+// congested optimum (1,500 $/h; the file's comment), and without it every MW
+// comes from the cheap unit (90 MW × 10 $/MWh = 900 $/h). Both formulations.
+func TestOmitFlowLimits(t *testing.T) {
+	c, err := ReadCase("testdata/case3_congested.m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := NewNetwork(c, DCOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Formulation{PTDF, BTheta} {
+		o, err := n.BuildOPF(OPFOptions{Formulation: f, OmitFlowLimits: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Network != n || !o.Options.OmitFlowLimits {
+			t.Fatalf("%v: the relaxation does not point at the network", f)
+		}
+		s, err := o.Solve(context.Background())
+		if err != nil || math.Abs(s.Cost-900) > 1e-6 {
+			t.Errorf("%v: relaxation cost %v (%v), want 900", f, s.Cost, err)
+		}
+		if err := o.AddFlowLimit([]int{1}, []float64{1}, n.FlowMin[1], n.FlowMax[1], "limit_1_3"); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = o.Solve(context.Background()); err != nil || math.Abs(s.Cost-1500) > 1e-6 {
+			t.Errorf("%v: with the limit added, cost %v (%v), want 1500", f, s.Cost, err)
+		}
+	}
+}

@@ -385,10 +385,10 @@ func (n *Network) SolveDCOPF(ctx context.Context, opt DCOPFOptions) (*DCOPFResul
 	return res, nil
 }
 
-// buildUnlimited builds BuildOPF's model without any flow-limit row: the same
-// objective, bounds and balance rows, on a shallow copy of n whose limits are
-// infinite (the copy shares every matrix and the factorization), then points
-// the OPF back at n.
+// buildUnlimited builds BuildOPF's model without any flow-limit row
+// (OPFOptions.OmitFlowLimits): the same objective, bounds and balance rows, on
+// a shallow copy of n whose limits are infinite (the copy shares every matrix
+// and the factorization), then points the OPF back at n.
 func (n *Network) buildUnlimited(opt OPFOptions) (*OPF, error) {
 	u := *n
 	u.FlowMin = make([]float64, len(n.FlowMin))
@@ -396,11 +396,13 @@ func (n *Network) buildUnlimited(opt OPFOptions) (*OPF, error) {
 	for l := range u.FlowMin {
 		u.FlowMin[l], u.FlowMax[l] = math.Inf(-1), math.Inf(1)
 	}
+	opt.OmitFlowLimits = false
 	o, err := u.BuildOPF(opt)
 	if err != nil {
 		return nil, err
 	}
 	o.Network = n
+	o.Options.OmitFlowLimits = true
 	return o, nil
 }
 

@@ -25,20 +25,29 @@ type rawRecord struct {
 	line int
 }
 
-// ParseRAW parses a PSS/E RAW power-flow case (revision 33; revision 35 where it
-// differs only in record layout: system-wide data, "@!" field-name lines, the
-// generator's NREG and BASLOD, the branch's NAME and twelve ratings, the system
-// switching device section — tested on files converted from revision 33;
-// revision 34 is read like 35 without NREG, untested for want of a reference
-// file) into a Case, keeping what a DC
-// model needs: buses (I, BASKV, IDE, AREA, ZONE, VM, VA), loads (PL + IP + YP and
-// QL + IQ + YQ at 1 p.u., summed per bus, in-service only), fixed shunts (GL, BL),
-// generators (PG, QG, QT, QB, VS, MBASE, STAT, PT, PB), non-transformer branches
-// (R, X, B, RATEA..C, ST) and two-winding transformers (impedance codes CZ = 1, 2;
-// winding codes CW = 1, 2, 3; ratio WINDV1/WINDV2 in per unit of the bus base
-// voltages, phase shift ANG1, rating RATA1). Three-winding transformers, DC lines,
-// FACTS devices and switched shunts are rejected or ignored as documented in the
-// errors. RAW files carry no generator costs: every generator gets a zero
+// ParseRAW parses a PSS/E RAW power-flow case, revisions 33, 34 and 35, into a
+// Case, keeping what a DC model needs: buses (I, BASKV, IDE, AREA, ZONE, VM,
+// VA), loads (PL + IP + YP and QL + IQ + YQ at 1 p.u., summed per bus,
+// in-service only), fixed shunts (GL, BL), generators (PG, QG, QT, QB, VS,
+// MBASE, STAT, PT, PB), non-transformer branches (R, X, B, RATEA..C, ST),
+// system switching devices (revisions 34, 35: a branch of reactance X, rating
+// RATE1, in service when STAT ≠ 0), two-winding transformers (impedance codes
+// CZ = 1, 2; winding codes CW = 1, 2, 3; ratio WINDV1/WINDV2 in per unit of
+// the bus base voltages, phase shift ANG1, rating RATA1) and three-winding
+// transformers (a star bus and three branches, see raw3Winding). DC lines,
+// FACTS devices and switched shunts are ignored.
+//
+// Revisions (PSS/E program operation manuals of each version; the layouts
+// agree with PowerModels' and GridCal's readers). Revision 34 differs from 33
+// in: optional system-wide data after the three header lines (keyword
+// records up to "0 /"); "@!" field-name lines; the non-transformer branch's
+// NAME after B and twelve ratings RATE1..RATE12 where 33 has RATEA..RATEC (so
+// ST moves from the 14th to the 24th field); a system switching device
+// section between the branches and the transformers; the transformer's ZCOD
+// after VECGRP and twelve ratings per winding (the first three where 33 has
+// RATAk..RATCk). Its generator, load, shunt and bus records are those of 33.
+// Revision 35 adds to 34 the generator's NREG after IREG and BASLOD after PB
+// (and the load's DGEN fields, not read). RAW files carry no generator costs: every generator gets a zero
 // polynomial cost, to be replaced by the caller (e.g. from a MATPOWER gencost).
 // Branch angle limits do not exist in RAW (AngMin = AngMax = 0: none).
 //
@@ -96,8 +105,8 @@ func ParseRAW(r io.Reader) (*Case, error) {
 	}
 	data := map[string][]rawRecord{}
 	pending, hasPending := "", false
-	if rev >= 35 {
-		// System-wide data: records starting with a keyword, up to "0 /".
+	if rev >= 34 {
+		// System-wide data (optional): records starting with a keyword, up to "0 /".
 		for {
 			t, ok := next()
 			if !ok {
@@ -151,10 +160,11 @@ func ParseRAW(r io.Reader) (*Case, error) {
 				if len(f) < 3 {
 					return nil, formatErr(s, len(data[s])+1, lineNo, "record has %d fields, need I, J, K, …", len(f))
 				}
+				more := 3
 				if k := strings.TrimSpace(f[2]); k != "0" && k != "" {
-					return nil, formatErr(s, len(data[s])+1, lineNo, "three-winding transformer (K = %s) is not supported", k)
+					more = 4
 				}
-				for j := 0; j < 3; j++ {
+				for j := 0; j < more; j++ {
 					t2, ok := next()
 					if !ok {
 						return nil, formatErr(s, len(data[s])+1, lineNo, "file ends inside a transformer record")
@@ -404,6 +414,36 @@ func rawBuild(c *Case, data map[string][]rawRecord, rev int) error {
 		br.InService = s != 0
 		c.Branches = append(c.Branches, br)
 	}
+	for i, rec := range data["system switching device"] {
+		// I, J, 'CKT', X, RATE1..RATE12, STAT, NSTAT, MET, STYPE, 'NAME': a
+		// closed switch is a branch of reactance X (PSS/E's default 0.0001 p.u.).
+		row := i + 1
+		from, err := bus("system switching device", rec, row, 0)
+		if err != nil {
+			return err
+		}
+		to, err := bus("system switching device", rec, row, 1)
+		if err != nil {
+			return err
+		}
+		br := Branch{From: from.ID, To: to.ID, Line: rec.line}
+		if br.X, err = num("system switching device", rec, row, 3, "X", 0.0001); err != nil {
+			return err
+		}
+		if br.RateA, err = num("system switching device", rec, row, 4, "RATE1", 0); err != nil {
+			return err
+		}
+		st, err := integer("system switching device", rec, row, 16, "STAT", 1)
+		if err != nil {
+			return err
+		}
+		br.InService = st != 0
+		c.Branches = append(c.Branches, br)
+	}
+	starID := 0 // three-winding star buses get the numbers after the largest bus
+	for _, b := range c.Buses {
+		starID = max(starID, b.ID)
+	}
 	for i, rec := range data["transformer"] {
 		row := i + 1
 		// Records joined with "|" separators: find the start of each.
@@ -413,6 +453,12 @@ func rawBuild(c *Case, data map[string][]rawRecord, rev int) error {
 			if f == "|" {
 				starts = append(starts, k+1)
 			}
+		}
+		if len(starts) == 5 {
+			if err := raw3Winding(c, rec, row, starts, baseKV, bus, num, integer, &starID); err != nil {
+				return err
+			}
+			continue
 		}
 		if len(starts) != 4 {
 			return formatErr("transformer", row, rec.line, "expected 4 records for a two-winding transformer, found %d", len(starts))
@@ -590,6 +636,159 @@ func WriteRAW(w io.Writer, c *Case) error {
 	p("Q\n")
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("grid: writing RAW: %w", err)
+	}
+	return nil
+}
+
+// raw3Winding expands a three-winding transformer (records 1–5 of rec, which
+// start at the fields starts) into a star bus and three branches, the model of
+// the PSS/E program operation manual (transformer data, three-winding
+// transformers) that PowerModels' and MATPOWER's PSS/E converters also build:
+// the measured winding-to-winding impedances Z12, Z23, Z31 (record 2, put on
+// the system base with the impedance code CZ as for two-winding
+// transformers) give the star (T) equivalent
+//
+//	Z1 = (Z12 + Z31 − Z23)/2,  Z2 = (Z12 + Z23 − Z31)/2,  Z3 = (Z23 + Z31 − Z12)/2
+//
+// (Kundur, "Power System Stability and Control", 1994, eq. 6.72), and winding
+// k becomes a branch from its bus to the star bus with impedance Zk, ratio
+// WINDVk (converted with CW as for two-winding transformers, in per unit of
+// the winding bus's base voltage; 1 at the star side), phase shift ANGk and
+// ratings RATAk..RATCk. The DC model then uses the series reactances Xk. The
+// star bus is numbered after the largest bus number (one more per
+// three-winding transformer, in file order) and starts at VMSTAR, ANSTAR.
+// STAT: 0 all windings out of service, 1 all in, 2 only winding 2 out, 3 only
+// winding 3 out, 4 only winding 1 out. Magnetizing admittance (MAG1, MAG2) is
+// ignored, as for two-winding transformers.
+func raw3Winding(c *Case, rec rawRecord, row int, starts []int, baseKV map[int]float64,
+	bus func(string, rawRecord, int, int) (*Bus, error),
+	num func(string, rawRecord, int, int, string, float64) (float64, error),
+	integer func(string, rawRecord, int, int, string, int) (int, error), starID *int) error {
+	const s = "transformer"
+	var ids [3]int
+	var area, zone int
+	var kv1 float64
+	for w := 0; w < 3; w++ {
+		b, err := bus(s, rec, row, w)
+		if err != nil {
+			return err
+		}
+		ids[w] = b.ID
+		if w == 0 {
+			area, zone, kv1 = b.Area, b.Zone, b.BaseKV
+		}
+	}
+	cw, err := integer(s, rec, row, 4, "CW", 1)
+	if err != nil {
+		return err
+	}
+	cz, err := integer(s, rec, row, 5, "CZ", 1)
+	if err != nil {
+		return err
+	}
+	st, err := integer(s, rec, row, 11, "STAT", 1)
+	if err != nil {
+		return err
+	}
+	in := [3]bool{true, true, true}
+	switch st {
+	case 0:
+		in = [3]bool{}
+	case 1:
+	case 2:
+		in[1] = false
+	case 3:
+		in[2] = false
+	case 4:
+		in[0] = false
+	default:
+		return formatErr(s, row, rec.line, "STAT is %d, must be 0–4 for a three-winding transformer", st)
+	}
+	l2 := starts[1]
+	var r, x [3]float64 // Z12, Z23, Z31 on the system base
+	for k, pair := range []string{"1-2", "2-3", "3-1"} {
+		if r[k], err = num(s, rec, row, l2+3*k, "R"+pair, 0); err != nil {
+			return err
+		}
+		if x[k], err = num(s, rec, row, l2+3*k+1, "X"+pair, 0); err != nil {
+			return err
+		}
+		sb, err := num(s, rec, row, l2+3*k+2, "SBASE"+pair, c.BaseMVA)
+		if err != nil {
+			return err
+		}
+		switch cz {
+		case 1:
+		case 2:
+			if !(sb > 0) {
+				return formatErr(s, row, rec.line, "SBASE%s is %v, must be > 0 with CZ = 2", pair, sb)
+			}
+			r[k] *= c.BaseMVA / sb
+			x[k] *= c.BaseMVA / sb
+		default:
+			return formatErr(s, row, rec.line, "CZ is %d; impedance codes 1 and 2 are supported", cz)
+		}
+	}
+	vm, err := num(s, rec, row, l2+9, "VMSTAR", 1)
+	if err != nil {
+		return err
+	}
+	va, err := num(s, rec, row, l2+10, "ANSTAR", 0)
+	if err != nil {
+		return err
+	}
+	star := func(v [3]float64) [3]float64 {
+		return [3]float64{(v[0] + v[2] - v[1]) / 2, (v[0] + v[1] - v[2]) / 2, (v[1] + v[2] - v[0]) / 2}
+	}
+	rs, xs := star(r), star(x)
+	*starID++
+	typ := PQ
+	if st == 0 {
+		typ = Isolated
+	}
+	c.Buses = append(c.Buses, Bus{ID: *starID, Type: typ, Area: area, Zone: zone, Vm: vm, Va: va, BaseKV: kv1, Vmax: 1.1, Vmin: 0.9, Line: rec.line})
+	for w := 0; w < 3; w++ {
+		lw, k := starts[2+w], strconv.Itoa(w+1)
+		br := Branch{From: ids[w], To: *starID, R: rs[w], X: xs[w], InService: in[w], Line: rec.line}
+		wv, err := num(s, rec, row, lw, "WINDV"+k, 1)
+		if err != nil {
+			return err
+		}
+		nom, err := num(s, rec, row, lw+1, "NOMV"+k, 0)
+		if err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			k    int
+			name string
+			dst  *float64
+		}{{2, "ANG", &br.Angle}, {3, "RATA", &br.RateA}, {4, "RATB", &br.RateB}, {5, "RATC", &br.RateC}} {
+			if *f.dst, err = num(s, rec, row, lw+f.k, f.name+k, 0); err != nil {
+				return err
+			}
+		}
+		kv := baseKV[ids[w]]
+		switch cw {
+		case 1:
+		case 2, 3:
+			if !(kv > 0) {
+				return formatErr(s, row, rec.line, "CW = %d needs a positive base voltage at bus %d (BASKV %v)", cw, ids[w], kv)
+			}
+			if cw == 3 {
+				if nom == 0 {
+					nom = kv
+				}
+				wv *= nom
+			}
+			wv /= kv
+		default:
+			return formatErr(s, row, rec.line, "CW is %d, must be 1, 2 or 3", cw)
+		}
+		if !(wv != 0) {
+			return formatErr(s, row, rec.line, "WINDV%s is %v, must be non-zero", k, wv)
+		}
+		br.Ratio = wv
+		c.Branches = append(c.Branches, br)
 	}
 	return nil
 }

@@ -45,9 +45,21 @@ func (pr *Program) Evaluate(ctx context.Context, eo EvalOptions) (*Evaluation, e
 		return nil, fmt.Errorf("opfrelease: EvalOptions.InputN is %d, must be ≥ 0", eo.InputN)
 	}
 	full := *pr
+	prog := pr.sol
+	if pr.lazy {
+		// The evaluation counts violations of every limit, outside the noise
+		// interval too: evaluate the program with every limit (same optimal
+		// value and noise; its decision rule may differ where the LP has ties).
+		full.lazy, full.monitored = false, nil
+		sol, err := full.solve(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		prog = sol
+	}
 	all := map[int]bool{}
 	full.activateAll(all)
-	if err := full.build(ctx, nil, all, pr.cuts); err != nil {
+	if err := full.build(ctx, nil, all, nil, pr.cuts); err != nil {
 		return nil, err
 	}
 	p := full.can.Problem
@@ -59,7 +71,7 @@ func (pr *Program) Evaluate(ctx context.Context, eo EvalOptions) (*Evaluation, e
 	ref := base.Objective
 	opts.Reference = &ref
 	ev := &Evaluation{}
-	if ev.Program, err = pr.sol.Evaluate(ctx, opts); err != nil {
+	if ev.Program, err = prog.Evaluate(ctx, opts); err != nil {
 		return nil, err
 	}
 	if eo.ProgramOnly {
@@ -80,7 +92,7 @@ func (pr *Program) Evaluate(ctx context.Context, eo EvalOptions) (*Evaluation, e
 			load[i] += draw[t]
 		}
 		cp := full
-		if err := cp.build(ctx, load, all, pr.cuts); err != nil {
+		if err := cp.build(ctx, load, all, nil, pr.cuts); err != nil {
 			return nil, err
 		}
 		return cp.can.Problem, nil

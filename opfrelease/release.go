@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	"github.com/privopt/privopt/chance"
@@ -16,6 +17,9 @@ import (
 	"github.com/privopt/privopt/noise"
 	"github.com/privopt/privopt/query"
 	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/auto"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
 )
 
 // Options configure Prepare. Start from DefaultOptions: Validate rejects zero
@@ -50,7 +54,18 @@ type Options struct {
 	// DeclaredSensitivity > 0 replaces the certified sensitivity by the
 	// caller's assumption (required for GenSubset and CVaR), labelled declared.
 	DeclaredSensitivity float64
-	Formulation         grid.Formulation
+	// Formulation of the network in the program (Auto: PTDF with lazily
+	// monitored limits, grid's rule otherwise).
+	Formulation grid.Formulation
+	// Limits selects how branch flow limits enter the private program:
+	// LimitsAll writes every finite limit into it; LimitsLazy starts without
+	// them and adds, solve by solve, the limits that either end of the noise
+	// interval violates (see Program.solve); LimitsAuto (the zero value) is
+	// lazy above grid.AutoPTDFMaxBuses buses. Both give the same optimal value
+	// (the released statistic): the lazy program's optimum satisfies every
+	// limit, so it is feasible, hence optimal, for the full program, whose
+	// feasible set the lazy one contains.
+	Limits grid.Limits
 	// ChanceSeed seeds the samples of the uncertainty set (vertex) and CVaR;
 	// 0 draws one from crypto/rand. The samples are data-independent and not
 	// secret; Program.ChanceSeed reports the seed so adjacent datasets can be
@@ -59,7 +74,8 @@ type Options struct {
 	// Security, when set, makes the program N-1 secure (see Security); the
 	// sensitivity is then the price-cap bound.
 	Security *Security
-	// Solver solves the private program (nil: HiGHS for the LP).
+	// Solver solves the private program (nil: the automatic route, with
+	// HiGHS's presolve off when limits are lazy).
 	Solver   solver.Solver
 	Settings solver.Settings
 }
@@ -112,6 +128,12 @@ func (o *Options) Validate() error {
 	if sc := o.Security; sc != nil && (!(sc.PostFactor >= 0) || math.IsInf(sc.PostFactor, 0) || sc.MaxRounds < 0) {
 		return fmt.Errorf("opfrelease: Security has PostFactor %v and MaxRounds %d; want PostFactor ≥ 0 and finite (0: 1) and MaxRounds ≥ 0", sc.PostFactor, sc.MaxRounds)
 	}
+	if o.Limits < grid.LimitsAuto || o.Limits > grid.LimitsLazy {
+		return bad("Limits", int(o.Limits), "grid.LimitsAuto, grid.LimitsAll or grid.LimitsLazy")
+	}
+	if o.Limits == grid.LimitsLazy && o.Method == chance.Bonferroni {
+		return errors.New("opfrelease: Limits is lazy but Method is bonferroni, which splits η over the rows (adding a limit changes the others' quantiles, so the lazy program is not a relaxation); use vertex or robust, or grid.LimitsAll")
+	}
 	if !(o.DeclaredSensitivity >= 0) || math.IsInf(o.DeclaredSensitivity, 0) {
 		return bad("DeclaredSensitivity", o.DeclaredSensitivity, "≥ 0 and finite (0: certified)")
 	}
@@ -136,7 +158,9 @@ type Program struct {
 	CostCert      *grid.CostCertificate // cost query, certified
 	Substitutions []string
 	ChanceSeed    uint64
-	Timing        Timing
+	// Timing is private: how long the solve takes depends on the loads
+	// (lazy rounds, solver iterations). Report it with the diagnostics only.
+	Timing Timing
 
 	net     *grid.Network // the user's network
 	base    *grid.Network // piecewise-linear costs, no backstops (certification)
@@ -159,7 +183,23 @@ type Program struct {
 	// contingency cuts of the last solve.
 	sec  *securityState
 	cuts []cut
+	// lazy: flow limits are monitored lazily (Options.Limits); monitored
+	// lists the branches whose limits the last solve's program holds, and
+	// solves counts the programs solved by the last solve (private: which
+	// limits bind depends on the loads).
+	lazy      bool
+	solver    solver.Solver // Options.Solver, or the lazy route's default
+	monitored []int
+	solves    int
+	// shift is the pair of backstops at one bus that moves the lower copy's
+	// dispatch to an upper copy (Prepare's feasibility argument); nil when no
+	// bus has both.
+	shift *shiftPair
 }
+
+// shiftPair names the shedding and curtailment units (priv generator
+// indices) of one bus.
+type shiftPair struct{ shed, curtail int }
 
 // SkippedOutages returns the branches (Network indices) whose outage splits
 // an island and which the N-1 constraints therefore skip (public: topology).
@@ -170,7 +210,7 @@ func (pr *Program) SkippedOutages() []int {
 	return append([]int(nil), pr.sec.islanding...)
 }
 
-// Timing records where Prepare's time went.
+// Timing records where Prepare's time went (private: see Program.Timing).
 type Timing struct {
 	Certify, Build, Solve, Total time.Duration
 }
@@ -270,6 +310,28 @@ func Prepare(ctx context.Context, net *grid.Network, opt Options) (*Program, err
 	if opt.Security != nil {
 		pr.initSecurity()
 	}
+	pr.shift = pr.shiftUnits()
+	switch opt.Limits {
+	case grid.LimitsLazy:
+		pr.lazy = true
+	case grid.LimitsAuto:
+		pr.lazy = pr.priv.NumBuses() > grid.AutoPTDFMaxBuses && opt.Method != chance.Bonferroni
+	}
+	if pr.solver = opt.Solver; pr.solver == nil && pr.lazy {
+		// Lazy PTDF programs: HiGHS with presolve off, as grid.AutoStrategy
+		// picks for lazy PTDF LPs (its presolve costs more than it saves on
+		// a model of few dense rows; 10000_goc: 0.3–0.4 s per solve against
+		// 0.5–1.3 s with presolve, BENCHMARKS.md "Market-scale certified
+		// releases (round 2)"), with the automatic route's fallback to the
+		// interior-point backend.
+		h, err := highs.NewWithOptions(highs.Options{Presolve: "off"})
+		if err != nil {
+			return nil, fmt.Errorf("opfrelease: %w", err)
+		}
+		if pr.solver, err = auto.NewWith(h, ipm.New()); err != nil {
+			return nil, fmt.Errorf("opfrelease: %w", err)
+		}
+	}
 	// Sensitivity.
 	tc := time.Now()
 	if err := pr.sensitivity(); err != nil {
@@ -300,7 +362,10 @@ func Prepare(ctx context.Context, net *grid.Network, opt Options) (*Program, err
 	pr.sol = sol
 	pr.Timing.Solve = time.Since(ts)
 	if pr.sec != nil {
-		pr.Substitutions = append(pr.Substitutions, fmt.Sprintf("N-1 security: %d contingency cuts generated, %d islanding outages skipped", len(pr.cuts), len(pr.sec.islanding)))
+		// The number of cuts depends on the loads: it is a private
+		// diagnostic (Diagnostics.SecurityCuts); the islanding outages
+		// depend on the topology only.
+		pr.Substitutions = append(pr.Substitutions, fmt.Sprintf("N-1 security: contingency cuts generated lazily; %d islanding outages skipped", len(pr.sec.islanding)))
 	}
 	pr.Timing.Total = time.Since(t0)
 	return pr, nil
@@ -351,12 +416,25 @@ func (pr *Program) sensitivity() error {
 }
 
 // build builds the OPF of the private network at the given loads (nil: the
-// network's) and the query spec.
-func (pr *Program) build(ctx context.Context, load []float64, active map[int]bool, cuts []cut) error {
+// network's) and the query spec; with lazy limits only the limits of the
+// monitored branches mon are written (PTDF rows unless a formulation is set).
+func (pr *Program) build(ctx context.Context, load []float64, active map[int]bool, mon []int, cuts []cut) error {
 	opt := pr.Options
-	o, err := pr.priv.BuildOPF(grid.OPFOptions{Formulation: opt.Formulation, Load: load, Solve: model.SolveOptions{Settings: opt.Settings}})
+	oo := grid.OPFOptions{Formulation: opt.Formulation, Load: load, Solve: model.SolveOptions{Settings: opt.Settings}}
+	if pr.lazy {
+		oo.OmitFlowLimits = true
+		if oo.Formulation == grid.Auto {
+			oo.Formulation = grid.PTDF
+		}
+	}
+	o, err := pr.priv.BuildOPF(oo)
 	if err != nil {
 		return err
+	}
+	for _, l := range mon {
+		if err := o.AddFlowLimit([]int{l}, []float64{1}, pr.priv.FlowMin[l], pr.priv.FlowMax[l], fmt.Sprintf("lazy_flow_%d", l)); err != nil {
+			return fmt.Errorf("opfrelease: monitored limit: %w", err)
+		}
 	}
 	if active != nil { // fix the inactive backstops at 0
 		lo, hi := append([]float64(nil), pr.priv.Pmin...), append([]float64(nil), pr.priv.Pmax...)
@@ -409,13 +487,16 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 		Privacy:  pr.privacy,
 		Chance:   chance.Spec{Approximation: chance.Approximation{Method: opt.Method, Eta: opt.Eta, Beta: opt.Beta}},
 		Settings: opt.Settings,
-		Solver:   opt.Solver,
+		Solver:   pr.solver,
 	}
 	if opt.Method == chance.Robust {
 		spec.Chance.Eta, spec.Chance.Beta = 0, 0
 	}
 	if opt.CVaRQ > 0 {
 		spec.Chance.CVaR = &chance.CVaR{Alpha: 1 - opt.CVaRQ, Samples: opt.CVaRSamples, Weight: 1}
+	}
+	if opt.Query.Kind == Cost && pr.shift != nil {
+		spec.Chance.Upper = pr.upperCopy(o, c1)
 	}
 	pr.spec = spec
 	return ctx.Err()
@@ -426,7 +507,9 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 // accuracy against the margin in the sensitivity.
 //
 // Lazy backstops. The backstop units are first fixed at 0 (most are never
-// needed, and 2·buses extra columns triple the LP time on 2,383 buses). The
+// needed, and 2·buses extra columns triple the B-θ LP time on 2,383 buses;
+// with lazy PTDF limits a fixed unit's column is as large as a free one's,
+// so there they are all free from the start). The
 // solution is then optimal for the program with backstops iff each fixed
 // unit's reduced cost r_j = q_j + Σ A_rj y_r (over the rows other than its
 // bound rows, with the solve's duals y) has the sign that keeps it at its
@@ -436,19 +519,41 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 // freed and the program is solved again (all of them after three rounds, or
 // at once if the restricted program is infeasible), so the optimal value is
 // that of the full program.
+//
+// Lazy limits (Options.Limits). The program starts with the limits of the
+// branches the previous solve monitored (none at first) and, once the
+// backstops are settled, the branch flows of both ends of the decision rule,
+// x̄ + lo·X and x̄ + hi·X, are checked against every limit; the violated
+// limits are added and the program solved again. Flows are affine in ζ, so
+// the two ends cover the whole interval, and the final program's optimum is
+// feasible for the program with every limit, hence optimal for it (it is a
+// relaxation): the same optimal value, the released statistic, as with
+// LimitsAll.
 func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, error) {
 	active := map[int]bool{}
-	if fullBackstops {
+	if f := pr.Options.Formulation; fullBackstops || (pr.lazy && (f == grid.Auto || f == grid.PTDF)) {
+		// With lazy PTDF limits (rows over every unit) a fixed backstop is as
+		// large a column as a free one: free them all from the start.
 		pr.activateAll(active)
 	}
 	var cuts []cut
 	have := map[cut]bool{}
 	cutRounds := 0
-	for round := 0; ; round++ {
+	mon := append([]int(nil), pr.monitored...)
+	monitored := map[int]bool{}
+	for _, l := range mon {
+		monitored[l] = true
+	}
+	solves, backstopRounds := 0, 0
+	if pr.shift != nil { // the upper copy's shift units stay free (data-independent)
+		active[pr.shift.shed], active[pr.shift.curtail] = true, true
+	}
+	for {
 		all := len(active) == len(pr.backstops)
-		if err := pr.build(ctx, load, active, cuts); err != nil {
+		if err := pr.build(ctx, load, active, mon, cuts); err != nil {
 			return nil, err
 		}
+		solves++
 		spec := pr.spec
 		spec.Chance.Rand = rand.New(rand.NewPCG(pr.ChanceSeed, 0x9e3779b97f4a7c15))
 		sol, err := query.Solve(ctx, pr.can.Problem, spec)
@@ -462,6 +567,9 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 			}
 			return nil, fmt.Errorf("opfrelease: solving the private program: %w", err)
 		}
+		// Backstops and limits are checked on the same solution and added
+		// together: both only add constraints or columns of the full program.
+		again := false
 		if !all {
 			viol := pr.backstopViolations(sol, active)
 			if viol == nil && sol.Counterpart.BaseColumns(0) == nil {
@@ -469,14 +577,29 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 				continue
 			}
 			if len(viol) > 0 {
-				if round >= 2 {
+				if backstopRounds++; backstopRounds >= 3 {
 					pr.activateAll(active)
 				}
 				for _, g := range viol {
 					active[g] = true
 				}
-				continue
+				again = true
 			}
+		}
+		if pr.lazy {
+			if more := pr.limitViolations(sol, load, monitored); len(more) > 0 {
+				if solves > maxLimitSolves {
+					return nil, fmt.Errorf("opfrelease: %d flow limits still violated after %d solves with lazily monitored limits (first: branch %d); use Options.Limits = grid.LimitsAll", len(more), solves, pr.priv.Branch[more[0]]+1)
+				}
+				for _, l := range more {
+					monitored[l] = true
+				}
+				mon = append(mon, more...)
+				again = true
+			}
+		}
+		if again {
+			continue
 		}
 		if pr.sec != nil {
 			more, worst := pr.contingencyViolations(sol, load, have)
@@ -502,9 +625,93 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 				return nil, fmt.Errorf("opfrelease: the solver's primal–dual gap %.3g exceeds the accuracy τ = %.3g $/h built into the certified sensitivity; refusing to release", gap, tau)
 			}
 		}
-		pr.active, pr.cuts = active, cuts
+		pr.active, pr.cuts, pr.monitored, pr.solves = active, cuts, mon, solves
 		return sol, nil
 	}
+}
+
+// shiftUnits returns the shedding and curtailment units of the first bus (by
+// index: a data-independent choice) that has both, or nil.
+func (pr *Program) shiftUnits() *shiftPair {
+	shed, curt := map[int]int{}, map[int]int{}
+	for _, g := range pr.backstops {
+		if pr.priv.Pmax[g] > 0 {
+			shed[pr.priv.GenBus[g]] = g
+		} else {
+			curt[pr.priv.GenBus[g]] = g
+		}
+	}
+	best := -1
+	for b := range shed {
+		if _, ok := curt[b]; ok && (best < 0 || b < best) {
+			best = b
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return &shiftPair{shed: shed[best], curtail: curt[best]}
+}
+
+// upperCopy returns chance.Spec.Upper for the cost query: the upper end of
+// the noise interval needs a dispatch whose cost exceeds the lower copy's by
+// d, and shedding s = d/(PriceCap − PriceFloor) MW more while absorbing s MW
+// more at the same bus does exactly that with every injection, hence every
+// flow, unchanged (Prepare's feasibility argument). chance checks the
+// proposal and solves the upper copy instead when it fails.
+func (pr *Program) upperCopy(o *grid.OPF, c1 []float64) func(xLo []float64, d float64) []float64 {
+	sh, cu := pr.shift.shed, pr.shift.curtail
+	cs, cc := o.P.Col(sh), o.P.Col(cu)
+	slope := c1[sh] - c1[cu]
+	return func(xLo []float64, d float64) []float64 {
+		if !(slope > 0) || !(d > 0) || cs >= len(xLo) || cc >= len(xLo) {
+			return nil
+		}
+		s := d / slope
+		x := xLo
+		x[cs] += s
+		x[cc] -= s
+		return x
+	}
+}
+
+// maxLimitSolves bounds the solves of one lazy-limit loop (each adds at least
+// one limit; 10000_goc needs 2–3).
+const maxLimitSolves = 100
+
+// limitViolations returns the unmonitored branches whose flow violates a
+// limit at either end of the decision rule (tolerance 1e-6·max(1, |limit|)
+// MW, SolveDCOPF's default).
+func (pr *Program) limitViolations(sol *query.Solution, load []float64, monitored map[int]bool) []int {
+	n := pr.priv
+	box := sol.Counterpart.Guarantee.Box
+	seen := map[int]bool{}
+	var out []int
+	for _, z := range []float64{box[0].Lo, box[0].Hi} {
+		x := sol.Rule.Apply(nil, []float64{z})
+		for l, f := range flows(n, pr.dispatch(x), load) {
+			if monitored[l] || seen[l] {
+				continue
+			}
+			hi, lo := n.FlowMax[l], n.FlowMin[l]
+			if f > hi+1e-6*math.Max(1, math.Abs(hi)) || f < lo-1e-6*math.Max(1, math.Abs(lo)) {
+				seen[l] = true
+				out = append(out, l)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// dispatch extracts the generator outputs (priv indices) from a point x of
+// the canonical program.
+func (pr *Program) dispatch(x []float64) []float64 {
+	p := make([]float64, pr.priv.NumGens())
+	for g := range p {
+		p[g] = x[pr.opf.P.Col(g)]
+	}
+	return p
 }
 
 // fullBackstops disables the lazy backstops (tests compare both).
@@ -579,8 +786,17 @@ type Diagnostics struct {
 	ZetaLo        float64 // the noise interval enforced
 	ZetaHi        float64
 	// LastFeasible reports whether the dispatch x̄* + X*ζ̂ behind the last
-	// release satisfies every constraint (tolerance 1e-7 relative).
+	// release satisfies every constraint (tolerance 1e-7 relative; with lazy
+	// limits also every branch limit, tolerance 1e-6·max(1, |limit|) MW).
 	LastFeasible bool
+	// Solves counts the programs the solve of Prepare solved (lazy backstops,
+	// limits and cuts); MonitoredLimits the branch limits its final program
+	// holds with lazy limits (0 with LimitsAll, which holds all of them).
+	Solves          int
+	MonitoredLimits int
+	// SecurityCuts is the number of N-1 contingency cuts the final program
+	// holds (0 without Options.Security): it depends on the loads.
+	SecurityCuts int
 	HasRelease   bool
 	Status       string
 }
@@ -608,7 +824,17 @@ func (pr *Program) Diagnostics(ctx context.Context) (*Diagnostics, error) {
 		d.HasRelease = true
 		x := pr.sol.Rule.Apply(nil, []float64{pr.last.zeta})
 		d.LastFeasible = query.Feasible(pr.can.Problem, x, 1e-7, nil)
+		if pr.lazy {
+			n := pr.priv
+			for l, f := range flows(n, pr.dispatch(x), nil) {
+				hi, lo := n.FlowMax[l], n.FlowMin[l]
+				if f > hi+1e-6*math.Max(1, math.Abs(hi)) || f < lo-1e-6*math.Max(1, math.Abs(lo)) {
+					d.LastFeasible = false
+				}
+			}
+		}
 	}
+	d.Solves, d.MonitoredLimits, d.SecurityCuts = pr.solves, len(pr.monitored), len(pr.cuts)
 	return d, nil
 }
 

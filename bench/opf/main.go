@@ -24,11 +24,16 @@
 //     the optimality loss;
 //   - timing: the certified private cost release on pglib_opf_case2383wp_k end
 //     to end (parse, certify, solve, release) next to the nominal DC-OPF of the
-//     same run.
+//     same run;
+//   - market: the same at market scale (pglib 2383wp_k, 6468_rte, 10000_goc;
+//     not in the default list): nominal DC-OPF by grid.Network.SolveDCOPF's
+//     automatic choice and the certified cost release with opfrelease's
+//     defaults (lazily monitored limits, decoupled copies), each with and
+//     without parsing, and their ratio, -repeat times per case.
 //
 // Usage:
 //
-//	go run ./bench/opf [-only baselines,paper,bounded,cvar,timing] [-n 1000] [-seed 1]
+//	go run ./bench/opf [-only baselines,paper,bounded,cvar,timing,market] [-n 1000] [-seed 1] [-repeat 3]
 package main
 
 import (
@@ -49,6 +54,8 @@ import (
 	"github.com/privopt/privopt/noise"
 	"github.com/privopt/privopt/opfrelease"
 	"github.com/privopt/privopt/query"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
 )
 
 var baselines = []struct {
@@ -91,7 +98,7 @@ func main() {
 	steps := []struct {
 		name string
 		fn   func(context.Context, string, int, uint64) error
-	}{{"baselines", runBaselines}, {"tightness", runTightness}, {"paper", runPaper}, {"bounded", runBounded}, {"cvar", runCVaR}, {"timing", runTiming}}
+	}{{"baselines", runBaselines}, {"tightness", runTightness}, {"paper", runPaper}, {"bounded", runBounded}, {"cvar", runCVaR}, {"timing", runTiming}, {"market", runMarket}}
 	for _, s := range steps {
 		if !run[s.name] {
 			continue
@@ -383,6 +390,85 @@ func runTiming(ctx context.Context, dir string, _ int, seed uint64) error {
 		nom := time.Since(tn) + tp
 		fmt.Printf("| %d | %v | %v | %v | %v | %v | %v | %.2f |\n", rep+1, tp.Round(time.Millisecond), pr.Timing.Certify.Round(time.Millisecond),
 			pr.Timing.Solve.Round(time.Millisecond), rel.Round(time.Microsecond), total.Round(time.Millisecond), nom.Round(time.Millisecond), total.Seconds()/nom.Seconds())
+	}
+	return nil
+}
+
+// marketRepeat is -repeat: runs per case of the market section; marketGeneral
+// (-general) also times, once per case, the general route (every limit in the
+// B-θ program) and HiGHS on its final two-copy program solved whole (the
+// solve the decoupling replaces).
+var (
+	marketRepeat  = flag.Int("repeat", 3, "market: runs per case")
+	marketGeneral = flag.Bool("general", false, "market: also time the general route (all limits, B-θ) and its two-copy program solved whole, once per case")
+)
+
+// runMarket times the nominal DC-OPF and the certified private cost release
+// on market-scale cases in the same run (each run parses the case again).
+func runMarket(ctx context.Context, dir string, _ int, seed uint64) error {
+	fmt.Println("## Market-scale certified cost releases against the nominal DC-OPF (same run; α = 1, ε = 1, Laplace, vertex, ±10% domain, 20 cost segments)")
+	fmt.Println()
+	fmt.Println("| case | run | parse+network | nominal solve (auto) | strategy | release: certify | solve | release total | release / nominal | with parse: release / nominal | limits monitored | solves |")
+	fmt.Println("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, name := range []string{"case2383wp_k", "case6468_rte", "case10000_goc"} {
+		for rep := 0; rep < *marketRepeat; rep++ {
+			net, tp, err := load(dir, name, grid.PowerModelsDC())
+			if err != nil {
+				return err
+			}
+			tn := time.Now()
+			nom, err := net.SolveDCOPF(ctx, grid.DCOPFOptions{})
+			if err != nil {
+				return err
+			}
+			if !nom.Status.OK() {
+				return fmt.Errorf("%s: nominal DC-OPF: %v", name, nom.Status)
+			}
+			nominal := time.Since(tn)
+			tr := time.Now()
+			opt := opfrelease.DefaultOptions()
+			opt.ChanceSeed = seed + uint64(rep)
+			pr, err := opfrelease.Prepare(ctx, net, opt)
+			if err != nil {
+				return err
+			}
+			if _, err := pr.Release(query.ReleaseOptions{Source: noise.NewSeededSource(seed)}); err != nil {
+				return err
+			}
+			release := time.Since(tr)
+			d, err := pr.Diagnostics(ctx)
+			if err != nil {
+				return err
+			}
+			ms := func(t time.Duration) string { return fmt.Sprintf("%.0f ms", t.Seconds()*1000) }
+			fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %d | %d |\n", strings.TrimPrefix(name, "case"), rep+1, ms(tp), ms(nominal), nom.Strategy,
+				ms(pr.Timing.Certify), ms(pr.Timing.Solve), ms(release), release.Seconds()/nominal.Seconds(), (tp+release).Seconds()/(tp+nominal).Seconds(), d.MonitoredLimits, d.Solves)
+			if *marketGeneral && rep == 0 {
+				tg := time.Now()
+				opt.Limits, opt.Formulation = grid.LimitsAll, grid.BTheta
+				gen, err := opfrelease.Prepare(ctx, net, opt)
+				if err != nil {
+					return err
+				}
+				general := time.Since(tg)
+				fmt.Printf("| %s | general route | | | all limits, b-theta | %s | %s | %s | %.2f | | | |\n", strings.TrimPrefix(name, "case"),
+					ms(gen.Timing.Certify), ms(gen.Timing.Solve), ms(general), general.Seconds()/nominal.Seconds())
+				tw := time.Now()
+				whole, err := highs.New().Solve(ctx, gen.Solution().Counterpart.Problem, solver.Settings{})
+				if err != nil {
+					return err
+				}
+				fmt.Printf("| %s | its two-copy program solved whole by HiGHS (one solve) | | | %v | | %s | | %.2f | | | |\n", strings.TrimPrefix(name, "case"),
+					whole.Status, ms(time.Since(tw)), time.Since(tw).Seconds()/nominal.Seconds())
+				dg, err := gen.Diagnostics(ctx)
+				if err != nil {
+					return err
+				}
+				if diff := math.Abs(dg.ExpectedValue - d.ExpectedValue); diff > 1e-6*math.Abs(d.ExpectedValue) {
+					return fmt.Errorf("%s: released statistic %v on the general route, %v on the fast one", name, dg.ExpectedValue, d.ExpectedValue)
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -6,7 +6,7 @@
 //
 //	go run ./bench/suites [-set cblib,sdplib,maros] [-route auto|ipm|highs]
 //	    [-only REGEXP] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
-//	    [-points DIR]
+//	    [-cpuprofile FILE] [-points DIR]
 //
 // Grades: "pass" (status optimal or almost-optimal and |obj − ref| within the
 // tolerance of the rule; infeasible instances: the matching status), "wrong"
@@ -17,12 +17,16 @@
 // With -csdp the SDPLIB instances are also converted to SDPA format and
 // solved by the csdp program (if installed), side by side; with -cvxopt
 // every instance that CVXOPT can take is solved by /usr/bin/python3 with
-// CVXOPT (bench/ipmvscvxopt/cvxopt_solve.py). With -points DIR the returned
-// point of every instance is written to DIR/NAME.json ({"status", "x", "y"}
-// in standard-form columns and rows; for an infeasible instance y is the
-// certificate), for independent checks such as scripts/bench/cbf_pd_check.py
-// and scripts/bench/cbf_farkas_check.py. Timings are CPU-bound wall
-// times on whatever machine runs it.
+// CVXOPT (bench/ipmvscvxopt/cvxopt_solve.py). Timings are wall times and
+// CPU times (user + system of the solve: this process's for privopt, the
+// child's for csdp), the latter the fairer measure on a loaded machine; with
+// -csdp the table is preceded by the geometric mean, median and range of the
+// ratios privopt/CSDP over the instances both solve. -cpuprofile writes a
+// CPU profile of the whole run (privopt's solves; csdp runs in a child).
+// With -points DIR the returned point of every instance is written to
+// DIR/NAME.json ({"status", "x", "y"} in standard-form columns and rows; for
+// an infeasible instance y is the certificate), for independent checks such
+// as scripts/bench/cbf_pd_check.py and scripts/bench/cbf_farkas_check.py.
 package main
 
 import (
@@ -35,9 +39,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/privopt/privopt/cbf"
@@ -101,9 +107,11 @@ type outcome struct {
 	Fallback   string  `json:"fallback,omitempty"`
 	Iterations int     `json:"iterations"`
 	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"` // process CPU time (user + system, all threads) of the solve
 	Diagnostic string  `json:"diagnostic,omitempty"`
 	// peers
 	CSDPSeconds   float64 `json:"csdp_seconds,omitempty"`
+	CSDPCPU       float64 `json:"csdp_cpu_seconds,omitempty"` // csdp's user + system time
 	CSDPObjective float64 `json:"csdp_objective,omitempty"`
 	CSDPStatus    string  `json:"csdp_status,omitempty"`
 }
@@ -125,8 +133,20 @@ func run(args []string, stdout io.Writer) error {
 	csdp := fs.Bool("csdp", false, "also run csdp on the SDPLIB instances")
 	pointDir := fs.String("points", "", "write the returned x and y of every instance to DIR/NAME.json")
 	dataDir := fs.String("data", "", "conic-bench folder (default: the shared data folder's conic-bench)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the privopt solves (not CSDP) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	dir := *dataDir
 	if dir == "" {
@@ -173,8 +193,8 @@ func run(args []string, stdout io.Writer) error {
 		if *csdp && in.Set == "sdplib" {
 			runCSDP(dir, in, &o, *limit)
 		}
-		fmt.Fprintf(stdout, "%-8s %-24s %-6s %-15s obj %-14.8g ref %-14.8g %6.2fs %s%s\n", o.Set, o.Name, o.Grade, o.Status,
-			o.Objective, o.Reference, o.Seconds, o.Solver, csdpNote(&o))
+		fmt.Fprintf(stdout, "%-8s %-24s %-6s %-15s obj %-14.8g ref %-14.8g %6.2fs (CPU %.2fs) %s%s\n", o.Set, o.Name, o.Grade, o.Status,
+			o.Objective, o.Reference, o.Seconds, o.CPUSeconds, o.Solver, csdpNote(&o))
 		results = append(results, o)
 	}
 	table := markdown(results, *route)
@@ -229,7 +249,7 @@ func csdpNote(o *outcome) string {
 	if o.CSDPStatus == "" {
 		return ""
 	}
-	return fmt.Sprintf("  | csdp %s %.8g %.2fs", o.CSDPStatus, o.CSDPObjective, o.CSDPSeconds)
+	return fmt.Sprintf("  | csdp %s %.8g %.2fs (CPU %.2fs)", o.CSDPStatus, o.CSDPObjective, o.CSDPSeconds, o.CSDPCPU)
 }
 
 func loadReference(dir string) (*reference, error) {
@@ -290,11 +310,11 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 		o.Grade, o.Status, o.Diagnostic = "fail", "read-error", err.Error()
 		return o, nil
 	}
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	ctx, cancel := context.WithTimeout(context.Background(), limit+limit/10)
 	defer cancel()
 	sol, err := backend.Solve(ctx, p, solver.Settings{TimeLimit: limit})
-	o.Seconds = time.Since(start).Seconds()
+	o.Seconds, o.CPUSeconds = time.Since(start).Seconds(), (cpuTime() - cpu0).Seconds()
 	if err != nil {
 		o.Grade, o.Status, o.Diagnostic = "fail", "error", err.Error()
 		return o, nil
@@ -351,6 +371,52 @@ func grade(in *instance, st solver.Status, obj float64, maximize bool) string {
 	return "fail"
 }
 
+// cpuTime is the CPU time (user + system) of this process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// csdpRatios summarizes the time ratios privopt/CSDP over the instances both
+// solve (status optimal or almost-optimal on both sides): the geometric
+// mean, median and range, of wall and of CPU time. Empty without CSDP
+// results.
+func csdpRatios(rs []outcome) string {
+	ok := func(s string) bool { return s == "optimal" || s == "almost-optimal" }
+	var wall, cpu []float64
+	for _, r := range rs {
+		if !ok(r.Status) || !ok(r.CSDPStatus) || r.CSDPSeconds <= 0 {
+			continue
+		}
+		wall = append(wall, r.Seconds/r.CSDPSeconds)
+		if r.CSDPCPU > 0 && r.CPUSeconds > 0 {
+			cpu = append(cpu, r.CPUSeconds/r.CSDPCPU)
+		}
+	}
+	if len(wall) == 0 {
+		return ""
+	}
+	stats := func(v []float64) string {
+		if len(v) == 0 {
+			return "no data"
+		}
+		sort.Float64s(v)
+		var lg float64
+		for _, x := range v {
+			lg += math.Log(x)
+		}
+		med := v[len(v)/2]
+		if len(v)%2 == 0 {
+			med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+		}
+		return fmt.Sprintf("geometric mean %.2f, median %.2f, range %.2f–%.2f over %d instances", math.Exp(lg/float64(len(v))), med, v[0], v[len(v)-1], len(v))
+	}
+	return fmt.Sprintf("\nTime ratio privopt/CSDP on the instances both solve: wall %s; CPU %s.\n", stats(wall), stats(cpu))
+}
+
 func markdown(rs []outcome, route string) string {
 	var b strings.Builder
 	type tally struct{ n, pass, wrong, fail, noref int }
@@ -385,7 +451,8 @@ func markdown(rs []outcome, route string) string {
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d (%.1f%%) | %d | %d | %d |\n", s, t.n, t.pass, rate, t.wrong, t.fail, t.noref)
 	}
-	fmt.Fprintf(&b, "\n| instance | grade | status | objective | reference | |error| | solver | iterations | seconds | note |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString(csdpRatios(rs))
+	fmt.Fprintf(&b, "\n| instance | grade | status | objective | reference | |error| | solver | iterations | seconds | CPU seconds | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	sorted := append([]outcome(nil), rs...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Set < sorted[j].Set })
 	for _, r := range sorted {
@@ -395,14 +462,14 @@ func markdown(rs []outcome, route string) string {
 		}
 		note = strings.ReplaceAll(note, "|", "/")
 		if r.CSDPStatus != "" {
-			note = fmt.Sprintf("csdp %s %.8g in %.2fs. %s", r.CSDPStatus, r.CSDPObjective, r.CSDPSeconds, note)
+			note = fmt.Sprintf("csdp %s %.8g in %.2fs (CPU %.2fs). %s", r.CSDPStatus, r.CSDPObjective, r.CSDPSeconds, r.CSDPCPU, note)
 		}
 		slv := r.Solver
 		if r.Fallback != "" {
 			slv += " (after " + r.Fallback + ")"
 		}
-		fmt.Fprintf(&b, "| %s/%s | %s | %s | %.10g | %.10g | %.2g | %s | %d | %.3f | %s |\n", r.Set, r.Name, r.Grade, r.Status,
-			r.Objective, r.Reference, r.Error, slv, r.Iterations, r.Seconds, note)
+		fmt.Fprintf(&b, "| %s/%s | %s | %s | %.10g | %.10g | %.2g | %s | %d | %.3f | %.3f | %s |\n", r.Set, r.Name, r.Grade, r.Status,
+			r.Objective, r.Reference, r.Error, slv, r.Iterations, r.Seconds, r.CPUSeconds, note)
 	}
 	return b.String()
 }

@@ -140,6 +140,9 @@ func runCSDP(dir string, in *instance, o *outcome, limit time.Duration) {
 	start := time.Now()
 	err = cmd.Run()
 	o.CSDPSeconds = time.Since(start).Seconds()
+	if ps := cmd.ProcessState; ps != nil {
+		o.CSDPCPU = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
 	// csdp's exit code: 0 success, 1 primal infeasible, 2 dual infeasible,
 	// 3 partial success (reduced accuracy), ≥ 4 failures.
 	code := 0

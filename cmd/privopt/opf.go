@@ -66,7 +66,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.StringVar(&f.plotPath, "plot", "", "with --diagnostics: write the released-value densities for three adjacent load vectors to this SVG file")
 	fs.StringVar(&f.dcModel, "dc-model", "powermodels", "DC model: powermodels (b = x/(r²+x²), no taps/shifts; PGLib baselines) | matpower (b = 1/x, taps, shifts)")
-	fs.StringVar(&f.formulation, "formulation", "auto", "network formulation: auto (ptdf up to 100 buses, b-theta above) | b-theta | ptdf")
+	fs.StringVar(&f.formulation, "formulation", "auto", "network formulation: auto (nominal: the measured automatic choice of formulation, lazily added limits and backend, printed as the strategy; private release above 100 buses: ptdf with lazily monitored flow limits) | b-theta | ptdf")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -126,14 +126,13 @@ type timeJSON struct {
 func secs(d time.Duration) float64 { return d.Seconds() }
 
 func runNominal(ctx context.Context, f *opfFlags, net *grid.Network, form grid.Formulation, parse time.Duration, t0 time.Time, stdout io.Writer) error {
-	o, err := net.BuildOPF(grid.OPFOptions{Formulation: form})
+	// The measured automatic configuration (grid.AutoStrategy): formulation,
+	// lazily added line limits and backend, reported as "strategy".
+	sol, err := net.SolveDCOPF(ctx, grid.DCOPFOptions{OPF: grid.OPFOptions{Formulation: form}})
 	if err != nil {
 		return err
 	}
-	sol, err := o.Solve(ctx)
-	if err != nil {
-		return err
-	}
+	o := sol.OPF
 	total := time.Since(t0)
 	if !sol.Status.OK() {
 		var load, pmin, pmax float64
@@ -165,11 +164,12 @@ func runNominal(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 			Status      string    `json:"status"`
 			DCModel     string    `json:"dc_model"`
 			Formulation string    `json:"formulation"`
+			Strategy    string    `json:"strategy"`
 			NominalCost float64   `json:"nominal_cost"`
 			Dispatch    []genJSON `json:"dispatch"`
 			LMP         []busJSON `json:"lmp"`
 			Time        timeJSON  `json:"time"`
-		}{Case: c.Name, Status: sol.Status.String(), DCModel: f.dcModel, Formulation: o.Options.Formulation.String(), NominalCost: sol.Cost, Time: tj}
+		}{Case: c.Name, Status: sol.Status.String(), DCModel: f.dcModel, Formulation: o.Options.Formulation.String(), Strategy: sol.Strategy.String(), NominalCost: sol.Cost, Time: tj}
 		for g, p := range sol.Dispatch {
 			out.Dispatch = append(out.Dispatch, genJSON{Gen: net.Gen[g] + 1, Bus: net.BusID[net.GenBus[g]], P: p, Pmin: net.Pmin[g], Pmax: net.Pmax[g]})
 		}
@@ -181,7 +181,7 @@ func runNominal(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 		return enc.Encode(out)
 	}
 	fmt.Fprintf(stdout, "case %s: %d buses, %d generators, %d branches in service (DC model %s, %s)\n",
-		c.Name, net.NumBuses(), net.NumGens(), net.NumBranches(), f.dcModel, o.Options.Formulation)
+		c.Name, net.NumBuses(), net.NumGens(), net.NumBranches(), f.dcModel, sol.Strategy)
 	fmt.Fprintf(stdout, "status %v, cost %.2f $/h\n\n", sol.Status, sol.Cost)
 	const maxRows = 40
 	fmt.Fprintf(stdout, "%6s %6s %10s %10s %10s\n", "gen", "bus", "p (MW)", "pmin", "pmax")
@@ -292,7 +292,6 @@ type releaseJSON struct {
 	Dataset       string             `json:"dataset,omitempty"`
 	Seeded        bool               `json:"seeded"`
 	FloatSafe     bool               `json:"floating_point_safe"`
-	Time          timeJSON           `json:"time"`
 	Diagnostics   *diagJSON          `json:"private_diagnostics,omitempty"`
 }
 
@@ -303,7 +302,11 @@ type diagJSON struct {
 	ExpectedCost  float64             `json:"expected_cost"`
 	ZetaInterval  [2]float64          `json:"zeta_interval"`
 	Feasible      bool                `json:"release_dispatch_feasible"`
+	SecurityCuts  int                 `json:"security_cuts,omitempty"`
+	Solves        int                 `json:"solves"`
 	Evaluation    map[string]evalJSON `json:"evaluation,omitempty"`
+	// Time is private too: the solve time depends on the loads.
+	Time timeJSON `json:"time"`
 }
 
 type evalJSON struct {
@@ -355,15 +358,15 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 		Sensitivity: rec.Sensitivity, Provenance: string(rec.SensitivitySource), Certificate: rec.Certificate,
 		Method: rec.Method, Feasibility: pr.Solution().Counterpart.Guarantee.String(), Eta: rec.Eta, Beta: rec.Beta, CVaRQ: opt.CVaRQ,
 		LoadBand: opt.Band, PriceCap: opt.Rules.PriceCap, PriceFloor: opt.Rules.PriceFloor, Substitutions: pr.Substitutions,
-		Dataset: f.ledger.dataset, Seeded: src != nil, FloatSafe: rec.FloatingPointSafe,
-		Time: timeJSON{Parse: secs(parse), Build: secs(pr.Timing.Certify + pr.Timing.Build), Solve: secs(pr.Timing.Solve), Total: secs(total)}}
+		Dataset: f.ledger.dataset, Seeded: src != nil, FloatSafe: rec.FloatingPointSafe}
 	if f.diagnostics {
 		d, err := pr.Diagnostics(ctx)
 		if err != nil {
 			return err
 		}
 		out.Diagnostics = &diagJSON{Warning: privateWarning, NominalCost: d.NominalCost, ExpectedValue: d.ExpectedValue, ExpectedCost: d.ExpectedCost,
-			ZetaInterval: [2]float64{d.ZetaLo, d.ZetaHi}, Feasible: d.LastFeasible}
+			ZetaInterval: [2]float64{d.ZetaLo, d.ZetaHi}, Feasible: d.LastFeasible, SecurityCuts: d.SecurityCuts, Solves: d.Solves,
+			Time: timeJSON{Parse: secs(parse), Build: secs(pr.Timing.Certify + pr.Timing.Build), Solve: secs(pr.Timing.Solve), Total: secs(total)}}
 		if f.evaluate > 0 {
 			ev, err := pr.Evaluate(ctx, opfrelease.EvalOptions{N: f.evaluate, InputN: f.inputN, Seed: f.seed})
 			if err != nil {
@@ -410,6 +413,9 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 		fmt.Fprintf(stdout, "pre-noise value   %14.2f %s\n", d.ExpectedValue, out.Unit)
 		fmt.Fprintf(stdout, "expected cost     %14.2f $/h (loss %.3f%%)\n", d.ExpectedCost, 100*(d.ExpectedCost-d.NominalCost)/math.Abs(d.NominalCost))
 		fmt.Fprintf(stdout, "noise interval    [%.4g, %.4g]; dispatch behind the release feasible: %v\n", d.ZetaInterval[0], d.ZetaInterval[1], d.Feasible)
+		fmt.Fprintf(stdout, "programs solved   %d; N-1 contingency cuts %d\n", d.Solves, d.SecurityCuts)
+		fmt.Fprintf(stdout, "time              parse %v, certify+build %v, solve %v, total %v\n",
+			parse.Round(time.Microsecond), (pr.Timing.Certify + pr.Timing.Build).Round(time.Microsecond), pr.Timing.Solve.Round(time.Microsecond), total.Round(time.Microsecond))
 		if len(d.Evaluation) > 0 {
 			fmt.Fprintf(stdout, "\n%-10s %8s %10s %14s %10s\n", "strategy", "N", "loss (%)", "infeasible (%)", "CVaR (%)")
 			for _, name := range []string{"program", "output", "input"} {
@@ -419,8 +425,6 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "\ntime: parse %v, certify+build %v, solve %v, total %v\n",
-		parse.Round(time.Microsecond), (pr.Timing.Certify + pr.Timing.Build).Round(time.Microsecond), pr.Timing.Solve.Round(time.Microsecond), total.Round(time.Microsecond))
 	return nil
 }
 

@@ -60,12 +60,22 @@
 // block, and PSD blocks of svec dimension ≥ 21 whose rows touch at most half
 // as many variables are eliminated into the x-block by their Schur complement
 // A_pᵀH⁻¹A_p (as CVXOPT does), so an SDP with a large block and few variables
-// never factors the dense d×d scaling block. The data are equilibrated by
-// modified Ruiz scaling first. The
-// Schur complements of eliminated PSD blocks are computed by
-// solver.Settings.Threads goroutines (0 means GOMAXPROCS), and with more than
-// one thread the two step-length eigenvalue problems of a PSD block run
-// concurrently; the rest of the solver is sequential. Separate Solve calls may run concurrently.
+// never factors the dense d×d scaling block. The Schur complement's entries
+// M_ij = tr(F_i G F_j G), G = B⁻¹ (F_i the data matrix of variable i in the
+// block), are assembled from the nonzeros of the F_i by the formulas F1/F2/F3
+// of Fujisawa, Kojima & Nakata (Math. Program. 79, 1997), chosen per row by
+// its cost as in CSDP and SDPA (a diagonal F_i costs O(1) per entry instead of
+// a dense n×n congruence); when dense data make that dearer, or when the
+// sparse M factors with regularized pivots or a solve with it fails (its
+// rounding can make it indefinite near a degenerate optimum), the dense Gram
+// product gt·gtᵀ is used (Settings.PSDSchurRule). Solves with eliminated blocks are refined on
+// the reduced system against the exact operator A_pᵀ(H⁻¹(A_p x)), which also
+// removes the assembly's rounding. The data are equilibrated by modified
+// Ruiz scaling first. The Schur complements of eliminated PSD blocks are
+// computed by solver.Settings.Threads goroutines (0 means GOMAXPROCS; rows
+// handed out dynamically), and with more than one thread the two step-length
+// eigenvalue problems of a PSD block run concurrently; the rest of the solver
+// is sequential. Separate Solve calls may run concurrently.
 //
 // # Invariants
 //

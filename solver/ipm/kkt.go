@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -19,6 +20,9 @@ import (
 type kktSolver interface {
 	factor(upper *sparse.CSC) error
 	solve(dst, b []float64)
+	// regularized is the number of pivots of the last factorization that
+	// dynamic regularization replaced.
+	regularized() int
 }
 
 // ------------------------------------------------------------ sparse LDLᵀ
@@ -53,6 +57,13 @@ func (s *sparseLDL) factor(upper *sparse.CSC) error {
 
 func (s *sparseLDL) solve(dst, b []float64) { s.f.Solve(dst, b) }
 
+func (s *sparseLDL) regularized() int {
+	if s.f == nil {
+		return 0
+	}
+	return s.f.DynamicRegCount()
+}
+
 // ------------------------------------------------------------- dense LDLᵀ
 
 // denseLDL is an O(N³) LDLᵀ factorization without pivoting with the same
@@ -64,7 +75,10 @@ type denseLDL struct {
 	d     []float64
 	signs []int8
 	reg   ldl.Regularization
+	nreg  int // pivots replaced by dynamic regularization in the last factor
 }
+
+func (f *denseLDL) regularized() int { return f.nreg }
 
 func (f *denseLDL) factor(upper *sparse.CSC) error {
 	n := upper.Cols
@@ -75,6 +89,7 @@ func (f *denseLDL) factor(upper *sparse.CSC) error {
 	}
 	a := f.a
 	clear(a)
+	f.nreg = 0
 	for j := 0; j < n; j++ {
 		for p := upper.ColPtr[j]; p < upper.ColPtr[j+1]; p++ {
 			i := upper.RowIdx[p]
@@ -86,6 +101,7 @@ func (f *denseLDL) factor(upper *sparse.CSC) error {
 		dj := a[j*n+j]
 		if sg := float64(f.signs[j]); sg*dj < f.reg.Eps {
 			dj = sg * f.reg.Delta
+			f.nreg++
 		}
 		if math.IsNaN(dj) || math.IsInf(dj, 0) {
 			return fmt.Errorf("ipm: dense LDLᵀ pivot %d is %v", j, dj)
@@ -152,29 +168,32 @@ type coneSlot struct {
 // the block's rows touch). This is the reduction CVXOPT uses for all cones; it
 // pays off for a large PSD block constraining few variables, where the dense
 // d×d scaling block would dominate the factorization.
+//
+// The Schur complement is assembled by one of two rules, whichever the cost
+// estimate of newKKT prefers: the sparse formulas of Fujisawa, Kojima &
+// Nakata (fknPlan), or the dense factorization A_pᵀH⁻¹A_p = gt·gtᵀ with the
+// rows of gt computed by psdCone.schurFactorTo (cheaper only when most data
+// matrices are dense).
 type schurBlock struct {
 	cone *psdCone
 	cols []int         // columns of A touched by the block's rows, increasing
-	ap   *mat.Dense    // d × len(cols): the block's rows of A on cols
-	gt   *mat.Dense    // rows svec(T mat(a_j) Tᵀ) (psdCone.mulSchurFactor), so that A_pᵀH⁻¹A_p = gt·gtᵀ
+	ap   *sparse.CSC   // d × len(cols): the block's rows of A on cols
+	plan *fknPlan      // non-nil: sparse assembly
+	gt   *mat.Dense    // dense rule only: rows svec(T mat(a_j) Tᵀ) (psdCone.mulSchurFactor), so that A_pᵀH⁻¹A_p = gt·gtᵀ
 	sc   *mat.SymDense // A_pᵀH⁻¹A_p
 	pos  []int         // positions of sc's upper triangle (a ≤ b at a + b(b+1)/2)
 	v, w []float64     // length-d workspaces
 	fb   []float64     // length d: F(b_p) of the current solveElim pass
 	xc   []float64     // x restricted to cols
+	hxc  []float64     // the x_c of which w holds H⁻¹A_p x_c (mulReducedExact), for recover
+	hok  bool          // hxc and w are valid
 	xt   []float64     // length len(cols) workspace
 	sx   []float64     // length len(cols) workspace
 	ws   []*schurWork  // per-worker workspaces of addSchur
 }
 
 // mulAp sets out = A_p·x (x indexed like cols).
-func (eb *schurBlock) mulAp(out, x []float64) {
-	if len(x) == 0 {
-		clear(out)
-		return
-	}
-	mat.NewVecDense(len(out), out).MulVec(eb.ap, mat.NewVecDense(len(x), x))
-}
+func (eb *schurBlock) mulAp(out, x []float64) { eb.ap.MulVecTo(out, 1, x, 0) }
 
 // mulGt sets out = gt·v (v of length d, out indexed like cols).
 func (eb *schurBlock) mulGt(out, v []float64) {
@@ -196,11 +215,16 @@ func (eb *schurBlock) mulGtT(out, x []float64) {
 }
 
 // mulApT sets out = A_pᵀ·v.
-func (eb *schurBlock) mulApT(out, v []float64) {
-	if len(out) == 0 {
-		return
-	}
-	mat.NewVecDense(len(out), out).MulVec(eb.ap.T(), mat.NewVecDense(len(v), v))
+func (eb *schurBlock) mulApT(out, v []float64) { eb.ap.MulTransVecTo(out, 1, v, 0) }
+
+// denseSchurCost estimates the multiply-adds of one dense-rule assembly of a
+// block of order n with nc columns: nc products T·mat(a)·Tᵀ (n³/2 each) and
+// the rank-d update gt·gtᵀ (nc²·d/2, counted at half a multiply-add per
+// flop, being a matrix product).
+func denseSchurCost(n, nc int) float64 {
+	f, c := float64(n), float64(nc)
+	d := f * (f + 1) / 2
+	return c*f*f*f/2 + 0.25*c*c*d
 }
 
 // kktSystem is the quasi-definite matrix
@@ -295,17 +319,24 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 			if len(cols) <= d/2 {
 				sort.Ints(cols)
 				nc := len(cols)
-				eb := &schurBlock{cone: pc, cols: cols, ap: mat.NewDense(d, max(nc, 1), nil),
-					gt: mat.NewDense(max(nc, 1), d, nil), sc: mat.NewSymDense(max(nc, 1), nil),
-					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), fb: make([]float64, d), xc: make([]float64, nc), xt: make([]float64, nc), sx: make([]float64, nc)}
+				eb := &schurBlock{cone: pc, cols: cols, sc: mat.NewSymDense(max(nc, 1), nil),
+					pos: make([]int, nc*(nc+1)/2), v: make([]float64, d), w: make([]float64, d), fb: make([]float64, d), xc: make([]float64, nc), hxc: make([]float64, nc), xt: make([]float64, nc), sx: make([]float64, nc)}
 				colIdx := make(map[int]int, nc)
 				for k, j := range cols {
 					colIdx[j] = k
 				}
+				tr := sparse.NewTriplets(d, nc, 0)
 				for r := off; r < off+d; r++ {
 					for q := at.ColPtr[r]; q < at.ColPtr[r+1]; q++ {
-						eb.ap.Set(r-off, colIdx[at.RowIdx[q]], at.Val[q])
+						tr.Append(r-off, colIdx[at.RowIdx[q]], at.Val[q])
 					}
+				}
+				eb.ap = tr.ToCSC()
+				pl := newFKNPlan(pc.n, eb.ap)
+				if set.PSDSchurRule == PSDSchurSparse || (set.PSDSchurRule == PSDSchurAuto && pl.cost <= denseSchurCost(pc.n, nc)) {
+					eb.plan = pl
+				} else {
+					eb.gt = mat.NewDense(max(nc, 1), d, nil)
 				}
 				sl.elim = eb
 				ks.elims = append(ks.elims, eb)
@@ -490,16 +521,35 @@ func (ks *kktSystem) addSchur() {
 		nc := len(eb.cols)
 		d := eb.cone.d
 		workers := min(ks.threads, max(1, nc/8))
+		if eb.plan != nil {
+			if ks.identity {
+				eb.plan.setG(nil)
+			} else {
+				eb.plan.setG(eb.cone.tq)
+			}
+			eb.plan.assemble(eb.sc, workers)
+			ks.addSC(eb)
+			continue
+		}
 		eb.work(workers - 1) // allocate the workspaces before going parallel
 		gr := eb.gt.RawMatrix()
+		ap := eb.ap
 		if ks.identity {
-			eb.gt.Copy(eb.ap.T())
+			clear(gr.Data)
+			for c := 0; c < nc; c++ {
+				for q := ap.ColPtr[c]; q < ap.ColPtr[c+1]; q++ {
+					gr.Data[c*gr.Stride+ap.RowIdx[q]] = ap.Val[q]
+				}
+			}
 		} else {
 			// rows svec(T mat(a_j) Tᵀ), split over the workers
 			parallel(workers, func(k int) {
 				ws := eb.work(k)
 				for c := k * nc / workers; c < (k+1)*nc/workers; c++ {
-					mat.Col(ws.v, c, eb.ap)
+					clear(ws.v)
+					for q := ap.ColPtr[c]; q < ap.ColPtr[c+1]; q++ {
+						ws.v[ap.RowIdx[q]] = ap.Val[q]
+					}
 					eb.cone.schurFactorTo(gr.Data[c*gr.Stride:c*gr.Stride+d], ws.v, ws.m1, ws.m2, ws.m3)
 				}
 			})
@@ -521,10 +571,17 @@ func (ks *kktSystem) addSchur() {
 		for k := 1; k < workers; k++ {
 			eb.sc.AddSym(eb.sc, eb.work(k).s)
 		}
-		for b := 0; b < nc; b++ {
-			for a := 0; a <= b; a++ {
-				v[eb.pos[a+b*(b+1)/2]] += eb.sc.At(a, b)
-			}
+		ks.addSC(eb)
+	}
+}
+
+// addSC adds the block's Schur complement to the x-block values.
+func (ks *kktSystem) addSC(eb *schurBlock) {
+	v := ks.k.Val
+	raw := eb.sc.RawSymmetric()
+	for b := range eb.cols {
+		for a := 0; a <= b; a++ {
+			v[eb.pos[a+b*(b+1)/2]] += raw.Data[a*raw.Stride+b]
 		}
 	}
 }
@@ -620,10 +677,35 @@ func (ks *kktSystem) update() error {
 		}
 	}
 	err := ks.solver.factor(ks.k)
+	if (err != nil || ks.solver.regularized() > 0) && ks.useDenseSchur() {
+		// The sparse formulas compute M_ij = tr(F_i G F_j G) entry by entry
+		// from G = B⁻¹; near a degenerate optimum (G with entries of very
+		// different magnitudes) their rounding can make M indefinite, which
+		// shows as regularized pivots of the x-block (gpp124-1 of SDPLIB:
+		// 121 of 125 at iteration 25, then a NaN solve). The dense rule's
+		// M = gt·gtᵀ is a Gram matrix, positive semidefinite by
+		// construction: use it for the rest of the solve.
+		return ks.update()
+	}
 	if err != nil {
 		return fmt.Errorf("ipm: KKT factorization: %w", err)
 	}
 	return nil
+}
+
+// useDenseSchur switches every eliminated block assembled by the sparse
+// formulas to the dense rule and reports whether there was one.
+func (ks *kktSystem) useDenseSchur() bool {
+	switched := false
+	for _, eb := range ks.elims {
+		if eb.plan == nil {
+			continue
+		}
+		eb.plan = nil
+		eb.gt = mat.NewDense(max(len(eb.cols), 1), eb.cone.d, nil)
+		switched = true
+	}
+	return switched
 }
 
 // factorIdentity factors the matrix with H = I in every block (the
@@ -680,23 +762,67 @@ func (ks *kktSystem) mulK(out, x []float64) {
 }
 
 // solve solves the full KKT system K·x = b (layout x, z, extra rows). With
-// eliminated blocks, each pass solves the reduced system and recovers their z
-// rows, and iterative refinement runs on the full unregularized system.
+// eliminated blocks assembled by the sparse rule, b is reduced onto the kept
+// rows (b_x += A_pᵀH_p⁻¹b_p), the reduced system is solved and refined
+// against its exact operator (mulReducedExact: the Schur complements applied
+// as A_pᵀH_p⁻¹A_p, not as their assembled matrices, so refinement also
+// removes the rounding of the assembly), and the eliminated z rows are
+// recovered from x, z_p = H_p⁻¹(A_p x − b_p): each refinement step costs one
+// product with H_p⁻¹ per block and a solve with the factorization. With the
+// dense rule, refinement runs on the full system (mulFull).
 func (ks *kktSystem) solve(x, b []float64) {
 	if len(ks.elims) == 0 {
 		ks.solveReduced(x, b, ks.refine)
 		return
 	}
-	ks.solveElim(x, b)
-	if ks.refine == 0 {
+	if !ks.sparseSchur() {
+		// dense rule: refinement on the full system, whose z_p rows
+		// (A_p x − H_p z_p, two dense products per block) also correct the
+		// recovered z_p — the accuracy the tail of a near-degenerate solve
+		// needs, once the sparse rule has been abandoned (qap10 of SDPLIB:
+		// 64 instead of 36 iterations with the reduced refinement alone)
+		ks.solveElim(x, b)
+		if ks.refine > 0 {
+			if ks.fres == nil {
+				ks.fres, ks.fdx = make([]float64, ks.fdim), make([]float64, ks.fdim)
+			}
+			r := refineSolution(x, b, ks.fres, ks.fdx, ks.refine, ks.mulFull, ks.solveElim)
+			ks.solveErr = math.Max(ks.solveErr, r/(1+normInf(b)))
+		}
 		return
 	}
-	if ks.fres == nil {
-		ks.fres, ks.fdx = make([]float64, ks.fdim), make([]float64, ks.fdim)
+	br, xr := ks.br, ks.xr
+	for _, eb := range ks.elims {
+		eb.hok = false
 	}
-	r := refineSolution(x, b, ks.fres, ks.fdx, ks.refine, ks.mulFull, ks.solveElim)
-	ks.solveErr = math.Max(ks.solveErr, r/(1+normInf(b)))
+	ks.reduce(br, b)
+	ks.solver.solve(xr, br)
+	r := 0.0
+	if ks.refine > 0 {
+		r = refineSolution(xr, br, ks.res, ks.dx, ks.refine, ks.mulReducedExact, ks.solver.solve)
+	} else if !finite(xr) {
+		r = math.NaN()
+	}
+	if !(r <= solveAccuracy*(1+normInf(br))) && ks.useDenseSchur() {
+		// A refined solve that failed (or is not finite) despite a
+		// factorization without regularized pivots (update's test): the
+		// same remedy, the dense rule for the rest of the solve.
+		if ks.update() == nil {
+			ks.solve(x, b)
+			return
+		}
+	}
+	ks.solveErr = math.Max(ks.solveErr, r/(1+normInf(br)))
+	ks.recover(x, xr, b)
 }
+
+// solveAccuracy is the relative residual ‖b − K_red·x‖∞/(1 + ‖b‖∞) of a
+// refined reduced solve above which the sparse Schur assembly is abandoned
+// for the dense rule: a clearly failed solve. (Refined solves with a sound
+// factorization reach about 1e-13 on SDPLIB, slowly converging ones 1e-8 —
+// qap10 at iteration 8 —, which the next iterations survive, while the
+// dense rule costs m²d/2 per iteration.)
+const solveAccuracy = 1e-5
 
 // setStaticReg replaces the static regularization ε by eps: in the stored
 // x-block diagonal now, in the cone blocks at the next update.
@@ -711,6 +837,16 @@ func (ks *kktSystem) setStaticReg(eps float64) {
 		}
 	}
 	ks.eps = eps
+}
+
+// finite reports whether every entry of v is finite.
+func finite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // mulFull computes out = K₀·x for the full (unreduced, unregularized) system.
@@ -766,11 +902,31 @@ func (ks *kktSystem) mulFull(out, x []float64) {
 	}
 }
 
-// solveElim is one elimination pass: reduce b, solve the reduced system,
-// recover the eliminated z rows.
+// solveElim is one elimination pass without refinement: reduce b, solve the
+// reduced system, recover the eliminated z rows.
 func (ks *kktSystem) solveElim(x, b []float64) {
+	ks.reduce(ks.br, b)
+	ks.solver.solve(ks.xr, ks.br)
+	ks.recover(x, ks.xr, b)
+}
+
+// sparseSchur reports whether every eliminated block is assembled by the
+// sparse rule.
+func (ks *kktSystem) sparseSchur() bool {
+	for _, eb := range ks.elims {
+		if eb.plan == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// reduce sets br = the reduced right-hand side of b: the x part plus
+// A_pᵀH_p⁻¹b_p for every eliminated block, the kept z rows and the extra
+// rows. It leaves F(b_p) (dense rule) or H_p⁻¹b_p (sparse rule) in the
+// block's fb for recover.
+func (ks *kktSystem) reduce(br, b []float64) {
 	n := ks.n
-	br, xr := ks.br, ks.xr
 	copy(br[:n], b[:n])
 	for i, r := range ks.zidx {
 		if r >= 0 {
@@ -778,25 +934,35 @@ func (ks *kktSystem) solveElim(x, b []float64) {
 		}
 	}
 	copy(br[n+ks.mr:], b[n+ks.m:])
-	// br_x += A_pᵀ H_p⁻¹ b_p
 	for ci := range ks.slots {
 		eb := ks.slots[ci].elim
 		if eb == nil {
 			continue
 		}
 		off := ks.slots[ci].off
-		if ks.identity {
-			eb.mulApT(eb.xc, b[n+off:n+off+eb.cone.d])
-		} else {
+		bp := b[n+off : n+off+eb.cone.d]
+		switch {
+		case ks.identity:
+			eb.mulApT(eb.xc, bp)
+		case eb.plan != nil:
+			eb.cone.mulHinv(eb.fb, bp)
+			eb.mulApT(eb.xc, eb.fb)
+		default:
 			// A_pᵀH_p⁻¹b_p = gt·F(b_p) with F = psdCone.schurFactorTo (H⁻¹ = FᵀF)
-			eb.cone.schurFactorTo(eb.fb, b[n+off:n+off+eb.cone.d], eb.cone.m1, eb.cone.m2, nil)
+			eb.cone.schurFactorTo(eb.fb, bp, eb.cone.m1, eb.cone.m2, nil)
 			eb.mulGt(eb.xc, eb.fb)
 		}
 		for c, j := range eb.cols {
 			br[j] += eb.xc[c]
 		}
 	}
-	ks.solveReduced(xr, br, 0)
+}
+
+// recover writes the full solution x from the reduced one xr: x and the kept
+// z rows copied, the eliminated z rows z_p = H_p⁻¹(A_p x − b_p), using the
+// fb left by reduce.
+func (ks *kktSystem) recover(x, xr, b []float64) {
+	n := ks.n
 	copy(x[:n], xr[:n])
 	for i, r := range ks.zidx {
 		if r >= 0 {
@@ -804,7 +970,6 @@ func (ks *kktSystem) solveElim(x, b []float64) {
 		}
 	}
 	copy(x[n+ks.m:], xr[n+ks.mr:])
-	// z_p = H_p⁻¹(A_p x − b_p)
 	for ci := range ks.slots {
 		eb := ks.slots[ci].elim
 		if eb == nil {
@@ -812,32 +977,69 @@ func (ks *kktSystem) solveElim(x, b []float64) {
 		}
 		off := ks.slots[ci].off
 		d := eb.cone.d
+		zp := x[n+off : n+off+d]
 		for c, j := range eb.cols {
 			eb.xc[c] = xr[j]
 		}
-		if ks.identity {
-			eb.mulAp(eb.v, eb.xc)
-			for r := 0; r < d; r++ {
-				eb.v[r] -= b[n+off+r]
+		switch {
+		case ks.identity:
+			eb.mulAp(zp, eb.xc)
+			for r := range zp {
+				zp[r] -= b[n+off+r]
 			}
-			copy(x[n+off:n+off+d], eb.v)
-			continue
+		case eb.plan != nil:
+			// H_p⁻¹(A_p x − b_p) = H_p⁻¹A_p x − fb, with H_p⁻¹A_p x from
+			// the last refinement residual when it was taken at this x
+			if eb.hok && slices.Equal(eb.hxc, eb.xc) {
+				copy(zp, eb.w)
+			} else {
+				eb.mulAp(eb.v, eb.xc)
+				eb.cone.mulHinv(zp, eb.v)
+			}
+			for r := range zp {
+				zp[r] -= eb.fb[r]
+			}
+		default:
+			// H_p⁻¹(A_p x − b_p) = Fᵀ(gtᵀx − F(b_p))
+			eb.mulGtT(eb.v, eb.xc)
+			for r := 0; r < d; r++ {
+				eb.v[r] -= eb.fb[r]
+			}
+			eb.cone.schurFactorTransTo(zp, eb.v, eb.cone.m1, eb.cone.m2)
 		}
-		// H_p⁻¹(A_p x − b_p) = Fᵀ(gtᵀx − F(b_p)), F(b_p) from the reduction above
-		eb.mulGtT(eb.v, eb.xc)
-		for r := 0; r < d; r++ {
-			eb.v[r] -= eb.fb[r]
-		}
-		eb.cone.schurFactorTransTo(x[n+off:n+off+d], eb.v, eb.cone.m1, eb.cone.m2)
 	}
 }
 
-func (ks *kktSystem) hinv(eb *schurBlock, out, v []float64) {
-	if ks.identity {
-		copy(out, v)
-		return
+// mulReducedExact computes out = K_red·xr for the reduced unregularized
+// system with every Schur complement applied exactly: the stored matrix
+// (mulK) with, per eliminated block, its assembled A_pᵀH_p⁻¹A_p replaced by
+// A_pᵀ(H_p⁻¹(A_p x)) (H_p⁻¹ by the triangular factor T, TᵀT = H_p⁻¹'s matrix
+// B⁻¹).
+func (ks *kktSystem) mulReducedExact(out, xr []float64) {
+	ks.mulK(out, xr)
+	for _, eb := range ks.elims {
+		nc := len(eb.cols)
+		if nc == 0 {
+			continue
+		}
+		for c, j := range eb.cols {
+			eb.xc[c] = xr[j]
+		}
+		// − stored M·x_c
+		mat.NewVecDense(nc, eb.sx).MulVec(eb.sc, mat.NewVecDense(nc, eb.xc))
+		eb.mulAp(eb.v, eb.xc)
+		if ks.identity {
+			copy(eb.w, eb.v)
+		} else {
+			eb.cone.mulHinv(eb.w, eb.v)
+		}
+		copy(eb.hxc, eb.xc)
+		eb.hok = true
+		eb.mulApT(eb.xt, eb.w)
+		for c, j := range eb.cols {
+			out[j] += eb.xt[c] - eb.sx[c]
+		}
 	}
-	eb.cone.mulHinv(out, v)
 }
 
 // solveReduced solves K₀·x = b for the matrix as stored, with the regularized
@@ -857,8 +1059,9 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 // operator), dx from solve (the regularized factorization), x += dx. It stops
 // when the residual reaches round-off level (1e-12 + 1e-13·‖b‖∞) or stops
 // halving, and undoes a correction that made the residual larger. res and dx
-// are workspaces of len(x). It returns ‖b − K·x‖∞ of the returned x as last
-// measured (before the final correction when the steps ran out).
+// are workspaces of len(x). It returns ‖b − K·x‖∞ of the returned x (when the
+// steps run out, the residual before the last, unchecked correction), NaN
+// when the solve produced non-finite values.
 func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src []float64)) float64 {
 	tol := 1e-12 + 1e-13*normInf(b)
 	prev := math.Inf(1)

@@ -16,8 +16,10 @@ import (
 // psdBytes estimates the dense memory of the PSD blocks in the KKT system,
 // with newKKT's elimination rule: a block of svec dimension d ≥
 // psdSchurMinDim whose rows touch nc ≤ d/2 columns is eliminated and needs
-// the d×nc, nc×d and nc×nc matrices of its Schur complement; any other block
-// is a dense d×d part of the factor.
+// at most the d×nc, nc×d and nc×nc matrices of its Schur complement (the
+// dense rule, which the sparse one can fall back to; the sparse rule itself
+// keeps A_p sparse and needs no nc×d matrix); any other block is a dense d×d
+// part of the factor.
 func psdBytes(p *solver.Problem, set *Settings) float64 {
 	var at *sparse.CSC
 	var total float64
@@ -80,6 +82,12 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 		case cone.SecondOrder:
 			k = newSOC(c.Dim)
 		case cone.PSD:
+			if c.Dim == 1 {
+				// a 1×1 block (SDPA's diagonal blocks, e.g. SDPLIB truss) is
+				// the nonnegative half-line: skip the dense machinery
+				k = newNonneg(1)
+				break
+			}
 			k = newPSD(c.Dim)
 		case cone.Exponential:
 			k = &nonsymCone{f: expBarriers{}}
@@ -91,7 +99,7 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 		if c.Dim == 0 {
 			continue
 		}
-		if c.Kind != cone.Zero && c.Kind != cone.Nonnegative {
+		if c.Kind != cone.Zero && c.Kind != cone.Nonnegative && !(c.Kind == cone.PSD && c.Dim == 1) {
 			blocks = append(blocks, [2]int{off, off + c.Dim})
 		}
 		if !k.symmetric() {
@@ -380,12 +388,22 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 	lin := func(k int) float64 { return -dZ[k] - w.adx[k] + w.b[k]*dt }
 	for i, c := range w.cones {
 		ds := w.block(w.ds, i)
+		off := w.offs[i]
+		if w.kkt.slots[i].elim != nil {
+			// In an eliminated PSD block HΔz = AΔx − rhs holds by
+			// construction (Δz = H⁻¹(AΔx − rhs)), so the primal equation
+			// gives Δs without the round trip through H⁻¹ and H (and
+			// without the two dense products of HΔz).
+			for k := range ds {
+				ds[k] = lin(off + k)
+			}
+			continue
+		}
 		c.mulH(ds, w.block(w.dz, i))
 		o := w.block(w.off, i)
 		for k := range ds {
 			ds[k] = -ds[k] - o[k]
 		}
-		off := w.offs[i]
 		switch cc := c.(type) {
 		case *nonnegCone:
 			for k := range ds {
@@ -395,15 +413,6 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 			}
 		case *socCone:
 			if cc.eta > 1 {
-				for k := range ds {
-					ds[k] = lin(off + k)
-				}
-			}
-		case *psdCone:
-			// In an eliminated block HΔz = AΔx − rhs holds by construction
-			// (Δz = H⁻¹(AΔx − rhs)), so the primal equation gives Δs without
-			// the round trip through H⁻¹ and H.
-			if w.kkt.slots[i].elim != nil {
 				for k := range ds {
 					ds[k] = lin(off + k)
 				}

@@ -25,7 +25,8 @@ type psdCone struct {
 	lam    []float64 // eigenvalues of the scaled point (diagonal of Λ)
 	r      *mat.Dense
 	rinv   *mat.Dense
-	b      *mat.Dense    // RRᵀ
+	b      *mat.Dense // RRᵀ, valid when bValid (formed on demand by mulH and denseH)
+	bValid bool
 	tq     *mat.TriDense // upper triangular T with TᵀT = (RRᵀ)⁻¹ (from R⁻¹ = QT)
 	tqt    *mat.Dense    // Tᵀ (lower triangular, zero above the diagonal), row-major for schurFactorTo
 	l1, l2 *mat.TriDense
@@ -183,7 +184,7 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 			c.rinv.Set(i, j, c.rinv.At(i, j)*f)
 		}
 	}
-	c.b.Mul(c.r, c.r.T())
+	c.bValid = false
 	var qr mat.QR
 	qr.Factorize(c.rinv)
 	qr.RTo(c.m1)
@@ -308,7 +309,26 @@ func (c *psdCone) schurFactorTransTo(out, w []float64, m1, m2 *mat.Dense) {
 	}
 }
 
+// formB forms B = RRᵀ (one symmetric rank-n update) if the current scaling
+// has not formed it yet; an eliminated block (kkt.go, schurBlock) never needs
+// it.
+func (c *psdCone) formB() {
+	if c.bValid {
+		return
+	}
+	n := c.n
+	br := c.b.RawMatrix()
+	blas64.Syrk(blas.NoTrans, 1, c.r.RawMatrix(), 0, blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: br.Stride, Data: br.Data})
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			br.Data[j*br.Stride+i] = br.Data[i*br.Stride+j]
+		}
+	}
+	c.bValid = true
+}
+
 func (c *psdCone) mulH(out, v []float64) {
+	c.formB()
 	svecToDense(c.m1, v, c.n)
 	c.m2.Mul(c.b, c.m1)
 	c.m3.Mul(c.m2, c.b)
@@ -319,6 +339,7 @@ func (c *psdCone) mulH(out, v []float64) {
 // H[(ij),(kl)] = a_ij a_kl (B_ik B_jl + B_il B_jk), a = 1 off the diagonal
 // and 1/√2 on it.
 func (c *psdCone) denseH(out []float64) {
+	c.formB()
 	n, d := c.n, c.d
 	b := c.b.RawMatrix()
 	B := func(i, j int) float64 { return b.Data[i*b.Stride+j] }

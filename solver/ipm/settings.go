@@ -76,6 +76,13 @@ type Settings struct {
 	// d/2 columns of A is eliminated (its Schur complement A_pᵀH⁻¹A_p enters
 	// the x-block), which avoids factoring a dense d×d block.
 	DisablePSDElimination bool
+	// PSDSchurRule selects how the Schur complement A_pᵀH⁻¹A_p of an
+	// eliminated PSD block is assembled: PSDSchurAuto (default) takes the
+	// cheaper one by an operation-count estimate, PSDSchurSparse the
+	// sparse formulas of Fujisawa, Kojima & Nakata (1997), PSDSchurDense the
+	// dense product gt·gtᵀ with gt's rows svec(T mat(a_j) Tᵀ), TᵀT = H⁻¹'s
+	// matrix factor (for tests and cross-checks).
+	PSDSchurRule PSDSchurRule
 
 	// PrimalDualScaling selects the primal–dual (BFGS-type) scaling of Dahl &
 	// Andersen (2022) for the exponential and power cones from the start,
@@ -104,6 +111,26 @@ type Settings struct {
 	// 4 GiB; negative means no limit.
 	MaxFactorBytes int64
 }
+
+// PSDSchurRule is the assembly rule of the Schur complement of an eliminated
+// PSD block (Settings.PSDSchurRule).
+type PSDSchurRule int
+
+const (
+	// PSDSchurAuto picks PSDSchurSparse or PSDSchurDense per block by the
+	// estimated multiply-adds of one assembly.
+	PSDSchurAuto PSDSchurRule = iota
+	// PSDSchurSparse assembles M_ij = tr(F_i G F_j G), G = B⁻¹, from the
+	// nonzeros of the data matrices F_i = mat(a_i) with the formulas F1, F2,
+	// F3 of Fujisawa, Kojima & Nakata, "Exploiting sparsity in primal-dual
+	// interior-point methods for semidefinite programming", Math. Program.
+	// 79 (1997), chosen per row by its cost, as CSDP and SDPA do.
+	PSDSchurSparse
+	// PSDSchurDense assembles M = gt·gtᵀ with gt's rows svec(T F_i Tᵀ),
+	// TᵀT = G: n³/2 multiply-adds per column plus a rank-d update, whatever
+	// the sparsity of the F_i.
+	PSDSchurDense
+)
 
 // DefaultSettings returns the settings used for zero fields.
 func DefaultSettings() Settings {
@@ -187,6 +214,9 @@ func (s *Settings) Validate() error {
 	}
 	if s.EquilibrationIterations < 0 {
 		return bad("EquilibrationIterations is %d, must be ≥ 0", s.EquilibrationIterations)
+	}
+	if s.PSDSchurRule < PSDSchurAuto || s.PSDSchurRule > PSDSchurDense {
+		return bad("PSDSchurRule is %d, must be PSDSchurAuto (0), PSDSchurSparse (1) or PSDSchurDense (2)", s.PSDSchurRule)
 	}
 	if s.SOCExpandDim < 0 {
 		return bad("SOCExpandDim is %d, must be ≥ 0", s.SOCExpandDim)
