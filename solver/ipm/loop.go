@@ -475,8 +475,8 @@ func (w *workspace) centrality(a float64) float64 {
 // (ill-conditioned constraints such as the difference operators of the
 // LISWET QPs or the control SDPs), and iterative refinement converges slowly
 // or not at all. The iteration is then redone with ε shrunk by staticRegCut
-// at a time, down to minStaticReg, while the solves do not get more than
-// regDescentSlack times worse than the best seen (the residual often stays
+// at a time, down to Settings.MinStaticReg, while the solves do not get more
+// than regDescentSlack times worse than the best seen (the residual often stays
 // flat until ε is small enough: LISWET7 needs 1e-14); the ε with the most
 // accurate solves is kept for the rest of the solve. That choice is revoked,
 // and the initial ε restored for good, when the solves later become
@@ -490,7 +490,7 @@ func (w *workspace) adaptStaticReg() bool {
 		if e < w.regBestErr {
 			w.regBest, w.regBestErr = ks.eps, e
 		}
-		if ks.eps*staticRegCut >= minStaticReg && e <= regDescentSlack*w.regBestErr {
+		if w.canCutReg() && e <= regDescentSlack*w.regBestErr {
 			ks.setStaticReg(ks.eps * staticRegCut)
 			return true
 		}
@@ -509,7 +509,7 @@ func (w *workspace) adaptStaticReg() bool {
 		w.regFirst = 0
 		return true
 	}
-	if !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked && ks.eps*staticRegCut >= minStaticReg {
+	if !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked && w.canCutReg() {
 		w.regFirst, w.regFirstErr = ks.eps, e
 		w.regBest, w.regBestErr = ks.eps, e
 		w.regDescending = true
@@ -517,6 +517,12 @@ func (w *workspace) adaptStaticReg() bool {
 		return true
 	}
 	return false
+}
+
+// canCutReg reports whether ε·staticRegCut is still at least
+// Settings.MinStaticReg (up to round-off: 1e-8 reaches 1e-14 in three cuts).
+func (w *workspace) canCutReg() bool {
+	return w.kkt.eps*staticRegCut >= w.set.MinStaticReg*(1-1e-9)
 }
 
 // regDescentSlack: the descent of adaptStaticReg continues while the solve
@@ -539,12 +545,8 @@ const (
 const regRevokeFactor = 1000
 
 // staticRegCut is the factor applied to the static regularization ε when the
-// KKT solves are inaccurate, down to minStaticReg.
+// KKT solves are inaccurate, down to Settings.MinStaticReg.
 const staticRegCut = 0.01
-
-// minStaticReg is the smallest static regularization adaptStaticReg uses
-// (1e-8 reduced three times).
-const minStaticReg = 1e-14
 
 // thirdOrderRetryStep: when the combined step with the third-order
 // correction of the non-symmetric cones is shorter than this, the step

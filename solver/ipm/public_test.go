@@ -123,6 +123,12 @@ type publicCase struct {
 // sense; it skips when the shared data or the file is absent.
 func solvePublic(t *testing.T, file string) (*solver.Solution, float64) {
 	t.Helper()
+	return solvePublicWith(t, file, ipm.Settings{})
+}
+
+// solvePublicWith is solvePublic with the IPM's settings set.
+func solvePublicWith(t *testing.T, file string, set ipm.Settings) (*solver.Solution, float64) {
+	t.Helper()
 	dir, err := shareddata.Dir()
 	if err != nil {
 		t.Skipf("shared data not available: %v", err)
@@ -150,7 +156,11 @@ func solvePublic(t *testing.T, file string) (*solver.Solution, float64) {
 		}
 		p, maximize = s.Problem, s.Maximize
 	}
-	sol, err := ipm.New().Solve(context.Background(), p, solver.Settings{})
+	sv, err := ipm.NewWithSettings(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol, err := sv.Solve(context.Background(), p, solver.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,4 +215,12 @@ func TestIllConditionedKKTPublic(t *testing.T) {
 			}
 		})
 	}
+	// Without the adaptation (MinStaticReg = StaticReg) LISWET8 stalls: the
+	// mechanism, not something else, is what solves it.
+	t.Run("LISWET8 fixed ε", func(t *testing.T) {
+		sol, obj := solvePublicWith(t, "maros/LISWET8.SIF.gz", ipm.Settings{MinStaticReg: 1e-8})
+		if sol.Status == solver.Optimal || (sol.Status.OK() && math.Abs(obj-714.47006) <= 0.5e-5) {
+			t.Errorf("with ε fixed at 1e-8: status %v, objective %.10g; the stall it documents is gone", sol.Status, obj)
+		}
+	})
 }
