@@ -9,7 +9,9 @@
 //	minimize ½xᵀPx + qᵀx + r  subject to  Ax + s = b, s ∈ {0}ᵏ × ℝ₊ᵐ⁻ᵏ.
 //
 // WriteMPS writes a Model back (ReadMPS(WriteMPS(m)) gives the same standard
-// form), and FromProblem turns a standard-form LP/QP into a Model.
+// form), WriteLP writes it as an LP file (ReadLP(WriteLP(m)) gives the same
+// model, with names that LP files cannot hold replaced as LPNames says), and
+// FromProblem turns a standard-form LP/QP into a Model.
 //
 // Invariants: readers never panic on any input; every error is a
 // *SyntaxError with the line number, wrapping ErrSyntax, ErrInteger (integer

@@ -65,3 +65,47 @@ ENDATA
 	fmt.Println(m.RowUp, m.ObjConstant)
 	// Output: [4] -2.5
 }
+
+// ExampleWriteLP reads a QPS file whose MPS names are not valid LP names and
+// writes it as an LP file (names replaced as LPNames says; the ranged row,
+// the bounds, the quadratic term and the objective constant kept).
+func ExampleWriteLP() {
+	m, err := mathprog.ReadMPS(strings.NewReader(`NAME demo
+ROWS
+ N cost
+ L 000001
+COLUMNS
+    x-1 cost -1 000001 1
+    y cost 2 000001 1
+RHS
+    RHS 000001 4 cost -3
+RANGES
+    RNG 000001 2
+BOUNDS
+ UP BND x-1 10
+ MI BND y
+QUADOBJ
+    x-1 x-1 2
+    x-1 y 0.5
+ENDATA
+`), mathprog.Limits{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := mathprog.WriteLP(os.Stdout, m); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// \ demo
+	// Minimize
+	//  cost: - 1 _x_1 + 2 y
+	//  + [ + 2 _x_1 ^ 2 + 1 _x_1 * y ] / 2
+	//  + 3
+	// Subject To
+	//  _000001: 2 <= + 1 _x_1 + 1 y <= 4
+	// Bounds
+	//  0 <= _x_1 <= 10
+	//  -inf <= y <= inf
+	// End
+}

@@ -6,7 +6,7 @@
 //
 //	go run ./bench/suites [-set cblib,sdplib,maros] [-route auto|ipm|highs]
 //	    [-only REGEXP] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
-//	    [-cpuprofile FILE]
+//	    [-cpuprofile FILE] [-points DIR]
 //
 // Grades: "pass" (status optimal or almost-optimal and |obj − ref| within the
 // tolerance of the rule; infeasible instances: the matching status), "wrong"
@@ -23,6 +23,10 @@
 // -csdp the table is preceded by the geometric mean, median and range of the
 // ratios privopt/CSDP over the instances both solve. -cpuprofile writes a
 // CPU profile of the whole run (privopt's solves; csdp runs in a child).
+// With -points DIR the returned point of every instance is written to
+// DIR/NAME.json ({"status", "x", "y"} in standard-form columns and rows; for
+// an infeasible instance y is the certificate), for independent checks such
+// as scripts/bench/cbf_pd_check.py and scripts/bench/cbf_farkas_check.py.
 package main
 
 import (
@@ -68,6 +72,7 @@ type instance struct {
 		SigDigits int     `json:"sig_digits"`
 		Source    string  `json:"source"`
 	} `json:"reference"`
+	relTol float64 // an erratum's relative tolerance (errata.go)
 }
 
 // tolerance is the pass rule of reference.json: 1e-6·max(1, |ref|), or half a
@@ -86,14 +91,16 @@ func (in *instance) tolerance() float64 {
 		}
 		tol = math.Max(tol, 0.5*math.Pow(10, exp-float64(r.SigDigits-1)))
 	}
-	return tol
+	return in.widen(tol)
 }
 
 // outcome is one graded run.
 type outcome struct {
 	Name       string  `json:"name"`
 	Set        string  `json:"set"`
-	Grade      string  `json:"grade"`
+	Grade      string  `json:"grade"`           // against the reference with its erratum applied (errata.go)
+	GradePub   string  `json:"grade_published"` // against reference.json as published
+	Erratum    string  `json:"erratum,omitempty"`
 	Status     string  `json:"status"`
 	Objective  float64 `json:"objective"`
 	Reference  float64 `json:"reference"`
@@ -127,8 +134,11 @@ func run(args []string, stdout io.Writer) error {
 	limit := fs.Duration("time-limit", 300*time.Second, "time limit per instance")
 	out := fs.String("out", "", "write OUT.md and OUT.json")
 	csdp := fs.Bool("csdp", false, "also run csdp on the SDPLIB instances")
+	pointDir := fs.String("points", "", "write the returned x and y of every instance to DIR/NAME.json")
 	dataDir := fs.String("data", "", "conic-bench folder (default: the shared data folder's conic-bench)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the privopt solves (not CSDP) to this file")
+	useErrata := fs.Bool("errata", true, "grade against the documented corrections of published references too (errata.go)")
+	regrade := fs.String("regrade", "", "re-grade the outcomes of an earlier -out run (OUT.json) against reference.json and the errata, without solving")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -161,6 +171,9 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
+	if *regrade != "" {
+		return regradeFile(*regrade, ref, *route, *useErrata, stdout)
+	}
 	want := map[string]bool{}
 	for _, s := range strings.Split(*sets, ",") {
 		want[strings.TrimSpace(s)] = true
@@ -175,7 +188,16 @@ func run(args []string, stdout io.Writer) error {
 		if !want[in.Set] || (re != nil && !re.MatchString(in.Name)) {
 			continue
 		}
-		o := solveOne(dir, in, backend, *limit)
+		o, sol := solveOne(dir, in, backend, *limit, *useErrata)
+		if *pointDir != "" && sol != nil {
+			js, err := json.Marshal(map[string]any{"status": sol.Status.String(), "x": finite(sol.X), "y": finite(sol.Y)})
+			if err == nil {
+				err = os.WriteFile(filepath.Join(*pointDir, in.Name+".json"), js, 0o644)
+			}
+			if err != nil {
+				return fmt.Errorf("writing the point of %s: %w", in.Name, err)
+			}
+		}
 		if *csdp && in.Set == "sdplib" {
 			runCSDP(dir, in, &o, *limit)
 		}
@@ -198,6 +220,21 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// finite returns v with NaN and ±Inf entries replaced by 0 (JSON has no
+// such numbers), or nil for nil.
+func finite(v []float64) []float64 {
+	if v == nil {
+		return nil
+	}
+	out := make([]float64, len(v))
+	for i, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out[i] = x
+		}
+	}
+	return out
 }
 
 // MarshalJSON writes NaN objectives and references (no value) as null.
@@ -269,7 +306,9 @@ func load(path string) (*solver.Problem, bool, error) {
 	return s.Problem, s.Maximize, nil
 }
 
-func solveOne(dir string, in *instance, backend solver.Solver, limit time.Duration) outcome {
+// solveOne solves and grades one instance; the solution is nil when the
+// file could not be read or the solver returned an error.
+func solveOne(dir string, in *instance, backend solver.Solver, limit time.Duration, useErrata bool) (outcome, *solver.Solution) {
 	o := outcome{Name: in.Name, Set: in.Set, Objective: math.NaN(), Reference: math.NaN()}
 	if in.Reference != nil {
 		o.Reference, o.Tolerance = in.Reference.Value, in.tolerance()
@@ -277,7 +316,7 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 	p, maximize, err := load(filepath.Join(dir, in.File))
 	if err != nil {
 		o.Grade, o.Status, o.Diagnostic = "fail", "read-error", err.Error()
-		return o
+		return o, nil
 	}
 	start, cpu0 := time.Now(), cpuTime()
 	ctx, cancel := context.WithTimeout(context.Background(), limit+limit/10)
@@ -286,7 +325,7 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 	o.Seconds, o.CPUSeconds = time.Since(start).Seconds(), (cpuTime() - cpu0).Seconds()
 	if err != nil {
 		o.Grade, o.Status, o.Diagnostic = "fail", "error", err.Error()
-		return o
+		return o, nil
 	}
 	o.Status, o.Solver, o.Fallback, o.Iterations, o.Diagnostic = sol.Status.String(), sol.Solver, sol.Fallback, sol.Iterations, sol.Diagnostic
 	if sol.Status.OK() {
@@ -296,10 +335,17 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 		}
 	}
 	o.Grade = grade(in, sol.Status, o.Objective, maximize)
+	o.GradePub = o.Grade
+	if c, ev := in.corrected(); useErrata && ev != "" {
+		o.Grade, o.Erratum = grade(c, sol.Status, o.Objective, maximize), ev
+		if c.Reference != nil {
+			o.Reference, o.Tolerance = c.Reference.Value, c.tolerance()
+		}
+	}
 	if !math.IsNaN(o.Reference) && !math.IsNaN(o.Objective) {
 		o.Error = math.Abs(o.Objective - o.Reference)
 	}
-	return o
+	return o, sol
 }
 
 // grade applies the pass rule of reference.json.
@@ -388,7 +434,7 @@ func csdpRatios(rs []outcome) string {
 
 func markdown(rs []outcome, route string) string {
 	var b strings.Builder
-	type tally struct{ n, pass, wrong, fail, noref int }
+	type tally struct{ n, pass, wrong, fail, noref, passPub, wrongPub int }
 	per := map[string]*tally{}
 	var order []string
 	for _, r := range rs {
@@ -399,6 +445,12 @@ func markdown(rs []outcome, route string) string {
 			order = append(order, r.Set)
 		}
 		t.n++
+		switch r.GradePub {
+		case "pass":
+			t.passPub++
+		case "wrong":
+			t.wrongPub++
+		}
 		switch r.Grade {
 		case "pass":
 			t.pass++
@@ -410,7 +462,7 @@ func markdown(rs []outcome, route string) string {
 			t.fail++
 		}
 	}
-	fmt.Fprintf(&b, "| library (route %s) | instances | verified pass | wrong optimal | other failures | no reference |\n|---|---|---|---|---|---|\n", route)
+	fmt.Fprintf(&b, "| library (route %s) | instances | verified pass | wrong optimal | other failures | no reference | as published: pass / wrong |\n|---|---|---|---|---|---|---|\n", route)
 	for _, s := range order {
 		t := per[s]
 		graded := t.n - t.noref
@@ -418,7 +470,7 @@ func markdown(rs []outcome, route string) string {
 		if graded > 0 {
 			rate = 100 * float64(t.pass) / float64(graded)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d (%.1f%%) | %d | %d | %d |\n", s, t.n, t.pass, rate, t.wrong, t.fail, t.noref)
+		fmt.Fprintf(&b, "| %s | %d | %d (%.1f%%) | %d | %d | %d | %d / %d |\n", s, t.n, t.pass, rate, t.wrong, t.fail, t.noref, t.passPub, t.wrongPub)
 	}
 	b.WriteString(csdpRatios(rs))
 	fmt.Fprintf(&b, "\n| instance | grade | status | objective | reference | |error| | solver | iterations | seconds | CPU seconds | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -428,6 +480,9 @@ func markdown(rs []outcome, route string) string {
 		note := r.Diagnostic
 		if len(note) > 160 {
 			note = note[:160] + "…"
+		}
+		if r.Erratum != "" {
+			note = "erratum (published grade " + r.GradePub + "): " + r.Erratum + ". " + note
 		}
 		note = strings.ReplaceAll(note, "|", "/")
 		if r.CSDPStatus != "" {
@@ -441,4 +496,67 @@ func markdown(rs []outcome, route string) string {
 			r.Objective, r.Reference, r.Error, slv, r.Iterations, r.Seconds, r.CPUSeconds, note)
 	}
 	return b.String()
+}
+
+// regradeFile re-applies grade (with the errata when useErrata) to the
+// outcomes of an earlier run and prints the table.
+func regradeFile(path string, ref *reference, route string, useErrata bool, stdout io.Writer) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var raw []map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var prev []outcome
+	if err := json.Unmarshal(b, &prev); err != nil {
+		// NaN objectives are written as null: decode field by field.
+		prev = nil
+	}
+	byName := map[string]*instance{}
+	for i := range ref.Instances {
+		byName[ref.Instances[i].Set+"/"+ref.Instances[i].Name] = &ref.Instances[i]
+	}
+	var out []outcome
+	for k, r := range raw {
+		var o outcome
+		if prev != nil {
+			o = prev[k]
+		} else {
+			o.Name, _ = r["name"].(string)
+			o.Set, _ = r["set"].(string)
+			o.Status, _ = r["status"].(string)
+		}
+		o.Objective, o.Reference = math.NaN(), math.NaN()
+		if v, ok := r["objective"].(float64); ok {
+			o.Objective = v
+		}
+		in := byName[o.Set+"/"+o.Name]
+		if in == nil {
+			return fmt.Errorf("%s: instance %s/%s is not in reference.json", path, o.Set, o.Name)
+		}
+		st, err := solver.ParseStatus(o.Status)
+		if err != nil {
+			st = solver.StatusUnknown
+		}
+		if in.Reference != nil {
+			o.Reference, o.Tolerance = in.Reference.Value, in.tolerance()
+		}
+		o.Grade = grade(in, st, o.Objective, false)
+		o.GradePub, o.Erratum = o.Grade, ""
+		if c, ev := in.corrected(); useErrata && ev != "" {
+			o.Grade, o.Erratum = grade(c, st, o.Objective, false), ev
+			if c.Reference != nil {
+				o.Reference, o.Tolerance = c.Reference.Value, c.tolerance()
+			}
+		}
+		o.Error = 0
+		if !math.IsNaN(o.Reference) && !math.IsNaN(o.Objective) {
+			o.Error = math.Abs(o.Objective - o.Reference)
+		}
+		out = append(out, o)
+	}
+	fmt.Fprint(stdout, markdown(out, route))
+	return nil
 }

@@ -22,9 +22,12 @@
 // Nesterov–Todd scaling; rotated second-order cones are mapped exactly onto
 // second-order cones by the orthogonal row map (u, v) ↦ ((u+v)/√2, (u−v)/√2),
 // undone afterwards; zero cones are equality rows with a zero scaling block.
-// Exponential and power cones use the dual scaling H = μ∇²f*(z) with a
-// second-order corrector and a backtracking line search that keeps the
-// iterate near the central path (Clarabel's barrier test), switching to the
+// Exponential and power cones use the dual scaling H = μ∇²f*(z) with the
+// third-order corrector of Dahl & Andersen (2022), η = ½∇³f*(z)[Δz,
+// (∇²f*(z))⁻¹Δs] from the predictor direction (the step without it is tried
+// as well when the corrected step is shorter than 0.5), and a backtracking
+// line search that keeps the iterate near the central path (Clarabel's
+// barrier test), switching to the
 // primal–dual scaling of Dahl & Andersen (2022) when the dual scaling stalls
 // (Settings.PrimalDualScaling selects it from the start).
 //
@@ -45,7 +48,14 @@
 // with the sparse LDLᵀ of package internal/ldl (AMD ordering; symbolic
 // analysis once, numeric refactorization per iteration, dynamic
 // regularization), followed by iterative refinement against the unregularized
-// matrix. Second-order cones larger than Settings.SOCExpandDim enter the
+// matrix. When the refined solves leave a relative residual above 1e-9 and
+// 1e-3 times the iterate's residuals (the static regularization ε is large
+// against the smallest eigenvalues of an ill-conditioned system, e.g. the
+// difference operators of the LISWET QPs), the iteration is redone with ε
+// divided by 100 at a time, down to 1e-14, and the ε with the most accurate
+// solves is kept; the initial ε comes back for good when the solves later get
+// 1000 times worse than those that started the descent.
+// Second-order cones larger than Settings.SOCExpandDim enter the
 // matrix in a sparse expanded form with two extra rows each instead of a dense
 // block, and PSD blocks of svec dimension ≥ 21 whose rows touch at most half
 // as many variables are eliminated into the x-block by their Schur complement

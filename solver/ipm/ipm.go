@@ -137,6 +137,19 @@ type workspace struct {
 	dX, dZ         []float64 // corrector right-hand sides
 	rS             []float64
 	work           []float64
+	// non-symmetric cones: the predictor direction (Δs, Δz) and a saved
+	// combined direction (Δx, Δs, Δz, Δτ, Δκ) for the corrector retry
+	dsAff, dzAff           []float64
+	dxKeep, dsKeep, dzKeep []float64
+	dtauKeep, dkappaKeep   float64
+
+	// adaptive static regularization (adaptStaticReg): whether ε is being
+	// reduced, the ε with the smallest solve residual so far, whether ε is
+	// settled, and the ε before the descent with the residual that started it
+	regDescending         bool
+	regBest, regBestErr   float64
+	regLocked             bool
+	regFirst, regFirstErr float64
 
 	info          iterInfo
 	dualScaling   bool

@@ -746,6 +746,9 @@ func TestInvalidInput(t *testing.T) {
 	if _, err := NewWithSettings(Settings{MaxStepFraction: 1.5}); !errors.Is(err, ErrInvalidSettings) {
 		t.Errorf("MaxStepFraction 1.5: %v", err)
 	}
+	if _, err := NewWithSettings(Settings{MinStaticReg: math.NaN()}); !errors.Is(err, ErrInvalidSettings) || !strings.Contains(err.Error(), "MinStaticReg") {
+		t.Errorf("MinStaticReg NaN: %v", err)
+	}
 	if _, err := New().Solve(context.Background(), ok(), solver.Settings{MaxIterations: -1}); !errors.Is(err, ErrInvalidSettings) {
 		t.Errorf("MaxIterations −1: %v", err)
 	}

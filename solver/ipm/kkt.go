@@ -264,6 +264,9 @@ type kktSystem struct {
 	eps      float64 // static regularization
 	solver   kktSolver
 	refine   int
+	// solveErr is the largest relative residual ‖b − K₀x‖∞/(1 + ‖b‖∞) left
+	// by the refined solves since the last factorization.
+	solveErr float64
 	// workspaces
 	rhs, res, dx []float64
 	br, xr       []float64
@@ -623,6 +626,7 @@ func (eb *schurBlock) work(k int) *schurWork {
 // update writes the current cone scalings into the matrix and refactors it.
 func (ks *kktSystem) update() error {
 	ks.identity = false
+	ks.solveErr = 0
 	ks.addSchur()
 	v := ks.k.Val
 	eps := ks.eps
@@ -782,7 +786,8 @@ func (ks *kktSystem) solve(x, b []float64) {
 			if ks.fres == nil {
 				ks.fres, ks.fdx = make([]float64, ks.fdim), make([]float64, ks.fdim)
 			}
-			refineSolution(x, b, ks.fres, ks.fdx, ks.refine, ks.mulFull, ks.solveElim)
+			r := refineSolution(x, b, ks.fres, ks.fdx, ks.refine, ks.mulFull, ks.solveElim)
+			ks.solveErr = math.Max(ks.solveErr, r/(1+normInf(b)))
 		}
 		return
 	}
@@ -807,6 +812,7 @@ func (ks *kktSystem) solve(x, b []float64) {
 			return
 		}
 	}
+	ks.solveErr = math.Max(ks.solveErr, r/(1+normInf(br)))
 	ks.recover(x, xr, b)
 }
 
@@ -817,6 +823,21 @@ func (ks *kktSystem) solve(x, b []float64) {
 // qap10 at iteration 8 —, which the next iterations survive, while the
 // dense rule costs m²d/2 per iteration.)
 const solveAccuracy = 1e-5
+
+// setStaticReg replaces the static regularization ε by eps: in the stored
+// x-block diagonal now, in the cone blocks at the next update.
+func (ks *kktSystem) setStaticReg(eps float64) {
+	d := eps - ks.eps
+	k := ks.k
+	for j := 0; j < ks.n; j++ {
+		for q := k.ColPtr[j]; q < k.ColPtr[j+1]; q++ {
+			if k.RowIdx[q] == j {
+				ks.xbase[q] += d
+			}
+		}
+	}
+	ks.eps = eps
+}
 
 // finite reports whether every entry of v is finite.
 func finite(v []float64) bool {
@@ -1029,7 +1050,8 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 	if refine == 0 {
 		return
 	}
-	refineSolution(x, b, ks.res, ks.dx, refine, ks.mulK, ks.solver.solve)
+	r := refineSolution(x, b, ks.res, ks.dx, refine, ks.mulK, ks.solver.solve)
+	ks.solveErr = math.Max(ks.solveErr, r/(1+normInf(b)))
 }
 
 // refineSolution improves an approximate solution x of K·x = b by at most

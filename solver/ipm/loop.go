@@ -133,6 +133,10 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 	w.off, w.rS, w.work = alloc(m), alloc(m), alloc(max(m, n))
 	w.adx = alloc(m)
 	w.dX, w.dZ = alloc(n), alloc(m)
+	if w.nonsym {
+		w.dsAff, w.dzAff = alloc(m), alloc(m)
+		w.dxKeep, w.dsKeep, w.dzKeep = alloc(n), alloc(m), alloc(m)
+	}
 	return w, nil
 }
 
@@ -464,6 +468,153 @@ func (w *workspace) centrality(a float64) float64 {
 	return b
 }
 
+// adaptStaticReg reduces the static regularization ε of the KKT matrix when
+// the refined solves of the current factorization leave a relative residual
+// above kktSolveTol and kktSolveRel times the merit of the iterate: ε is
+// then large against the smallest eigenvalues of the reduced system
+// (ill-conditioned constraints such as the difference operators of the
+// LISWET QPs or the control SDPs), and iterative refinement converges slowly
+// or not at all. The iteration is then redone with ε shrunk by staticRegCut
+// at a time, down to Settings.MinStaticReg, while the solves do not get more
+// than regDescentSlack times worse than the best seen (the residual often stays
+// flat until ε is small enough: LISWET7 needs 1e-14); the ε with the most
+// accurate solves is kept for the rest of the solve. That choice is revoked,
+// and the initial ε restored for good, when the solves later become
+// regRevokeFactor times worse than those that started the descent (near a
+// degenerate solution, e.g. SDPLIB's hinf6, a small ε no longer stabilizes
+// the factorization). It reports whether the iteration must be redone.
+func (w *workspace) adaptStaticReg() bool {
+	e := w.kkt.solveErr
+	ks := w.kkt
+	if w.regDescending {
+		if e < w.regBestErr {
+			w.regBest, w.regBestErr = ks.eps, e
+		}
+		if w.canCutReg() && e <= regDescentSlack*w.regBestErr {
+			ks.setStaticReg(ks.eps * staticRegCut)
+			return true
+		}
+		w.regDescending, w.regLocked = false, true
+		if ks.eps != w.regBest {
+			ks.setStaticReg(w.regBest)
+			return true
+		}
+		return false
+	}
+	if w.regFirst > 0 && ks.eps < w.regFirst && !(e <= regRevokeFactor*w.regFirstErr) {
+		// The solves with the reduced ε have become much worse than those
+		// with the initial ε were when the reduction started: go back to
+		// the initial ε for good.
+		ks.setStaticReg(w.regFirst)
+		w.regFirst = 0
+		return true
+	}
+	if !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked && w.canCutReg() {
+		w.regFirst, w.regFirstErr = ks.eps, e
+		w.regBest, w.regBestErr = ks.eps, e
+		w.regDescending = true
+		ks.setStaticReg(ks.eps * staticRegCut)
+		return true
+	}
+	return false
+}
+
+// canCutReg reports whether ε·staticRegCut is still at least
+// Settings.MinStaticReg (up to round-off: 1e-8 reaches 1e-14 in three cuts).
+func (w *workspace) canCutReg() bool {
+	return w.kkt.eps*staticRegCut >= w.set.MinStaticReg*(1-1e-9)
+}
+
+// regDescentSlack: the descent of adaptStaticReg continues while the solve
+// residual stays within this factor of the best one seen.
+const regDescentSlack = 10
+
+// kktSolveTol is the largest relative residual of the refined KKT solves
+// accepted before the static regularization is reduced (see
+// adaptStaticReg), and kktSolveRel that residual relative to the merit
+// max(pres, dres, gap) of the iterate: solves much more accurate than the
+// residuals they reduce are good enough.
+const (
+	kktSolveTol = 1e-9
+	kktSolveRel = 1e-3
+)
+
+// regRevokeFactor: a reduced static regularization is given up when the
+// solves leave residuals this many times larger than those that started the
+// reduction (see adaptStaticReg).
+const regRevokeFactor = 1000
+
+// staticRegCut is the factor applied to the static regularization ε when the
+// KKT solves are inaccurate, down to Settings.MinStaticReg.
+const staticRegCut = 0.01
+
+// thirdOrderRetryStep: when the combined step with the third-order
+// correction of the non-symmetric cones is shorter than this, the step
+// without it is tried too (see run).
+const thirdOrderRetryStep = 0.5
+
+// combinedStep computes the combined (corrector) direction for the centring
+// parameter σ and returns its step length (after the centrality backtracking
+// of the dual scaling); third selects the third-order correction of the
+// non-symmetric cones. For non-symmetric problems the predictor direction is
+// read from w.dsAff, w.dzAff, else from w.ds, w.dz (overwritten).
+func (w *workspace) combinedStep(sigma, mu, dtauAff, dkappaAff float64, third bool) (float64, bool) {
+	sm := sigma * mu
+	dsA, dzA := w.ds, w.dz
+	if w.nonsym {
+		dsA, dzA = w.dsAff, w.dzAff
+	}
+	for i, c := range w.cones {
+		if ns, ok := c.(*nonsymCone); ok {
+			ns.noThird = !third
+		}
+		shift := w.block(w.work[:w.m], i)
+		c.combinedDsShift(shift, w.block(dzA, i), w.block(dsA, i), sm)
+		rs := w.block(w.rS, i)
+		c.affineDs(rs, w.block(w.s, i))
+		for k := range rs {
+			rs[k] += shift[k]
+		}
+	}
+	f := 1 - sigma
+	dX, dZ := w.dX, w.dZ
+	for j := range dX {
+		dX[j] = f * w.rx[j]
+	}
+	for i := range dZ {
+		dZ[i] = f * w.rz[i]
+	}
+	dKappa := w.tau*w.kappa + dtauAff*dkappaAff - sm
+	if !w.solveNewton(dX, dZ, f*w.rtau, w.rS, dKappa) {
+		return 0, false
+	}
+	a := w.stepLength(1)
+	if w.nonsym && w.dualScaling {
+		for k := 0; k < 50 && a > 1e-10; k++ {
+			if w.centrality(a) < centralityLimit {
+				break
+			}
+			a *= 0.8
+		}
+	}
+	return a, true
+}
+
+// keepStep saves the current direction; restoreStep brings it back.
+func (w *workspace) keepStep() {
+	copy(w.dxKeep, w.dx)
+	copy(w.dsKeep, w.ds)
+	copy(w.dzKeep, w.dz)
+	w.dtauKeep, w.dkappaKeep = w.dtau, w.dkappa
+}
+
+func (w *workspace) restoreStep() {
+	copy(w.dx, w.dxKeep)
+	copy(w.ds, w.dsKeep)
+	copy(w.dz, w.dzKeep)
+	w.dtau, w.dkappa = w.dtauKeep, w.dkappaKeep
+}
+
 func (w *workspace) takeStep(a float64) {
 	for j := range w.x {
 		w.x[j] += a * w.dx[j]
@@ -646,6 +797,10 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		w.kkt.solve(w.sol, w.rhs)
 		copy(w.x2, w.sol[:w.n])
 		copy(w.z2, w.sol[w.n:w.n+w.m])
+		if w.adaptStaticReg() {
+			it--
+			continue
+		}
 
 		// predictor
 		for i, c := range w.cones {
@@ -661,37 +816,25 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		dtauAff, dkappaAff := w.dtau, w.dkappa
 
 		// corrector
-		sm := sigma * mu
-		for i, c := range w.cones {
-			shift := w.block(w.work[:w.m], i)
-			c.combinedDsShift(shift, w.block(w.dz, i), w.block(w.ds, i), sm)
-			rs := w.block(w.rS, i)
-			c.affineDs(rs, w.block(w.s, i))
-			for k := range rs {
-				rs[k] += shift[k]
+		if w.nonsym {
+			copy(w.dsAff, w.ds)
+			copy(w.dzAff, w.dz)
+		}
+		a, ok := w.combinedStep(sigma, mu, dtauAff, dkappaAff, true)
+		if ok && w.nonsym && a < thirdOrderRetryStep {
+			// The third-order term of the non-symmetric cones can shorten
+			// the step far from the central path: retry without it and keep
+			// the longer of the two steps.
+			w.keepStep()
+			if a2, ok2 := w.combinedStep(sigma, mu, dtauAff, dkappaAff, false); ok2 && a2 > a {
+				a = a2
+			} else {
+				w.restoreStep()
 			}
 		}
-		f := 1 - sigma
-		dX, dZ := w.dX, w.dZ
-		for j := range dX {
-			dX[j] = f * w.rx[j]
-		}
-		for i := range dZ {
-			dZ[i] = f * w.rz[i]
-		}
-		dKappa := w.tau*w.kappa + dtauAff*dkappaAff - sm
-		if !w.solveNewton(dX, dZ, f*w.rtau, w.rS, dKappa) {
+		if !ok {
 			status = solver.NumericalError
 			break
-		}
-		a := w.stepLength(1)
-		if w.nonsym && w.dualScaling {
-			for k := 0; k < 50 && a > 1e-10; k++ {
-				if w.centrality(a) < centralityLimit {
-					break
-				}
-				a *= 0.8
-			}
 		}
 		a *= set.MaxStepFraction
 		if w.nonsym && !w.scalingLocked {
@@ -737,11 +880,17 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		if w.best.x != nil && w.best.merit < w.merit() {
 			w.restoreBest()
 		}
+		stopped := status
 		switch {
 		case status != solver.Cancelled && w.converged(set.FeasTol, set.GapTol):
 			status = solver.Optimal
 		case status != solver.Cancelled && w.converged(set.ReducedFeasTol, set.ReducedGapTol):
 			status = solver.AlmostOptimal
+			in := &w.info
+			sol := w.finish(status, it)
+			sol.Diagnostic = fmt.Sprintf("ipm: stopped by %v after %d iterations; the best iterate meets only the reduced tolerances (primal residual %.2g, dual residual %.2g, relative gap %.2g)",
+				stopped, it, in.pres, in.dres, math.Min(in.gap, in.relgap))
+			return sol
 		}
 	}
 	return w.finish(status, it)

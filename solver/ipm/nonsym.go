@@ -15,6 +15,9 @@ type barrierPair interface {
 	// dualGradHess writes ∇f*(z) and ∇²f*(z) (row-major 3×3); false outside int K*.
 	dualGradHess(g []float64, h *[9]float64, z []float64) bool
 	dualValue(z []float64) float64
+	// dualThird writes ∇³f*(z)[a, b], the third derivative of f* at z
+	// applied to the directions a and b (a symmetric bilinear form in a, b).
+	dualThird(out []float64, z, a, b []float64)
 	// central writes a point with s = z on the central ray.
 	central(v []float64)
 }
@@ -37,6 +40,8 @@ type nonsymCone struct {
 	work [3]float64
 	// dualOnly forces the dual scaling H = μ∇²f*(z).
 	dualOnly bool
+	// noThird drops the third-order term η of combinedDsShift.
+	noThird bool
 }
 
 func (c *nonsymCone) dim() int        { return 3 }
@@ -112,45 +117,65 @@ func (c *nonsymCone) denseH(out []float64) { copy(out, c.hs[:]) }
 
 func (c *nonsymCone) affineDs(ds, s []float64) { copy(ds, s) }
 
-// combinedDsShift: shift = σμ∇f*(z) + ½σμ∇³f*(z)[Δz, Δz], the second-order
-// Taylor term of the central-path condition s + σμ∇f*(z + Δz) = 0 along the
-// predictor direction Δz (a Mehrotra-type corrector). The third directional
-// derivative is a central difference of the analytic Hessian.
+// combinedDsShift: shift = σμ∇f*(z) − η with the third-order correction
+//
+//	η = ½·∇³f*(z)[Δz, (∇²f*(z))⁻¹Δs]
+//
+// along the predictor direction (Δs, Δz) (Dahl & Andersen 2022, Section 5.2;
+// Clarabel's combined_ds_shift). It is the second-order Taylor term of the
+// dual central path s(α) = −μ(α)∇f*(z(α)) with μ(α) = (1−α)μ: differentiating
+// twice and using the logarithmic homogeneity ∇³f*(z)[z] = −2∇²f*(z) gives
+// s̈ + μ∇²f*(z)z̈ = ∇³f*(z)[ż, (∇²f*(z))⁻¹ṡ]. On the nonnegative orthant
+// (f* = −Σ log z) η = −ΔsΔz/z, Mehrotra's corrector.
 func (c *nonsymCone) combinedDsShift(shift, dz, ds []float64, sigmaMu float64) {
 	for i := 0; i < 3; i++ {
 		shift[i] = sigmaMu * c.g[i]
 	}
-	nz, nd := norm2(c.z[:]), norm2(dz)
-	if nd == 0 {
+	var u, eta [3]float64
+	if c.noThird || !solve3(u[:], &c.hd, ds) {
 		return
 	}
-	// u = Δz: the second-order term of σμ∇f*(z + Δz)
-	var u [3]float64
-	copy(u[:], dz)
-	h := 1e-5 * nz / nd
-	var zp, zm, gtmp [3]float64
-	var hp, hm [9]float64
-	for k := 0; k < 20; k++ {
-		for i := 0; i < 3; i++ {
-			zp[i] = c.z[i] + h*dz[i]
-			zm[i] = c.z[i] - h*dz[i]
-		}
-		if c.f.dualGradHess(gtmp[:], &hp, zp[:]) && c.f.dualGradHess(gtmp[:], &hm, zm[:]) {
-			for i := 0; i < 3; i++ {
-				var e float64
-				for j := 0; j < 3; j++ {
-					e += (hp[i*3+j] - hm[i*3+j]) * u[j]
-				}
-				eta := 0.5 * sigmaMu * e / (2 * h)
-				if math.IsNaN(eta) || math.IsInf(eta, 0) {
-					return
-				}
-				shift[i] += eta
+	c.f.dualThird(eta[:], c.z[:], dz, u[:])
+	for i := 0; i < 3; i++ {
+		e := 0.5 * eta[i]
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			for k := 0; k < 3; k++ {
+				shift[k] = sigmaMu * c.g[k]
 			}
 			return
 		}
-		h /= 4
+		shift[i] -= e
 	}
+}
+
+// solve3 solves the symmetric positive definite 3×3 system H·x = b (row-major
+// H) by Cholesky; false if H is not numerically positive definite.
+func solve3(x []float64, h *[9]float64, b []float64) bool {
+	l00 := h[0]
+	if !(l00 > 0) {
+		return false
+	}
+	l00 = math.Sqrt(l00)
+	l10 := h[3] / l00
+	l20 := h[6] / l00
+	d1 := h[4] - l10*l10
+	if !(d1 > 0) {
+		return false
+	}
+	l11 := math.Sqrt(d1)
+	l21 := (h[7] - l20*l10) / l11
+	d2 := h[8] - l20*l20 - l21*l21
+	if !(d2 > 0) {
+		return false
+	}
+	l22 := math.Sqrt(d2)
+	y0 := b[0] / l00
+	y1 := (b[1] - l10*y0) / l11
+	y2 := (b[2] - l20*y0 - l21*y1) / l22
+	x[2] = y2 / l22
+	x[1] = (y1 - l21*x[2]) / l11
+	x[0] = (y0 - l10*x[1] - l20*x[2]) / l00
+	return true
 }
 
 func (c *nonsymCone) dsOffset(out, ds []float64) { copy(out, ds) }
@@ -199,6 +224,32 @@ func assembleGH(g []float64, h *[9]float64, psi float64, dpsi [3]float64, d2psi 
 			h[i*3+j] = dpsi[i]*dpsi[j]/(psi*psi) - d2psi[i*3+j]/psi
 		}
 		h[i*3+i] += ld[i]
+	}
+}
+
+// assembleThird sets out = ∇³(−log ψ)[a, b] + diag(lt)·(a∘b), the third
+// derivative of −log ψ + (separable log terms) applied to a and b, from
+// ψ, ∇ψ, ∇²ψ and t3 = ∇³ψ[a, b]:
+//
+//	∇³(−log ψ)[a,b] = −t3/ψ + (∇²ψa·(∇ψᵀb) + ∇²ψb·(∇ψᵀa) + ∇ψ·(aᵀ∇²ψb))/ψ²
+//	                  − 2∇ψ(∇ψᵀa)(∇ψᵀb)/ψ³.
+func assembleThird(out []float64, psi float64, dpsi [3]float64, d2psi [9]float64, t3, lt [3]float64, a, b []float64) {
+	var ha, hb [3]float64
+	var ga, gb, ahb float64
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			ha[i] += d2psi[i*3+j] * a[j]
+			hb[i] += d2psi[i*3+j] * b[j]
+		}
+		ga += dpsi[i] * a[i]
+		gb += dpsi[i] * b[i]
+	}
+	for i := 0; i < 3; i++ {
+		ahb += a[i] * hb[i]
+	}
+	p2, p3 := psi*psi, psi*psi*psi
+	for i := 0; i < 3; i++ {
+		out[i] = -t3[i]/psi + (ha[i]*gb+hb[i]*ga+dpsi[i]*ahb)/p2 - 2*dpsi[i]*ga*gb/p3 + lt[i]*a[i]*b[i]
 	}
 }
 
@@ -270,6 +321,22 @@ func (expBarriers) dualGradHess(g []float64, h *[9]float64, zv []float64) bool {
 	d2 := [9]float64{1 / u, 0, -1 / w, 0, 0, 0, -1 / w, 0, u / (w * w)}
 	assembleGH(g, h, psi, dpsi, d2, [3]float64{-1 / u, 0, -1 / w}, [3]float64{1 / (u * u), 0, 1 / (w * w)})
 	return true
+}
+
+// dualThird: ψ = v − u − u·log(−w/u) has the third derivatives ψ_uuu = −1/u²,
+// ψ_uww = 1/w², ψ_www = −2u/w³ (the others vanish); −log(−u) and −log w
+// contribute −2/u³ and −2/w³.
+func (expBarriers) dualThird(out []float64, zv, a, b []float64) {
+	u, v, w := zv[0], zv[1], zv[2]
+	psi := v - u - u*math.Log(-w/u)
+	dpsi := [3]float64{math.Log(-u / w), 1, -u / w}
+	d2 := [9]float64{1 / u, 0, -1 / w, 0, 0, 0, -1 / w, 0, u / (w * w)}
+	t3 := [3]float64{
+		-a[0]*b[0]/(u*u) + a[2]*b[2]/(w*w),
+		0,
+		(a[0]*b[2]+a[2]*b[0])/(w*w) - 2*u*a[2]*b[2]/(w*w*w),
+	}
+	assembleThird(out, psi, dpsi, d2, t3, [3]float64{-2 / (u * u * u), 0, -2 / (w * w * w)}, a, b)
 }
 
 // ------------------------------------------------------------- power cone
@@ -348,4 +415,33 @@ func (p powBarriers) dualGradHess(g []float64, h *[9]float64, zv []float64) bool
 		0, 0, -2}
 	assembleGH(g, h, psi, dpsi, d2, [3]float64{-(1 - a) / u, -a / v, 0}, [3]float64{(1 - a) / (u * u), a / (v * v), 0})
 	return true
+}
+
+// dualThird: ψ = φ(u, v) − w² with φ = (u/α)^p (v/(1−α))^q, p = 2α,
+// q = 2 − 2α, whose third derivatives are φ·p(p−1)(p−2)/u³, φ·p(p−1)q/(u²v),
+// φ·pq(q−1)/(uv²), φ·q(q−1)(q−2)/v³; −(1−α)log u and −α log v contribute
+// −2(1−α)/u³ and −2α/v³.
+func (p powBarriers) dualThird(out []float64, zv, a, b []float64) {
+	u, v, w := zv[0], zv[1], zv[2]
+	al := p.alpha
+	pp, qq := 2*al, 2-2*al
+	phi := math.Exp(pp*math.Log(u/al) + qq*math.Log(v/(1-al)))
+	psi := phi - w*w
+	dpsi := [3]float64{pp * phi / u, qq * phi / v, -2 * w}
+	uv := pp * qq * phi / (u * v)
+	d2 := [9]float64{
+		pp * (pp - 1) * phi / (u * u), uv, 0,
+		uv, qq * (qq - 1) * phi / (v * v), 0,
+		0, 0, -2}
+	tuuu := phi * pp * (pp - 1) * (pp - 2) / (u * u * u)
+	tuuv := phi * pp * (pp - 1) * qq / (u * u * v)
+	tuvv := phi * pp * qq * (qq - 1) / (u * v * v)
+	tvvv := phi * qq * (qq - 1) * (qq - 2) / (v * v * v)
+	ab := a[0]*b[1] + a[1]*b[0]
+	t3 := [3]float64{
+		tuuu*a[0]*b[0] + tuuv*ab + tuvv*a[1]*b[1],
+		tuuv*a[0]*b[0] + tuvv*ab + tvvv*a[1]*b[1],
+		0,
+	}
+	assembleThird(out, psi, dpsi, d2, t3, [3]float64{-2 * (1 - al) / (u * u * u), -2 * al / (v * v * v), 0}, a, b)
 }

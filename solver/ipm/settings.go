@@ -48,6 +48,14 @@ type Settings struct {
 	// replaced by σ·DynamicRegDelta when σ·d < DynamicRegEps. Defaults 1e-13
 	// and 2e-7.
 	DynamicRegEps, DynamicRegDelta float64
+	// MinStaticReg is the smallest static regularization the solver may
+	// switch to when the refined KKT solves stay inaccurate (relative residual
+	// above 1e-9 and 1e-3 times the iterate's residuals): ε is then divided by
+	// 100 at a time down to MinStaticReg and the most accurate choice is kept
+	// (ill-conditioned constraints such as the difference operators of the
+	// LISWET QPs need 1e-14). Default 1e-14; a value ≥ StaticReg disables the
+	// adaptation.
+	MinStaticReg float64
 	// RefineSteps is the maximal number of iterative-refinement steps per KKT
 	// solve, against the unregularized KKT matrix. Default 10. Set
 	// DisableRefinement to switch refinement off.
@@ -155,6 +163,7 @@ func (s *Settings) fill() {
 	def(&s.StaticRegProportional, 2.220446049250313e-16)
 	def(&s.DynamicRegEps, 1e-13)
 	def(&s.DynamicRegDelta, 2e-7)
+	def(&s.MinStaticReg, 1e-14)
 	def(&s.EquilibrationMin, 1e-4)
 	def(&s.EquilibrationMax, 1e4)
 	def(&s.MaxStepFraction, 0.99)
@@ -199,6 +208,7 @@ func (s *Settings) Validate() error {
 		{"ReducedFeasTol", s.ReducedFeasTol}, {"ReducedGapTol", s.ReducedGapTol},
 		{"StaticReg", s.StaticReg}, {"StaticRegProportional", s.StaticRegProportional},
 		{"DynamicRegEps", s.DynamicRegEps}, {"DynamicRegDelta", s.DynamicRegDelta},
+		{"MinStaticReg", s.MinStaticReg},
 		{"EquilibrationMin", s.EquilibrationMin}, {"EquilibrationMax", s.EquilibrationMax},
 	}
 	for _, f := range pos {

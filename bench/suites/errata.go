@@ -1,0 +1,78 @@
+package main
+
+import "math"
+
+// erratum corrects one published reference of reference.json, with the
+// evidence that the published value is wrong. The table grades every
+// instance twice: against the published reference ("grade_published") and
+// against the corrected one ("grade"); -errata=false grades against the
+// published values only. The evidence is in BENCHMARKS.md ("Public benchmark
+// libraries").
+type erratum struct {
+	// Value replaces the published optimum (nil: keep it).
+	Value *float64
+	// SigDigits, when > 0, replaces the published number of significant
+	// digits (the tolerance is half a unit of the last one).
+	SigDigits int
+	// RelTol, when > 0, widens the tolerance to RelTol·max(1, |ref|): the
+	// precision the published solver's own reported errors support.
+	RelTol float64
+	// Status replaces the expected status ("infeasible").
+	Status   string
+	Evidence string
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// errata lists the corrections with their evidence.
+var errata = map[string]erratum{
+	"HUES-MOD": {Value: ptr(3.4824464e7), SigDigits: 8,
+		Evidence: "an independent maximization of the concave dual (scripts/bench/maros_diag_dualcheck.py) bounds the optimum below by 3.482446387e7; privopt's pair has residuals ≤ 2e-15, gap 5e-9; the published 3.4824690e7 is 6.5e-6 above"},
+	"HUESTIS": {Value: ptr(3.4824464e11), SigDigits: 8,
+		Evidence: "same data as HUES-MOD scaled by 1e4: dual lower bound 3.482446387e11"},
+	"LISWET8": {Value: ptr(714.47006),
+		Evidence: "misprinted exponent: HiGHS finds a feasible point of value 714.4700591 and the IPM's certified optimum is 714.47006, not 7144.7006"},
+	"qap10": {Value: ptr(-1092.6), SigDigits: 5,
+		Evidence: "transcription: SDPLIB lists -1.0926e+03 (reference.json has -10.93); CSDP -1092.593, privopt -1092.585"},
+	"qap6": {Value: ptr(-381.4326), SigDigits: 7,
+		Evidence: "two independent solvers agree on -381.4326 (CSDP -381.43261, privopt -381.43265); the published 5 digits -381.44 are 0.007 away from both"},
+	"isil01": {Status: "infeasible",
+		Evidence: "the IPM's Farkas certificate checks in exact rational arithmetic (b'u = -0.99999987, exponential-cone margins >= 0.145 in 60-digit arithmetic; scripts/bench/cbf_farkas_check.py)"},
+	"nql30": {RelTol: 1e-4, Evidence: nqlEvidence}, "nql60": {RelTol: 1e-4, Evidence: nqlEvidence}, "nql180": {RelTol: 1e-4, Evidence: nqlEvidence},
+	"qssp30": {RelTol: 1e-4, Evidence: nqlEvidence}, "qssp90": {RelTol: 1e-4, Evidence: nqlEvidence},
+}
+
+const nqlEvidence = "MOSEK's reported dual infeasibility (3.7e-8 to 4.9e-8) times Σ|x| (3e3 to 1e5) pins the published optimum only to 1e-4 to 5e-3; privopt's points violate the constraints by ≤ 8e-10 on an independent reading of the file (scripts/bench/cbf_pd_check.py) with primal = dual objective to 5e-7"
+
+// corrected returns in with its erratum applied, and the erratum's evidence
+// ("" when there is none).
+func (in *instance) corrected() (*instance, string) {
+	e, ok := errata[in.Name]
+	if !ok {
+		return in, ""
+	}
+	c := *in
+	if e.Status != "" {
+		c.ExpectedStatus = e.Status
+	}
+	if in.Reference != nil && (e.Value != nil || e.SigDigits > 0 || e.RelTol > 0) {
+		r := *in.Reference
+		if e.Value != nil {
+			r.Value, r.Text = *e.Value, ""
+		}
+		if e.SigDigits > 0 {
+			r.SigDigits = e.SigDigits
+		}
+		c.Reference = &r
+		c.relTol = e.RelTol
+	}
+	return &c, e.Evidence
+}
+
+// widen applies an erratum's relative tolerance.
+func (in *instance) widen(tol float64) float64 {
+	if in.Reference == nil || in.relTol == 0 {
+		return tol
+	}
+	return math.Max(tol, in.relTol*math.Max(1, math.Abs(in.Reference.Value)))
+}
