@@ -188,9 +188,10 @@ const gramCondLimit = 1e6
 //	R = L₁VΣ^{-1/2},  R⁻¹ = Σ^{-1/2}UᵀL₂ᵀ = Σ^{-3/2}(L₂MV)ᵀ,
 //
 // the same R and R⁻¹ as the SVD of M (Todd, Toh & Tütüncü, SIAM J. Optim.
-// 8(3), 1998, Section 4, compute the NT scaling from this eigenproblem) at
-// about half of its cost: one symmetric eigenproblem with vectors instead
-// of a singular value decomposition with both singular vector sets. It
+// 8(3), 1998, discuss both forms; the SVD avoids squaring the condition
+// number, hence gramCondLimit) at about half of its cost: one symmetric
+// eigenproblem with vectors (symEigWork) instead of a singular value
+// decomposition with both singular vector sets. It
 // reports false, leaving λ, R and R⁻¹ unspecified, when MᵀM is not
 // positive definite to working accuracy or its condition number exceeds
 // gramCondLimit.

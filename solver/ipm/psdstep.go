@@ -17,7 +17,7 @@ import (
 //
 //	α* = 1/max(0, −γ),  γ = λ_min(X),  X = L⁻¹DL⁻ᵀ,
 //
-// (Todd, Toh & Tütüncü, SIAM J. Optim. 8(3), 1998, Section 5). Only γ is
+// (Todd, Toh & Tütüncü, SIAM J. Optim. 8(3), 1998). Only γ is
 // needed, so instead of the full symmetric eigenvalue problem of X (a dense
 // tridiagonal reduction, ≈ n³ multiply-adds with the two triangular solves
 // that form X) the Lanczos process (Golub & Van Loan, Matrix Computations,
