@@ -166,7 +166,7 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 	// product of two triangular operands goes through element access)
 	c.m1.Copy(c.l1)
 	blas64.Trmm(blas.Left, blas.Trans, 1, c.l2.RawTriangular(), c.m1.RawMatrix())
-	if !c.scalingFromGram() && !c.scalingFromSVD() {
+	if !(c.n >= psdFastMinOrder && c.scalingFromGram()) && !c.scalingFromSVD() {
 		return false
 	}
 	c.bValid = false
@@ -180,6 +180,13 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 // of about ε·cond(MᵀM), so σᵢ and the columns of U = MVΣ⁻¹ stay accurate to
 // about 2·10⁻¹⁰ relative; a worse-centered point takes the SVD.
 const gramCondLimit = 1e6
+
+// psdFastMinOrder is the least order of a PSD block that uses the Gram
+// route of the scaling (scalingFromGram) and the sparse path of
+// schurFactorTo (schurFactorSparse): below it both save little, and the
+// small, often badly conditioned blocks (SDPLIB's hinf, control1) keep the
+// SVD and the dense products.
+const psdFastMinOrder = 20
 
 // scalingFromGram sets λ, R and R⁻¹ from the symmetric eigendecomposition
 // of the Gram matrix of M = L₂ᵀL₁ (c.m1, left intact):
@@ -366,7 +373,7 @@ func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, _ *mat.Dense) {
 // m2 supplies two n-vectors of scratch.
 func (c *psdCone) schurFactorSparse(out, v []float64, m2 *mat.Dense) bool {
 	n := c.n
-	if n < 2 {
+	if n < psdFastMinOrder {
 		return false
 	}
 	// cost of the sparse path in multiply-adds against a third of the

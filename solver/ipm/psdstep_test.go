@@ -329,7 +329,7 @@ func TestSymEig(t *testing.T) {
 // path), T random upper triangular.
 func TestSchurFactorSparse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 4))
-	for _, n := range []int{8, 33, 90} {
+	for _, n := range []int{8, 33, 90} { // 8: the dense path (below psdFastMinOrder)
 		d := n * (n + 1) / 2
 		c := newPSD(d)
 		tm := mat.NewDense(n, n, nil)
