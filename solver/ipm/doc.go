@@ -77,11 +77,13 @@
 // computations of a PSD block run concurrently; the rest of the solver
 // is sequential. Separate Solve calls may run concurrently.
 //
-// The NT scaling of a PSD block comes from the symmetric eigenproblem of
-// L₁ᵀZL₁ (S = L₁L₁ᵀ) while the scaled point's condition allows, else from
-// the SVD of L₂ᵀL₁; the step length to the boundary of a block of order ≥ 40
-// from a Lanczos estimate of the extreme eigenvalue, accepted only after a
-// Cholesky factorization proves the step feasible (psdstep.go).
+// The NT scaling of a PSD block of order ≥ 20 comes from the symmetric
+// eigenproblem of L₁ᵀZL₁ (S = L₁L₁ᵀ, Z = L₂L₂ᵀ) while the scaled point's
+// condition allows, else (and for smaller blocks) from the SVD of L₂ᵀL₁; the
+// step length to the boundary of a block of order ≥ 40 from a Lanczos
+// estimate of the extreme eigenvalue, accepted only after a Cholesky
+// factorization proves the step feasible (psdstep.go), with the full
+// eigenvalue problem as the fallback.
 //
 // # Invariants
 //
