@@ -493,4 +493,3 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 	}
 	return ""
 }
-

@@ -16,8 +16,20 @@
 //
 // An answer is kept when its status is Optimal (every backend certifies that
 // on the original data with solver.Certify) or PrimalInfeasible /
-// DualInfeasible with a certificate; a cancelled or timed-out solve is
-// returned as it is. Otherwise the next backend runs (with what remains of
+// DualInfeasible with a certificate that passes solver.CheckCertificate on
+// the caller's data at CertificateTolerance (a certificate that fails is
+// removed from the answer, which then no longer ends the route); a cancelled
+// or timed-out solve is returned as it is.
+//
+// "Unbounded" claims a feasible point as well as an improving ray, and a
+// backend that finds the ray first may never look for the point (the IPM on
+// some primal-and-dual infeasible SOCPs). So a DualInfeasible answer is
+// confirmed by solving the feasibility problem (q = 0, P = 0) along the same
+// route: when that is infeasible with a verified Farkas certificate the
+// answer becomes PrimalInfeasible (the primal certificate takes precedence,
+// as in HiGHS) with the certificate in Solution.Y and the verified ray kept
+// in Solution.X; when the feasibility solve ends without a decision the
+// DualInfeasible answer is returned with a diagnostic saying so. Otherwise the next backend runs (with what remains of
 // Settings.TimeLimit) and the better of the two answers is returned, in the
 // order Optimal > certified infeasibility > AlmostOptimal > the first answer
 // (between two AlmostOptimal answers, the one with the smaller re-checked
