@@ -475,6 +475,9 @@ func ReformulateContext(ctx context.Context, l *lindecision.Lifted, spec Spec) (
 			return nil, err
 		}
 	}
+	if err := r.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("chance: reformulation stopped before assembly: %w", err)
+	}
 	cp := &Counterpart{Lifted: l}
 	cp.Problem = r.b.problem(l)
 	r.stats.AuxVars = r.b.nv - l.NumVars()
@@ -558,6 +561,19 @@ func (r *reformer) pollSampling(t, n int, what string) error {
 	return nil
 }
 
+// pollRows returns an error wrapping the context's error when it is done,
+// checked at every 256th row t of n of a reformulation loop (a row costs
+// O(nnz of its random-affine form), up to k·n on dense rules).
+func (r *reformer) pollRows(t, n int) error {
+	if t%256 != 0 {
+		return nil
+	}
+	if err := r.ctx.Err(); err != nil {
+		return fmt.Errorf("chance: reformulation stopped at row %d of %d: %w", t, n, err)
+	}
+	return nil
+}
+
 // boxGuarantee computes the uncertainty box of Vertex (the component-wise
 // range of S noise samples, Prop. 3.3) or Robust (the noise support) and the
 // guarantee it gives.
@@ -619,7 +635,10 @@ func (r *reformer) boxRows(rows []int, box []Interval) error {
 	var ra lindecision.RandomAffine
 	var supp, moving []int
 	doneBlock := make(map[int]bool)
-	for _, i := range rows {
+	for ri, i := range rows {
+		if err := r.pollRows(ri, len(rows)); err != nil {
+			return err
+		}
 		if bi := r.blockOf[i]; bi >= 0 {
 			if !doneBlock[bi] {
 				doneBlock[bi] = true
@@ -759,7 +778,10 @@ func (r *reformer) scenarioRows(rows []int, n int) error {
 	var ra lindecision.RandomAffine
 	var supp []int
 	doneBlock := make(map[int]bool)
-	for _, i := range rows {
+	for ri, i := range rows {
+		if err := r.pollRows(ri, len(rows)); err != nil {
+			return err
+		}
 		if r.b.nonneg.n()+r.b.conic.n() > r.spec.MaxRows {
 			return invalidf("scenario counterpart exceeds MaxRows = %d (%d samples); use the vertex or Bonferroni method", r.spec.MaxRows, n)
 		}
@@ -846,7 +868,10 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 	k := l.K()
 	fd := mat2(f, k)
 	var supp []int
-	for _, i := range rows {
+	for ri, i := range rows {
+		if err := r.pollRows(ri, len(rows)); err != nil {
+			return g, err
+		}
 		l.SlackTo(&ra, i)
 		rs := &r.b.nonneg
 		if ra.IsDeterministic() {

@@ -56,9 +56,9 @@ func psdBytes(p *solver.Problem, set *Settings) float64 {
 	return total
 }
 
-// newWorkspace reduces, equilibrates and analyzes p; stop is polled during
-// the symbolic analysis of the KKT matrix (an error wrapping
-// ldl.ErrInterrupted when it fires).
+// newWorkspace reduces, equilibrates and analyzes p; stop is polled between
+// equilibration passes and during the symbolic analysis of the KKT matrix
+// (an error wrapping ldl.ErrInterrupted when it fires).
 func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspace, error) {
 	if set.MaxFactorBytes > 0 {
 		dense := psdBytes(p, set) // bytes, in float64 to avoid overflow
@@ -112,7 +112,10 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 		w.p = w.p.Clone()
 	}
 	w.a = w.a.Clone()
-	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set)
+	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set, stop)
+	if stop != nil && stop() {
+		return nil, fmt.Errorf("ipm: equilibration: %w", ldl.ErrInterrupted)
+	}
 	kkt, err := newKKT(w.p, w.a, w.cones, set, stop)
 	if err != nil {
 		return nil, err
