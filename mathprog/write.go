@@ -59,7 +59,10 @@ func WriteMPS(w io.Writer, m *Model) error {
 	fmt.Fprintf(bw, "COLUMNS\n")
 	AT := m.A // CSC: columns
 	for j, c := range m.ColNames {
-		if m.Cost[j] != 0 {
+		// A column without cost and matrix entries is still declared (an
+		// explicit zero cost): BOUNDS and QUADOBJ may only name declared
+		// columns, and the column order must survive a round trip.
+		if m.Cost[j] != 0 || AT.ColPtr[j] == AT.ColPtr[j+1] {
 			fmt.Fprintf(bw, "    %s %s %s\n", c, obj, num(m.Cost[j]))
 		}
 		for k := AT.ColPtr[j]; k < AT.ColPtr[j+1]; k++ {
