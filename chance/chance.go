@@ -104,6 +104,13 @@ type Approximation struct {
 	// single-component quantiles by m and subtracts m·Σ_j|f_j| from rows with
 	// several components, so every guarantee covers the released noise.
 	ReleaseMargin float64
+	// Individual (Bonferroni only) makes Eta the violation probability of
+	// each random row separately — individual chance constraints, the
+	// formulation of Dvorkin et al.'s experiments (eq. 16 imposed row by
+	// row) — instead of splitting it over the rows. The joint guarantee
+	// is then only the union bound min(1, m·Eta) over the m random rows,
+	// which Guarantee.Eta reports.
+	Individual bool
 }
 
 // Validate checks the risk parameters for the method.
@@ -137,6 +144,9 @@ func (a *Approximation) Validate() error {
 	}
 	if !(a.ReleaseMargin >= 0) || math.IsInf(a.ReleaseMargin, 0) {
 		return invalidf("ReleaseMargin is %v, must be ≥ 0 and finite", a.ReleaseMargin)
+	}
+	if a.Individual && (a.Method != Bonferroni || len(a.Weights) > 0) {
+		return invalidf("Individual applies to the Bonferroni method without Weights, got method %v with %d weights", a.Method, len(a.Weights))
 	}
 	return nil
 }
@@ -884,6 +894,9 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 			w = v
 		}
 		eta := a.Eta * w / total
+		if a.Individual {
+			eta = a.Eta
+		}
 		g.RowRisk[i] = eta
 		supp = ra.RandomSupport(supp)
 		if len(supp) == 1 {
@@ -998,6 +1011,14 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 	}
 	if len(random) > 1 {
 		g.Note = "individual constraints combined by the union bound (Bonferroni)"
+	}
+	if a.Individual && len(random) > 1 {
+		g.Eta = math.Min(1, a.Eta*float64(len(random)))
+		g.Note = fmt.Sprintf("individual chance constraints: each of the %d random rows is violated with probability ≤ %g; jointly only the union bound %g", len(random), a.Eta, g.Eta)
+		if exactAll {
+			g.Kind = Conservative
+			exactAll = false
+		}
 	}
 	if heuristic {
 		g.Kind = Heuristic

@@ -219,6 +219,34 @@ func TestExample27BonferroniExact(t *testing.T) {
 	}
 }
 
+// Individual chance constraints: on the two-sided example each row gets the
+// whole η (x̄* = ℓ + b ln(1/(2η)), the one-sided value), the guarantee reports
+// the union bound 2η as the joint risk and says so, and Individual with
+// another method or with weights is refused.
+func TestBonferroniIndividual(t *testing.T) {
+	lap, _ := noise.NewLaplace(2)
+	p := example27(1, 1, 40)
+	res, cp := solve(t, p, identitySpec(lap), Spec{Approximation: Approximation{Method: Bonferroni, Eta: 0.05, Individual: true}})
+	if want := 1 + 2*math.Log(1/(2*0.05)); math.Abs(res.Rule.XBar[0]-want) > 1e-7 {
+		t.Fatalf("x̄* = %v, want %v", res.Rule.XBar[0], want)
+	}
+	g := cp.Guarantee
+	if g.RowRisk[0] != 0.05 || g.RowRisk[1] != 0.05 || math.Abs(g.Eta-0.1) > 1e-15 || g.Kind != Conservative || !strings.Contains(g.Note, "union bound 0.1") {
+		t.Fatalf("guarantee %+v", g)
+	}
+	// The lower row is violated with probability exactly η (Monte Carlo).
+	v := violation(p, res.Rule, cp.Lifted.Noise(), mcSamples, 16)
+	truth := 0.05 + 0.5*math.Exp(-(40-res.Rule.XBar[0])/2)
+	if !binomialOK(v, truth, mcSamples, 5) {
+		t.Fatalf("violation %v, analytic %v", v, truth)
+	}
+	for _, a := range []Approximation{{Method: Vertex, Eta: 0.05, Beta: 0.1, Individual: true}, {Method: Bonferroni, Eta: 0.05, Individual: true, Weights: map[int]float64{0: 2}}} {
+		if err := a.Validate(); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("%+v: want ErrInvalid, got %v", a, err)
+		}
+	}
+}
+
 func TestExample27Robust(t *testing.T) {
 	tl, _ := noise.NewTruncatedLaplace(1, 3)
 	p := example27(1, 1, 20)

@@ -21,6 +21,7 @@ func init() {
 	query.RegisterVerifier(MethodStrongConvexity, VerifyStrongConvexity)
 	query.RegisterVerifier(MethodObjective, verifyObjective)
 	query.RegisterVerifier(MethodAdaSSP, verifyAdaSSP)
+	query.RegisterVerifier(MethodSSP, verifySSP)
 }
 
 // CertifiedSensitivity returns the certified ℓ₂ sensitivity of the minimizer

@@ -44,9 +44,12 @@
 // Output perturbation with projection (w* + ζ projected onto C, a
 // post-processing), objective perturbation (Chaudhuri et al. 2011; Kifer,
 // Smith and Thakurta 2012), program perturbation (query.Solve: the released
-// w̄* + ζ satisfies the constraints with probability ≥ 1 − η) and AdaSSP
-// (Wang 2018), each with Laplace, Gaussian, analytic Gaussian and optimal
-// noise where the mechanism applies. Compare reports test error and
+// w̄* + ζ satisfies the constraints with probability ≥ 1 − η), AdaSSP
+// (Wang 2018) and SSP (one joint release of X̃ᵀX̃ and X̃ᵀy whose tight
+// sensitivity SSPSensitivity derives, certified for every λ including plain
+// least squares, then a ridge fit chosen from the noise scale), each with
+// Laplace, Gaussian, analytic Gaussian and optimal noise where the mechanism
+// applies. Compare reports test error and
 // constraint violation over Monte Carlo releases.
 //
 // # Invariants
@@ -55,4 +58,9 @@
 //     only by Fit, whose callers decide what to publish.
 //   - Releases draw from crypto/rand unless a noise.Source is given; Monte
 //     Carlo comparisons use seeded sources and are never releases.
+//   - Every noisy value is drawn by the mechanism's floating-point-safe
+//     release (noise.Mechanism.Release; program perturbation through
+//     query.Solution.Release), with Laplace snapping's ε term included:
+//     Guarantee.FloatingPointSafe. Objective perturbation is the exception
+//     (its noise enters the objective) and its statement says so.
 package learn

@@ -47,3 +47,14 @@ func ExamplePrepare() {
 	// nonnegative: true
 	// certified erm-strong-convexity
 }
+
+// The sensitivity of SSP's joint moment release for 10 features with
+// ‖x‖ ≤ 1, |y| ≤ 1 and an intercept: Δ₂ = √10 (attained by orthogonal rows
+// with opposite targets), Δ₁ = 11 + 4√10 + 2. The released weights of a
+// least-squares fit are then certified without any ridge in the spec.
+func ExampleSSPSensitivity() {
+	l1, l2 := learn.SSPSensitivity(10, learn.Bounds{X: 1, Y: 1}, true)
+	fmt.Printf("Δ₁ = %.4f, Δ₂ = %.4f\n", l1, l2)
+	// Output:
+	// Δ₁ = 25.6491, Δ₂ = 3.1623
+}

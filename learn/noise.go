@@ -40,6 +40,7 @@ var NoiseKinds = []NoiseKind{Laplace, Gaussian, AnalyticGaussian, Optimal}
 // vectorNoise is a calibrated i.i.d. vector noise.
 type vectorNoise struct {
 	kind   NoiseKind
+	mech   *noise.Mechanism // the per-coordinate mechanism; releases go through mech.Release
 	dist   noise.Distribution
 	k      int
 	sens   float64 // the sensitivity the per-coordinate mechanism is calibrated to
@@ -83,7 +84,7 @@ func newVectorNoise(ctx context.Context, kind NoiseKind, k int, sens2, eps, delt
 	if err != nil {
 		return nil, fmt.Errorf("learn: %s noise: %w", kind, err)
 	}
-	v.dist = m.Dist
+	v.mech, v.dist = m, m.Dist
 	if kind != Laplace {
 		v.delta = m.Params.Delta
 		if kind == Optimal {
@@ -93,13 +94,57 @@ func newVectorNoise(ctx context.Context, kind NoiseKind, k int, sens2, eps, delt
 	return v, nil
 }
 
-// add returns w + ζ with ζ drawn from src.
-func (v *vectorNoise) add(w []float64, src noise.Source) []float64 {
+// laplaceNoise calibrates i.i.d. Laplace noise of scale sens1/ε for a
+// vector of ℓ₁ sensitivity sens1.
+func laplaceNoise(sens1, eps float64, detail string) (*vectorNoise, error) {
+	m, err := noise.LaplaceMechanism(noise.Params{Epsilon: eps, Sensitivity: sens1})
+	if err != nil {
+		return nil, fmt.Errorf("learn: laplace noise: %w", err)
+	}
+	return &vectorNoise{kind: Laplace, mech: m, dist: m.Dist, k: 1, sens: sens1, norm: 1, eps: eps, detail: detail}, nil
+}
+
+// release returns value + ζ by the mechanism's floating-point-safe
+// procedure (noise.Mechanism.Release: Laplace snapping, discrete Gaussian,
+// the exact piecewise-constant sampler; Mironov 2012), so the low-order bits
+// of a published weight reveal nothing beyond the guarantee.
+func (v *vectorNoise) release(value float64, src noise.Source) (float64, error) {
+	x, err := v.mech.Release(value, src, noise.ReleaseOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("learn: %s release: %w", v.kind, err)
+	}
+	return x, nil
+}
+
+// add returns the release of w + ζ, coordinate by coordinate.
+func (v *vectorNoise) add(w []float64, src noise.Source) ([]float64, error) {
 	out := make([]float64, len(w))
 	for j := range w {
-		out[j] = w[j] + v.dist.Sample(src)
+		x, err := v.release(w[j], src)
+		if err != nil {
+			return nil, err
+		}
+		out[j] = x
 	}
-	return out
+	return out, nil
+}
+
+// snapExcess is the ε that Laplace snapping adds over rows released
+// coordinates (noise.SnappingExcess; 0 for the other kinds).
+func (v *vectorNoise) snapExcess(rows int) float64 {
+	if lap, ok := v.dist.(*noise.Laplace); ok {
+		return noise.SnappingExcess(lap.Scale, 0, v.mech.Params.Sensitivity, rows)
+	}
+	return 0
+}
+
+// floatSafe records on g that the release is floating-point safe, adding
+// the snapping term of rows Laplace coordinates to ε.
+func (g *Guarantee) floatSafe(vns []*vectorNoise, rows []int) {
+	g.FloatingPointSafe = true
+	for i, v := range vns {
+		g.Epsilon += v.snapExcess(rows[i])
+	}
 }
 
 // std is the per-coordinate standard deviation.

@@ -4,10 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/privopt/privopt/internal/shareddata"
+	"github.com/privopt/privopt/learn"
 )
 
 func runRegressCmd(args ...string) (int, string, string) {
@@ -23,7 +29,7 @@ func runRegressCmd(args ...string) (int, string, string) {
 func TestRegressJSONDiabetes(t *testing.T) {
 	path := shareddata.Path(t, "regression/diabetes.csv")
 	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--lambda", "1",
-		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--json")
+		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--strategy", "projection", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -52,13 +58,50 @@ func TestRegressJSONDiabetes(t *testing.T) {
 	}
 }
 
+// The default strategy for squared-loss models is SSP: least squares gets a
+// certified guarantee (method ssp-joint-moments, bound from
+// learn.SSPSensitivity's closed form, recomputed here); adassp runs too; ssp
+// with a non-squared loss is a usage error.
+func TestRegressSSPDefault(t *testing.T) {
+	path := shareddata.Path(t, "regression/diabetes.csv")
+	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
+		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got regressOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	// Δ₂² = 2X⁴ + 2X² + 2X²Y² + max((1 + Y²)²/2, (1 − Y²)²/2 + 4Y²), X = Y = 400.
+	x2 := 400.0 * 400
+	q := (1 + x2) * (1 + x2) / 2
+	if alt := (1-x2)*(1-x2)/2 + 4*x2; alt > q {
+		q = alt
+	}
+	want := math.Sqrt(2*x2*x2 + 2*x2 + 2*x2*x2 + q)
+	g := got.Guarantee
+	if got.Strategy != "ssp" || g.Source != "certified" || g.Certificate == nil || g.Certificate.Method != "ssp-joint-moments" ||
+		math.Abs(g.Sensitivity-want) > 1e-9*want || !strings.HasPrefix(g.Statement, "(1, 1e-05)-DP; sensitivity") {
+		t.Fatalf("strategy %q, guarantee %+v, want certified ssp bound %v", got.Strategy, g, want)
+	}
+	if code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--strategy", "adassp",
+		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--json"); code != 0 || !strings.Contains(out, "adassp-sufficient-statistics") {
+		t.Fatalf("adassp: exit %d: %s %s", code, out, errs)
+	}
+	if code, _, errs := runRegressCmd("--data", path, "--target", "target", "--model", "huber", "--strategy", "ssp",
+		"--epsilon", "1", "--delta", "1e-5"); code != 2 || !strings.Contains(errs, "--model huber") {
+		t.Fatalf("ssp with huber: exit %d, %s", code, errs)
+	}
+}
+
 // Least squares has no certificate: the sensitivity is sampled and the
 // statement is probabilistic; --diagnostics marks the output private; a bad
 // model is a usage error.
 func TestRegressSampledAndUsage(t *testing.T) {
 	path := shareddata.Path(t, "regression/diabetes.csv")
 	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
-		"--epsilon", "2", "--x-bound", "400", "--y-bound", "400", "--json", "--diagnostics")
+		"--epsilon", "2", "--x-bound", "400", "--y-bound", "400", "--strategy", "projection", "--json", "--diagnostics")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -80,5 +123,74 @@ func TestRegressSampledAndUsage(t *testing.T) {
 	}
 	if code, _, _ := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--epsilon", "-1"); code != 2 {
 		t.Fatalf("negative epsilon: exit %d, want 2", code)
+	}
+}
+
+// --ranges: features and target scaled by declared ranges (wide enough that
+// nothing is clamped), released by SSP at ε = 10⁷ (σ ≈ Δ/√(2ε): noise and ridge
+// negligible) and converted back: the published weights predict like the
+// ordinary least-squares fit in the CSV's units, solved independently here.
+// A range file missing a feature column is a usage error naming it.
+func TestRegressRanges(t *testing.T) {
+	path := shareddata.Path(t, "regression/diabetes.csv")
+	ranges := `{"age": [0, 100], "sex": [0, 3], "bmi": [10, 50], "bp": [40, 160], "s1": [80, 320], "s2": [30, 260],
+		"s3": [10, 110], "s4": [1, 10], "s5": [3, 7], "s6": [50, 130], "target": [0, 400]}`
+	rf := filepath.Join(t.TempDir(), "ranges.json")
+	if err := os.WriteFile(rf, []byte(ranges), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
+		"--epsilon", "1e7", "--delta", "1e-5", "--ranges", rf, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got regressOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Scaled == nil || got.Intercept == nil || math.Abs(got.Bounds["x"]-math.Sqrt(10)) > 1e-12 || got.Bounds["y"] != 1 {
+		t.Fatalf("output %+v", got)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, names, err := learn.ReadCSV(f, "target")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, d := data.X.Dims()
+	a := mat.NewDense(n, d+1, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			a.Set(i, j, data.X.At(i, j))
+		}
+		a.Set(i, d, 1)
+	}
+	var ols mat.VecDense
+	if err := ols.SolveVec(a, mat.NewVecDense(n, data.Y)); err != nil {
+		t.Fatal(err)
+	}
+	rms := 0.0
+	for i := 0; i < n; i++ {
+		p, q := *got.Intercept, ols.AtVec(d)
+		for j, nm := range names {
+			p += got.Weights[nm] * data.X.At(i, j)
+			q += ols.AtVec(j) * data.X.At(i, j)
+		}
+		rms += (p - q) * (p - q)
+	}
+	rms = math.Sqrt(rms / float64(n))
+	t.Logf("RMS difference of predictions from OLS: %.4g", rms)
+	if rms > 0.8 { // 1% of the target's standard deviation (77)
+		t.Fatalf("predictions differ from OLS by RMS %v", rms)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"age": [0, 100]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--epsilon", "1", "--delta", "1e-5", "--ranges", bad); code != 2 || !strings.Contains(errs, `"sex" has no range`) {
+		t.Fatalf("missing range: exit %d, %s", code, errs)
 	}
 }

@@ -14,6 +14,8 @@ package main
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -26,15 +28,38 @@ import (
 	"github.com/privopt/privopt/learn"
 )
 
-// publicRanges are declared clinical ranges [lo, hi] of the ten baseline
+// rangesJSON holds declared clinical ranges [lo, hi] of the ten baseline
 // variables (age in years, sex coded 1/2, BMI kg/m², mean arterial pressure
 // mmHg, total cholesterol, LDL and HDL mg/dL, cholesterol/HDL ratio, log
-// serum triglycerides, glucose mg/dL) and of the target.
-var publicRanges = [][2]float64{
-	{20, 80}, {1, 2}, {15, 45}, {60, 140}, {100, 320}, {40, 250}, {20, 100}, {1, 9}, {3, 6.5}, {60, 130},
-}
+// serum triglycerides, glucose mg/dL) and of the target: public knowledge,
+// not computed from the data. The same file serves `privopt regress
+// --ranges`.
+//
+//go:embed ranges.json
+var rangesJSON []byte
 
-const targetLo, targetHi = 0.0, 400.0
+var columns = []string{"age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"}
+
+// publicRanges returns the feature ranges in column order and the target's.
+func publicRanges() ([][2]float64, [2]float64, error) {
+	var m map[string][2]float64
+	if err := json.Unmarshal(rangesJSON, &m); err != nil {
+		return nil, [2]float64{}, err
+	}
+	out := make([][2]float64, len(columns))
+	for j, c := range columns {
+		r, ok := m[c]
+		if !ok {
+			return nil, [2]float64{}, fmt.Errorf("ranges.json has no range for %q", c)
+		}
+		out[j] = r
+	}
+	t, ok := m["target"]
+	if !ok {
+		return nil, [2]float64{}, fmt.Errorf("ranges.json has no target range")
+	}
+	return out, t, nil
+}
 
 func main() {
 	dataPath := flag.String("data", "", "diabetes CSV (default: the shared data folder)")
@@ -80,13 +105,23 @@ func load(path string, shrink float64) (train, test learn.Data, err error) {
 		return train, test, err
 	}
 	defer f.Close()
-	raw, _, err := learn.ReadCSV(f, "target")
+	raw, names, err := learn.ReadCSV(f, "target")
 	if err != nil {
 		return train, test, err
 	}
+	ranges, tr, err := publicRanges()
+	if err != nil {
+		return train, test, err
+	}
+	for j, c := range columns {
+		if j >= len(names) || names[j] != c {
+			return train, test, fmt.Errorf("%s: columns %v, want %v", path, names, columns)
+		}
+	}
+	targetLo, targetHi := tr[0], tr[1]
 	_, d := raw.X.Dims()
 	aff := learn.Affine{Center: make([]float64, d), Scale: make([]float64, d)}
-	for j, r := range publicRanges {
+	for j, r := range ranges {
 		aff.Center[j] = (r[0] + r[1]) / 2
 		aff.Scale[j] = (r[1] - r[0]) / 2 * shrink * math.Sqrt(float64(d))
 	}
@@ -108,7 +143,11 @@ func run(ctx context.Context, path string, releases int, lambda, shrink float64,
 		return nil, err
 	}
 	spec := learn.Spec{Loss: learn.Squared, Lambda: lambda, Intercept: true, Bounds: learn.Bounds{X: 1, Y: 1}}
-	h := (targetHi - targetLo) / 2
+	_, tr, err := publicRanges()
+	if err != nil {
+		return nil, err
+	}
+	h := (tr[1] - tr[0]) / 2
 	res := &result{train: train, test: test, spec: spec, scaleY: h * h}
 	// The non-private reference: ordinary least squares on the unclipped data.
 	ols := spec

@@ -18,7 +18,12 @@
 // Program perturbation goes through learn.Program (query.Solve): the margin
 // constraints hold jointly with probability ≥ 1 − η, η = 0.05, by Bonferroni
 // with Gaussian quantiles; the paper imposes each constraint individually at
-// η = 0.05, which is far less conservative.
+// η = 0.05, which is far less conservative. A second program-perturbation
+// line does that (learn.Options.IndividualEta), and its statement says that
+// the joint guarantee is then only the union bound.
+//
+// Section 4.2.1's synthetic experiment (two Gaussian classes, Laplace noise
+// of the paper's scale 21.8) runs after it (synthetic.go).
 //
 // Usage: go run ./examples/svm [-case case14_ieee_3] [-draws 1000] [-svg svm.svg]
 package main
@@ -42,8 +47,13 @@ import (
 	"github.com/privopt/privopt/noise"
 )
 
-// Paper's numbers (Section 4.2, case14_ieee_3): accuracy in percent.
-const paperNonPrivate, paperOutput, paperProgram = 99.4, 51.2, 97.6
+// Paper's numbers (Section 4.2.2, its table of OPF-feasibility
+// classification, row 14_ieee_3): mean test accuracy in percent, standard
+// deviations in parentheses there: non-private 98.6, output perturbation
+// 69.7 (14.5), program perturbation with η̄ᵢ = 5% per constraint 91.4 (3.6).
+// (The 99.4%, 51.2% and 97.6% often quoted are Section 4.2.1's synthetic
+// experiment: runSynthetic.)
+const paperNonPrivate, paperOutput, paperProgram = 98.6, 69.7, 91.4
 
 type opfData struct {
 	XTrain [][]float64 `json:"x_train"` // features × rows
@@ -113,7 +123,18 @@ func main() {
 	for _, r := range rows {
 		fmt.Printf("%-38s %8.1f%% %6.1f%% %9.4g\n", r.name, 100*r.mean, 100*r.std, r.sigma)
 	}
-	fmt.Printf("paper (case14_ieee_3): non-private %.1f%%, output perturbation %.1f%%, program perturbation %.1f%%\n", paperNonPrivate, paperOutput, paperProgram)
+	fmt.Printf("paper (case14_ieee_3): non-private %.1f%%, output perturbation %.1f%%, program perturbation (η per row) %.1f%%\n", paperNonPrivate, paperOutput, paperProgram)
+	srows, sinfo, err := runSynthetic(context.Background(), *draws)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "svm:", err)
+		os.Exit(1)
+	}
+	fmt.Print("\n" + sinfo)
+	for _, r := range srows {
+		fmt.Printf("%-38s %8.1f%% %6.1f%% %9.4g\n", r.name, 100*r.mean, 100*r.std, r.sigma)
+	}
+	fmt.Printf("paper (synthetic): non-private %.1f%%, output perturbation %.1f%%, program perturbation %.1f%%\n", paperSynthNonPrivate, paperSynthOutput, paperSynthProgram)
+	rows = append(rows, srows...)
 	for _, r := range rows {
 		if r.guarantee != "" {
 			fmt.Printf("%s: %s\n", r.name, r.guarantee)
@@ -196,24 +217,30 @@ func run(ctx context.Context, path string, draws, pairs int) ([]row, string, err
 	m2, s2 := stats(w, sigmaAG)
 	rows = append(rows, row{name: "output perturbation (analytic σ)", mean: m2, std: s2, sigma: sigmaAG})
 	smp := &learn.Sampled{Value: sens, Gamma: 0.1, Beta: 0.1, Samples: pairs}
-	t1 := time.Now()
-	prog, err := learn.Prepare(ctx, train, spec, learn.Program, learn.Privacy{Epsilon: eps, Delta: delta, Noise: learn.AnalyticGaussian},
-		learn.Options{Eta: 0.05, Sampled: smp, DeclareProgram: true})
-	if err != nil {
-		return rows, info, fmt.Errorf("program perturbation: %w", err)
-	}
-	info += fmt.Sprintf("program perturbation counterpart solved in %v (loaded machine)\n", time.Since(t1).Round(time.Millisecond))
-	var ps, ps2 float64
-	for k := 0; k < draws; k++ {
-		v, err := prog.Draw(ctx, noise.NewSeededSource(uint64(k)+1))
+	for _, individual := range []bool{false, true} {
+		t1 := time.Now()
+		prog, err := learn.Prepare(ctx, train, spec, learn.Program, learn.Privacy{Epsilon: eps, Delta: delta, Noise: learn.AnalyticGaussian},
+			learn.Options{Eta: 0.05, Sampled: smp, DeclareProgram: true, IndividualEta: individual})
 		if err != nil {
-			return rows, info, err
+			return rows, info, fmt.Errorf("program perturbation: %w", err)
 		}
-		a := acc(v)
-		ps += a
-		ps2 += a * a
+		name := "program perturbation (joint η)"
+		if individual {
+			name = "program perturbation (η per row, paper)"
+		}
+		info += fmt.Sprintf("%s: counterpart solved in %v (loaded machine)\n", name, time.Since(t1).Round(time.Millisecond))
+		var ps, ps2 float64
+		for k := 0; k < draws; k++ {
+			v, err := prog.Draw(ctx, noise.NewSeededSource(uint64(k)+1))
+			if err != nil {
+				return rows, info, err
+			}
+			a := acc(v)
+			ps += a
+			ps2 += a * a
+		}
+		pm := ps / float64(draws)
+		rows = append(rows, row{name: name, mean: pm, std: math.Sqrt(math.Max(ps2/float64(draws)-pm*pm, 0)), sigma: sigmaAG, guarantee: prog.Guarantee().Statement})
 	}
-	pm := ps / float64(draws)
-	rows = append(rows, row{name: "program perturbation (analytic σ)", mean: pm, std: math.Sqrt(math.Max(ps2/float64(draws)-pm*pm, 0)), sigma: sigmaAG, guarantee: prog.Guarantee().Statement})
 	return rows, info, nil
 }

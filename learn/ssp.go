@@ -1,0 +1,205 @@
+package learn
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/privopt/privopt/noise"
+)
+
+// MethodSSP is the certificate method of the SSP strategy: the sensitivity of
+// the upper triangle of the joint second-moment matrix (SSPSensitivity).
+const MethodSSP = "ssp-joint-moments"
+
+// SSPSensitivity returns the ℓ₁ and ℓ₂ sensitivities of the statistic the SSP
+// strategy releases, under replace-one adjacency with ‖x‖₂ ≤ X and |y| ≤ Y.
+//
+// The statistic is the upper triangle of M = Σᵢ zᵢzᵢᵀ with zᵢ = (xᵢ, c, yᵢ),
+// c = 1 with an intercept and 0 without, leaving out the two entries that
+// carry no information or are public: the (c, c) entry (n c², n is public)
+// and the (y, y) entry (Σyᵢ², not needed for the fit). With z = (x, c, y),
+// z′ = (x′, c, y′), a = ‖x‖, b = ‖x′‖, p = xᵀx′, the squared ℓ₂ change is
+//
+//	S = U(xxᵀ − x′x′ᵀ) + c²‖x − x′‖² + ‖xy − x′y′‖² + c²(y − y′)²,
+//
+// where U(A) sums the squares of A's upper triangle, so U(A) ≤ ‖A‖²_F and
+// ‖xxᵀ − x′x′ᵀ‖²_F = a⁴ + b⁴ − 2p². Collecting the terms in p,
+//
+//	S ≤ a⁴ + b⁴ + c²(a² + b²) + a²y² + b²y′² + c²(y − y′)² − 2p² − 2p(c² + yy′),
+//
+// and −2p² − 2pq ≤ q²/2 for every p, so S ≤ 2X⁴ + 2c²X² + q(y, y′) with
+//
+//	q(y, y′) = X²(y² + y′²) + (c² + yy′)²/2 + c²(y − y′)².
+//
+// q is a convex quadratic in y for fixed y′ and in y′ for fixed y, so its
+// maximum over the box [−Y, Y]² is at a vertex:
+//
+//	Δ₂² = 2X⁴ + 2c²X² + 2X²Y² + max((c² + Y²)²/2, (c² − Y²)²/2 + 4c²Y²).
+//
+// The bound is attained (X = Y = c = 1: x ⟂ x′, y = −y′ = 1 gives S = 10 =
+// Δ₂²), so it is tight. For ℓ₁, Σ_{i≤j}|xᵢxⱼ| = (‖x‖₁² + ‖x‖₂²)/2 ≤ (d + 1)X²/2
+// and ‖x‖₁ ≤ √d‖x‖₂ give
+//
+//	Δ₁ = (d + 1)X² + 2√d·X(c + Y) + 2cY.
+//
+// Sources: sufficient-statistics perturbation (Vu and Slavković 2009; Foulds,
+// Geumlek, Welling and Chaudhuri, UAI 2016; Wang, NeurIPS 2018, which splits
+// the budget over λ_min, X̃ᵀX̃ and X̃ᵀy); the joint release and the bound above
+// are this package's.
+func SSPSensitivity(d int, b Bounds, intercept bool) (l1, l2 float64) {
+	x, y := b.X, b.Y
+	c := 0.0
+	if intercept {
+		c = 1
+	}
+	c2, x2, y2 := c*c, x*x, y*y
+	q := math.Max((c2+y2)*(c2+y2)/2, (c2-y2)*(c2-y2)/2+4*c2*y2)
+	l2 = math.Sqrt(2*x2*x2 + 2*c2*x2 + 2*x2*y2 + q)
+	sd := math.Sqrt(float64(d))
+	l1 = float64(d+1)*x2 + 2*sd*x*(c+y) + 2*c*y
+	return l1, l2
+}
+
+// verifySSP recomputes SSPSensitivity from the certificate's d, X, Y and
+// intercept and checks Bound in the certificate's norm.
+func verifySSP(c *Certificate) error {
+	v, err := params(c, "d", "X", "Y", "intercept")
+	if err != nil {
+		return err
+	}
+	d, x, y, icpt := v[0], v[1], v[2], v[3]
+	if d < 1 || d != math.Trunc(d) || !(x > 0) || !(y > 0) {
+		return invalidf("ssp certificate: d = %v, X = %v, Y = %v must be a positive integer and positive bounds", d, x, y)
+	}
+	l1, l2 := SSPSensitivity(int(d), Bounds{X: x, Y: y}, icpt == 1)
+	want := l2
+	switch c.Norm {
+	case 1:
+		want = l1
+	case 2:
+	default:
+		return invalidf("ssp certificate norm is %v, must be 1 or 2", c.Norm)
+	}
+	if c.Bound < want*(1-1e-12) {
+		return fmt.Errorf("learn: ssp certificate bound %v below the recomputed %v", c.Bound, want)
+	}
+	return nil
+}
+
+// prepareSSP calibrates one release of the joint moments (SSPSensitivity) and
+// returns the fit computed from them: the noisy X̃ᵀX̃ is projected onto
+// {H ⪰ σI} (eigenvalues floored at the per-entry noise std σ), a ridge
+// ρ = σ√k is added to the feature diagonal (not the intercept), the system
+// H θ = X̃ᵀy is solved and θ is projected onto C. Everything after the noise
+// is post-processing (Dwork and Roth 2014, Prop. 2.1). ρ is the scale of the
+// noise matrix's spectral norm (about 2σ√k for a k×k symmetric Gaussian
+// matrix), a data-independent choice; Spec.Lambda is not used.
+func prepareSSP(ctx context.Context, data Data, s Spec, p Privacy, g Guarantee) (*Releaser, error) {
+	if s.Loss != Squared {
+		return nil, invalidf("SSP is for the squared loss, got %q", s.Loss)
+	}
+	n, d := data.X.Dims()
+	k := s.weights(d)
+	l1, l2 := SSPSensitivity(d, s.bounds(), s.Intercept)
+	var vn *vectorNoise
+	switch p.Noise {
+	case Laplace:
+		var err error
+		if vn, err = laplaceNoise(l1, p.Epsilon, fmt.Sprintf("Laplace per entry, ℓ1 sensitivity %.4g", l1)); err != nil {
+			return nil, err
+		}
+	case Gaussian, AnalyticGaussian:
+		var err error
+		if vn, err = newVectorNoise(ctx, p.Noise, 1, l2, p.Epsilon, p.Delta); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, invalidf("SSP supports laplace, gaussian and analytic-gaussian noise, not %q", p.Noise)
+	}
+	a := s.design(data.X)
+	var gram mat.SymDense
+	gram.SymOuterK(1, a.T())
+	xty := mat.NewVecDense(k, nil)
+	xty.MulVec(a.T(), mat.NewVecDense(n, data.Y))
+	sigma := vn.std()
+	ridge := sigma * math.Sqrt(float64(k))
+	g.Delta, g.Sensitivity, g.Norm, g.Source, g.NoiseStd = vn.delta, vn.sens, normName(vn.norm), "certified", sigma
+	entries := k*(k+1)/2 + k
+	if s.Intercept {
+		entries-- // the public (1, 1) entry is not released
+	}
+	g.floatSafe([]*vectorNoise{vn}, []int{entries})
+	g.Certificate = &Certificate{
+		Method: MethodSSP, Bound: vn.sens, Norm: vn.norm, Adjacency: Adjacency,
+		Domain: fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", s.bounds().X, s.bounds().Y, n),
+		Params: map[string]float64{"d": float64(d), "X": s.bounds().X, "Y": s.bounds().Y, "intercept": boolFloat(s.Intercept)},
+	}
+	g.state(fmt.Sprintf("SSP: one release of the upper triangle of [X̃ y]ᵀ[X̃ y] (%s); eigenvalues floored at σ = %.4g, ridge σ√k = %.4g (Spec.Lambda not used); the rest is post-processing",
+		vn.detail, sigma, ridge))
+	return &Releaser{guarantee: g, draw: func(ctx context.Context, src noise.Source) ([]float64, error) {
+		h := mat.NewSymDense(k, nil)
+		for i := 0; i < k; i++ {
+			for j := i; j < k; j++ {
+				v := gram.At(i, j)
+				if !(s.Intercept && i == d && j == d) { // n·1² is public
+					var err error
+					if v, err = vn.release(v, src); err != nil {
+						return nil, err
+					}
+				}
+				h.SetSym(i, j, v)
+			}
+		}
+		rhs := make([]float64, k)
+		for i := range rhs {
+			v, err := vn.release(xty.AtVec(i), src)
+			if err != nil {
+				return nil, err
+			}
+			rhs[i] = v
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		th, err := ridgeSolve(h, rhs, sigma, ridge, d)
+		if err != nil {
+			return nil, fmt.Errorf("learn: ssp: %w", err)
+		}
+		return Project(ctx, th, d, s)
+	}}, nil
+}
+
+// ridgeSolve returns θ solving (P(H) + ρ·I_d) θ = r, where P(H) floors the
+// eigenvalues of H at floor and I_d is the identity on the first d
+// coordinates (the features; an intercept coordinate d is not ridged).
+func ridgeSolve(h *mat.SymDense, r []float64, floor, rho float64, d int) ([]float64, error) {
+	k := h.SymmetricDim()
+	var eig mat.EigenSym
+	if !eig.Factorize(h, true) {
+		return nil, fmt.Errorf("eigendecomposition of the noisy moments failed")
+	}
+	vals := eig.Values(nil)
+	var vec mat.Dense
+	eig.VectorsTo(&vec)
+	p := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			v := 0.0
+			for l, lv := range vals {
+				v += vec.At(i, l) * math.Max(lv, floor) * vec.At(j, l)
+			}
+			if i == j && i < d {
+				v += rho
+			}
+			p.SetSym(i, j, v)
+		}
+	}
+	var th mat.VecDense
+	if err := th.SolveVec(p, mat.NewVecDense(k, r)); err != nil {
+		return nil, fmt.Errorf("floored moment system singular: %w", err)
+	}
+	return th.RawVector().Data, nil
+}
