@@ -358,6 +358,7 @@ var errDegenerate = errors.New("chance: degenerate interval")
 var ErrTooManyVertices = errors.New("chance: too many box vertices")
 
 type reformer struct {
+	ctx   context.Context // polled by the sampling loops (pollSampling)
 	l     *lindecision.Lifted
 	spec  *Spec
 	b     builder
@@ -379,6 +380,14 @@ type block struct {
 // for Vertex, Robust and Bonferroni on linear rows, plus the samples or vertices
 // for sampled methods and conic rows.
 func Reformulate(l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
+	return ReformulateContext(context.Background(), l, spec)
+}
+
+// ReformulateContext is Reformulate with a context polled by the sampling
+// loops (vertex boxes, scenarios, CVaR scenarios) every samplePoll draws: when
+// it is done, the reformulation stops with an error wrapping ctx.Err(). Vertex
+// sampling at a tiny η draws O(k·ln(1/β)/η) samples, minutes at η = 10⁻⁹.
+func ReformulateContext(ctx context.Context, l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
 	if l == nil {
 		return nil, invalidf("lifted program is nil")
 	}
@@ -391,7 +400,10 @@ func Reformulate(l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
 	if spec.MaxRows == 0 {
 		spec.MaxRows = 10_000_000
 	}
-	r := &reformer{l: l, spec: &spec, rng: spec.Rand}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r := &reformer{l: l, spec: &spec, rng: spec.Rand, ctx: ctx}
 	if r.rng == nil {
 		var seed [16]byte
 		if _, err := crand.Read(seed[:]); err != nil {
@@ -483,6 +495,9 @@ func Reformulate(l *lindecision.Lifted, spec Spec) (*Counterpart, error) {
 			return nil, err
 		}
 	}
+	if err := r.ctx.Err(); err != nil {
+		return nil, fmt.Errorf("chance: reformulation stopped before assembly: %w", err)
+	}
 	cp := &Counterpart{Lifted: l}
 	cp.Problem = r.b.problem(l)
 	r.stats.AuxVars = r.b.nv - l.NumVars()
@@ -549,6 +564,36 @@ func (r *reformer) group(rows []int, a Approximation) (Guarantee, error) {
 	return Guarantee{}, invalidf("unknown method %d", int(a.Method))
 }
 
+// samplePoll is how often (in draws) the sampling loops poll the context: a
+// draw costs about k quantile evaluations, so 4096 of them take well under a
+// millisecond for the k of a release.
+const samplePoll = 4096
+
+// pollSampling returns an error wrapping the context's error when it is done,
+// checked at every samplePoll-th draw t of n.
+func (r *reformer) pollSampling(t, n int, what string) error {
+	if t%samplePoll != 0 {
+		return nil
+	}
+	if err := r.ctx.Err(); err != nil {
+		return fmt.Errorf("chance: %s sampling stopped after %d of %d samples: %w", what, t, n, err)
+	}
+	return nil
+}
+
+// pollRows returns an error wrapping the context's error when it is done,
+// checked at every 256th row t of n of a reformulation loop (a row costs
+// O(nnz of its random-affine form), up to k·n on dense rules).
+func (r *reformer) pollRows(t, n int) error {
+	if t%256 != 0 {
+		return nil
+	}
+	if err := r.ctx.Err(); err != nil {
+		return fmt.Errorf("chance: reformulation stopped at row %d of %d: %w", t, n, err)
+	}
+	return nil
+}
+
 // boxGuarantee computes the uncertainty box of Vertex (the component-wise
 // range of S noise samples, Prop. 3.3) or Robust (the noise support) and the
 // guarantee it gives.
@@ -578,6 +623,9 @@ func (r *reformer) boxGuarantee(a Approximation) (Guarantee, error) {
 		}
 		z := make([]float64, k)
 		for t := 0; t < s; t++ {
+			if err := r.pollSampling(t, s, "vertex"); err != nil {
+				return g, err
+			}
 			noise.Sample(z, r.rng.Uint64, f)
 			for j, v := range z {
 				box[j].Lo = math.Min(box[j].Lo, v)
@@ -607,7 +655,10 @@ func (r *reformer) boxRows(rows []int, box []Interval) error {
 	var ra lindecision.RandomAffine
 	var supp, moving []int
 	doneBlock := make(map[int]bool)
-	for _, i := range rows {
+	for ri, i := range rows {
+		if err := r.pollRows(ri, len(rows)); err != nil {
+			return err
+		}
 		if bi := r.blockOf[i]; bi >= 0 {
 			if !doneBlock[bi] {
 				doneBlock[bi] = true
@@ -731,14 +782,26 @@ func (r *reformer) scenarioRows(rows []int, n int) error {
 	if err != nil {
 		return err
 	}
+	// Every sample copies every row: check the size before drawing (at
+	// η = 10⁻⁹ the sample size is ~2·10⁹, and the samples alone would take
+	// tens of GB).
+	if total := float64(n) * float64(len(rows)); total > float64(r.spec.MaxRows) {
+		return invalidf("scenario counterpart needs %d samples × %d rows = %.3g rows, more than MaxRows = %d; use the vertex or Bonferroni method or a larger eta", n, len(rows), total, r.spec.MaxRows)
+	}
 	samples := make([][]float64, n)
 	for s := range samples {
+		if err := r.pollSampling(s, n, "scenario"); err != nil {
+			return err
+		}
 		samples[s] = noise.Sample(nil, r.rng.Uint64, f)
 	}
 	var ra lindecision.RandomAffine
 	var supp []int
 	doneBlock := make(map[int]bool)
-	for _, i := range rows {
+	for ri, i := range rows {
+		if err := r.pollRows(ri, len(rows)); err != nil {
+			return err
+		}
 		if r.b.nonneg.n()+r.b.conic.n() > r.spec.MaxRows {
 			return invalidf("scenario counterpart exceeds MaxRows = %d (%d samples); use the vertex or Bonferroni method", r.spec.MaxRows, n)
 		}
@@ -825,7 +888,10 @@ func (r *reformer) bonferroniRows(rows []int, a Approximation) (Guarantee, error
 	k := l.K()
 	fd := mat2(f, k)
 	var supp []int
-	for _, i := range rows {
+	for ri, i := range rows {
+		if err := r.pollRows(ri, len(rows)); err != nil {
+			return g, err
+		}
 		l.SlackTo(&ra, i)
 		rs := &r.b.nonneg
 		if ra.IsDeterministic() {
@@ -1109,6 +1175,9 @@ func (r *reformer) cvar(c *CVaR) error {
 	r.b.extraQ = map[int]float64{gamma: w}
 	zeta := make([]float64, r.l.K())
 	for t := 0; t < s; t++ {
+		if err := r.pollSampling(t, s, "CVaR scenario"); err != nil {
+			return err
+		}
 		noise.Sample(zeta, r.rng.Uint64, f)
 		z := r.b.aux()
 		r.b.extraQ[z] = w / ((1 - c.Alpha) * float64(s))

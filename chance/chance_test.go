@@ -707,3 +707,37 @@ func TestCVaRQuadratic(t *testing.T) {
 	}
 	t.Logf("quadratic CVaR: counterpart %.4f, Monte Carlo %.4f", res.Objective, cv)
 }
+
+// TestReformulateContextCancelled: the sampling loops of the vertex and
+// scenario methods stop at a cancelled context with an error wrapping
+// context.Canceled (at η = 10⁻⁹ vertex sampling would draw about 2·10⁹
+// samples); the scenario method refuses 2·10⁹ scenarios before allocating
+// them (it once died of memory); the same specs with a live context and a
+// normal η succeed.
+func TestReformulateContextCancelled(t *testing.T) {
+	lap, _ := noise.NewLaplace(1)
+	p := example27(1, 1, 20)
+	l, err := lindecision.Lift(p, identitySpec(lap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, m := range []Method{Vertex, Scenario} {
+		spec := Spec{Approximation: Approximation{Method: m, Eta: 1e-9, Beta: 0.1}, Rand: rand.New(rand.NewPCG(1, 1))}
+		if m == Scenario {
+			// 2.3·10⁹ scenarios exceed MaxRows before any is drawn
+			if _, err := ReformulateContext(ctx, l, spec); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "MaxRows") {
+				t.Errorf("scenario at η = 1e-9: %v, want ErrInvalid naming MaxRows", err)
+			}
+			spec.Eta = 1e-5 // 230,000 samples
+		}
+		if _, err := ReformulateContext(ctx, l, spec); !errors.Is(err, context.Canceled) {
+			t.Errorf("%v at η = %g, cancelled context: %v, want context.Canceled", m, spec.Eta, err)
+		}
+		spec.Eta = 0.01
+		if _, err := ReformulateContext(context.Background(), l, spec); err != nil {
+			t.Errorf("%v at η = 0.01: %v", m, err)
+		}
+	}
+}

@@ -163,6 +163,9 @@ func (r *reformer) reformulateInterval() (*Counterpart, error) {
 		extra := map[int]float64{gamma: wt}
 		zeta := make([]float64, 1)
 		for t := 0; t < s; t++ {
+			if err := r.pollSampling(t, s, "CVaR scenario"); err != nil {
+				return nil, err
+			}
 			noise.Sample(zeta, r.rng.Uint64, f)
 			z := nv
 			nv++

@@ -11,21 +11,23 @@ import (
 
 // WriteMPS writes m in free MPS format (QUADOBJ for H, OBJSENSE MAX for a
 // maximization, RANGES for rows with two finite bounds, RHS on the objective
-// row for −ObjConstant), so that ReadMPS returns the same model. Names must
-// be non-empty and free of blanks (free MPS separates fields by blanks).
+// row for −ObjConstant), so that ReadMPS returns the same model. Names, the
+// objective's included, must be non-empty and free of blanks (free MPS
+// separates fields by blanks).
 func WriteMPS(w io.Writer, m *Model) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
-	names := append(append([]string(nil), m.ColNames...), m.RowNames...)
+	obj := m.ObjName
+	if obj == "" {
+		obj = "OBJ"
+	}
+	// The objective's name too: a fixed-format file may name it "00 0".
+	names := append(append([]string{obj}, m.ColNames...), m.RowNames...)
 	for _, s := range names {
 		if s == "" || strings.ContainsAny(s, " \t\r\n") || s[0] == '*' {
 			return fmt.Errorf("mathprog: cannot write name %q in free MPS (empty, a blank, or a leading *)", s)
 		}
-	}
-	obj := m.ObjName
-	if obj == "" {
-		obj = "OBJ"
 	}
 	for _, s := range m.RowNames {
 		if s == obj {
@@ -59,7 +61,10 @@ func WriteMPS(w io.Writer, m *Model) error {
 	fmt.Fprintf(bw, "COLUMNS\n")
 	AT := m.A // CSC: columns
 	for j, c := range m.ColNames {
-		if m.Cost[j] != 0 {
+		// A column without cost and matrix entries is still declared (an
+		// explicit zero cost): BOUNDS and QUADOBJ may only name declared
+		// columns, and the column order must survive a round trip.
+		if m.Cost[j] != 0 || AT.ColPtr[j] == AT.ColPtr[j+1] {
 			fmt.Fprintf(bw, "    %s %s %s\n", c, obj, num(m.Cost[j]))
 		}
 		for k := AT.ColPtr[j]; k < AT.ColPtr[j+1]; k++ {

@@ -33,7 +33,7 @@ func BenchmarkShortfallSearch(b *testing.B) {
 		b.Run(fmt.Sprintf("structured/N=%d", len(g.width)), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				g.shortfalls(w, v, ud)
+				g.shortfalls(w, v, ud, nil)
 			}
 		})
 		if n > 400 { // the pairwise search takes ~16 s per call at N = 2000

@@ -189,3 +189,18 @@ func TestOptimizeDataDependentExtremeEpsilon(t *testing.T) {
 		t.Errorf("ε = 1000: error %v, want a ParamError on Epsilon", err)
 	}
 }
+
+// TestOptimizeDeadlineDuringShiftSearch: at (ε, δ) = (15.3125, 1/60) with 16
+// cells the unit lattice is fine and one most-violated-shift search took
+// 430 ms without polling the context (fuzzing reported the input as a hang
+// on a loaded machine); the search now polls it, and a 100 ms deadline ends
+// Optimize with the deadline error.
+func TestOptimizeDeadlineDuringShiftSearch(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := Optimize(ctx, Params{Epsilon: 15.3125, Delta: 1.0 / 60, Sensitivity: 1}, OptimalOptions{Intervals: 16})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Optimize with a 100 ms deadline: %v, want context.DeadlineExceeded", err)
+	}
+	t.Log(err)
+}

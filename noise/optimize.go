@@ -508,13 +508,19 @@ func newGrid(p Params, lam, k int, opt OptimalOptions, lower bool, scale float64
 
 // shortfalls returns V(mβ) for every candidate shift m: Σ over unit cells u of
 // the event region of (D_u − e·D_{u−m})⁺ with D_u the probability of unit cell u.
-func (g *grid) shortfalls(p []float64, out []float64, unitDens []float64) {
+// A non-nil stop is polled every 32 shifts (a shift costs O(unit cells), and
+// fine lattices at large ε make one search take 100s of ms); it reports
+// whether stop fired, leaving out incomplete.
+func (g *grid) shortfalls(p []float64, out []float64, unitDens []float64, stop func() bool) bool {
 	lo, hi := g.idx[0], g.idx[len(g.idx)-1]
 	for u := range unitDens {
 		j := g.cellOf[u]
 		unitDens[u] = p[j] / float64(g.width[j])
 	}
 	for s, m := range g.shifts {
+		if stop != nil && s%32 == 0 && stop() {
+			return true
+		}
 		v := 0.0
 		// u with u − m outside [lo, hi): only D_u counts.
 		a, b := max(g.rlo, lo+m), min(g.rhi, hi+m)
@@ -536,6 +542,7 @@ func (g *grid) shortfalls(p []float64, out []float64, unitDens []float64) {
 		}
 		out[s] = v
 	}
+	return false
 }
 
 // shortfallsPlain computes the same values as shortfalls by probing all cell
@@ -722,8 +729,8 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 				unitDens[u] = cp.p[j] / float64(g.width[j])
 			}
 			g.shortfallsPlain(cp.p, v)
-		} else {
-			g.shortfalls(cp.p, v, unitDens)
+		} else if g.shortfalls(cp.p, v, unitDens, func() bool { return ctx.Err() != nil }) {
+			return fmt.Errorf("noise: %s bound: most-violated-shift search: %w", stage, ctx.Err())
 		}
 		for i := range order {
 			order[i] = i

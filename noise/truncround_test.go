@@ -40,3 +40,29 @@ func TestTruncatedLaplaceDeltaRoundedUp(t *testing.T) {
 		}
 	}
 }
+
+// TestRaiseBoundMatchesScan: the doubling-and-bisection search of raiseBound
+// returns what the one-ulp-at-a-time scan it replaced returns, for thresholds
+// at every distance 0 … 70,000 ulps (beyond maxBoundUlps: the scan's last
+// value), and calls ok O(log maxBoundUlps) times.
+func TestRaiseBoundMatchesScan(t *testing.T) {
+	bound := 12.345
+	for _, need := range []int{0, 1, 2, 3, 7, 8, 100, 4097, 65535, 65536, 65537, 70000} {
+		threshold := bound
+		for i := 0; i < need; i++ {
+			threshold = math.Nextafter(threshold, math.Inf(1))
+		}
+		calls := 0
+		ok := func(a float64) bool { calls++; return a >= threshold }
+		scan := bound
+		for i := 0; i < maxBoundUlps && !(scan >= threshold); i++ {
+			scan = math.Nextafter(scan, math.Inf(1))
+		}
+		if got := raiseBound(bound, maxBoundUlps, ok); got != scan {
+			t.Errorf("threshold %d ulps up: got %v, the scan gives %v", need, got, scan)
+		}
+		if calls > 40 {
+			t.Errorf("threshold %d ulps up: %d calls of ok", need, calls)
+		}
+	}
+}

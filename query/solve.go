@@ -105,7 +105,7 @@ func Solve(ctx context.Context, p *solver.Problem, spec Spec) (*Solution, error)
 			spec.Chance.Groups[g].ReleaseMargin = math.Max(spec.Chance.Groups[g].ReleaseMargin, m)
 		}
 	}
-	cp, err := chance.Reformulate(l, spec.Chance)
+	cp, err := chance.ReformulateContext(ctx, l, spec.Chance)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"time"
 )
 
 // command is one sub-command. Each lives in its own file and registers itself in
@@ -50,7 +51,28 @@ func usagef(format string, args ...any) error {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	go exitAfterInterrupt(ctx, interruptGrace, os.Stderr)
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// interruptGrace is how long a command may take to wind down after SIGINT
+// before the process exits without it. Long loops poll the context
+// (factorizations, sampling, cutting planes, reformulations), but a few
+// O(nnz) steps on large problems (a sparse conversion of a counterpart with
+// millions of entries) are not interruptible and take up to a few seconds on
+// a loaded machine; SIGINT must stop any command within 1 s.
+const interruptGrace = 700 * time.Millisecond
+
+// exitAfterInterrupt exits the process with status 1 when the command has
+// not returned within grace after ctx (the SIGINT context) is done. Ledger
+// spends are SQLite transactions (atomic at any exit); output files are
+// written after the computation, so only a file being written in that very
+// moment can be left incomplete.
+func exitAfterInterrupt(ctx context.Context, grace time.Duration, stderr io.Writer) {
+	<-ctx.Done()
+	time.Sleep(grace)
+	fmt.Fprintln(stderr, "privopt: cancelled by interrupt; stopped without waiting for the running step to finish")
+	os.Exit(1)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

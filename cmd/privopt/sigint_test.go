@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -45,7 +46,8 @@ func writeSlowLP(t *testing.T, path string) {
 
 // TestSIGINTStopsCommands builds privopt, starts long-running commands (the
 // IPM on a large LP, the optimal-noise cutting planes on HiGHS, ten million
-// crypto/rand samples), sends os.Interrupt once each has run for a second,
+// crypto/rand samples, a private DC-OPF by vertex sampling at a tiny η, a
+// private Huber regression by program perturbation), sends os.Interrupt once each has run for a second,
 // and checks that the process exits with status 1 reporting the
 // cancellation. The latency from the signal to the exit is the measured
 // outcome: the acceptance target is 1 s; the test fails above 5 s (a
@@ -55,13 +57,11 @@ func TestSIGINTStopsCommands(t *testing.T) {
 		t.Skip("os.Interrupt cannot be sent to a process on Windows")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "privopt")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := privoptBinary(t)
 	lp := filepath.Join(dir, "slow.cbf")
 	writeSlowLP(t, lp)
+	csv := filepath.Join(dir, "regress.csv")
+	writeRegressionCSV(t, csv, 5000, 30)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -69,6 +69,11 @@ func TestSIGINTStopsCommands(t *testing.T) {
 		{"solve-ipm", []string{"solve", "--solver", "ipm", lp}},
 		{"noise-optimal", []string{"noise", "optimal", "--epsilon", "1", "--delta", "1e-6", "--gap", "1e-5", "--intervals", "2000"}},
 		{"noise-samples", []string{"noise", "laplace", "--epsilon", "1", "--samples", "10000000"}},
+		// vertex sampling at η = 1e-9 needs ~10¹⁰ scenarios' worth of rows
+		{"opf-vertex-eta-1e-9", []string{"opf", "--case", demoCase, "--query", "cost", "--eta", "1e-9"}},
+		// program perturbation of a Huber fit samples its sensitivity on 99
+		// adjacent datasets of 5,000 rows (tens of seconds)
+		{"regress-huber-program", []string{"regress", "--data", csv, "--target", "y", "--model", "huber", "--epsilon", "1", "--strategy", "program"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(bin, c.args...)
@@ -128,4 +133,66 @@ func TestTimeLimitHonoured(t *testing.T) {
 	if wall > 3*time.Second {
 		t.Errorf("--time-limit 2 took %v", wall)
 	}
+}
+
+// writeRegressionCSV writes a random regression data set with d features
+// x0..x(d−1) ~ N(0, 1) and a target y = x0 + x1 + x2 + N(0, 1), n rows.
+func writeRegressionCSV(t *testing.T, path string, n, d int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b bytes.Buffer
+	for j := 0; j < d; j++ {
+		fmt.Fprintf(&b, "x%d,", j)
+	}
+	b.WriteString("y\n")
+	x := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j := range x {
+			x[j] = rng.NormFloat64()
+			fmt.Fprintf(&b, "%.4f,", x[j])
+		}
+		fmt.Fprintf(&b, "%.4f\n", x[0]+x[1]+x[2]+rng.NormFloat64())
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// privoptBinary builds privopt once per test run into a temporary directory
+// (removed by TestMain) and returns its path.
+func privoptBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "privopt-bin")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binDir = dir
+		binPath = filepath.Join(dir, "privopt")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+var binDir string
+
+// TestMain removes the binary privoptBinary built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }

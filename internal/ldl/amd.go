@@ -44,8 +44,10 @@ const (
 
 // amdOrder returns the AMD permutation (perm[k] = original index of pivot k)
 // of the symmetric matrix whose upper triangle pattern is (colPtr, rowIdx),
-// and the number of dense rows ordered last.
-func amdOrder(n int, colPtr, rowIdx []int, denseFactor float64) ([]int, int) {
+// and the number of dense rows ordered last. A non-nil interrupt is polled
+// every amdPollPivots pivots; when it returns true amdOrder stops and returns
+// a nil permutation.
+func amdOrder(n int, colPtr, rowIdx []int, denseFactor float64, interrupt func() bool) ([]int, int) {
 	perm := make([]int, 0, n)
 	if n == 0 {
 		return perm, 0
@@ -101,7 +103,10 @@ func amdOrder(n int, colPtr, rowIdx []int, denseFactor float64) ([]int, int) {
 			}
 		}
 	}
-	perm = g.order(perm, dense)
+	perm = g.order(perm, dense, interrupt)
+	if perm == nil {
+		return nil, 0
+	}
 	// Dense rows last, sparsest first (ties by index), as AMD does.
 	sort.SliceStable(denseNodes, func(a, b int) bool {
 		return fullDeg[denseNodes[a]] < fullDeg[denseNodes[b]]
@@ -213,9 +218,16 @@ func (g *amdGraph) compact(need int) {
 	g.pfree = p
 }
 
+// amdPollPivots is how often (in pivots) the minimum degree loop polls its
+// interrupt: a pivot costs O(|Lₚ| + Σ|Eᵢ| + |Aᵢ|), so 64 of them are far
+// below a millisecond on sparse KKT systems, and the poll (a context's Err)
+// costs a mutex.
+const amdPollPivots = 64
+
 // order runs the minimum degree loop over the non-skipped nodes and appends
-// the elimination order to perm.
-func (g *amdGraph) order(perm []int, skip []bool) []int {
+// the elimination order to perm. It returns nil when interrupt (if not nil)
+// returns true.
+func (g *amdGraph) order(perm []int, skip []bool, interrupt func() bool) []int {
 	n := g.n
 	for d := range g.head {
 		g.head[d] = -1
@@ -240,7 +252,10 @@ func (g *amdGraph) order(perm []int, skip []bool) []int {
 	wflg := 2
 	mindeg := 0
 	iw := g.iw
-	for nel < n {
+	for step := 1; nel < n; step++ {
+		if interrupt != nil && step%amdPollPivots == 0 && interrupt() {
+			return nil
+		}
 		// Select a variable of minimum approximate degree.
 		for mindeg < n && g.head[mindeg] == -1 {
 			mindeg++

@@ -92,6 +92,14 @@ type Options struct {
 	// max(16, DenseFactor·√n) is removed from the graph and ordered last, as in
 	// AMD. Zero means the default 10; a negative value disables the detection.
 	DenseFactor float64
+	// Interrupt, when not nil, is polled by Analyze every 64 pivots of the
+	// AMD ordering and every 256 columns of its O(nnz(L)) passes (elimination
+	// tree and column counts, supernode partition); when it returns true
+	// Analyze stops with an error wrapping ErrInterrupted. Analyze also
+	// installs it on the returned Symbolic (SetInterrupt), so that the numeric
+	// factorizations poll it too. Pass a cheap function, e.g. one reading
+	// context.Context.Err.
+	Interrupt func() bool
 }
 
 // Validate reports whether the options are usable (the permutation is checked

@@ -60,6 +60,9 @@ func (s *Symbolic) buildSupernodes() {
 	inter := make([]int, n)
 	flag := make([]int, n)
 	for k := 0; k < n; k++ {
+		if s.pollAnalyze(k) {
+			return
+		}
 		flag[k] = k
 		for p := s.cp[k]; p < s.cp[k+1]; p++ {
 			for i := s.ci[p]; flag[i] != k; i = s.parent[i] {
@@ -140,6 +143,9 @@ func (s *Symbolic) buildSupernodes() {
 		flag[i] = -1
 	}
 	for k := 0; k < n; k++ {
+		if s.pollAnalyze(k) {
+			return
+		}
 		flag[k] = k
 		for p := s.cp[k]; p < s.cp[k+1]; p++ {
 			for i := s.ci[p]; flag[i] != k; i = s.parent[i] {

@@ -1,6 +1,7 @@
 package ldl
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/privopt/privopt/sparse"
@@ -15,6 +16,10 @@ type Symbolic struct {
 	// interrupt, when set (SetInterrupt), is polled during numeric
 	// factorizations.
 	interrupt func() bool
+	// analyzing is Options.Interrupt while Analyze runs; aborted records
+	// that it fired (pollAnalyze).
+	analyzing func() bool
+	aborted   bool
 	perm      []int // perm[k] = original index of pivot k
 	iperm     []int // iperm[perm[k]] = k
 
@@ -62,7 +67,8 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Symbolic{n: n, ordering: opts.Ordering}
+	s := &Symbolic{n: n, ordering: opts.Ordering, analyzing: opts.Interrupt}
+	interrupted := fmt.Errorf("%w: during the symbolic analysis (n = %d, %d entries)", ErrInterrupted, n, upper.ColPtr[n])
 	switch opts.Ordering {
 	case Natural:
 		s.perm = make([]int, n)
@@ -79,12 +85,18 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 		if dense == 0 {
 			dense = defaultDenseFactor
 		}
-		s.perm, s.dense = amdOrder(n, upper.ColPtr, upper.RowIdx, dense)
+		s.perm, s.dense = amdOrder(n, upper.ColPtr, upper.RowIdx, dense, opts.Interrupt)
+		if s.perm == nil {
+			return nil, interrupted
+		}
 	}
 	nnz := upper.ColPtr[n]
 	s.colPtr = append([]int(nil), upper.ColPtr[:n+1]...)
 	s.rowIdx = append([]int(nil), upper.RowIdx[:nnz]...)
 	s.setPerm(s.perm)
+	if s.aborted {
+		return nil, interrupted
+	}
 	if opts.Ordering == AMD {
 		// A postorder of the elimination tree is an equivalent ordering
 		// (same fill) whose subtrees are contiguous, which makes supernodes
@@ -95,6 +107,9 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 			p[k] = s.perm[q]
 		}
 		s.setPerm(p)
+		if s.aborted {
+			return nil, interrupted
+		}
 	}
 	method := opts.Method
 	if method == Auto {
@@ -105,8 +120,22 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	}
 	if method == Supernodal {
 		s.buildSupernodes()
+		if s.aborted {
+			return nil, interrupted
+		}
 	}
+	s.analyzing = nil
+	s.interrupt = opts.Interrupt
 	return s, nil
+}
+
+// pollAnalyze polls Options.Interrupt at every 256th k during Analyze and
+// reports whether the analysis was interrupted (now or before).
+func (s *Symbolic) pollAnalyze(k int) bool {
+	if !s.aborted && s.analyzing != nil && k&255 == 0 && s.analyzing() {
+		s.aborted = true
+	}
+	return s.aborted
 }
 
 // setPerm installs the permutation and recomputes the permuted matrix, the
@@ -268,6 +297,9 @@ func (s *Symbolic) etreeAndCounts() {
 	flag := make([]int, n)
 	cnt := make([]int, n)
 	for k := 0; k < n; k++ {
+		if s.pollAnalyze(k) {
+			return
+		}
 		s.parent[k] = -1
 		flag[k] = k
 		for p := s.cp[k]; p < s.cp[k+1]; p++ {

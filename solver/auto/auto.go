@@ -16,8 +16,20 @@
 //
 // An answer is kept when its status is Optimal (every backend certifies that
 // on the original data with solver.Certify) or PrimalInfeasible /
-// DualInfeasible with a certificate; a cancelled or timed-out solve is
-// returned as it is. Otherwise the next backend runs (with what remains of
+// DualInfeasible with a certificate that passes solver.CheckCertificate on
+// the caller's data at CertificateTolerance (a certificate that fails is
+// removed from the answer, which then no longer ends the route); a cancelled
+// or timed-out solve is returned as it is.
+//
+// "Unbounded" claims a feasible point as well as an improving ray, and a
+// backend that finds the ray first may never look for the point (the IPM on
+// some primal-and-dual infeasible SOCPs). So a DualInfeasible answer is
+// confirmed by solving the feasibility problem (q = 0, P = 0) along the same
+// route: when that is infeasible with a verified Farkas certificate the
+// answer becomes PrimalInfeasible (the primal certificate takes precedence,
+// as in HiGHS) with the certificate in Solution.Y and the verified ray kept
+// in Solution.X; when the feasibility solve ends without a decision the
+// DualInfeasible answer is returned with a diagnostic saying so. Otherwise the next backend runs (with what remains of
 // Settings.TimeLimit) and the better of the two answers is returned, in the
 // order Optimal > certified infeasibility > AlmostOptimal > the first answer
 // (between two AlmostOptimal answers, the one with the smaller re-checked
@@ -29,6 +41,7 @@ package auto
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/privopt/privopt/cone"
@@ -112,6 +125,16 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 		if sol.Solver == "" {
 			sol.Solver = b.Name()
 		}
+		if sol.Status == solver.PrimalInfeasible || sol.Status == solver.DualInfeasible {
+			if err := solver.CheckCertificate(p, sol, CertificateTolerance); err != nil {
+				sol.Diagnostic = appendMsg(sol.Diagnostic, "certificate rejected: "+err.Error())
+				if sol.Status == solver.PrimalInfeasible {
+					sol.Y = nil
+				} else {
+					sol.X = nil
+				}
+			}
+		}
 		tried = append(tried, describe(sol))
 		if best == nil || rank(sol) > rank(best) || (rank(sol) == rank(best) && sol.Status.OK() && sol.Accuracy.Max() < best.Accuracy.Max()) {
 			if best != nil {
@@ -128,6 +151,9 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 			return nil, firstErr
 		}
 		return &solver.Solution{Status: solver.TimeLimit, Solver: route[0].Name()}, nil
+	}
+	if best.Status == solver.DualInfeasible && accepted(best) {
+		best = s.confirmFeasible(ctx, p, set, start, best)
 	}
 	if len(tried) > 1 {
 		msg := "tried " + joinTried(tried) + "; answered by " + best.Solver
@@ -157,7 +183,8 @@ func joinTried(t []string) string {
 }
 
 // accepted reports whether sol ends the route: a verified optimum or a
-// certified infeasibility.
+// certified infeasibility (a certificate that fails CheckCertificate has
+// been removed from sol by Solve).
 func accepted(sol *solver.Solution) bool {
 	switch sol.Status {
 	case solver.Optimal:
@@ -168,6 +195,61 @@ func accepted(sol *solver.Solution) bool {
 		return sol.X != nil
 	}
 	return false
+}
+
+// confirmFeasible decides whether the problem of an "unbounded" answer (a
+// verified improving ray in ray.X) has a feasible point, by solving the
+// feasibility problem (p with q = 0 and P = 0, which cannot be unbounded)
+// along the same route within what remains of the time limit:
+//
+//   - a feasible point: ray is returned, "unbounded" confirmed;
+//   - a verified Farkas certificate: the problem is primal and dual
+//     infeasible, and the answer becomes PrimalInfeasible with that
+//     certificate in Y (the primal certificate takes precedence, as in
+//     HiGHS), keeping the verified ray in X;
+//   - anything else (limits, numerical trouble): ray is returned with a
+//     diagnostic saying that feasibility was not confirmed.
+func (s *Solver) confirmFeasible(ctx context.Context, p *solver.Problem, set solver.Settings, start time.Time, ray *solver.Solution) *solver.Solution {
+	if set.TimeLimit > 0 {
+		set.TimeLimit -= time.Since(start)
+		if set.TimeLimit <= 0 {
+			ray.Diagnostic = appendMsg(ray.Diagnostic, "feasibility not confirmed: time limit")
+			return ray
+		}
+	}
+	feas := *p
+	feas.P = nil
+	feas.Q = make([]float64, p.NumVars())
+	feas.R = 0
+	sol, err := s.Solve(ctx, &feas, set)
+	switch {
+	case err != nil:
+		ray.Diagnostic = appendMsg(ray.Diagnostic, "feasibility not confirmed: "+err.Error())
+	case sol.Status.OK():
+		// a feasible point and a verified ray: unbounded
+	case sol.Status == solver.PrimalInfeasible && sol.Y != nil:
+		sol.X = ray.X
+		sol.Objective, sol.DualObjective = math.Inf(1), math.Inf(1)
+		sol.Diagnostic = appendMsg(ray.Diagnostic, fmt.Sprintf("primal and dual infeasible: %s found an improving ray (unbounded), the feasibility problem a Farkas certificate (%s)", ray.Solver, describe(sol)))
+		if ray.Fallback != "" && sol.Fallback == "" {
+			sol.Fallback = ray.Fallback
+		}
+		return sol
+	default:
+		ray.Diagnostic = appendMsg(ray.Diagnostic, "feasibility not confirmed: "+describe(sol))
+	}
+	return ray
+}
+
+// CertificateTolerance is the relative tolerance of solver.CheckCertificate
+// for the infeasibility and unboundedness certificates the route accepts.
+const CertificateTolerance = 1e-6
+
+func appendMsg(d, msg string) string {
+	if d == "" {
+		return msg
+	}
+	return d + "; " + msg
 }
 
 // rank orders answers: Optimal > certified infeasibility > AlmostOptimal >

@@ -36,7 +36,9 @@ func ones(n int) []float64 {
 
 // equilibrate scales p (upper triangle), q, a, b in place and returns the
 // scaling. blocks lists [start, end) row ranges that need a common factor.
-func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Settings) *scaling {
+// A non-nil stop is polled before every pass; when it fires the passes end
+// early (the data and the scaling returned stay consistent).
+func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Settings, stop func() bool) *scaling {
 	n, m := a.Cols, a.Rows
 	sc := identityScaling(n, m)
 	if set.DisableEquilibration {
@@ -47,6 +49,9 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 	dcol := make([]float64, n)
 	erow := make([]float64, m)
 	for it := 0; it < set.EquilibrationIterations; it++ {
+		if stop != nil && stop() {
+			break
+		}
 		clear(dcol)
 		clear(erow)
 		// column norms of [P; A] (P symmetric: column j of the full P is the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/sparse"
 )
@@ -78,13 +79,32 @@ func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Setting
 		return nil, err
 	}
 	start := time.Now()
-	if err := checkConvex(p.P, set.DenseKKT); err != nil {
-		return nil, err
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	w, err := newWorkspace(p, &set)
+	// The setup (convexity test of P, symbolic analysis of the KKT matrix)
+	// polls the context and the time limit as the iterations do.
+	stop := func() bool {
+		return ctx.Err() != nil || (set.TimeLimit > 0 && time.Since(start) > set.TimeLimit)
+	}
+	stopped := func() *solver.Solution {
+		st := solver.TimeLimit
+		if ctx.Err() != nil {
+			st = solver.Cancelled
+		}
+		return &solver.Solution{Status: st, SolveTime: time.Since(start), Solver: "ipm",
+			Diagnostic: "stopped during the setup (convexity test of P or symbolic analysis of the KKT matrix)"}
+	}
+	if err := checkConvex(p.P, set.DenseKKT, stop); err != nil {
+		if errors.Is(err, ldl.ErrInterrupted) {
+			return stopped(), nil
+		}
+		return nil, err
+	}
+	w, err := newWorkspace(p, &set, stop)
+	if errors.Is(err, ldl.ErrInterrupted) {
+		return stopped(), nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -277,7 +277,7 @@ type kktSystem struct {
 // eliminated, when its rows touch at most half as many columns as it has rows.
 const psdSchurMinDim = 21
 
-func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) {
+func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*kktSystem, error) {
 	n, m := a.Cols, a.Rows
 	at := a.Transpose()
 	ks := &kktSystem{n: n, m: m, refine: set.RefineSteps, zidx: make([]int, m), threads: set.Threads}
@@ -492,7 +492,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings) (*kktSystem, error) 
 	if set.DenseKKT {
 		ks.solver = &denseLDL{signs: ks.signs, reg: reg}
 	} else {
-		sym, err := ldl.Analyze(k, ldl.Options{})
+		sym, err := ldl.Analyze(k, ldl.Options{Interrupt: stop})
 		if err != nil {
 			return nil, err
 		}

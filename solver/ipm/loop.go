@@ -58,7 +58,10 @@ func psdBytes(p *solver.Problem, set *Settings) float64 {
 	return total
 }
 
-func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
+// newWorkspace reduces, equilibrates and analyzes p; stop is polled between
+// equilibration passes and during the symbolic analysis of the KKT matrix
+// (an error wrapping ldl.ErrInterrupted when it fires).
+func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspace, error) {
 	if set.MaxFactorBytes > 0 {
 		dense := psdBytes(p, set) // bytes, in float64 to avoid overflow
 		if dense > float64(set.MaxFactorBytes) {
@@ -117,8 +120,11 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 		w.p = w.p.Clone()
 	}
 	w.a = w.a.Clone()
-	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set)
-	kkt, err := newKKT(w.p, w.a, w.cones, set)
+	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set, stop)
+	if stop != nil && stop() {
+		return nil, fmt.Errorf("ipm: equilibration: %w", ldl.ErrInterrupted)
+	}
+	kkt, err := newKKT(w.p, w.a, w.cones, set, stop)
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +147,10 @@ func newWorkspace(p *solver.Problem, set *Settings) (*workspace, error) {
 }
 
 // checkConvex reports an error wrapping ErrNotConvex when the LDLᵀ
-// factorization of P + δI has a negative pivot.
-func checkConvex(p *sparse.CSC, dense bool) error {
+// factorization of P + δI has a negative pivot, and one wrapping
+// ldl.ErrInterrupted when stop fired during the sparse analysis or
+// factorization.
+func checkConvex(p *sparse.CSC, dense bool, stop func() bool) error {
 	if p == nil || p.Nnz() == 0 {
 		return nil
 	}
@@ -182,11 +190,14 @@ func checkConvex(p *sparse.CSC, dense bool) error {
 			}
 		}
 	} else {
-		sym, err := ldl.Analyze(ps, ldl.Options{})
+		sym, err := ldl.Analyze(ps, ldl.Options{Interrupt: stop})
 		if err != nil {
 			return fmt.Errorf("ipm: analyzing P: %w", err)
 		}
 		f, err := sym.Factor(ps, nil, ldl.Regularization{})
+		if errors.Is(err, ldl.ErrInterrupted) {
+			return fmt.Errorf("ipm: factorizing P: %w", err)
+		}
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrNotConvex, err)
 		}
