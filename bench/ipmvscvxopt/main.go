@@ -46,6 +46,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/privopt/privopt/bench/internal/cvxoptjson"
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/ipm"
@@ -57,36 +58,6 @@ import (
 type instance struct {
 	name, family string
 	p            *solver.Problem
-}
-
-// jsonProblem is the interchange format read by cvxopt_solve.py.
-type jsonProblem struct {
-	Name   string     `json:"name"`
-	N      int        `json:"n"`
-	M      int        `json:"m"`
-	Q      []float64  `json:"q"`
-	R      float64    `json:"r"`
-	ColPtr []int      `json:"colptr"`
-	RowIdx []int      `json:"rowidx"`
-	Val    []float64  `json:"val"`
-	B      []float64  `json:"b"`
-	Cones  []jsonCone `json:"cones"`
-}
-
-type jsonCone struct {
-	Kind string `json:"kind"`
-	Dim  int    `json:"dim"`
-}
-
-// pyResult is one line of cvxopt_solve.py's output.
-type pyResult struct {
-	Name       string  `json:"name"`
-	Status     string  `json:"status"`
-	Iterations int     `json:"iterations"`
-	Time       float64 `json:"time"`
-	CPU        float64 `json:"cpu"`
-	Objective  float64 `json:"objective"`
-	Error      string  `json:"error"`
 }
 
 func main() {
@@ -141,7 +112,7 @@ func main() {
 	var files []string
 	for _, in := range insts {
 		f := filepath.Join(dir, in.name+".json")
-		if err := writeJSON(f, in); err != nil {
+		if err := cvxoptjson.Write(f, in.name, in.p); err != nil {
 			fatal(err)
 		}
 		files = append(files, f)
@@ -151,7 +122,7 @@ func main() {
 	fmt.Printf("GOMAXPROCS=%d\n\n", runtime.GOMAXPROCS(0))
 
 	// CVXOPT first (one Python process for all instances).
-	py := map[string]pyResult{}
+	py := map[string]cvxoptjson.Result{}
 	havePy := true
 	if *python == "" {
 		havePy = false
@@ -160,7 +131,7 @@ func main() {
 		havePy = false
 		fmt.Printf("CVXOPT is missing: %s not found (install Debian's python3-cvxopt); reporting ipm only\n\n", *python)
 	} else {
-		script := scriptPath()
+		script := cvxoptjson.ScriptPath()
 		cmd := exec.Command(*python, append([]string{script, "--kkt", *kkt}, files...)...)
 		cmd.Env = append(os.Environ(), fmt.Sprintf("OPENBLAS_NUM_THREADS=%d", *blasThreads), fmt.Sprintf("OMP_NUM_THREADS=%d", *blasThreads))
 		cmd.Stderr = os.Stderr
@@ -173,7 +144,7 @@ func main() {
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			var r pyResult
+			var r cvxoptjson.Result
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
 				fatal(fmt.Errorf("cvxopt_solve.py output %q: %v", line, err))
 			}
@@ -252,18 +223,6 @@ func fatal(err error) {
 	os.Exit(1)
 }
 
-// scriptPath locates cvxopt_solve.py next to this source file (go run) or in the
-// working directory's bench/ipmvscvxopt.
-func scriptPath() string {
-	if _, file, _, ok := runtime.Caller(0); ok {
-		p := filepath.Join(filepath.Dir(file), "cvxopt_solve.py")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return filepath.Join("bench", "ipmvscvxopt", "cvxopt_solve.py")
-}
-
 func median(x []float64) float64 {
 	s := append([]float64(nil), x...)
 	sort.Float64s(s)
@@ -271,24 +230,6 @@ func median(x []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func writeJSON(path string, in instance) error {
-	p := in.p
-	jp := jsonProblem{Name: in.name, N: p.NumVars(), M: p.NumRows(), Q: p.Q, R: p.R,
-		ColPtr: p.A.ColPtr, RowIdx: p.A.RowIdx, Val: p.A.Val, B: p.B}
-	for _, c := range p.Cones {
-		jp.Cones = append(jp.Cones, jsonCone{Kind: c.Kind.String(), Dim: c.Dim})
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := json.NewEncoder(f).Encode(jp); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // interior returns a point in the interior of c (of c's dual when dual is true;

@@ -26,42 +26,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 
+	"github.com/privopt/privopt/bench/internal/cvxoptjson"
 	"github.com/privopt/privopt/internal/badscale"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/auto"
 	"github.com/privopt/privopt/solver/highs"
 	"github.com/privopt/privopt/solver/ipm"
 )
-
-// jsonProblem is the interchange format read by cvxopt_solve.py (the one
-// written by bench/ipmvscvxopt).
-type jsonProblem struct {
-	Name   string     `json:"name"`
-	N      int        `json:"n"`
-	M      int        `json:"m"`
-	Q      []float64  `json:"q"`
-	R      float64    `json:"r"`
-	ColPtr []int      `json:"colptr"`
-	RowIdx []int      `json:"rowidx"`
-	Val    []float64  `json:"val"`
-	B      []float64  `json:"b"`
-	Cones  []jsonCone `json:"cones"`
-}
-
-type jsonCone struct {
-	Kind string `json:"kind"`
-	Dim  int    `json:"dim"`
-}
-
-// pyResult is one line of cvxopt_solve.py's output.
-type pyResult struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
-	Error  string `json:"error"`
-}
 
 func main() {
 	every := flag.Int("every", 5, "cross-check every n-th instance of each suite (1: all 600)")
@@ -91,13 +64,13 @@ func main() {
 	var files []string
 	for _, in := range insts {
 		f := filepath.Join(dir, in.Name+".json")
-		if err := writeJSON(f, in); err != nil {
+		if err := cvxoptjson.Write(f, in.Name, in.Problem); err != nil {
 			fatal(err)
 		}
 		files = append(files, f)
 	}
-	py := map[string]pyResult{}
-	cmd := exec.Command(*python, append([]string{scriptPath()}, files...)...)
+	py := map[string]cvxoptjson.Result{}
+	cmd := exec.Command(*python, append([]string{cvxoptjson.ScriptPath()}, files...)...)
 	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -109,7 +82,7 @@ func main() {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		var r pyResult
+		var r cvxoptjson.Result
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			fatal(fmt.Errorf("cvxopt_solve.py output %q: %v", line, err))
 		}
@@ -183,34 +156,6 @@ func main() {
 		}
 		fmt.Println()
 	}
-}
-
-func scriptPath() string {
-	if _, file, _, ok := runtime.Caller(0); ok {
-		p := filepath.Join(filepath.Dir(file), "..", "ipmvscvxopt", "cvxopt_solve.py")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return filepath.Join("bench", "ipmvscvxopt", "cvxopt_solve.py")
-}
-
-func writeJSON(path string, in badscale.Instance) error {
-	p := in.Problem
-	jp := jsonProblem{Name: in.Name, N: p.NumVars(), M: p.NumRows(), Q: p.Q, R: p.R,
-		ColPtr: p.A.ColPtr, RowIdx: p.A.RowIdx, Val: p.A.Val, B: p.B}
-	for _, c := range p.Cones {
-		jp.Cones = append(jp.Cones, jsonCone{Kind: c.Kind.String(), Dim: c.Dim})
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := json.NewEncoder(f).Encode(jp); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 func fatal(err error) {
