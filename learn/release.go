@@ -267,8 +267,8 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 		case smp != nil:
 			g.Source, g.Gamma, g.Beta, g.Samples = "sampled", smp.Gamma, smp.Beta, smp.Samples
 		}
-		g.floatSafe([]*vectorNoise{vn}, []int{k})
 		if strat == Projection {
+			g.floatSafe([]*vectorNoise{vn}, []int{k})
 			g.state(vn.detail + "; projection onto the constraints is post-processing")
 			wstar, err := fitClipped(ctx, clipped, s, nil)
 			if err != nil {
@@ -515,15 +515,11 @@ func prepareAdaSSP(data Data, s Spec, p Privacy, opt Options, g Guarantee) (*Rel
 	}
 	n, d := data.X.Dims()
 	k := s.weights(d)
-	a := s.design(data.X)
 	b := s.bounds()
 	xt := featureNorm(b, s.Intercept)
-	var gram mat.SymDense
-	gram.SymOuterK(1, a.T())
-	xty := mat.NewVecDense(k, nil)
-	xty.MulVec(a.T(), mat.NewVecDense(n, data.Y))
+	gram, xty := s.moments(data)
 	var eig mat.EigenSym
-	if !eig.Factorize(&gram, false) {
+	if !eig.Factorize(gram, false) {
 		return nil, fmt.Errorf("learn: adassp: eigendecomposition failed")
 	}
 	lmin := eig.Values(nil)[0]

@@ -123,6 +123,18 @@ func (s Spec) design(x *mat.Dense) *mat.Dense {
 	return a
 }
 
+// moments returns X̃ᵀX̃ and X̃ᵀy of the design X̃ = design(X): the
+// sufficient statistics of the squared loss.
+func (s Spec) moments(data Data) (*mat.SymDense, *mat.VecDense) {
+	a := s.design(data.X)
+	n, k := a.Dims()
+	gram := mat.NewSymDense(k, nil)
+	gram.SymOuterK(1, a.T())
+	xty := mat.NewVecDense(k, nil)
+	xty.MulVec(a.T(), mat.NewVecDense(n, data.Y))
+	return gram, xty
+}
+
 // featureNorm returns X̃, the bound on ‖x̃ᵢ‖₂.
 func featureNorm(b Bounds, intercept bool) float64 {
 	if intercept {
@@ -184,12 +196,9 @@ func (s Spec) build(data Data, pert *perturbation) (*model.Model, *model.Var, er
 	switch s.Loss {
 	case Squared:
 		// (1/2n)‖y − X̃w‖² = ½wᵀ(X̃ᵀX̃/n)w − (X̃ᵀy/n)ᵀw + yᵀy/2n.
-		var g mat.SymDense
-		g.SymOuterK(1, a.T())
+		g, h := s.moments(data)
 		var g2 mat.SymDense
-		g2.ScaleSym(1/fn, &g)
-		h := mat.NewVecDense(k, nil)
-		h.MulVec(a.T(), mat.NewVecDense(n, data.Y))
+		g2.ScaleSym(1/fn, g)
 		c := make([]float64, k)
 		yy := 0.0
 		for j := range c {

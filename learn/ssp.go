@@ -119,11 +119,7 @@ func prepareSSP(ctx context.Context, data Data, s Spec, p Privacy, g Guarantee) 
 	default:
 		return nil, invalidf("SSP supports laplace, gaussian and analytic-gaussian noise, not %q", p.Noise)
 	}
-	a := s.design(data.X)
-	var gram mat.SymDense
-	gram.SymOuterK(1, a.T())
-	xty := mat.NewVecDense(k, nil)
-	xty.MulVec(a.T(), mat.NewVecDense(n, data.Y))
+	gram, xty := s.moments(data)
 	sigma := vn.std()
 	ridge := sigma * math.Sqrt(float64(k))
 	g.Delta, g.Sensitivity, g.Norm, g.Source, g.NoiseStd = vn.delta, vn.sens, normName(vn.norm), "certified", sigma
