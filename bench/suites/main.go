@@ -334,10 +334,21 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 			o.Objective = -o.Objective
 		}
 	}
-	o.Grade = grade(in, sol.Status, o.Objective, maximize)
+	o.gradeBoth(in, sol.Status, useErrata)
+	return o, sol
+}
+
+// gradeBoth sets the published grade, and the grade, reference and
+// tolerance with in's erratum applied (when useErrata), and the error.
+func (o *outcome) gradeBoth(in *instance, st solver.Status, useErrata bool) {
+	o.Reference, o.Tolerance, o.Erratum, o.Error = math.NaN(), 0, "", 0
+	if in.Reference != nil {
+		o.Reference, o.Tolerance = in.Reference.Value, in.tolerance()
+	}
+	o.Grade = grade(in, st, o.Objective, false)
 	o.GradePub = o.Grade
 	if c, ev := in.corrected(); useErrata && ev != "" {
-		o.Grade, o.Erratum = grade(c, sol.Status, o.Objective, maximize), ev
+		o.Grade, o.Erratum = grade(c, st, o.Objective, false), ev
 		if c.Reference != nil {
 			o.Reference, o.Tolerance = c.Reference.Value, c.tolerance()
 		}
@@ -345,7 +356,6 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 	if !math.IsNaN(o.Reference) && !math.IsNaN(o.Objective) {
 		o.Error = math.Abs(o.Objective - o.Reference)
 	}
-	return o, sol
 }
 
 // grade applies the pass rule of reference.json.
@@ -505,32 +515,25 @@ func regradeFile(path string, ref *reference, route string, useErrata bool, stdo
 	if err != nil {
 		return err
 	}
-	var raw []map[string]any
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
 	var prev []outcome
 	if err := json.Unmarshal(b, &prev); err != nil {
-		// NaN objectives are written as null: decode field by field.
-		prev = nil
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var objs []struct { // NaN objectives are written as null
+		Objective *float64 `json:"objective"`
+	}
+	if err := json.Unmarshal(b, &objs); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	byName := map[string]*instance{}
 	for i := range ref.Instances {
 		byName[ref.Instances[i].Set+"/"+ref.Instances[i].Name] = &ref.Instances[i]
 	}
 	var out []outcome
-	for k, r := range raw {
-		var o outcome
-		if prev != nil {
-			o = prev[k]
-		} else {
-			o.Name, _ = r["name"].(string)
-			o.Set, _ = r["set"].(string)
-			o.Status, _ = r["status"].(string)
-		}
-		o.Objective, o.Reference = math.NaN(), math.NaN()
-		if v, ok := r["objective"].(float64); ok {
-			o.Objective = v
+	for k, o := range prev {
+		o.Objective = math.NaN()
+		if v := objs[k].Objective; v != nil {
+			o.Objective = *v
 		}
 		in := byName[o.Set+"/"+o.Name]
 		if in == nil {
@@ -540,21 +543,7 @@ func regradeFile(path string, ref *reference, route string, useErrata bool, stdo
 		if err != nil {
 			st = solver.StatusUnknown
 		}
-		if in.Reference != nil {
-			o.Reference, o.Tolerance = in.Reference.Value, in.tolerance()
-		}
-		o.Grade = grade(in, st, o.Objective, false)
-		o.GradePub, o.Erratum = o.Grade, ""
-		if c, ev := in.corrected(); useErrata && ev != "" {
-			o.Grade, o.Erratum = grade(c, st, o.Objective, false), ev
-			if c.Reference != nil {
-				o.Reference, o.Tolerance = c.Reference.Value, c.tolerance()
-			}
-		}
-		o.Error = 0
-		if !math.IsNaN(o.Reference) && !math.IsNaN(o.Objective) {
-			o.Error = math.Abs(o.Objective - o.Reference)
-		}
+		o.gradeBoth(in, st, useErrata)
 		out = append(out, o)
 	}
 	fmt.Fprint(stdout, markdown(out, route))
