@@ -170,6 +170,16 @@ type workspace struct {
 	regBest, regBestErr   float64
 	regLocked             bool
 	regFirst, regFirstErr float64
+	// dirErr is the largest relative error ‖P Δx + AᵀΔz + qΔτ + r_x‖∞/‖r_x‖∞
+	// of the dual equation over the Newton directions of the last iteration
+	// (see solveNewton), dirRes a workspace of length n for it
+	dirErr float64
+	dirRes []float64
+	// regStrict: the running descent was started by dirErr and continues
+	// only while the solves improve; dirGaveUp: such a descent did not help,
+	// and dirErr no longer starts one
+	regStrict, dirGaveUp bool
+	regStart             float64 // ε when the running descent started
 
 	info          iterInfo
 	dualScaling   bool

@@ -432,6 +432,18 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 	}
 	w.dtau = dt
 	w.dkappa = -(dKappa + kappa*dt) / tau
+	if nd := normInf(dX); nd > 0 {
+		if w.dirRes == nil {
+			w.dirRes = make([]float64, n)
+		}
+		e := w.dirRes
+		symMulVec(e, w.p, w.dx)
+		w.a.MulTransVecTo(e, 1, w.dz, 1)
+		for j := range e {
+			e[j] += w.q[j]*dt + dX[j]
+		}
+		w.dirErr = math.Max(w.dirErr, normInf(e)/nd)
+	}
 	return true
 }
 
@@ -493,7 +505,21 @@ func (w *workspace) centrality(a float64) float64 {
 // and the initial ε restored for good, when the solves later become
 // regRevokeFactor times worse than those that started the descent (near a
 // degenerate solution, e.g. SDPLIB's hinf6, a small ε no longer stabilizes
-// the factorization). It reports whether the iteration must be redone.
+// the factorization).
+//
+// The solve residual alone misses one failure: ε in the x-block perturbs the
+// dual equation P Δx + AᵀΔz + qΔτ = −r_x directly, and when the dual
+// residual is what remains (r_x small against the other rows, so the
+// relative solve residual looks fine) the directions can leave most of r_x in
+// place while μ keeps falling — SDPLIB's control problems stalled this way
+// for 30 to 70 iterations. solveNewton therefore records dirErr, the
+// directions' relative error in that equation; when it exceeds dirErrTol,
+// the solves are above round-off (kktSolveTol), and the dual residual
+// dominates the iterate's merit (dresDominance), ε is cut as well — also
+// after an earlier descent has settled it —, this time only while the
+// solves get strictly more accurate; a descent that does not improve them
+// shows that the error is not the regularization's, and dirErr starts no
+// further one. It reports whether the iteration must be redone.
 func (w *workspace) adaptStaticReg() bool {
 	e := w.kkt.solveErr
 	ks := w.kkt
@@ -501,11 +527,20 @@ func (w *workspace) adaptStaticReg() bool {
 		if e < w.regBestErr {
 			w.regBest, w.regBestErr = ks.eps, e
 		}
-		if w.canCutReg() && e <= regDescentSlack*w.regBestErr {
+		slack := float64(regDescentSlack)
+		if w.regStrict {
+			slack = 1
+		}
+		if w.canCutReg() && e <= slack*w.regBestErr {
 			ks.setStaticReg(ks.eps * staticRegCut)
 			return true
 		}
 		w.regDescending, w.regLocked = false, true
+		if w.regStrict && w.regBest == w.regStart {
+			// a smaller ε did not make the solves more accurate: the
+			// directions' error is not the regularization's
+			w.dirGaveUp = true
+		}
 		if ks.eps != w.regBest {
 			ks.setStaticReg(w.regBest)
 			return true
@@ -520,8 +555,19 @@ func (w *workspace) adaptStaticReg() bool {
 		w.regFirst = 0
 		return true
 	}
-	if !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked && w.canCutReg() {
-		w.regFirst, w.regFirstErr = ks.eps, e
+	in := &w.info
+	dirBad := !w.dirGaveUp && w.dirErr > dirErrTol && !(e <= kktSolveTol) && in.dres > w.set.FeasTol &&
+		in.dres >= dresDominance*math.Max(in.pres, math.Min(in.gap, in.relgap))
+	w.dirErr = 0
+	inaccurate := !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked
+	if (inaccurate || dirBad) && w.canCutReg() {
+		w.regStrict = !inaccurate
+		if inaccurate {
+			// the anchor of the revocation; a descent started by the
+			// directions' error keeps the earlier one
+			w.regFirst, w.regFirstErr = ks.eps, e
+		}
+		w.regStart = ks.eps
 		w.regBest, w.regBestErr = ks.eps, e
 		w.regDescending = true
 		ks.setStaticReg(ks.eps * staticRegCut)
@@ -535,6 +581,17 @@ func (w *workspace) adaptStaticReg() bool {
 func (w *workspace) canCutReg() bool {
 	return w.kkt.eps*staticRegCut >= w.set.MinStaticReg*(1-1e-9)
 }
+
+// dirErrTol: the static regularization is also reduced when the Newton
+// directions of the last iteration left more than this fraction of the dual
+// residual they were to remove (see adaptStaticReg).
+const dirErrTol = 0.1
+
+// dresDominance: dirErr starts a descent of ε only when the relative dual
+// residual exceeds this multiple of the primal residual and of the gap (it is
+// the dual equation that the directions fail; on gpp and qap, where the gap
+// dominates, cutting ε only lengthened the solves).
+const dresDominance = 10
 
 // regDescentSlack: the descent of adaptStaticReg continues while the solve
 // residual stays within this factor of the best one seen.
