@@ -186,7 +186,12 @@ type workspace struct {
 	scalingLocked bool
 	best          snapshot
 	unverified    int // iterations that met the internal but not the re-checked tolerances
-	logged        int // last iteration logged
+	// tailMerit is the best merit when it last fell by tailProgress, at
+	// iteration tailIt; tailStopped: the solve ended by the tail rule (run)
+	tailMerit   float64
+	tailIt      int
+	tailStopped bool
+	logged      int // last iteration logged
 }
 
 type iterInfo struct {
