@@ -162,6 +162,12 @@ type workspace struct {
 	dsAff, dzAff           []float64
 	dxKeep, dsKeep, dzKeep []float64
 	dtauKeep, dkappaKeep   float64
+	// centrality correctors (correctors.go): the trial point, its
+	// corrector targets and zero right-hand sides of the residual rows
+	corrS, corrZ, corrV []float64
+	corrX0, corrZ0      []float64
+	corrPSD             []psdTargetWork // per cone
+	useCorrectors       bool            // correctorsPay, decided once per solve
 
 	// adaptive static regularization (adaptStaticReg): whether ε is being
 	// reduced, the ε with the smallest solve residual so far, whether ε is
@@ -191,7 +197,8 @@ type workspace struct {
 	tailMerit   float64
 	tailIt      int
 	tailStopped bool
-	logged      int // last iteration logged
+	muHist      [tailWindow + 1]float64 // μ of the last tailWindow+1 iterations, by iteration modulo tailWindow+1
+	logged      int                     // last iteration logged
 }
 
 type iterInfo struct {
