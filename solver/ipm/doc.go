@@ -31,6 +31,17 @@
 // primal–dual scaling of Dahl & Andersen (2022) when the dual scaling stalls
 // (Settings.PrimalDualScaling selects it from the start).
 //
+// When every cone is symmetric and the Schur complement assembly of the
+// eliminated PSD blocks (below) costs at least Σ n³ over the PSD blocks,
+// up to two multiple centrality correctors (Gondzio 1996) follow the
+// Mehrotra direction: the Jordan product of the NT-scaled trial point at
+// step min(1, α + 0.1) is decomposed spectrally, its eigenvalues outside
+// [0.1σμ, 10σμ] are moved onto that box by one more solve with the same
+// factorization, and the corrected direction is kept when its step grows by
+// at least 0.01 (correctors.go). A solve whose best iterate meets the
+// reduced tolerances ends when neither its merit nor μ has halved in five
+// iterations (the round-off plateau of the KKT solves).
+//
 // Two safeguards keep the answers accurate near the solution, where the
 // scaling H has entries of very different magnitudes: in blocks with a large
 // scaling (inactive constraints) the step Δs is taken from the primal
