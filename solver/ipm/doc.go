@@ -38,9 +38,9 @@
 // step min(1, α + 0.1) is decomposed spectrally, its eigenvalues outside
 // [0.1σμ, 10σμ] are moved onto that box by one more solve with the same
 // factorization, and the corrected direction is kept when its step grows by
-// at least 0.01 (correctors.go). A solve whose best iterate meets the
-// reduced tolerances ends when neither its merit nor μ has halved in five
-// iterations (the round-off plateau of the KKT solves).
+// at least 0.01 (correctors.go). A solve with eliminated PSD blocks whose
+// best iterate meets the reduced tolerances ends when neither its merit nor
+// μ has halved in five iterations (the round-off plateau of the KKT solves).
 //
 // Two safeguards keep the answers accurate near the solution, where the
 // scaling H has entries of very different magnitudes: in blocks with a large
