@@ -764,7 +764,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	status := solver.StatusUnknown
 	w.best.merit = math.Inf(1)
 	w.tailMerit = math.Inf(1)
-	w.useCorrectors = w.correctorsPay()
+	w.useCorrectors = !set.DisableCentralityCorrectors && w.correctorsPay()
 	w.tailRule = len(w.kkt.elims) > 0
 	w.logged = -1
 	it := 0
