@@ -6,7 +6,7 @@
 //
 //	go run ./bench/suites [-set cblib,sdplib,maros] [-route auto|ipm|highs]
 //	    [-only REGEXP] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
-//	    [-cpuprofile FILE] [-points DIR]
+//	    [-cpuprofile FILE] [-points DIR] [-sdpa DIR]
 //
 // Grades: "pass" (status optimal or almost-optimal and |obj − ref| within the
 // tolerance of the rule; infeasible instances: the matching status), "wrong"
@@ -27,6 +27,10 @@
 // DIR/NAME.json ({"status", "x", "y"} in standard-form columns and rows; for
 // an infeasible instance y is the certificate), for independent checks such
 // as scripts/bench/cbf_pd_check.py and scripts/bench/cbf_farkas_check.py.
+// With -sdpa DIR nothing is solved: the selected SDPLIB instances are written
+// to DIR/NAME.dat-s in SDPA format (WriteSDPA, the file -csdp gives csdp;
+// its x are the CBF scalar variables in order), for example to run csdp by
+// hand and check its y with scripts/bench/sdpa_upper_check.py.
 package main
 
 import (
@@ -139,6 +143,7 @@ func run(args []string, stdout io.Writer) error {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the privopt solves (not CSDP) to this file")
 	useErrata := fs.Bool("errata", true, "grade against the documented corrections of published references too (errata.go)")
 	regrade := fs.String("regrade", "", "re-grade the outcomes of an earlier -out run (OUT.json) against reference.json and the errata, without solving")
+	sdpaDir := fs.String("sdpa", "", "write the selected SDPLIB instances to DIR/NAME.dat-s (SDPA format) and solve nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -177,6 +182,9 @@ func run(args []string, stdout io.Writer) error {
 	want := map[string]bool{}
 	for _, s := range strings.Split(*sets, ",") {
 		want[strings.TrimSpace(s)] = true
+	}
+	if *sdpaDir != "" {
+		return writeSDPAFiles(dir, *sdpaDir, ref, want, re, stdout)
 	}
 	backend, err := newBackend(*route)
 	if err != nil {

@@ -105,6 +105,35 @@ func WriteSDPA(w io.Writer, p *solver.Problem) error {
 	return bw.Flush()
 }
 
+// writeSDPAFiles writes every selected SDPLIB instance (set in want, name
+// matching re when re is not nil) to out/NAME.dat-s with WriteSDPA and names
+// each file on stdout.
+func writeSDPAFiles(dir, out string, ref *reference, want map[string]bool, re *regexp.Regexp, stdout io.Writer) error {
+	for i := range ref.Instances {
+		in := &ref.Instances[i]
+		if in.Set != "sdplib" || !want[in.Set] || (re != nil && !re.MatchString(in.Name)) {
+			continue
+		}
+		p, _, err := load(filepath.Join(dir, in.File))
+		if err != nil {
+			return fmt.Errorf("sdpa: reading %s: %w", in.Name, err)
+		}
+		if p.R != 0 {
+			return fmt.Errorf("sdpa: %s has the objective constant %g, which SDPA cannot hold", in.Name, p.R)
+		}
+		var b bytes.Buffer
+		if err := WriteSDPA(&b, p); err != nil {
+			return fmt.Errorf("sdpa: %s: %w", in.Name, err)
+		}
+		name := filepath.Join(out, in.Name+".dat-s")
+		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, name)
+	}
+	return nil
+}
+
 var csdpObjective = regexp.MustCompile(`Dual objective value:\s*([-+0-9.eE]+)`)
 
 // runCSDP converts the instance to SDPA, runs csdp on it and records its
