@@ -53,7 +53,7 @@ const nqlEvidence = "MOSEK's reported dual infeasibility (3.7e-8 to 4.9e-8) time
 
 // hinf13Evidence: the published 46 (2 digits: [45.5, 46.5]) lies above an
 // exact upper bound on the minimum (SDPA primal, SDPLIB's sign).
-const hinf13Evidence = "the published 46 (2 digits: [45.5, 46.5]) is above an exact upper bound: the point scripts/bench/sdplib_upper/hinf13.json (CSDP's point moved toward a strictly feasible one) has every block positive definite by an exact rational LDLᵀ, so the minimum is ≤ 44.7575363160443 (python3 scripts/bench/sdpa_upper_check.py sdplib/hinf13.cbf.gz scripts/bench/sdplib_upper/hinf13.json); VSDP's rigorous bound (SDPT3 run) is ≤ 44.3599; no lower bound is known, so no value replaces it"
+const hinf13Evidence = "the published 46 (2 digits: [45.5, 46.5]) is above an exact upper bound on the minimum: the point scripts/bench/sdplib_upper/hinf13.json (CSDP's point moved toward a strictly feasible one) has every block positive definite with smallest eigenvalue > 6.2e-8 by exact rational LDLᵀ factorizations, so the minimum is ≤ 44.7581076133151, and stays below 45.5 under relative data errors up to 2.3e-13 (python3 scripts/bench/sdpa_upper_check.py sdplib/hinf13.cbf.gz scripts/bench/sdplib_upper/hinf13.json); VSDP's rigorous bound (its SDPT3 run) is ≤ 44.3599; no lower bound is known, so no value replaces it"
 
 // corrected returns in with its erratum applied, and the erratum's evidence
 // ("" when there is none).

@@ -4,7 +4,7 @@ primal form) in exact rational arithmetic: a point x whose blocks are
 positive definite is feasible, so p* <= c'x.
 
     python3 scripts/bench/sdpa_upper_check.py FILE.cbf.gz POINT [--toward POINT2]
-        [--digits D] [--steps K] [--write OUT.json]
+        [--margin MU] [--digits D] [--steps K] [--write OUT.json]
 
 The SDPLIB files of the conic-bench folder hold SDPA's primal
 
@@ -44,7 +44,21 @@ bound is c'x_t of the point that passed; nothing about t needs to be trusted
 because x_t itself is verified. With --write OUT.json the verified point is
 written as exact decimal strings ({"x": [...]}; x_t is a finite decimal
 since t is dyadic), so the bound can be re-checked by running this script on
-OUT.json alone.
+OUT.json alone. With --margin MU the bisection asks for G_b - MU I positive
+definite (linear slacks >= MU) instead, a point further inside.
+
+Robustness to the data's own rounding: the instance's numbers are what the
+CBF file says. For the verified point the script also finds, per block, the
+largest mu_b = (smallest pivot) / 2^j with G_b - mu_b I positive definite
+(exact), so lambda_min(G_b) > mu_b, and prints the largest relative error
+eps of the file's numbers under which the point stays feasible: every
+number v replaced by any v (1 + d), |d| <= eps, changes G_b by dG with
+|dG_kl| <= eps M_kl, M = sum_j |x_j| |H_bj| + |D_b| entrywise, so
+||dG||_2 <= ||dG||_F <= eps ||M||_F < mu_b keeps G_b + dG positive definite
+(Weyl's inequality); the objective moves by at most eps sum_j |c_j x_j|.
+A file whose numbers are another file's rounded to binary64 and printed to
+17 digits differs from it by relative errors below 2^-52; an eps well above
+that makes the bound hold for the original data too.
 """
 
 import argparse
@@ -127,23 +141,39 @@ class Instance:
     def objective(self, x):
         return sum((v * x[j] for j, v in self.p["c"].items()), Fraction(0)) + self.p["c0"]
 
-    def check(self, x):
-        """(ok, message, smallest pivot per block) for the point x."""
+    def row(self, r, x):
+        return self.p["b"].get(r, Fraction(0)) + sum((v * x[j] for j, v in self.rows.get(r, [])), Fraction(0))
+
+    def block(self, b, x, absolute=False):
+        """G_b(x) as a full symmetric Fraction matrix; with absolute, the
+        matrix M of the entries' magnitudes sum_j |x_j| |H_bj| + |D_b|."""
+        size = self.p["psdcon"][b]
+        m = [[Fraction(0)] * size for _ in range(size)]
+        for k, l, j, v in self.blocks.get(b, []):
+            t = v if j is None else v * x[j]
+            if absolute:
+                t = abs(t)
+            m[k][l] += t
+            if k != l:
+                m[l][k] += t
+        return m
+
+    def check(self, x, mu=Fraction(0)):
+        """(ok, message, smallest pivot per block) for the point x: every
+        linear row has slack >= mu (L= rows: == 0) and every block G_b - mu I
+        is positive definite."""
         worst = None
         for r, kind in enumerate(self.kinds):
-            g = self.p["b"].get(r, Fraction(0)) + sum((v * x[j] for j, v in self.rows.get(r, [])), Fraction(0))
-            if (kind == "L+" and g < 0) or (kind == "L-" and g > 0) or (kind == "L=" and g != 0):
+            g = self.row(r, x)
+            if (kind == "L+" and g < mu) or (kind == "L-" and g > -mu) or (kind == "L=" and g != 0):
                 return False, "linear row %d (%s) is %.3g" % (r, kind, float(g)), []
             if kind != "L=" and (worst is None or abs(g) < worst):
                 worst = abs(g)
         mins = []
         for b, size in enumerate(self.p["psdcon"]):
-            m = [[Fraction(0)] * size for _ in range(size)]
-            for k, l, j, v in self.blocks.get(b, []):
-                t = v if j is None else v * x[j]
-                m[k][l] += t
-                if k != l:
-                    m[l][k] += t
+            m = self.block(b, x)
+            for k in range(size):
+                m[k][k] -= mu
             piv = ldl_pivots(m)
             if piv[-1] <= 0:
                 return False, "block %d (order %d): LDL^T pivot %d is %.3g <= 0" % (b, size, len(piv), float(piv[-1])), mins
@@ -152,6 +182,43 @@ class Instance:
         if worst is not None:
             msg += "; smallest linear slack %.3g" % float(worst)
         return True, msg, mins
+
+    def robustness(self, x, mins):
+        """The largest relative data error eps (every number v of the file
+        replaced by any v (1 + d), |d| <= eps) under which x stays feasible,
+        as a float rounded down, and the smallest verified eigenvalue bound.
+
+        Per block: mu_b = pivot_b / 2^j, the largest such value with G_b -
+        mu_b I positive definite (exact check; the smallest LDL^T pivot
+        bounds lambda_min from above by interlacing), so lambda_min(G_b) >
+        mu_b. The perturbation dG satisfies |dG_kl| <= eps M_kl (M from
+        block(absolute=True)), so ||dG||_2 <= ||dG||_F <= eps ||M||_F, and
+        G_b + dG stays positive definite (Weyl) while eps ||M||_F < mu_b.
+        Linear rows: slack s_r against eps (sum_j |A_rj x_j| + |b_r|). None
+        when an L= row makes feasibility fragile."""
+        if "L=" in self.kinds:
+            return None, None
+        eps, mu_all = None, None
+        for b, size in enumerate(self.p["psdcon"]):
+            mu = mins[b]
+            base = self.block(b, x)
+            while True:
+                m = [row[:] for row in base]
+                for k in range(size):
+                    m[k][k] -= mu
+                if ldl_pivots(m)[-1] > 0:
+                    break
+                mu /= 2
+            w2 = sum(v * v for row in self.block(b, x, absolute=True) for v in row)
+            e = float(mu) / (float(w2) ** 0.5) * (1 - 1e-9)
+            eps = e if eps is None else min(eps, e)
+            mu_all = mu if mu_all is None else min(mu_all, mu)
+        for r, kind in enumerate(self.kinds):
+            w = abs(self.p["b"].get(r, Fraction(0))) + sum((abs(v * x[j]) for j, v in self.rows.get(r, [])), Fraction(0))
+            if w > 0:
+                e = float(abs(self.row(r, x)) / w) * (1 - 1e-9)
+                eps = e if eps is None else min(eps, e)
+        return eps, mu_all
 
 
 def decimal_str(q, digits, up):
@@ -182,6 +249,8 @@ def main():
     ap.add_argument("--digits", type=int, default=0, help="round the coordinates to this many significant digits")
     ap.add_argument("--steps", type=int, default=20, help="bisection steps on the segment (t = k/2^steps)")
     ap.add_argument("--write", help="write the verified point as exact decimals to this JSON file")
+    ap.add_argument("--margin", default="0", help="with --toward: require G_b - MARGIN I positive definite (and linear slacks >= MARGIN) "
+                    "for the moved point, so that it stays feasible under larger data errors")
     args = ap.parse_args()
     start = time.time()
     inst = Instance(args.file)
@@ -190,7 +259,7 @@ def main():
         print("the point has %d coordinates, the file %d scalar variables" % (len(x), inst.n))
         return 2
     maximize = inst.p["sense"] == "MAX"
-    ok, msg, _ = inst.check(x)
+    ok, msg, mins = inst.check(x)
     print("point %s: %s (objective %.12g)" % (args.point, "feasible" if ok else "not feasible", float(inst.objective(x))))
     print("  " + msg)
     final, t = x, Fraction(0)
@@ -202,11 +271,12 @@ def main():
         if len(x2) != inst.n:
             print("the --toward point has %d coordinates, the file %d scalar variables" % (len(x2), inst.n))
             return 2
-        ok2, msg2, _ = inst.check(x2)
+        mu = Fraction(args.margin)
+        ok2, msg2, _ = inst.check(x2, mu)
         print("toward %s: %s (objective %.12g)" % (args.toward, "feasible" if ok2 else "not feasible", float(inst.objective(x2))))
         print("  " + msg2)
         if not ok2:
-            print("no certificate: the --toward point is not strictly feasible either")
+            print("no certificate: the --toward point is not strictly feasible (with the margin %s) either" % args.margin)
             return 1
         lo, hi = 0, 2 ** args.steps  # x_lo fails, x_hi passes (t = k / 2^steps)
         scale = Fraction(1, 2 ** args.steps)
@@ -214,16 +284,21 @@ def main():
         while hi - lo > 1:
             mid = (lo + hi) // 2
             xm = [a + mid * scale * e for a, e in zip(x, d)]
-            if inst.check(xm)[0]:
+            if inst.check(xm, mu)[0]:
                 hi = mid
             else:
                 lo = mid
         t = hi * scale
         final = [a + t * e for a, e in zip(x, d)]
-        ok, msg, _ = inst.check(final)
-        assert ok
+        ok, msg, mins = inst.check(final)
+        assert ok and inst.check(final, mu)[0]
         print("moved to t = %d/2^%d = %.6g along the segment: feasible" % (hi, args.steps, float(t)))
         print("  " + msg)
+    eps, mu_min = inst.robustness(final, mins)
+    if eps is not None:
+        cabs = sum(abs(v * final[j]) for j, v in inst.p["c"].items()) + abs(inst.p["c0"])
+        print("every block's smallest eigenvalue exceeds %.3g (exact); the point stays feasible if every number of the file "
+              "changes by a relative error up to %.2g, the objective then by at most that times %.6g" % (float(mu_min), eps, float(cabs)))
     obj = inst.objective(final)
     bound = decimal_str(obj, 15, up=not maximize)
     print("exact objective c'x + c0 = %s (= %s to 15 digits, rounded %s)" % (
