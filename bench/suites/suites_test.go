@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -213,6 +216,49 @@ func TestTighten(t *testing.T) {
 	}
 	if p.B[0] != -1 || p.B[1] != 0 || p.B[2] != -1 {
 		t.Errorf("tighten modified its input: b = %v", p.B)
+	}
+}
+
+// TestWriteSDPAFiles: -sdpa writes hinf1 in SDPA format (13 variables,
+// blocks 4, 4, 6); with -sdpa-margin 0.5 every diagonal entry of F₀ grows by
+// 0.5 (block 3's F₀ has none in the file, so each becomes a line of value
+// 0.5); a negative margin is refused naming the flag and the value.
+func TestWriteSDPAFiles(t *testing.T) {
+	d, err := shareddata.Dir()
+	if err != nil {
+		t.Skipf("shared data not available: %v", err)
+	}
+	dir := filepath.Join(d, "conic-bench")
+	ref, err := loadReference(dir)
+	if err != nil {
+		t.Skipf("no conic-bench reference: %v", err)
+	}
+	re := regexp.MustCompile("^hinf1$")
+	want := map[string]bool{"sdplib": true}
+	for _, margin := range []float64{0, 0.5} {
+		out := t.TempDir()
+		var sb strings.Builder
+		if err := writeSDPAFiles(dir, out, margin, ref, want, re, &sb); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "hinf1.dat-s"))
+		if err != nil {
+			t.Fatalf("margin %v: %v (stdout %q)", margin, err, sb.String())
+		}
+		text := string(b)
+		if !strings.HasPrefix(text, "13\n3\n4 4 6 \n") {
+			t.Errorf("margin %v: header %q", margin, text[:min(len(text), 20)])
+		}
+		for k := 1; k <= 6; k++ {
+			line := fmt.Sprintf("\n0 3 %d %d 0.5\n", k, k)
+			if got := strings.Contains(text, line); got != (margin == 0.5) {
+				t.Errorf("margin %v: line %q present %v", margin, strings.TrimSpace(line), got)
+			}
+		}
+	}
+	err = writeSDPAFiles(dir, t.TempDir(), -1, ref, want, re, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-sdpa-margin is -1") {
+		t.Errorf("margin -1: error %v", err)
 	}
 }
 
