@@ -73,9 +73,9 @@ func TestSubset(t *testing.T) {
 }
 
 // TestErrata: a corrected reference changes the grade it should (LISWET8's
-// misprinted exponent, isil01's status, nql30's tolerance) and leaves the
-// published grade as published; every erratum names an instance of
-// reference.json and carries evidence.
+// misprinted exponent, isil01's status, nql30's tolerance, hinf13's withdrawn
+// value) and leaves the published grade as published; every erratum names an
+// instance of reference.json and carries evidence.
 func TestErrata(t *testing.T) {
 	d, err := shareddata.Dir()
 	if err != nil {

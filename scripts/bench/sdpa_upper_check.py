@@ -291,7 +291,9 @@ def main():
         t = hi * scale
         final = [a + t * e for a, e in zip(x, d)]
         ok, msg, mins = inst.check(final)
-        assert ok and inst.check(final, mu)[0]
+        if not (ok and inst.check(final, mu)[0]):  # cannot happen: x_hi passed the same exact check
+            print("internal error: the moved point fails its check")
+            return 3
         print("moved to t = %d/2^%d = %.6g along the segment: feasible" % (hi, args.steps, float(t)))
         print("  " + msg)
     eps, mu_min = inst.robustness(final, mins)
