@@ -45,6 +45,8 @@ var errata = map[string]erratum{
 	"isil01": {Status: "infeasible",
 		Evidence: "the IPM's Farkas certificate checks in exact rational arithmetic (b'u = -0.99999987, exponential-cone margins >= 0.145 in 60-digit arithmetic; scripts/bench/cbf_farkas_check.py)"},
 	"hinf13": {Unknown: true, Evidence: hinf13Evidence},
+	"hinf5":  {Unknown: true, Evidence: "the published 363 (3 digits: [362.5, 363.5]) is above an exact upper bound on the minimum: the point scripts/bench/sdplib_upper/hinf5.json (privopt's IPM point moved toward a strictly feasible CSDP point) has every block positive definite by exact rational LDLᵀ factorizations, so the minimum is ≤ 362.337780951751 (a CSDP point alone proves ≤ 362.410891340203) (python3 scripts/bench/sdpa_upper_check.py sdplib/hinf5.cbf.gz scripts/bench/sdplib_upper/hinf5.json); no lower bound is known, so no value replaces it"},
+	"hinf6":  {Unknown: true, Evidence: "the published 449.0 (4 digits: [448.95, 449.05]) is above an exact upper bound on the minimum: the point scripts/bench/sdplib_upper/hinf6.json (CSDP's point moved toward a strictly feasible one) has every block positive definite by exact rational LDLᵀ factorizations, so the minimum is ≤ 448.939126296227 (python3 scripts/bench/sdpa_upper_check.py sdplib/hinf6.cbf.gz scripts/bench/sdplib_upper/hinf6.json); VSDP's rigorous bound (its CSDP run) is ≤ 448.942508; no lower bound is known, so no value replaces it"},
 	"nql30":  {RelTol: 1e-4, Evidence: nqlEvidence}, "nql60": {RelTol: 1e-4, Evidence: nqlEvidence}, "nql180": {RelTol: 1e-4, Evidence: nqlEvidence},
 	"qssp30": {RelTol: 1e-4, Evidence: nqlEvidence}, "qssp90": {RelTol: 1e-4, Evidence: nqlEvidence},
 }
