@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -40,6 +41,7 @@ type psdCone struct {
 	sym, sym2  *mat.SymDense // sym2: workspace of the second psdStep
 	parallel   bool          // stepLength may use a second goroutine (Settings.Threads ≠ 1)
 	lwz, lws   *lanczosWork  // step-length workspaces (psdstep.go), allocated on first use
+	ew         *eigWork      // minEig's workspace, allocated on first use
 	gramV      *mat.Dense    // scalingFromGram: MᵀM, then its eigenvectors
 	gramW      []float64     // scalingFromGram: eigenvalues
 	gramEig    *symEigWork   // scalingFromGram: eigensolver workspace
@@ -125,11 +127,14 @@ func (c *psdCone) unitInit(s, z []float64) { c.identity(s); c.identity(z) }
 
 func (c *psdCone) minEig(v []float64) float64 {
 	svecToSym(c.sym, v, c.n)
-	var es mat.EigenSym
-	if !es.Factorize(c.sym, false) {
+	if c.ew == nil {
+		c.ew = newEigWork(c.n)
+	}
+	g, ok := c.ew.minEig(c.sym)
+	if !ok {
 		return math.NaN()
 	}
-	return es.Values(nil)[0]
+	return g
 }
 
 func (c *psdCone) margin(v []float64) float64 {
@@ -148,13 +153,26 @@ func (c *psdCone) addE(v []float64, a float64) {
 	}
 }
 
+// chol sets dst to the lower Cholesky factor L of mat(v) = LLᵀ and reports
+// whether mat(v) is positive definite: LAPACK's dpotrf on the upper
+// triangle (A = UᵀU, L = Uᵀ), the factorization of gonum's mat.Cholesky
+// without its condition estimate (dlansy and dpocon, a third of the cost
+// for the small blocks) and without allocation. c.sym is overwritten.
 func (c *psdCone) chol(dst *mat.TriDense, v []float64) bool {
-	svecToSym(c.sym, v, c.n)
-	var ch mat.Cholesky
-	if !ch.Factorize(c.sym) {
+	n := c.n
+	svecToSym(c.sym, v, n)
+	u := c.sym.RawSymmetric()
+	if _, ok := lapack64.Potrf(u); !ok {
 		return false
 	}
-	ch.LTo(dst)
+	l := dst.RawTriangular()
+	for i := 0; i < n; i++ {
+		row := l.Data[i*l.Stride : i*l.Stride+n]
+		for j := 0; j <= i; j++ {
+			row[j] = u.Data[j*u.Stride+i]
+		}
+		clear(row[i+1:])
+	}
 	return true
 }
 
@@ -612,12 +630,12 @@ func (c *psdCone) dsOffset(out, ds []float64) {
 }
 
 // psdStep: largest α ≤ amax with LLᵀ + αD ⪰ 0, via the smallest eigenvalue γ of
-// L⁻¹DL⁻ᵀ: α = −1/γ when γ < 0. m and sym are caller-owned n×n workspaces.
-func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Dense, sym *mat.SymDense) float64 {
+// L⁻¹DL⁻ᵀ: α = −1/γ when γ < 0. m, sym and ew are caller-owned workspaces.
+func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Dense, sym *mat.SymDense, ew *eigWork) float64 {
 	n := c.n
 	lr := l.RawTriangular()
 	// the same conditioning test as mat.TriDense.InverseTri
-	cond := lapack64.Trcon(mat.CondNorm, lr, make([]float64, 3*n), make([]int, n))
+	cond := lapack64.Trcon(mat.CondNorm, lr, ew.trcon, ew.itrcon)
 	if math.IsInf(cond, 1) || cond > mat.ConditionTolerance {
 		return 0
 	}
@@ -632,11 +650,10 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Den
 			sr.Data[i*sr.Stride+j] = (mr.Data[i*mr.Stride+j] + mr.Data[j*mr.Stride+i]) / 2
 		}
 	}
-	var es mat.EigenSym
-	if !es.Factorize(sym, false) {
+	g, ok := ew.minEig(sym)
+	if !ok {
 		return 0
 	}
-	g := es.Values(nil)[0]
 	if g >= 0 {
 		return amax
 	}
@@ -644,12 +661,14 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Den
 }
 
 // stepLength computes the two step lengths (psdStepFast) concurrently when c.parallel
-// (each with its own workspaces).
+// and the block is of order psdParallelMinOrder or more (each with its own
+// workspaces); a smaller block's two computations take less time than
+// starting a goroutine and waiting for it.
 func (c *psdCone) stepLength(dz, ds, z, s []float64, a float64) (float64, float64) {
 	if c.lwz == nil {
 		c.lwz, c.lws = newLanczosWork(c.n, c.d), newLanczosWork(c.n, c.d)
 	}
-	if !c.parallel {
+	if !c.parallel || c.n < psdParallelMinOrder {
 		return c.psdStepFast(c.l2, z, dz, a, c.lwz, c.m1, c.sym), c.psdStepFast(c.l1, s, ds, a, c.lws, c.m4, c.sym2)
 	}
 	var az float64
@@ -663,13 +682,21 @@ func (c *psdCone) stepLength(dz, ds, z, s []float64, a float64) (float64, float6
 	return az, as
 }
 
+// psdParallelMinOrder is the least order of a PSD block whose two step
+// lengths are computed concurrently.
+const psdParallelMinOrder = psdFastMinOrder
+
 func (c *psdCone) logdet(v []float64) float64 {
 	svecToSym(c.sym, v, c.n)
-	var ch mat.Cholesky
-	if !ch.Factorize(c.sym) {
+	u := c.sym.RawSymmetric()
+	if _, ok := lapack64.Potrf(u); !ok {
 		return math.Inf(-1)
 	}
-	return ch.LogDet()
+	var det float64
+	for i := 0; i < c.n; i++ {
+		det += 2 * math.Log(u.Data[i*u.Stride+i])
+	}
+	return det
 }
 
 func (c *psdCone) barrier(z, s, dz, ds []float64, a float64) float64 {
@@ -686,4 +713,41 @@ func (c *psdCone) barrier(z, s, dz, ds []float64, a float64) float64 {
 		return math.Inf(1)
 	}
 	return -ls - lz
+}
+
+// eigWork holds the workspaces of the smallest eigenvalue of a symmetric
+// matrix by LAPACK's dsyev without vectors (psdStep, minEig), so that the
+// eigenvalue problem of every iteration allocates nothing: the same routine,
+// with the same workspace length, as gonum's mat.EigenSym, hence the same
+// values. trcon and itrcon are the workspaces of psdStep's condition
+// estimate.
+type eigWork struct {
+	a      blas64.Symmetric // copy of the matrix (dsyev overwrites it)
+	w      []float64        // eigenvalues, ascending
+	work   []float64
+	trcon  []float64
+	itrcon []int
+}
+
+func newEigWork(n int) *eigWork {
+	ew := &eigWork{a: blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: max(n, 1), Data: make([]float64, n*n)},
+		w: make([]float64, n), trcon: make([]float64, 3*n), itrcon: make([]int, n)}
+	q := []float64{0}
+	lapack64.Syev(lapack.EVNone, ew.a, ew.w, q, -1)
+	ew.work = make([]float64, int(q[0]))
+	return ew
+}
+
+// minEig returns the smallest eigenvalue of sym (its upper triangle), false
+// when dsyev did not converge.
+func (ew *eigWork) minEig(sym *mat.SymDense) (float64, bool) {
+	r := sym.RawSymmetric()
+	n := ew.a.N
+	for i := 0; i < n; i++ {
+		copy(ew.a.Data[i*ew.a.Stride+i:i*ew.a.Stride+n], r.Data[i*r.Stride+i:i*r.Stride+n])
+	}
+	if !lapack64.Syev(lapack.EVNone, ew.a, ew.w, ew.work, len(ew.work)) {
+		return 0, false
+	}
+	return ew.w[0], true
 }
