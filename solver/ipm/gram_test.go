@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestGramUpper compares gramUpper with the Gram matrix summed in extended
@@ -81,4 +82,111 @@ func BenchmarkGramUpper(b *testing.B) {
 			blas64.Syrk(blas.NoTrans, 1, panel, 1, c)
 		}
 	})
+}
+
+// TestAddMulNT compares addMulNT (full and upper) with gonum's Gemm for
+// shapes that are not multiples of the 4×2 blocks or of gramTile, and checks
+// that upper leaves the entries below the diagonal untouched.
+func TestAddMulNT(t *testing.T) {
+	if !haveFMA {
+		t.Skip("addMulNT needs AVX2 and FMA3")
+	}
+	rng := rand.New(rand.NewPCG(5, 14))
+	for _, sh := range []struct{ rows, cols, k int }{{1, 1, 1}, {3, 5, 7}, {6, 6, 4}, {130, 129, 21}, {250, 250, 250}} {
+		for _, upper := range []bool{false, true} {
+			if upper && sh.rows != sh.cols {
+				continue
+			}
+			a := blas64.General{Rows: sh.rows, Cols: sh.k, Stride: sh.k, Data: make([]float64, sh.rows*sh.k)}
+			b := blas64.General{Rows: sh.cols, Cols: sh.k, Stride: sh.k, Data: make([]float64, sh.cols*sh.k)}
+			for i := range a.Data {
+				a.Data[i] = rng.NormFloat64()
+			}
+			for i := range b.Data {
+				b.Data[i] = rng.NormFloat64()
+			}
+			c := make([]float64, sh.rows*sh.cols)
+			for i := range c {
+				c[i] = rng.NormFloat64()
+			}
+			want := blas64.General{Rows: sh.rows, Cols: sh.cols, Stride: sh.cols, Data: append([]float64(nil), c...)}
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 1, want)
+			c0 := append([]float64(nil), c...)
+			addMulNT(c, sh.cols, a, b, upper)
+			for i := 0; i < sh.rows; i++ {
+				for j := 0; j < sh.cols; j++ {
+					got := c[i*sh.cols+j]
+					if upper && i > j {
+						if got != c0[i*sh.cols+j] {
+							t.Fatalf("%v upper: (%d,%d) below the diagonal changed", sh, i, j)
+						}
+						continue
+					}
+					if w := want.Data[i*sh.cols+j]; math.Abs(got-w) > 1e-12*float64(sh.k+1) {
+						t.Fatalf("%v upper=%v: (%d,%d) = %v, Gemm %v", sh, upper, i, j, got, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCongruenceFast compares the addMulNT products of a PSD block of order
+// ≥ psdFastMinOrder (congruence, mulH, jordan) with gonum's dense products.
+func TestCongruenceFast(t *testing.T) {
+	if !haveFMA {
+		t.Skip("addMulNT needs AVX2 and FMA3")
+	}
+	rng := rand.New(rand.NewPCG(6, 14))
+	for _, n := range []int{psdFastMinOrder, 37} {
+		d := n * (n + 1) / 2
+		c := newPSD(d)
+		l := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				l.Set(i, j, rng.NormFloat64())
+			}
+		}
+		c.b.Mul(l, l.T())
+		c.bValid = true
+		v, y := make([]float64, d), make([]float64, d)
+		for i := range v {
+			v[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		x := mat.NewDense(n, n, nil)
+		svecToDense(x, v, n)
+		ym := mat.NewDense(n, n, nil)
+		svecToDense(ym, y, n)
+		check := func(name string, got []float64, w *mat.Dense) {
+			t.Helper()
+			want := make([]float64, d)
+			denseToSvec(want, w, n)
+			for k := range want {
+				if math.Abs(got[k]-want[k]) > 1e-10*(1+math.Abs(want[k])) {
+					t.Fatalf("n=%d %s: svec[%d] = %v, dense %v", n, name, k, got[k], want[k])
+				}
+			}
+		}
+		got := make([]float64, d)
+		var p, w mat.Dense
+		c.congruence(got, l, false, v)
+		p.Mul(l, x)
+		w.Mul(&p, l.T())
+		check("L X Lᵀ", got, &w)
+		c.congruence(got, l, true, v)
+		p.Mul(l.T(), x)
+		w.Mul(&p, l)
+		check("Lᵀ X L", got, &w)
+		c.mulH(got, v)
+		p.Mul(c.b, x)
+		w.Mul(&p, c.b)
+		check("B X B", got, &w)
+		c.jordan(got, v, y)
+		p.Mul(x, ym)
+		var q mat.Dense
+		q.Mul(ym, x)
+		w.Add(&p, &q)
+		w.Scale(0.5, &w)
+		check("X∘Y", got, &w)
+	}
 }
