@@ -23,8 +23,7 @@ import (
 // and row c of M is computed against the columns e after it (sparser ones):
 //
 //	F1: X = G F_c G densely (a product n×r by r×n over the r matrix rows
-//	    F_c touches; with fused multiply-adds, addMulNT, only X's upper
-//	    triangle), then M_ce = ⟨svec F_e, svec X⟩ over F_e's nonzeros;
+//	    F_c touches), then M_ce = ⟨svec F_e, svec X⟩ over F_e's nonzeros;
 //	F2: Y = F_c G on F_c's r rows, X_ij = Σ_k G_{i,R_k} Y_{k,j} only at the
 //	    nonzeros (i,j) of the later F_e (r multiply-adds each);
 //	F3: X_ij = Σ_{(a,b)∈F_c} F_c[a,b]·G_ia·G_bj directly (two products per
@@ -254,35 +253,6 @@ func (pl *fknPlan) row(w *fknWork, p int, raw blas64.Symmetric) {
 	}
 	for _, t := range rs {
 		w.pos[t] = -1
-	}
-	if pl.formula[p] == 1 && haveFMA {
-		// X = G[:,R]·Y = G[R,:]ᵀ·Y (G symmetric), X_ij = Σ_k G[R_k,i]·Y[k,j]:
-		// rows of G[R,:]ᵀ against rows of Yᵀ (addMulNT), only i ≤ j as X
-		// is symmetric; M_ce then reads X_ji for the lower-triangle
-		// nonzeros (i ≥ j) of F_e
-		w.gr = grow(w.gr, n*r)
-		w.yt = grow(w.yt, n*r)
-		for k, t := range rs {
-			gt := g[t*n : t*n+n]
-			yk := y[k*n : k*n+n]
-			for i := 0; i < n; i++ {
-				w.gr[i*r+k] = gt[i]
-				w.yt[i*r+k] = yk[i]
-			}
-		}
-		w.x = grow(w.x, n*n)
-		x := w.x
-		clear(x)
-		addMulNT(x, n, blas64.General{Rows: n, Cols: r, Stride: r, Data: w.gr},
-			blas64.General{Rows: n, Cols: r, Stride: r, Data: w.yt}, true)
-		for _, e := range pl.order[p:] {
-			var m float64
-			for _, fe := range pl.ent[e] {
-				m += fe.k * x[int(fe.j)*n+int(fe.i)]
-			}
-			set(e, math.Sqrt2*m)
-		}
-		return
 	}
 	if pl.formula[p] == 1 {
 		// X = G[:,R]·Y = G[R,:]ᵀ·Y (G symmetric)
