@@ -695,7 +695,7 @@ func TestEmptyMatrix(t *testing.T) {
 // and D against the simplicial factorization (a separate code path).
 func TestBlockedSupernode(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 6))
-	for _, sh := range [][2]int{{64, 0}, {101, 30}, {150, 53}, {203, 2}} {
+	for _, sh := range [][2]int{{blockedMinCols, 0}, {blockedMinCols + 37, 30}, {blockedMinCols + 101, 2}} {
 		k, signs := quasiDefinite(rng, sh[0], sh[1], 4)
 		o := Options{Ordering: Natural, Method: Supernodal}
 		f, err := mustAnalyze(t, k, o).Factor(k, signs, DefaultRegularization)
