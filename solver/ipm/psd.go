@@ -43,9 +43,12 @@ type psdCone struct {
 	parallel   bool          // stepLength may use a second goroutine (Settings.Threads ≠ 1)
 	lwz, lws   *lanczosWork  // step-length workspaces (psdstep.go), allocated on first use
 	ew         *eigWork      // minEig's workspace, allocated on first use
-	gramV      *mat.Dense    // scalingFromGram: MᵀM, then its eigenvectors
-	gramW      []float64     // scalingFromGram: eigenvalues
-	gramEig    *symEigWork   // scalingFromGram: eigensolver workspace
+	svd        *svdWork      // scalingFromSVD's workspaces, allocated on first use
+	qrTau      []float64     // factorBinv: dgeqrf's τ and work array, allocated on first use
+	qrWork     []float64
+	gramV      *mat.Dense  // scalingFromGram: MᵀM, then its eigenvectors
+	gramW      []float64   // scalingFromGram: eigenvalues
+	gramEig    *symEigWork // scalingFromGram: eigensolver workspace
 	tmp        []float64
 }
 
@@ -270,17 +273,28 @@ func (c *psdCone) scalingFromGram() bool {
 }
 
 // scalingFromSVD sets λ, R and R⁻¹ from the SVD L₂ᵀL₁ = UΣVᵀ of M = L₂ᵀL₁
-// (held in c.m1, overwritten).
+// (held in c.m1, overwritten). The SVD is LAPACK's dgesvd with both
+// singular vector sets, called as gonum's mat.SVD calls it (same job
+// options and workspace length, so the same factors) on workspaces kept
+// between iterations.
 func (c *psdCone) scalingFromSVD() bool {
 	n := c.n
-	var svd mat.SVD
-	if !svd.Factorize(c.m1, mat.SVDFull) {
+	if c.svd == nil {
+		c.svd = newSVDWork(n)
+	}
+	w := c.svd
+	if !lapack64.Gesvd(lapack.SVDAll, lapack.SVDAll, c.m1.RawMatrix(), w.u, w.vt, w.s, w.work, len(w.work)) {
 		return false
 	}
-	sig := svd.Values(nil)
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
+	sig := w.s
+	u, v := w.uMat, w.vMat
+	copy(u.RawMatrix().Data, w.u.Data)
+	vr := v.RawMatrix()
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			vr.Data[j*vr.Stride+i] = w.vt.Data[i*w.vt.Stride+j]
+		}
+	}
 	for i := 0; i < n; i++ {
 		if !(sig[i] > 0) {
 			return false
@@ -288,7 +302,7 @@ func (c *psdCone) scalingFromSVD() bool {
 		c.lam[i] = sig[i]
 	}
 	// R = L₁ V Σ^{-1/2}
-	c.r.Mul(c.l1, &v)
+	c.r.Mul(c.l1, v)
 	// R⁻¹ = Σ^{-1/2} Uᵀ L₂ᵀ
 	c.rinv.Mul(u.T(), c.l2.T())
 	for i := 0; i < n; i++ {
@@ -301,18 +315,50 @@ func (c *psdCone) scalingFromSVD() bool {
 	return true
 }
 
+// svdWork holds scalingFromSVD's workspaces: dgesvd's U, Vᵀ, singular
+// values and work array (of the length dgesvd's query asks for), and U and
+// V as matrices for the products.
+type svdWork struct {
+	u, vt      blas64.General
+	s, work    []float64
+	uMat, vMat *mat.Dense
+}
+
+func newSVDWork(n int) *svdWork {
+	w := &svdWork{u: blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)},
+		vt: blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)},
+		s:  make([]float64, n), uMat: mat.NewDense(n, n, nil), vMat: mat.NewDense(n, n, nil)}
+	q := []float64{0}
+	lapack64.Gesvd(lapack.SVDAll, lapack.SVDAll, blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}, w.u, w.vt, w.s, q, -1)
+	w.work = make([]float64, int(q[0]))
+	return w
+}
+
 // factorBinv sets T (upper triangular, TᵀT = B⁻¹ = R⁻ᵀR⁻¹) from the QR
-// decomposition R⁻¹ = QT, without squaring the condition number of R⁻¹.
+// decomposition R⁻¹ = QT, without squaring the condition number of R⁻¹:
+// LAPACK's dgeqrf as gonum's mat.QR calls it (same workspace length, so the
+// same T), without mat.QR's condition estimate and allocations.
 func (c *psdCone) factorBinv() {
 	n := c.n
-	var qr mat.QR
-	qr.Factorize(c.rinv)
-	qr.RTo(c.m1)
+	if c.qrTau == nil {
+		c.qrTau = make([]float64, n)
+		q := []float64{0}
+		lapack64.Geqrf(c.m1.RawMatrix(), c.qrTau, q, -1)
+		c.qrWork = make([]float64, int(q[0]))
+	}
+	a := c.m1.RawMatrix()
+	ri := c.rinv.RawMatrix()
 	for i := 0; i < n; i++ {
+		copy(a.Data[i*a.Stride:i*a.Stride+n], ri.Data[i*ri.Stride:i*ri.Stride+n])
+	}
+	lapack64.Geqrf(a, c.qrTau, c.qrWork, len(c.qrWork))
+	for i := 0; i < n; i++ {
+		row := a.Data[i*a.Stride : i*a.Stride+n]
 		for j := i; j < n; j++ {
-			c.tq.SetTri(i, j, c.m1.At(i, j))
-			c.tqt.Set(j, i, c.m1.At(i, j))
+			c.tq.SetTri(i, j, row[j])
+			c.tqt.Set(j, i, row[j])
 		}
+		clear(row[:i]) // m1 = T, as mat.QR.RTo left it
 	}
 }
 
