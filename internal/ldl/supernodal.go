@@ -413,7 +413,7 @@ var disableBlocked = false
 // rows of the panel's diagonal block go through subMulCols; the rows below
 // it are a matrix product done in register blocks of 8 rows × 4 columns
 // (update8x4FMA, with the multipliers d_t·L(j,t) packed four columns per t),
-// remainders by subMulCols.
+// remainders one column at a time (subMulColsAt).
 func (f *Factor) blockUpdate(x []float64, m int, d []float64, j0, j1 int) {
 	if j0 == 0 {
 		return
