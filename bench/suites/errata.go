@@ -18,7 +18,13 @@ type erratum struct {
 	// precision the published solver's own reported errors support.
 	RelTol float64
 	// Status replaces the expected status ("infeasible").
-	Status   string
+	Status string
+	// Unknown withdraws the published value: it is provably wrong (its
+	// tolerance interval lies entirely on the wrong side of an exact bound
+	// on the optimum) and no verified value exists, so the instance is graded
+	// "noref" like an instance without a reference. No replacement value is
+	// set; Value, SigDigits and RelTol must be unset.
+	Unknown  bool
 	Evidence string
 }
 
@@ -38,11 +44,18 @@ var errata = map[string]erratum{
 		Evidence: "two independent solvers agree on -381.4326 (CSDP -381.43261, privopt -381.43265); the published 5 digits -381.44 are 0.007 away from both"},
 	"isil01": {Status: "infeasible",
 		Evidence: "the IPM's Farkas certificate checks in exact rational arithmetic (b'u = -0.99999987, exponential-cone margins >= 0.145 in 60-digit arithmetic; scripts/bench/cbf_farkas_check.py)"},
-	"nql30": {RelTol: 1e-4, Evidence: nqlEvidence}, "nql60": {RelTol: 1e-4, Evidence: nqlEvidence}, "nql180": {RelTol: 1e-4, Evidence: nqlEvidence},
+	"hinf13": {Unknown: true, Evidence: hinf13Evidence},
+	"hinf5":  {Unknown: true, Evidence: "the published 363 (3 digits: [362.5, 363.5]) is above an exact upper bound on the minimum: the point scripts/bench/sdplib_upper/hinf5.json (privopt's IPM point moved toward a strictly feasible CSDP point) has every block positive definite by exact rational LDLᵀ factorizations, so the minimum is ≤ 362.337780951751 (a CSDP point alone proves ≤ 362.410891340203) (python3 scripts/bench/sdpa_upper_check.py sdplib/hinf5.cbf.gz scripts/bench/sdplib_upper/hinf5.json); no lower bound is known, so no value replaces it"},
+	"hinf6":  {Unknown: true, Evidence: "the published 449.0 (4 digits: [448.95, 449.05]) is above an exact upper bound on the minimum: the point scripts/bench/sdplib_upper/hinf6.json (CSDP's point moved toward a strictly feasible one) has every block positive definite by exact rational LDLᵀ factorizations, so the minimum is ≤ 448.939126296227 (python3 scripts/bench/sdpa_upper_check.py sdplib/hinf6.cbf.gz scripts/bench/sdplib_upper/hinf6.json); VSDP's rigorous bound (its CSDP run) is ≤ 448.942508; no lower bound is known, so no value replaces it"},
+	"nql30":  {RelTol: 1e-4, Evidence: nqlEvidence}, "nql60": {RelTol: 1e-4, Evidence: nqlEvidence}, "nql180": {RelTol: 1e-4, Evidence: nqlEvidence},
 	"qssp30": {RelTol: 1e-4, Evidence: nqlEvidence}, "qssp90": {RelTol: 1e-4, Evidence: nqlEvidence},
 }
 
 const nqlEvidence = "MOSEK's reported dual infeasibility (3.7e-8 to 4.9e-8) times Σ|x| (3e3 to 1e5) pins the published optimum only to 1e-4 to 5e-3; privopt's points violate the constraints by ≤ 8e-10 on an independent reading of the file (scripts/bench/cbf_pd_check.py) with primal = dual objective to 5e-7"
+
+// hinf13Evidence: the published 46 (2 digits: [45.5, 46.5]) lies above an
+// exact upper bound on the minimum (SDPA primal, SDPLIB's sign).
+const hinf13Evidence = "the published 46 (2 digits: [45.5, 46.5]) is above an exact upper bound on the minimum: the point scripts/bench/sdplib_upper/hinf13.json (CSDP's point moved toward a strictly feasible one) has every block positive definite with smallest eigenvalue > 6.2e-8 by exact rational LDLᵀ factorizations, so the minimum is ≤ 44.7581076133151, and stays below 45.5 under relative data errors up to 2.3e-13 (python3 scripts/bench/sdpa_upper_check.py sdplib/hinf13.cbf.gz scripts/bench/sdplib_upper/hinf13.json); VSDP's rigorous bound (its SDPT3 run) is ≤ 44.3599; no lower bound is known, so no value replaces it"
 
 // corrected returns in with its erratum applied, and the erratum's evidence
 // ("" when there is none).
@@ -54,6 +67,10 @@ func (in *instance) corrected() (*instance, string) {
 	c := *in
 	if e.Status != "" {
 		c.ExpectedStatus = e.Status
+	}
+	if e.Unknown {
+		c.Reference, c.relTol = nil, 0
+		return &c, e.Evidence
 	}
 	if in.Reference != nil && (e.Value != nil || e.SigDigits > 0 || e.RelTol > 0) {
 		r := *in.Reference

@@ -6,13 +6,14 @@
 //
 //	go run ./bench/suites [-set cblib,sdplib,maros] [-route auto|ipm|highs]
 //	    [-only REGEXP] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
-//	    [-cpuprofile FILE] [-points DIR]
+//	    [-cpuprofile FILE] [-points DIR] [-sdpa DIR [-sdpa-margin EPS]]
 //
 // Grades: "pass" (status optimal or almost-optimal and |obj − ref| within the
 // tolerance of the rule; infeasible instances: the matching status), "wrong"
 // (status optimal but the objective outside the tolerance: a wrong optimum),
 // "fail" (any other outcome, with the status and diagnostic), "noref" (no
-// published value: the status is reported, not graded).
+// published value, or one an erratum withdraws as provably wrong with no
+// verified replacement: the status is reported, not graded).
 //
 // With -csdp the SDPLIB instances are also converted to SDPA format and
 // solved by the csdp program (if installed), side by side; with -cvxopt
@@ -27,6 +28,14 @@
 // DIR/NAME.json ({"status", "x", "y"} in standard-form columns and rows; for
 // an infeasible instance y is the certificate), for independent checks such
 // as scripts/bench/cbf_pd_check.py and scripts/bench/cbf_farkas_check.py.
+// With -sdpa DIR nothing is solved: the selected SDPLIB instances are written
+// to DIR/NAME.dat-s in SDPA format (WriteSDPA, the file -csdp gives csdp;
+// its x are the CBF scalar variables in order), for example to run csdp by
+// hand and check its y with scripts/bench/sdpa_upper_check.py. With
+// -sdpa-margin EPS > 0 the written problem is the tightened one,
+// F(x) = Σᵢ xᵢFᵢ − F₀ ⪰ EPS·I on every block (F₀ + EPS·I written instead of
+// F₀): its solutions are strictly feasible points of the original, with an
+// eigenvalue margin of about EPS less the solver's error.
 package main
 
 import (
@@ -139,6 +148,8 @@ func run(args []string, stdout io.Writer) error {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the privopt solves (not CSDP) to this file")
 	useErrata := fs.Bool("errata", true, "grade against the documented corrections of published references too (errata.go)")
 	regrade := fs.String("regrade", "", "re-grade the outcomes of an earlier -out run (OUT.json) against reference.json and the errata, without solving")
+	sdpaDir := fs.String("sdpa", "", "write the selected SDPLIB instances to DIR/NAME.dat-s (SDPA format) and solve nothing")
+	sdpaMargin := fs.Float64("sdpa-margin", 0, "with -sdpa: write the tightened problem F(x) ⪰ EPS·I instead (strictly feasible points)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -177,6 +188,9 @@ func run(args []string, stdout io.Writer) error {
 	want := map[string]bool{}
 	for _, s := range strings.Split(*sets, ",") {
 		want[strings.TrimSpace(s)] = true
+	}
+	if *sdpaDir != "" {
+		return writeSDPAFiles(dir, *sdpaDir, *sdpaMargin, ref, want, re, stdout)
 	}
 	backend, err := newBackend(*route)
 	if err != nil {
@@ -351,6 +365,8 @@ func (o *outcome) gradeBoth(in *instance, st solver.Status, useErrata bool) {
 		o.Grade, o.Erratum = grade(c, st, o.Objective, false), ev
 		if c.Reference != nil {
 			o.Reference, o.Tolerance = c.Reference.Value, c.tolerance()
+		} else if in.Reference != nil { // withdrawn (erratum.Unknown): no reference
+			o.Reference, o.Tolerance = math.NaN(), 0
 		}
 	}
 	if !math.IsNaN(o.Reference) && !math.IsNaN(o.Objective) {

@@ -105,6 +105,65 @@ func WriteSDPA(w io.Writer, p *solver.Problem) error {
 	return bw.Flush()
 }
 
+// writeSDPAFiles writes every selected SDPLIB instance (set in want, name
+// matching re when re is not nil) to out/NAME.dat-s with WriteSDPA and names
+// each file on stdout; margin > 0 writes the tightened problem (tighten).
+func writeSDPAFiles(dir, out string, margin float64, ref *reference, want map[string]bool, re *regexp.Regexp, stdout io.Writer) error {
+	if margin < 0 || math.IsNaN(margin) || math.IsInf(margin, 0) {
+		return fmt.Errorf("sdpa: -sdpa-margin is %g, must be finite and ≥ 0", margin)
+	}
+	for i := range ref.Instances {
+		in := &ref.Instances[i]
+		if in.Set != "sdplib" || !want[in.Set] || (re != nil && !re.MatchString(in.Name)) {
+			continue
+		}
+		p, _, err := load(filepath.Join(dir, in.File))
+		if err != nil {
+			return fmt.Errorf("sdpa: reading %s: %w", in.Name, err)
+		}
+		if p.R != 0 {
+			return fmt.Errorf("sdpa: %s has the objective constant %g, which SDPA cannot hold", in.Name, p.R)
+		}
+		if margin > 0 {
+			p = tighten(p, margin)
+		}
+		var b bytes.Buffer
+		if err := WriteSDPA(&b, p); err != nil {
+			return fmt.Errorf("sdpa: %s: %w", in.Name, err)
+		}
+		name := filepath.Join(out, in.Name+".dat-s")
+		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, name)
+	}
+	return nil
+}
+
+// tighten returns a copy of p whose constraint is s − eps·e ∈ K, e the
+// identity of the cone (1 on nonnegative rows, svec(I) on PSD blocks): in
+// SDPA's terms F(x) ⪰ eps·I. Only b changes, b − eps·e; p is not modified.
+func tighten(p *solver.Problem, eps float64) *solver.Problem {
+	q := *p
+	q.B = append([]float64(nil), p.B...)
+	off := 0
+	for _, c := range p.Cones {
+		switch c.Kind {
+		case cone.Nonnegative:
+			for k := 0; k < c.Dim; k++ {
+				q.B[off+k] -= eps
+			}
+		case cone.PSD:
+			n := cone.PSDOrder(c.Dim)
+			for i := 0; i < n; i++ {
+				q.B[off+cone.SVecIndex(n, i, i)] -= eps
+			}
+		}
+		off += c.Dim
+	}
+	return &q
+}
+
 var csdpObjective = regexp.MustCompile(`Dual objective value:\s*([-+0-9.eE]+)`)
 
 // runCSDP converts the instance to SDPA, runs csdp on it and records its

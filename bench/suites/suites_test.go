@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -69,9 +73,9 @@ func TestSubset(t *testing.T) {
 }
 
 // TestErrata: a corrected reference changes the grade it should (LISWET8's
-// misprinted exponent, isil01's status, nql30's tolerance) and leaves the
-// published grade as published; every erratum names an instance of
-// reference.json and carries evidence.
+// misprinted exponent, isil01's status, nql30's tolerance, hinf13's withdrawn
+// value) and leaves the published grade as published; every erratum names an
+// instance of reference.json and carries evidence.
 func TestErrata(t *testing.T) {
 	d, err := shareddata.Dir()
 	if err != nil {
@@ -88,6 +92,34 @@ func TestErrata(t *testing.T) {
 	for name, e := range errata {
 		if byName[name] == nil || e.Evidence == "" {
 			t.Errorf("erratum %q: instance in reference.json %v, evidence %q", name, byName[name] != nil, e.Evidence)
+		}
+		if e.Unknown && (e.Value != nil || e.SigDigits > 0 || e.RelTol > 0 || e.Status != "") {
+			t.Errorf("erratum %q withdraws the published value but also sets a replacement: %+v", name, e)
+		}
+	}
+	// hinf13: the published 46 ± 0.5 lies above the exact upper bound
+	// 44.7581076133151 (scripts/bench/sdplib_upper/hinf13.json), so the
+	// erratum withdraws it: a point at the bound is "wrong" against the
+	// published value when called optimal, and ungraded ("noref") against
+	// the erratum, with no reference in the table.
+	if in := byName["hinf13"]; in != nil && in.Reference != nil {
+		c, ev := in.corrected()
+		if g := grade(in, solver.Optimal, 44.7581076133151, false); g != "wrong" {
+			t.Errorf("hinf13 at 44.7581 against the published 46: %s", g)
+		}
+		if c.Reference != nil || !strings.Contains(ev, "44.7581076133151") {
+			t.Errorf("hinf13's erratum keeps a reference %v or lacks the bound: %q", c.Reference, ev)
+		}
+		var o outcome
+		o.Objective = 44.7581076133151
+		o.gradeBoth(in, solver.Optimal, true)
+		if o.Grade != "noref" || o.GradePub != "wrong" || !math.IsNaN(o.Reference) || o.Tolerance != 0 || o.Error != 0 || o.Erratum == "" {
+			t.Errorf("hinf13 graded %q (published %q), reference %v ± %v, error %v, erratum %q; want noref (wrong), no reference",
+				o.Grade, o.GradePub, o.Reference, o.Tolerance, o.Error, o.Erratum)
+		}
+		o.gradeBoth(in, solver.Optimal, false)
+		if o.Grade != "wrong" || o.Reference != 46 || o.Tolerance != 0.5 {
+			t.Errorf("hinf13 with -errata=false: %q against %v ± %v, want wrong against 46 ± 0.5", o.Grade, o.Reference, o.Tolerance)
 		}
 	}
 	if in := byName["LISWET8"]; in != nil {
@@ -116,6 +148,45 @@ func TestErrata(t *testing.T) {
 	}
 }
 
+// TestRegradeWithdrawn: -regrade of an earlier run's JSON grades an
+// instance whose published value an erratum withdraws as "noref", counts it
+// in the table's "no reference" column and writes no reference for it.
+func TestRegradeWithdrawn(t *testing.T) {
+	d, err := shareddata.Dir()
+	if err != nil {
+		t.Skipf("shared data not available: %v", err)
+	}
+	ref, err := loadReference(filepath.Join(d, "conic-bench"))
+	if err != nil {
+		t.Skipf("no conic-bench reference: %v", err)
+	}
+	prev := []outcome{
+		{Name: "hinf13", Set: "sdplib", Status: "almost-optimal", Objective: 45.0445818790685, Grade: "fail", GradePub: "fail"},
+		{Name: "hinf1", Set: "sdplib", Status: "optimal", Objective: 2.03263, Grade: "pass", GradePub: "pass"},
+	}
+	js, err := json.Marshal(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "prev.json")
+	if err := os.WriteFile(path, js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	if err := regradeFile(path, ref, "ipm", true, &sb); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	// 2 instances: 1 pass of 1 graded, 0 wrong, 0 other, 1 without a
+	// reference; as published hinf13 is a fail (almost-optimal, 0.96 off 46).
+	if !strings.Contains(out, "| sdplib | 2 | 1 (100.0%) | 0 | 0 | 1 | 1 / 0 |") {
+		t.Errorf("summary row missing:\n%s", out)
+	}
+	if !strings.Contains(out, "| sdplib/hinf13 | noref | almost-optimal | 45.04458188 | NaN |") || !strings.Contains(out, "erratum (published grade fail)") {
+		t.Errorf("hinf13 row not graded noref without a reference:\n%s", out)
+	}
+}
+
 // TestWriteSDPA writes a one-block SDP and checks the SDPA lines.
 func TestWriteSDPA(t *testing.T) {
 	p := sdpExample()
@@ -127,6 +198,67 @@ func TestWriteSDPA(t *testing.T) {
 	want := "1\n1\n2 \n1 \n0 1 1 1 1\n0 1 2 2 1\n1 1 1 1 1\n1 1 1 2 1\n1 1 2 2 1\n"
 	if sb.String() != want {
 		t.Errorf("SDPA text\n%q\nwant\n%q", sb.String(), want)
+	}
+}
+
+// TestTighten: -sdpa-margin 0.25 writes F(x) ⪰ 0.25·I, i.e. F₀ + 0.25·I:
+// the diagonal entries of F₀ = I become 1.25, the rest is unchanged, and the
+// problem given is not modified.
+func TestTighten(t *testing.T) {
+	p := sdpExample()
+	var sb strings.Builder
+	if err := WriteSDPA(&sb, tighten(p, 0.25)); err != nil {
+		t.Fatal(err)
+	}
+	want := "1\n1\n2 \n1 \n0 1 1 1 1.25\n0 1 2 2 1.25\n1 1 1 1 1\n1 1 1 2 1\n1 1 2 2 1\n"
+	if sb.String() != want {
+		t.Errorf("SDPA text\n%q\nwant\n%q", sb.String(), want)
+	}
+	if p.B[0] != -1 || p.B[1] != 0 || p.B[2] != -1 {
+		t.Errorf("tighten modified its input: b = %v", p.B)
+	}
+}
+
+// TestWriteSDPAFiles: -sdpa writes hinf1 in SDPA format (13 variables,
+// blocks 4, 4, 6); with -sdpa-margin 0.5 every diagonal entry of F₀ grows by
+// 0.5 (block 3's F₀ has none in the file, so each becomes a line of value
+// 0.5); a negative margin is refused naming the flag and the value.
+func TestWriteSDPAFiles(t *testing.T) {
+	d, err := shareddata.Dir()
+	if err != nil {
+		t.Skipf("shared data not available: %v", err)
+	}
+	dir := filepath.Join(d, "conic-bench")
+	ref, err := loadReference(dir)
+	if err != nil {
+		t.Skipf("no conic-bench reference: %v", err)
+	}
+	re := regexp.MustCompile("^hinf1$")
+	want := map[string]bool{"sdplib": true}
+	for _, margin := range []float64{0, 0.5} {
+		out := t.TempDir()
+		var sb strings.Builder
+		if err := writeSDPAFiles(dir, out, margin, ref, want, re, &sb); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "hinf1.dat-s"))
+		if err != nil {
+			t.Fatalf("margin %v: %v (stdout %q)", margin, err, sb.String())
+		}
+		text := string(b)
+		if !strings.HasPrefix(text, "13\n3\n4 4 6 \n") {
+			t.Errorf("margin %v: header %q", margin, text[:min(len(text), 20)])
+		}
+		for k := 1; k <= 6; k++ {
+			line := fmt.Sprintf("\n0 3 %d %d 0.5\n", k, k)
+			if got := strings.Contains(text, line); got != (margin == 0.5) {
+				t.Errorf("margin %v: line %q present %v", margin, strings.TrimSpace(line), got)
+			}
+		}
+	}
+	err = writeSDPAFiles(dir, t.TempDir(), -1, ref, want, re, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-sdpa-margin is -1") {
+		t.Errorf("margin -1: error %v", err)
 	}
 }
 

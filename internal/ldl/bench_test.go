@@ -203,3 +203,29 @@ func BenchmarkSOCKKT(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDenseSupernode refactors a dense positive definite matrix of order
+// 1021 (the Schur complement of SDPLIB qap10, one supernode) with the panel
+// path (blockUpdate) and column by column.
+func BenchmarkDenseSupernode(b *testing.B) {
+	rng := rand.New(rand.NewPCG(10, 21))
+	k, signs := quasiDefinite(rng, 1021, 0, 4)
+	f, err := mustAnalyze(b, k, Options{Ordering: Natural, Method: Supernodal}).Factor(k, signs, DefaultRegularization)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		off  bool
+	}{{"panels", false}, {"columns", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			disableBlocked = c.off
+			defer func() { disableBlocked = false }()
+			for b.Loop() {
+				if err := f.Refactor(k); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -17,6 +17,9 @@
 //   - Analyze also picks the numeric method: simplicial up-looking (row by
 //     row, Davis's LDL) or left-looking supernodal with dense kernels and
 //     relaxed supernodes, by the work per entry of L (Options.Method overrides).
+//     Supernodes of 512 columns or more are factored in panels
+//     whose update by the earlier columns is a matrix product (an AVX2/FMA
+//     kernel on x86-64, kernel_amd64.s).
 //   - Symbolic.Factor / Factor.Refactor (values): the numeric factorization,
 //     with optional dynamic regularization of pivots whose sign differs from the
 //     expected one. Refactor reuses all memory and does not allocate.

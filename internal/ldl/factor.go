@@ -37,6 +37,7 @@ type Factor struct {
 	shead, slink, skptr []int     // descendant lists: head per supernode, link, row pointer
 	relpos              []int     // row → position in the current supernode
 	ubuf                []float64 // dense update buffer
+	wpack               []float64 // blockUpdate: multipliers d_t·L(j,t), four columns per t
 
 	work         []float64 // Solve workspace
 	r, dx, bcopy []float64 // SolveRefine workspace

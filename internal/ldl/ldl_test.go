@@ -687,3 +687,47 @@ func TestEmptyMatrix(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockedSupernode factors dense quasi-definite matrices whose
+// supernodes have blockedMinCols columns or more (so numericSupernodal takes
+// the panel path, blockUpdate), of orders that leave remainders of the 8×4
+// register blocks and of the panels, and checks P·L·D·Lᵀ·Pᵀ = K entrywise
+// and D against the simplicial factorization (a separate code path).
+func TestBlockedSupernode(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 6))
+	for _, sh := range [][2]int{{blockedMinCols, 0}, {blockedMinCols + 37, 30}, {blockedMinCols + 101, 2}} {
+		k, signs := quasiDefinite(rng, sh[0], sh[1], 4)
+		o := Options{Ordering: Natural, Method: Supernodal}
+		f, err := mustAnalyze(t, k, o).Factor(k, signs, DefaultRegularization)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sn := f.sym.sn
+		widest := 0
+		for J := 0; J+1 < len(sn.start); J++ {
+			widest = max(widest, sn.start[J+1]-sn.start[J])
+		}
+		if widest < blockedMinCols {
+			t.Fatalf("%v: widest supernode has %d columns, the test needs %d", sh, widest, blockedMinCols)
+		}
+		r := reconstruct(f)
+		tol := 1e-12 * symNormInf(k)
+		for i := range r {
+			for j := range r {
+				if d := math.Abs(r[i][j] - denseAt(k, i, j)); d > tol {
+					t.Fatalf("%v: (P L D Lᵀ Pᵀ)(%d,%d) differs from K by %.3g", sh, i, j, d)
+				}
+			}
+		}
+		fs, err := mustAnalyze(t, k, Options{Ordering: Natural, Method: Simplicial}).Factor(k, signs, DefaultRegularization)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, dsimp := f.D(), fs.D()
+		for i := range ds {
+			if math.Abs(ds[i]-dsimp[i]) > 1e-10*math.Abs(dsimp[i]) {
+				t.Fatalf("%v: d[%d] = %v, simplicial %v", sh, i, ds[i], dsimp[i])
+			}
+		}
+	}
+}

@@ -267,13 +267,26 @@ func (f *Factor) numericSupernodal() error {
 		// block: column j (rows j..m−1) ← column j − Σ_{t<j} L(j,t) d_t L(:,t),
 		// then d_j is its diagonal and the rest is divided by d_j. This also
 		// computes the rows below the diagonal block.
+		//
+		// A supernode of blockedMinCols columns or more (the dense Schur
+		// complements of the SDP blocks) is processed in panels of
+		// blockedPanel columns: before a panel, its columns get the
+		// contribution of all earlier columns at once (blockUpdate, a
+		// matrix product), and within the panel the left-looking loop runs
+		// over the panel's own earlier columns only.
 		dJ := d[fc:lc]
+		blocked := haveFMA && !disableBlocked && nc >= blockedMinCols
+		t0 := 0
 		for j := 0; j < nc; j++ {
 			if interrupt != nil && j&31 == 31 && interrupt() {
 				return ErrInterrupted
 			}
+			if blocked && j%blockedPanel == 0 {
+				t0 = j
+				f.blockUpdate(xJ, m, dJ, j, min(j+blockedPanel, nc))
+			}
 			colj := xJ[j*m+j : (j+1)*m]
-			subMulCols(colj, xJ, m, j, dJ, 0, j, 1)
+			subMulCols(colj, xJ, m, j, dJ, t0, j, 1)
 			dj := colj[0]
 			k := fc + j
 			if signs != nil {
@@ -368,6 +381,90 @@ func (f *Factor) solveSupernodal(x []float64) {
 				v -= below[a] * gv
 			}
 			xd[t] = v
+		}
+	}
+}
+
+// blockedMinCols is the least number of columns of a supernode factored in
+// panels (numericSupernodal), and blockedPanel the panel width. The panels
+// change the rounding of the factorization, and with it where an
+// interior-point solve meets its first regularized pivot (the switch of the
+// SDP Schur assembly to the dense rule) and the tails of SDPLIB's
+// degenerate instances: with 64, control4 and control5 ended outside their
+// tolerances and ss30 switched rules earlier (40% more time per
+// iteration), so only the large dense supernodes, where the time is, take
+// them (qap10: 1021 columns, theta3: 1106, control7: 666).
+const (
+	blockedMinCols = 512
+	blockedPanel   = 32
+)
+
+// disableBlocked turns the panel path off (BenchmarkDenseSupernode's
+// column-by-column reference).
+var disableBlocked = false
+
+// blockUpdate subtracts from the columns j0..j1−1 of the column-major
+// supernode block x (m rows) the contributions of all earlier columns,
+//
+//	x(a, j) −= Σ_{t<j0} L(a,t)·d_t·L(j,t),  a ≥ j,
+//
+// the update a right-looking blocked LDLᵀ applies to a panel (Golub & Van
+// Loan, Matrix Computations, 4th ed., §4.2.9, for the Cholesky form). The
+// rows of the panel's diagonal block go through subMulCols; the rows below
+// it are a matrix product done in register blocks of 8 rows × 4 columns
+// (update8x4FMA, with the multipliers d_t·L(j,t) packed four columns per t),
+// remainders one column at a time (subMulColsAt).
+func (f *Factor) blockUpdate(x []float64, m int, d []float64, j0, j1 int) {
+	if j0 == 0 {
+		return
+	}
+	for j := j0; j < j1; j++ {
+		subMulCols(x[j*m+j:j*m+j1], x, m, j, d, 0, j0, 1)
+	}
+	rows := m - j1
+	r8 := rows &^ 7
+	j := j0
+	if r8 > 0 {
+		if cap(f.wpack) < 4*j0 {
+			f.wpack = make([]float64, 4*j0)
+		}
+		w := f.wpack[:4*j0]
+		for ; j+4 <= j1; j += 4 {
+			for t := 0; t < j0; t++ {
+				dt := d[t]
+				col := x[t*m+j : t*m+j+4]
+				w[4*t], w[4*t+1], w[4*t+2], w[4*t+3] = dt*col[0], dt*col[1], dt*col[2], dt*col[3]
+			}
+			for a := j1; a < j1+r8; a += 8 {
+				update8x4FMA(&x[j*m+a], m, &x[a], m, &w[0], j0)
+			}
+			if r8 < rows {
+				for jj := j; jj < j+4; jj++ {
+					subMulColsAt(x[jj*m+j1+r8:(jj+1)*m], x, m, jj, j1+r8, d, 0, j0)
+				}
+			}
+		}
+	}
+	// columns left over (fewer than four, or no full block of eight rows):
+	// the rows below the diagonal block one column at a time
+	for ; j < j1; j++ {
+		if rows > 0 {
+			subMulColsAt(x[j*m+j1:(j+1)*m], x, m, j, j1, d, 0, j0)
+		}
+	}
+}
+
+// subMulColsAt is subMulCols with the multipliers taken from row r and the
+// sources from row s on: dst[a] −= Σ_t d_t·x(r,t)·x(s+a,t).
+func subMulColsAt(dst, x []float64, m, r, s int, d []float64, t0, t1 int) {
+	for t := t0; t < t1; t++ {
+		c := d[t] * x[t*m+r]
+		if c == 0 {
+			continue
+		}
+		src := x[t*m+s : t*m+s+len(dst)]
+		for a, v := range src {
+			dst[a] -= c * v
 		}
 	}
 }

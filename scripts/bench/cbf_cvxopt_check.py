@@ -9,7 +9,10 @@ residuals CVXOPT reports.
 Handles what the nql/qssp and isil01 files use: scalar variables in F, L+,
 L-, L= and Q cones (EXP variable cones only for the Farkas check of
 cbf_farkas_check.py, which shares parse()), constraint rows Ax + b in L+, L-,
-L= and Q cones, OBJACOORD, OBJBCOORD, ACOORD, BCOORD. The CBF form
+L= and Q cones, OBJACOORD, OBJBCOORD, ACOORD, BCOORD. parse() also reads the
+PSD constraints of the SDPLIB files (PSDCON, HCOORD, DCOORD: the blocks
+G_i = sum_j x_j H_ij + D_i PSD, lower triangles) for sdpa_upper_check.py;
+the CVXOPT solve here refuses them. The CBF form
 (CBLIB format description, "How instances are specified"):
 
     min/max  c'x + c0   s.t.  A x + b in K_con,  x in K_var,
@@ -36,9 +39,12 @@ def tokens(path):
             yield line
 
 
-def parse(path):
+def parse(path, num=float):
+    """The instance as a dict; numbers are converted by num from the file's
+    text (float, or fractions.Fraction for the exact decimal values)."""
     it = tokens(path)
-    p = {"sense": "MIN", "var": [], "con": [], "c": {}, "c0": 0.0, "a": [], "b": {}, "nvar": 0, "ncon": 0}
+    p = {"sense": "MIN", "var": [], "con": [], "c": {}, "c0": num(0), "a": [], "b": {}, "nvar": 0, "ncon": 0,
+         "psdcon": [], "h": [], "d": []}
     for key in it:
         if key == "VER":
             p["ver"] = int(next(it))
@@ -57,17 +63,27 @@ def parse(path):
         elif key == "OBJACOORD":
             for _ in range(int(next(it))):
                 j, v = next(it).split()
-                p["c"][int(j)] = float(v)
+                p["c"][int(j)] = num(v)
         elif key == "OBJBCOORD":
-            p["c0"] = float(next(it))
+            p["c0"] = num(next(it))
         elif key == "ACOORD":
             for _ in range(int(next(it))):
                 i, j, v = next(it).split()
-                p["a"].append((int(i), int(j), float(v)))
+                p["a"].append((int(i), int(j), num(v)))
         elif key == "BCOORD":
             for _ in range(int(next(it))):
                 i, v = next(it).split()
-                p["b"][int(i)] = float(v)
+                p["b"][int(i)] = num(v)
+        elif key == "PSDCON":
+            p["psdcon"] = [int(next(it)) for _ in range(int(next(it)))]
+        elif key == "HCOORD":
+            for _ in range(int(next(it))):
+                i, j, k, l, v = next(it).split()
+                p["h"].append((int(i), int(j), int(k), int(l), num(v)))
+        elif key == "DCOORD":
+            for _ in range(int(next(it))):
+                i, k, l, v = next(it).split()
+                p["d"].append((int(i), int(k), int(l), num(v)))
         else:
             raise ValueError("unsupported keyword %s" % key)
     return p
@@ -75,6 +91,8 @@ def parse(path):
 
 def build(p):
     """Rows of G (inequalities and SOCs, in CVXOPT order) and of A_eq."""
+    if p["psdcon"]:
+        raise ValueError("PSD constraints (PSDCON) are not handled by the CVXOPT check")
     n = p["nvar"]
     arow = {}
     for i, j, v in p["a"]:

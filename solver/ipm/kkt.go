@@ -10,7 +10,6 @@ import (
 
 	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/sparse"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -554,8 +553,9 @@ func (ks *kktSystem) addSchur() {
 				}
 			})
 		}
-		// S = gt·gtᵀ as a sum of rank-k updates over column panels of gt
-		// (panels of schurPanel columns keep the rows being dotted in cache),
+		// S = gt·gtᵀ as a sum of rank-k updates (gramUpper) over column
+		// panels of gt (panels of schurPanel columns keep the rows being
+		// dotted in cache),
 		// the panels split over the workers
 		parallel(workers, func(k int) {
 			ws := eb.work(k)
@@ -564,7 +564,7 @@ func (ks *kktSystem) addSchur() {
 			lo, hi := k*d/workers, (k+1)*d/workers
 			for p := lo; p < hi; p += schurPanel {
 				q := min(p+schurPanel, hi)
-				blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: max(nc, 1), Cols: q - p, Stride: gr.Stride, Data: gr.Data[p:]}, 1, sr)
+				gramUpper(sr, blas64.General{Rows: max(nc, 1), Cols: q - p, Stride: gr.Stride, Data: gr.Data[p:]})
 			}
 		})
 		eb.sc.CopySym(eb.work(0).s)

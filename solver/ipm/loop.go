@@ -556,7 +556,7 @@ func (w *workspace) adaptStaticReg() bool {
 		return true
 	}
 	in := &w.info
-	dirBad := !w.dirGaveUp && w.dirErr > dirErrTol && !(e <= kktSolveTol) && in.dres > w.set.FeasTol &&
+	dirBad := !w.dirGaveUp && w.dirErr > dirErrTol && !(e <= kktSolveTol) && e <= dirSolveMax && in.dres > w.set.FeasTol &&
 		in.dres >= dresDominance*math.Max(in.pres, math.Min(in.gap, in.relgap))
 	w.dirErr = 0
 	inaccurate := !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked
@@ -586,6 +586,13 @@ func (w *workspace) canCutReg() bool {
 // directions of the last iteration left more than this fraction of the dual
 // residual they were to remove (see adaptStaticReg).
 const dirErrTol = 0.1
+
+// dirSolveMax: dirErr starts no descent of ε when the solves' own relative
+// residual is above this: they are then far off for reasons a smaller ε
+// does not cure (CBLIB's sched_200_100_orig: a descent at 3e-3 ended in a
+// revoked ε and a numerical error where the solve used to end almost
+// optimal).
+const dirSolveMax = 1e-4
 
 // dresDominance: dirErr starts a descent of ε only when the relative dual
 // residual exceeds this multiple of the primal residual and of the gap (it is

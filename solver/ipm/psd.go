@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -37,12 +38,17 @@ type psdCone struct {
 	// workspaces
 	m1, m2, m3 *mat.Dense
 	m4         *mat.Dense    // workspace of the second psdStep in stepLength
+	m5         *mat.Dense    // congruence: the transposed factor (fastProducts), allocated on first use
 	sym, sym2  *mat.SymDense // sym2: workspace of the second psdStep
 	parallel   bool          // stepLength may use a second goroutine (Settings.Threads ≠ 1)
 	lwz, lws   *lanczosWork  // step-length workspaces (psdstep.go), allocated on first use
-	gramV      *mat.Dense    // scalingFromGram: MᵀM, then its eigenvectors
-	gramW      []float64     // scalingFromGram: eigenvalues
-	gramEig    *symEigWork   // scalingFromGram: eigensolver workspace
+	ew         *eigWork      // minEig's workspace, allocated on first use
+	svd        *svdWork      // scalingFromSVD's workspaces, allocated on first use
+	qrTau      []float64     // factorBinv: dgeqrf's τ and work array, allocated on first use
+	qrWork     []float64
+	gramV      *mat.Dense  // scalingFromGram: MᵀM, then its eigenvectors
+	gramW      []float64   // scalingFromGram: eigenvalues
+	gramEig    *symEigWork // scalingFromGram: eigensolver workspace
 	tmp        []float64
 }
 
@@ -125,11 +131,14 @@ func (c *psdCone) unitInit(s, z []float64) { c.identity(s); c.identity(z) }
 
 func (c *psdCone) minEig(v []float64) float64 {
 	svecToSym(c.sym, v, c.n)
-	var es mat.EigenSym
-	if !es.Factorize(c.sym, false) {
+	if c.ew == nil {
+		c.ew = newEigWork(c.n)
+	}
+	g, ok := c.ew.minEig(c.sym)
+	if !ok {
 		return math.NaN()
 	}
-	return es.Values(nil)[0]
+	return g
 }
 
 func (c *psdCone) margin(v []float64) float64 {
@@ -148,13 +157,26 @@ func (c *psdCone) addE(v []float64, a float64) {
 	}
 }
 
+// chol sets dst to the lower Cholesky factor L of mat(v) = LLᵀ and reports
+// whether mat(v) is positive definite: LAPACK's dpotrf on the upper
+// triangle (A = UᵀU, L = Uᵀ), the factorization of gonum's mat.Cholesky
+// without its condition estimate (dlansy and dpocon, a third of the cost
+// for the small blocks) and without allocation. c.sym is overwritten.
 func (c *psdCone) chol(dst *mat.TriDense, v []float64) bool {
-	svecToSym(c.sym, v, c.n)
-	var ch mat.Cholesky
-	if !ch.Factorize(c.sym) {
+	n := c.n
+	svecToSym(c.sym, v, n)
+	u := c.sym.RawSymmetric()
+	if _, ok := lapack64.Potrf(u); !ok {
 		return false
 	}
-	ch.LTo(dst)
+	l := dst.RawTriangular()
+	for i := 0; i < n; i++ {
+		row := l.Data[i*l.Stride : i*l.Stride+n]
+		for j := 0; j <= i; j++ {
+			row[j] = u.Data[j*u.Stride+i]
+		}
+		clear(row[i+1:])
+	}
 	return true
 }
 
@@ -251,17 +273,28 @@ func (c *psdCone) scalingFromGram() bool {
 }
 
 // scalingFromSVD sets λ, R and R⁻¹ from the SVD L₂ᵀL₁ = UΣVᵀ of M = L₂ᵀL₁
-// (held in c.m1, overwritten).
+// (held in c.m1, overwritten). The SVD is LAPACK's dgesvd with both
+// singular vector sets, called as gonum's mat.SVD calls it (same job
+// options and workspace length, so the same factors) on workspaces kept
+// between iterations.
 func (c *psdCone) scalingFromSVD() bool {
 	n := c.n
-	var svd mat.SVD
-	if !svd.Factorize(c.m1, mat.SVDFull) {
+	if c.svd == nil {
+		c.svd = newSVDWork(n)
+	}
+	w := c.svd
+	if !lapack64.Gesvd(lapack.SVDAll, lapack.SVDAll, c.m1.RawMatrix(), w.u, w.vt, w.s, w.work, len(w.work)) {
 		return false
 	}
-	sig := svd.Values(nil)
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
+	sig := w.s
+	u, v := w.uMat, w.vMat
+	copy(u.RawMatrix().Data, w.u.Data)
+	vr := v.RawMatrix()
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			vr.Data[j*vr.Stride+i] = w.vt.Data[i*w.vt.Stride+j]
+		}
+	}
 	for i := 0; i < n; i++ {
 		if !(sig[i] > 0) {
 			return false
@@ -269,7 +302,7 @@ func (c *psdCone) scalingFromSVD() bool {
 		c.lam[i] = sig[i]
 	}
 	// R = L₁ V Σ^{-1/2}
-	c.r.Mul(c.l1, &v)
+	c.r.Mul(c.l1, v)
 	// R⁻¹ = Σ^{-1/2} Uᵀ L₂ᵀ
 	c.rinv.Mul(u.T(), c.l2.T())
 	for i := 0; i < n; i++ {
@@ -282,23 +315,69 @@ func (c *psdCone) scalingFromSVD() bool {
 	return true
 }
 
+// svdWork holds scalingFromSVD's workspaces: dgesvd's U, Vᵀ, singular
+// values and work array (of the length dgesvd's query asks for), and U and
+// V as matrices for the products.
+type svdWork struct {
+	u, vt      blas64.General
+	s, work    []float64
+	uMat, vMat *mat.Dense
+}
+
+func newSVDWork(n int) *svdWork {
+	w := &svdWork{u: blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)},
+		vt: blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)},
+		s:  make([]float64, n), uMat: mat.NewDense(n, n, nil), vMat: mat.NewDense(n, n, nil)}
+	q := []float64{0}
+	lapack64.Gesvd(lapack.SVDAll, lapack.SVDAll, blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}, w.u, w.vt, w.s, q, -1)
+	w.work = make([]float64, int(q[0]))
+	return w
+}
+
 // factorBinv sets T (upper triangular, TᵀT = B⁻¹ = R⁻ᵀR⁻¹) from the QR
-// decomposition R⁻¹ = QT, without squaring the condition number of R⁻¹.
+// decomposition R⁻¹ = QT, without squaring the condition number of R⁻¹:
+// LAPACK's dgeqrf as gonum's mat.QR calls it (same workspace length, so the
+// same T), without mat.QR's condition estimate and allocations.
 func (c *psdCone) factorBinv() {
 	n := c.n
-	var qr mat.QR
-	qr.Factorize(c.rinv)
-	qr.RTo(c.m1)
+	if c.qrTau == nil {
+		c.qrTau = make([]float64, n)
+		q := []float64{0}
+		lapack64.Geqrf(c.m1.RawMatrix(), c.qrTau, q, -1)
+		c.qrWork = make([]float64, int(q[0]))
+	}
+	a := c.m1.RawMatrix()
+	ri := c.rinv.RawMatrix()
 	for i := 0; i < n; i++ {
+		copy(a.Data[i*a.Stride:i*a.Stride+n], ri.Data[i*ri.Stride:i*ri.Stride+n])
+	}
+	lapack64.Geqrf(a, c.qrTau, c.qrWork, len(c.qrWork))
+	for i := 0; i < n; i++ {
+		row := a.Data[i*a.Stride : i*a.Stride+n]
 		for j := i; j < n; j++ {
-			c.tq.SetTri(i, j, c.m1.At(i, j))
-			c.tqt.Set(j, i, c.m1.At(i, j))
+			c.tq.SetTri(i, j, row[j])
+			c.tqt.Set(j, i, row[j])
 		}
+		clear(row[:i]) // m1 = T, as mat.QR.RTo left it
 	}
 }
 
 // congruence: out = svec(L X Lᵀ) or with trans, svec(Lᵀ X L).
 func (c *psdCone) congruence(out []float64, l *mat.Dense, trans bool, v []float64) {
+	if c.fastProducts() {
+		a := l.RawMatrix()
+		if trans {
+			t := c.m5.RawMatrix()
+			for i := 0; i < c.n; i++ {
+				for j := 0; j < c.n; j++ {
+					t.Data[j*t.Stride+i] = a.Data[i*a.Stride+j]
+				}
+			}
+			a = t
+		}
+		c.congruenceNT(out, a, v)
+		return
+	}
 	svecToDense(c.m1, v, c.n)
 	if trans {
 		c.m2.Mul(l.T(), c.m1)
@@ -308,6 +387,37 @@ func (c *psdCone) congruence(out []float64, l *mat.Dense, trans bool, v []float6
 		c.m3.Mul(c.m2, l.T())
 	}
 	denseToSvec(out, c.m3, c.n)
+}
+
+// fastProducts reports whether the block's dense products go through
+// addMulNT (fused multiply-adds, blocks of order psdFastMinOrder or more;
+// the small blocks keep gonum's products, and with them their iterates),
+// allocating its workspace on first use.
+func (c *psdCone) fastProducts() bool {
+	if !haveFMA || c.n < psdFastMinOrder {
+		return false
+	}
+	if c.m5 == nil {
+		c.m5 = mat.NewDense(c.n, c.n, nil)
+	}
+	return true
+}
+
+// congruenceNT sets out = svec(A X Aᵀ), X = mat(v), by two addMulNT
+// products: Y = A·X (rows of A against rows of X, X symmetric), then
+// W = Y·Aᵀ, whose symmetric part gives svec as in the dense products
+// (2n³ fused multiply-adds; forming only W's upper triangle saves a quarter
+// but drops the averaging of the off-diagonal pairs, and gpp124-1 of SDPLIB
+// then ended 5.4e-5 from its reference, outside the tolerance).
+func (c *psdCone) congruenceNT(out []float64, a blas64.General, v []float64) {
+	n := c.n
+	svecToDense(c.m1, v, n)
+	x, y, w := c.m1.RawMatrix(), c.m2.RawMatrix(), c.m3.RawMatrix()
+	clear(y.Data)
+	addMulNT(y.Data, y.Stride, a, x, false)
+	clear(w.Data)
+	addMulNT(w.Data, w.Stride, y, a, false)
+	denseToSvec(out, c.m3, n)
 }
 
 // mulSchurFactor computes out = svec(T mat(v) Tᵀ) with T upper triangular
@@ -520,6 +630,10 @@ func (c *psdCone) formB() {
 
 func (c *psdCone) mulH(out, v []float64) {
 	c.formB()
+	if c.fastProducts() {
+		c.congruenceNT(out, c.b.RawMatrix(), v) // B symmetric: B X B = B X Bᵀ
+		return
+	}
 	svecToDense(c.m1, v, c.n)
 	c.m2.Mul(c.b, c.m1)
 	c.m3.Mul(c.m2, c.b)
@@ -570,7 +684,14 @@ func (c *psdCone) affineDs(ds, _ []float64) {
 func (c *psdCone) jordan(out, x, y []float64) {
 	svecToDense(c.m1, x, c.n)
 	svecToDense(c.m2, y, c.n)
-	c.m3.Mul(c.m1, c.m2)
+	if c.fastProducts() {
+		// M = XY: M_ij = Σ_k X_ik Y_jk (Y symmetric)
+		m := c.m3.RawMatrix()
+		clear(m.Data)
+		addMulNT(m.Data, m.Stride, c.m1.RawMatrix(), c.m2.RawMatrix(), false)
+	} else {
+		c.m3.Mul(c.m1, c.m2)
+	}
 	n := c.n
 	k := 0
 	for j := 0; j < n; j++ {
@@ -612,12 +733,12 @@ func (c *psdCone) dsOffset(out, ds []float64) {
 }
 
 // psdStep: largest α ≤ amax with LLᵀ + αD ⪰ 0, via the smallest eigenvalue γ of
-// L⁻¹DL⁻ᵀ: α = −1/γ when γ < 0. m and sym are caller-owned n×n workspaces.
-func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Dense, sym *mat.SymDense) float64 {
+// L⁻¹DL⁻ᵀ: α = −1/γ when γ < 0. m, sym and ew are caller-owned workspaces.
+func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Dense, sym *mat.SymDense, ew *eigWork) float64 {
 	n := c.n
 	lr := l.RawTriangular()
 	// the same conditioning test as mat.TriDense.InverseTri
-	cond := lapack64.Trcon(mat.CondNorm, lr, make([]float64, 3*n), make([]int, n))
+	cond := lapack64.Trcon(mat.CondNorm, lr, ew.trcon, ew.itrcon)
 	if math.IsInf(cond, 1) || cond > mat.ConditionTolerance {
 		return 0
 	}
@@ -632,11 +753,10 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Den
 			sr.Data[i*sr.Stride+j] = (mr.Data[i*mr.Stride+j] + mr.Data[j*mr.Stride+i]) / 2
 		}
 	}
-	var es mat.EigenSym
-	if !es.Factorize(sym, false) {
+	g, ok := ew.minEig(sym)
+	if !ok {
 		return 0
 	}
-	g := es.Values(nil)[0]
 	if g >= 0 {
 		return amax
 	}
@@ -644,12 +764,14 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Den
 }
 
 // stepLength computes the two step lengths (psdStepFast) concurrently when c.parallel
-// (each with its own workspaces).
+// and the block is of order psdParallelMinOrder or more (each with its own
+// workspaces); a smaller block's two computations take less time than
+// starting a goroutine and waiting for it.
 func (c *psdCone) stepLength(dz, ds, z, s []float64, a float64) (float64, float64) {
 	if c.lwz == nil {
 		c.lwz, c.lws = newLanczosWork(c.n, c.d), newLanczosWork(c.n, c.d)
 	}
-	if !c.parallel {
+	if !c.parallel || c.n < psdParallelMinOrder {
 		return c.psdStepFast(c.l2, z, dz, a, c.lwz, c.m1, c.sym), c.psdStepFast(c.l1, s, ds, a, c.lws, c.m4, c.sym2)
 	}
 	var az float64
@@ -663,13 +785,21 @@ func (c *psdCone) stepLength(dz, ds, z, s []float64, a float64) (float64, float6
 	return az, as
 }
 
+// psdParallelMinOrder is the least order of a PSD block whose two step
+// lengths are computed concurrently.
+const psdParallelMinOrder = psdFastMinOrder
+
 func (c *psdCone) logdet(v []float64) float64 {
 	svecToSym(c.sym, v, c.n)
-	var ch mat.Cholesky
-	if !ch.Factorize(c.sym) {
+	u := c.sym.RawSymmetric()
+	if _, ok := lapack64.Potrf(u); !ok {
 		return math.Inf(-1)
 	}
-	return ch.LogDet()
+	var det float64
+	for i := 0; i < c.n; i++ {
+		det += 2 * math.Log(u.Data[i*u.Stride+i])
+	}
+	return det
 }
 
 func (c *psdCone) barrier(z, s, dz, ds []float64, a float64) float64 {
@@ -686,4 +816,41 @@ func (c *psdCone) barrier(z, s, dz, ds []float64, a float64) float64 {
 		return math.Inf(1)
 	}
 	return -ls - lz
+}
+
+// eigWork holds the workspaces of the smallest eigenvalue of a symmetric
+// matrix by LAPACK's dsyev without vectors (psdStep, minEig), so that the
+// eigenvalue problem of every iteration allocates nothing: the same routine,
+// with the same workspace length, as gonum's mat.EigenSym, hence the same
+// values. trcon and itrcon are the workspaces of psdStep's condition
+// estimate.
+type eigWork struct {
+	a      blas64.Symmetric // copy of the matrix (dsyev overwrites it)
+	w      []float64        // eigenvalues, ascending
+	work   []float64
+	trcon  []float64
+	itrcon []int
+}
+
+func newEigWork(n int) *eigWork {
+	ew := &eigWork{a: blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: max(n, 1), Data: make([]float64, n*n)},
+		w: make([]float64, n), trcon: make([]float64, 3*n), itrcon: make([]int, n)}
+	q := []float64{0}
+	lapack64.Syev(lapack.EVNone, ew.a, ew.w, q, -1)
+	ew.work = make([]float64, int(q[0]))
+	return ew
+}
+
+// minEig returns the smallest eigenvalue of sym (its upper triangle), false
+// when dsyev did not converge.
+func (ew *eigWork) minEig(sym *mat.SymDense) (float64, bool) {
+	r := sym.RawSymmetric()
+	n := ew.a.N
+	for i := 0; i < n; i++ {
+		copy(ew.a.Data[i*ew.a.Stride+i:i*ew.a.Stride+n], r.Data[i*r.Stride+i:i*r.Stride+n])
+	}
+	if !lapack64.Syev(lapack.EVNone, ew.a, ew.w, ew.work, len(ew.work)) {
+		return 0, false
+	}
+	return ew.w[0], true
 }

@@ -62,14 +62,15 @@ type lanczosWork struct {
 	sv         []float64 // svec(S + α_cD)
 	trconWork  []float64
 	trconIwork []int
-	fallbacks  int // computations that fell back to the full eigenvalue problem
+	ew         *eigWork // psdStep's workspaces
+	fallbacks  int      // computations that fell back to the full eigenvalue problem
 }
 
 func newLanczosWork(n, d int) *lanczosWork {
 	k := min(lanczosMaxSteps, n)
 	return &lanczosWork{q: make([]float64, (k+1)*n), w: make([]float64, n), u: make([]float64, n),
 		alpha: make([]float64, k), beta: make([]float64, k), tri: make([]float64, k*k),
-		chk: make([]float64, n*n), sv: make([]float64, d), trconWork: make([]float64, 3*n), trconIwork: make([]int, n)}
+		chk: make([]float64, n*n), sv: make([]float64, d), trconWork: make([]float64, 3*n), trconIwork: make([]int, n), ew: newEigWork(n)}
 }
 
 // psdStepFast returns the largest step α ≤ amax with base + α·dir ⪰ 0
@@ -79,7 +80,7 @@ func newLanczosWork(n, d int) *lanczosWork {
 func (c *psdCone) psdStepFast(l *mat.TriDense, base, dir []float64, amax float64, lw *lanczosWork, m *mat.Dense, sym *mat.SymDense) float64 {
 	n := c.n
 	if n < lanczosMinOrder {
-		return c.psdStep(l, dir, amax, m, sym)
+		return c.psdStep(l, dir, amax, m, sym, lw.ew)
 	}
 	lr := l.RawTriangular()
 	cond := lapack64.Trcon(mat.CondNorm, lr, lw.trconWork, lw.trconIwork)
@@ -103,7 +104,7 @@ func (c *psdCone) psdStepFast(l *mat.TriDense, base, dir []float64, amax float64
 		}
 	}
 	lw.fallbacks++
-	return c.psdStep(l, dir, amax, m, sym)
+	return c.psdStep(l, dir, amax, m, sym, lw.ew)
 }
 
 // feasible reports whether base + a·dir has a Cholesky factorization.

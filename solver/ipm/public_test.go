@@ -263,6 +263,35 @@ func TestIllConditionedKKTPublic(t *testing.T) {
 	})
 }
 
+// BenchmarkSDPLIBSmall solves SDPLIB instances whose PSD blocks are of order
+// below psdFastMinOrder (hinf1: m = 13, blocks 6, 6 and 1... ; control1:
+// blocks 10 and 5; truss3), where the per-iteration cost is the fixed cost
+// of the small dense factorizations rather than their arithmetic.
+func BenchmarkSDPLIBSmall(b *testing.B) {
+	dir, err := shareddata.Dir()
+	if err != nil {
+		b.Skipf("shared data not available: %v", err)
+	}
+	for _, name := range []string{"hinf1", "hinf10", "control1", "truss3"} {
+		path := filepath.Join(dir, "conic-bench", "sdplib", name+".cbf.gz")
+		f, err := cbf.ReadFile(path)
+		if err != nil {
+			b.Skipf("%s not in the shared data: %v", name, err)
+		}
+		b.Run(name, func(b *testing.B) {
+			sv, err := ipm.NewWithSettings(ipm.Settings{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := sv.Solve(context.Background(), f.Problem, solver.Settings{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestSDPLIBTail: on SDPLIB's gpp124-1 and qap7 the dual residual stalls
 // near 1e-8 to 1e-7 while the reduced tolerances (1e-5) are long met; the
 // solve used to run 10 to 17 more iterations there until the divergence or

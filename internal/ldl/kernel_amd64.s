@@ -1,0 +1,77 @@
+#include "textflag.h"
+
+// func update8x4FMA(c *float64, ldc int, l *float64, ldl int, w *float64, k int)
+//
+// C[0:8, 0:4] −= Σ_{t<k} L[0:8, t]·w[4t : 4t+4] with C and L column-major
+// (column strides ldc and ldl, in elements), by 256-bit fused multiply-adds:
+// accumulator 2j+h holds rows 4h..4h+3 of column j.
+TEXT ·update8x4FMA(SB), NOSPLIT, $0-48
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R8
+	MOVQ l+16(FP), SI
+	MOVQ ldl+24(FP), R9
+	MOVQ w+32(FP), DX
+	MOVQ k+40(FP), CX
+	SHLQ $3, R8
+	SHLQ $3, R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	TESTQ CX, CX
+	JZ    store
+
+loop:
+	VMOVUPD      (SI), Y8
+	VMOVUPD      32(SI), Y9
+	VBROADCASTSD (DX), Y10
+	VFMADD231PD  Y8, Y10, Y0
+	VFMADD231PD  Y9, Y10, Y1
+	VBROADCASTSD 8(DX), Y11
+	VFMADD231PD  Y8, Y11, Y2
+	VFMADD231PD  Y9, Y11, Y3
+	VBROADCASTSD 16(DX), Y10
+	VFMADD231PD  Y8, Y10, Y4
+	VFMADD231PD  Y9, Y10, Y5
+	VBROADCASTSD 24(DX), Y11
+	VFMADD231PD  Y8, Y11, Y6
+	VFMADD231PD  Y9, Y11, Y7
+	ADDQ         R9, SI
+	ADDQ         $32, DX
+	DECQ         CX
+	JNZ          loop
+
+store:
+	VMOVUPD (DI), Y12
+	VSUBPD  Y0, Y12, Y12
+	VMOVUPD Y12, (DI)
+	VMOVUPD 32(DI), Y13
+	VSUBPD  Y1, Y13, Y13
+	VMOVUPD Y13, 32(DI)
+	ADDQ    R8, DI
+	VMOVUPD (DI), Y12
+	VSUBPD  Y2, Y12, Y12
+	VMOVUPD Y12, (DI)
+	VMOVUPD 32(DI), Y13
+	VSUBPD  Y3, Y13, Y13
+	VMOVUPD Y13, 32(DI)
+	ADDQ    R8, DI
+	VMOVUPD (DI), Y12
+	VSUBPD  Y4, Y12, Y12
+	VMOVUPD Y12, (DI)
+	VMOVUPD 32(DI), Y13
+	VSUBPD  Y5, Y13, Y13
+	VMOVUPD Y13, 32(DI)
+	ADDQ    R8, DI
+	VMOVUPD (DI), Y12
+	VSUBPD  Y6, Y12, Y12
+	VMOVUPD Y12, (DI)
+	VMOVUPD 32(DI), Y13
+	VSUBPD  Y7, Y13, Y13
+	VMOVUPD Y13, 32(DI)
+	VZEROUPPER
+	RET
