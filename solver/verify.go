@@ -34,7 +34,7 @@ type Accuracy struct {
 	//	Sensitivity = (|y|ᵀ|r_p| + |x|ᵀ|r_d|) / max(1, min(|pobj|, |dobj|)).
 	//
 	// Small relative residuals do not make it small when y or x is large
-	// (problems without a strictly feasible point): it is what ties the
+	// (problems without a strictly feasible primal or dual point): it is what ties the
 	// residuals to the accuracy of the objective value.
 	Sensitivity float64
 	// PrimalObjective and DualObjective are pobj and dobj above.
@@ -56,7 +56,7 @@ func (a Accuracy) Max() float64 {
 // almost reports whether the point meets the reduced tolerance r in its
 // residuals, gap and cone distances, and SensitivityFactor·r in Sensitivity.
 // The sensitivity is a first-order bound that overestimates the objective's
-// error on problems without a strictly feasible point (SDPLIB's hinf and qap
+// error on problems without a strictly feasible dual point (SDPLIB's hinf and qap
 // sets: 6e-3 estimated where the error is 3e-4), hence the looser bound; it
 // still rejects points whose residuals are small but whose objective is far
 // off (Maros–Mészáros LISWET10: residuals below 1e-5, objective 48% off).

@@ -17,7 +17,7 @@ import (
 // TestNoWrongOptimalPublic solves the public instances on which the IPM once
 // reported "optimal" at a wrong objective (demb763: 2.9e-6 off with an
 // equality residual of 5e-7; hinf1: 1e-4 off, an SDP without a strictly
-// feasible point) and checks that an Optimal status now always comes with the
+// feasible dual point) and checks that an Optimal status now always comes with the
 // published value, and any other OK status with a diagnostic.
 func TestNoWrongOptimalPublic(t *testing.T) {
 	dir, err := shareddata.Dir()
