@@ -48,10 +48,11 @@ const (
 // corrCostRatio: the centrality correctors are used when the estimated
 // multiply-adds of one Schur complement assembly are at least this multiple
 // of Σ n³ over the PSD blocks (correctorsPay). Measured on SDPLIB (loaded
-// machine, CPU seconds): the instances above it (control 15–400, qap 9–10,
-// gpp 1.5) need 25–50% fewer iterations and less CPU time; those below
-// (arch 0.7, theta 0.6–0.7, ss30 0.36, mcp 0.01–0.02) need 20–35% fewer
-// iterations but 10–90% more CPU time.
+// machine, CPU seconds, BENCHMARKS.md): the instances above it (control
+// 15–400, qap 9–10, gpp 1.5) need 4–56% fewer iterations (437 → 277 in
+// total) and less CPU time (qap10 9.7 → 2.0 s); those below (arch 0.7, theta
+// 0.6–0.7, ss30 0.36, mcp 0.01–0.02) needed 20–35% fewer iterations but
+// 10–90% more CPU time.
 const corrCostRatio = 1
 
 // correctorsPay reports whether the centrality correctors are used: the
