@@ -40,8 +40,6 @@ var errata = map[string]erratum{
 		Evidence: "misprinted exponent: HiGHS finds a feasible point of value 714.4700591 and the IPM's certified optimum is 714.47006, not 7144.7006"},
 	"qap10": {Value: ptr(-1092.6), SigDigits: 5,
 		Evidence: "transcription: SDPLIB lists -1.0926e+03 (reference.json has -10.93); CSDP -1092.593, privopt -1092.585"},
-	"qap6": {Value: ptr(-381.4326), SigDigits: 7,
-		Evidence: "two independent solvers agree on -381.4326 (CSDP -381.43261, privopt -381.43265); the published 5 digits -381.44 are 0.007 away from both"},
 	"isil01": {Status: "infeasible",
 		Evidence: "the IPM's Farkas certificate checks in exact rational arithmetic (b'u = -0.99999987, exponential-cone margins >= 0.145 in 60-digit arithmetic; scripts/bench/cbf_farkas_check.py)"},
 	"hinf13": {Unknown: true, Evidence: hinf13Evidence},
