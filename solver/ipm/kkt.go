@@ -737,14 +737,36 @@ func (ks *kktSystem) factorIdentity() error {
 
 // mulK computes out = K₀·x with K₀ the unregularized (reduced) KKT matrix:
 // the stored one minus ε·signs on the diagonal of the x and z columns.
+// A column whose last stored entry is its diagonal (every column of the
+// upper triangle with sorted rows) takes a branch-free loop over its
+// off-diagonal entries; the operations and their order are those of the
+// general loop, so the result is the same to the last bit.
 func (ks *kktSystem) mulK(out, x []float64) {
 	k := ks.k
 	clear(out)
 	nz := ks.n + ks.mr
 	for j := 0; j < k.Cols; j++ {
 		xj := x[j]
+		lo, hi := k.ColPtr[j], k.ColPtr[j+1]
+		if hi > lo && k.RowIdx[hi-1] == j {
+			rows, vals := k.RowIdx[lo:hi-1], k.Val[lo:hi-1]
+			vals = vals[:len(rows)]
+			var s float64
+			for p, i := range rows {
+				a := vals[p]
+				out[i] += a * xj
+				s += a * x[i]
+			}
+			a := k.Val[hi-1]
+			if j < nz {
+				a -= ks.eps * float64(ks.signs[j])
+			}
+			out[j] += a * xj
+			out[j] += s
+			continue
+		}
 		var s float64
-		for p := k.ColPtr[j]; p < k.ColPtr[j+1]; p++ {
+		for p := lo; p < hi; p++ {
 			i := k.RowIdx[p]
 			a := k.Val[p]
 			if i == j {
