@@ -164,10 +164,17 @@ func (w *symEigWork) ql(d, e, vt []float64) bool {
 }
 
 // rotateRows applies the plane rotation (x, y) ← (c·x − s·y, s·x + c·y)
-// to the rows x = q_i and y = q_{i+1} of Vᵀ.
+// to the rows x = q_i and y = q_{i+1} of Vᵀ. On x86-64 with AVX the leading
+// multiple of 4 elements go through rotateRowsAVX, whose rounding is that of
+// the scalar loop (no fused multiply-add): the result is the same to the last
+// bit.
 func rotateRows(x, y []float64, c, s float64) {
 	y = y[:len(x)]
 	k := 0
+	if haveAVX && len(x) >= 8 {
+		k = len(x) &^ 3
+		rotateRowsAVX(&x[0], &y[0], k, c, s)
+	}
 	for ; k+4 <= len(x); k += 4 {
 		x0, x1, x2, x3 := x[k], x[k+1], x[k+2], x[k+3]
 		y0, y1, y2, y3 := y[k], y[k+1], y[k+2], y[k+3]
