@@ -35,6 +35,10 @@ type psdCone struct {
 	tq     *mat.TriDense // upper triangular T with TᵀT = (RRᵀ)⁻¹ (from R⁻¹ = QT)
 	tqt    *mat.Dense    // Tᵀ (lower triangular, zero above the diagonal), row-major for schurFactorTo
 	l1, l2 *mat.TriDense
+	// lcond[k] caches the reciprocal-condition test of l1 (k = 0) and l2
+	// (k = 1) for the step lengths (lcondOK[k]: valid; chol invalidates it)
+	lcond   [2]float64
+	lcondOK [2]bool
 	// workspaces
 	m1, m2, m3 *mat.Dense
 	m4         *mat.Dense    // workspace of the second psdStep in stepLength
@@ -164,6 +168,12 @@ func (c *psdCone) addE(v []float64, a float64) {
 // for the small blocks) and without allocation. c.sym is overwritten.
 func (c *psdCone) chol(dst *mat.TriDense, v []float64) bool {
 	n := c.n
+	switch dst {
+	case c.l1:
+		c.lcondOK[0] = false
+	case c.l2:
+		c.lcondOK[1] = false
+	}
 	svecToSym(c.sym, v, n)
 	u := c.sym.RawSymmetric()
 	if _, ok := lapack64.Potrf(u); !ok {
@@ -738,7 +748,7 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Den
 	n := c.n
 	lr := l.RawTriangular()
 	// the same conditioning test as mat.TriDense.InverseTri
-	cond := lapack64.Trcon(mat.CondNorm, lr, ew.trcon, ew.itrcon)
+	cond := c.trcon(l, ew.trcon, ew.itrcon)
 	if math.IsInf(cond, 1) || cond > mat.ConditionTolerance {
 		return 0
 	}
@@ -761,6 +771,31 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Den
 		return amax
 	}
 	return math.Min(amax, -1/g)
+}
+
+// trcon returns LAPACK's dtrcon estimate (condition number in the 1-norm,
+// the test of mat.TriDense.InverseTri) of the triangular factor l, with work
+// and iwork its workspaces (3n and n). For the Cholesky factors l1 and l2 the
+// estimate is kept until the next chol into the same factor: the step
+// lengths of one iteration (affine, combined, correctors; Lanczos and its
+// fallback) all test the same two factors. The value is the same as a fresh
+// call's, so are the steps.
+func (c *psdCone) trcon(l *mat.TriDense, work []float64, iwork []int) float64 {
+	k := -1
+	switch l {
+	case c.l1:
+		k = 0
+	case c.l2:
+		k = 1
+	}
+	if k >= 0 && c.lcondOK[k] {
+		return c.lcond[k]
+	}
+	cond := lapack64.Trcon(mat.CondNorm, l.RawTriangular(), work, iwork)
+	if k >= 0 {
+		c.lcond[k], c.lcondOK[k] = cond, true
+	}
+	return cond
 }
 
 // stepLength computes the two step lengths (psdStepFast) concurrently when c.parallel

@@ -83,7 +83,7 @@ func (c *psdCone) psdStepFast(l *mat.TriDense, base, dir []float64, amax float64
 		return c.psdStep(l, dir, amax, m, sym, lw.ew)
 	}
 	lr := l.RawTriangular()
-	cond := lapack64.Trcon(mat.CondNorm, lr, lw.trconWork, lw.trconIwork)
+	cond := c.trcon(l, lw.trconWork, lw.trconIwork)
 	if math.IsInf(cond, 1) || cond > mat.ConditionTolerance {
 		return 0
 	}
