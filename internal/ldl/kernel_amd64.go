@@ -11,3 +11,14 @@ var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func update8x4FMA(c *float64, ldc int, l *float64, ldl int, w *float64, k int)
+
+// haveAVX reports whether subMul4AVX can run: x86-64 with AVX.
+var haveAVX = cpu.X86.HasAVX
+
+// subMul4AVX (kernel_amd64.s) computes dst[a] −= c[0]·s0[a] + c[1]·s1[a] +
+// c[2]·s2[a] + c[3]·s3[a] for a < n, n a multiple of 4, with 256-bit AVX
+// arithmetic rounded exactly as the scalar expression (evaluated left to
+// right, no fused multiply-add).
+//
+//go:noescape
+func subMul4AVX(dst, s0, s1, s2, s3 *float64, n int, c *[4]float64)

@@ -75,3 +75,44 @@ store:
 	VMOVUPD Y13, 32(DI)
 	VZEROUPPER
 	RET
+
+// func subMul4AVX(dst, s0, s1, s2, s3 *float64, n int, c *[4]float64)
+//
+// dst[a] −= c0·s0[a] + c1·s1[a] + c2·s2[a] + c3·s3[a] for a < n (n a
+// multiple of 4), four elements at a time with 256-bit AVX multiplies and
+// additions in the order of the scalar expression (((c0s0 + c1s1) + c2s2)
+// + c3s3, no fused multiply-add): the same rounding as subMulCols's loop.
+TEXT ·subMul4AVX(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), DI
+	MOVQ         s0+8(FP), R8
+	MOVQ         s1+16(FP), R9
+	MOVQ         s2+24(FP), R10
+	MOVQ         s3+32(FP), R11
+	MOVQ         n+40(FP), CX
+	MOVQ         c+48(FP), SI
+	VBROADCASTSD 0(SI), Y0
+	VBROADCASTSD 8(SI), Y1
+	VBROADCASTSD 16(SI), Y2
+	VBROADCASTSD 24(SI), Y3
+	XORQ         AX, AX
+	SHRQ         $2, CX
+	JZ           smdone
+
+smloop:
+	VMULPD  (R8)(AX*8), Y0, Y4
+	VMULPD  (R9)(AX*8), Y1, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  (R10)(AX*8), Y2, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  (R11)(AX*8), Y3, Y5
+	VADDPD  Y5, Y4, Y4
+	VMOVUPD (DI)(AX*8), Y6
+	VSUBPD  Y4, Y6, Y6
+	VMOVUPD Y6, (DI)(AX*8)
+	ADDQ    $4, AX
+	DECQ    CX
+	JNZ     smloop
+
+smdone:
+	VZEROUPPER
+	RET
