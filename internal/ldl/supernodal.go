@@ -189,6 +189,10 @@ func (s *Symbolic) buildSupernodes() {
 	s.sn = sn
 }
 
+// pollWork is the number of multiply-adds of the supernodal factorization
+// between two polls of the interrupt (about 20–60 µs).
+const pollWork = 1 << 16
+
 // numericSupernodal runs the left-looking supernodal LDLᵀ factorization.
 func (f *Factor) numericSupernodal() error {
 	s := f.sym
@@ -208,9 +212,16 @@ func (f *Factor) numericSupernodal() error {
 	f.dynReg, f.pos, f.neg, f.zero = 0, 0, 0, 0
 	const chunk = 32 // columns of an update computed at a time
 	interrupt := s.interrupt
+	// work counts the multiply-adds since the last poll of interrupt: it is
+	// polled at the first supernode and then once pollWork of them have
+	// been done (a poll reads the clock and a context; thousands of small
+	// supernodes would otherwise poll for every few hundred flops)
+	work := 0
 	for J := 0; J < ns; J++ {
-		if interrupt != nil && interrupt() {
-			return ErrInterrupted
+		if interrupt != nil && (J == 0 || work >= pollWork) {
+			if work = 0; interrupt() {
+				return ErrInterrupted
+			}
 		}
 		fc, lc := sn.start[J], sn.start[J+1]
 		nc := lc - fc
@@ -235,10 +246,12 @@ func (f *Factor) numericSupernodal() error {
 			}
 			na := mK - pk
 			for b0 := pk; b0 < pk2; b0 += chunk {
-				if interrupt != nil && interrupt() {
-					return ErrInterrupted // a large supernode's updates take long
-				}
 				b1 := min(b0+chunk, pk2)
+				if work += na * (b1 - b0) * ncK; interrupt != nil && work >= pollWork {
+					if work = 0; interrupt() {
+						return ErrInterrupted // a large supernode's updates take long
+					}
+				}
 				// U(:, b) = L_K(pk:, :) D_K L_K(b, :)ᵀ for b in b0..b1-1,
 				// rows a ≥ b only; U is na × (b1−b0), column-major.
 				u := ubuf[:na*(b1-b0)]
@@ -278,8 +291,10 @@ func (f *Factor) numericSupernodal() error {
 		blocked := haveFMA && !disableBlocked && nc >= blockedMinCols
 		t0 := 0
 		for j := 0; j < nc; j++ {
-			if interrupt != nil && j&31 == 31 && interrupt() {
-				return ErrInterrupted
+			if work += (m - j) * (j - t0); interrupt != nil && work >= pollWork {
+				if work = 0; interrupt() {
+					return ErrInterrupted
+				}
 			}
 			if blocked && j%blockedPanel == 0 {
 				t0 = j
