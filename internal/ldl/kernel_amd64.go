@@ -22,3 +22,10 @@ var haveAVX = cpu.X86.HasAVX
 //
 //go:noescape
 func subMul4AVX(dst, s0, s1, s2, s3 *float64, n int, c *[4]float64)
+
+// addScaledAVX (kernel_amd64.s) computes dst[i] += src[i]·a for i < n, n a
+// multiple of 4, with 256-bit AVX arithmetic rounded as the scalar loop (a
+// product, then a sum; no fused multiply-add).
+//
+//go:noescape
+func addScaledAVX(dst, src *float64, n int, a float64)

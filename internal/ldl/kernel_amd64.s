@@ -116,3 +116,28 @@ smloop:
 smdone:
 	VZEROUPPER
 	RET
+
+// func addScaledAVX(dst, src *float64, n int, a float64)
+//
+// dst[i] += src[i]·a for i < n (n a multiple of 4), four at a time with
+// 256-bit AVX: a product and a sum, each rounded, as the scalar loop.
+TEXT ·addScaledAVX(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD a+24(FP), Y0
+	XORQ         AX, AX
+	SHRQ         $2, CX
+	JZ           asdone
+
+asloop:
+	VMULPD  (SI)(AX*8), Y0, Y1
+	VADDPD  (DI)(AX*8), Y1, Y1
+	VMOVUPD Y1, (DI)(AX*8)
+	ADDQ    $4, AX
+	DECQ    CX
+	JNZ     asloop
+
+asdone:
+	VZEROUPPER
+	RET

@@ -18,3 +18,8 @@ const haveAVX = false
 func subMul4AVX(dst, s0, s1, s2, s3 *float64, n int, c *[4]float64) {
 	panic("ldl: subMul4AVX without AVX support")
 }
+
+// addScaledAVX is never called where haveAVX is false.
+func addScaledAVX(dst, src *float64, n int, a float64) {
+	panic("ldl: addScaledAVX without AVX support")
+}

@@ -83,3 +83,32 @@ func TestSubMulColsBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestAddScaledBitIdentical checks addScaledAVX's use in the forward solve
+// against the scalar dst[i] += src[i]·a, to the last bit, for lengths 0 to 40.
+func TestAddScaledBitIdentical(t *testing.T) {
+	if !haveAVX {
+		t.Skip("no AVX on this machine: the scalar loop is the only path")
+	}
+	rng := rand.New(rand.NewPCG(2, 9))
+	for n := 0; n <= 40; n += 4 {
+		dst, src := make([]float64, n+1), make([]float64, n)
+		for i := range src {
+			src[i], dst[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		a := rng.NormFloat64()
+		want := append([]float64(nil), dst...)
+		for i := range src {
+			p := src[i] * a
+			want[i] += p
+		}
+		if n > 0 {
+			addScaledAVX(&dst[0], &src[0], n, a)
+		}
+		for i := range dst {
+			if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n=%d: dst[%d] = %v, scalar %v", n, i, dst[i], want[i])
+			}
+		}
+	}
+}

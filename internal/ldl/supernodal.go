@@ -363,8 +363,13 @@ func (f *Factor) solveSupernodal(x []float64) {
 				xd[a] -= col[a] * xt
 			}
 			below := col[nc:m]
-			for a, v := range below {
-				w[a] += v * xt
+			a := 0
+			if haveAVX && len(below) >= 8 {
+				a = len(below) &^ 3
+				addScaledAVX(&w[0], &below[0], a, xt)
+			}
+			for ; a < len(below); a++ {
+				w[a] += below[a] * xt
 			}
 		}
 		for a, r := range rowsJ[nc:] {
