@@ -46,3 +46,13 @@ func Example() {
 	// inertia: 2 1 0
 	// x = [0.2692 1.5769 -1.1538] after 0 refinement steps
 }
+
+// AddScaled is the axpy dst += a·x with the rounding of the plain loop.
+func ExampleAddScaled() {
+	dst := []float64{1, 1, 1, 1, 1, 1, 1, 1, 1}
+	x := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	ldl.AddScaled(dst, 0.5, x)
+	fmt.Println(dst)
+	// Output:
+	// [1.5 2 2.5 3 3.5 4 4.5 5 5.5]
+}

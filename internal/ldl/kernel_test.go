@@ -112,3 +112,31 @@ func TestAddScaledBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestAddScaledMatchesLoop checks AddScaled against the scalar loop
+// dst[i] += a·x[i], to the last bit, for lengths 0 to 41 (kernel and tails),
+// with dst longer than x left alone beyond len(x).
+func TestAddScaledMatchesLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 3))
+	for n := 0; n <= 41; n++ {
+		dst, x := make([]float64, n+2), make([]float64, n)
+		for i := range dst {
+			dst[i] = rng.NormFloat64()
+		}
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		a := rng.NormFloat64()
+		want := append([]float64(nil), dst...)
+		for i := range x {
+			p := a * x[i]
+			want[i] = want[i] + p
+		}
+		AddScaled(dst, a, x)
+		for i := range dst {
+			if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n=%d: dst[%d] = %v, scalar %v", n, i, dst[i], want[i])
+			}
+		}
+	}
+}

@@ -362,15 +362,7 @@ func (f *Factor) solveSupernodal(x []float64) {
 			for a := t + 1; a < nc; a++ {
 				xd[a] -= col[a] * xt
 			}
-			below := col[nc:m]
-			a := 0
-			if haveAVX && len(below) >= 8 {
-				a = len(below) &^ 3
-				addScaledAVX(&w[0], &below[0], a, xt)
-			}
-			for ; a < len(below); a++ {
-				w[a] += below[a] * xt
-			}
+			AddScaled(w, xt, col[nc:m])
 		}
 		for a, r := range rowsJ[nc:] {
 			x[r] -= w[a]

@@ -600,8 +600,7 @@ func (c *psdCone) schurFactorTransTo(out, w []float64, m1, m2 *mat.Dense) {
 		if r > 1 {
 			t := tmp[:r-1]
 			copy(t, wr.Data[a*wr.Stride+a+1:a*wr.Stride+n])
-			blas64.Trmv(blas.Trans, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: r - 1, Stride: tr.Stride, Data: tr.Data[(a+1)*tr.Stride+a+1:]},
-				blas64.Vector{N: r - 1, Inc: 1, Data: t})
+			trmvUpperTrans(r-1, tr.Data[(a+1)*tr.Stride+a+1:], tr.Stride, t)
 			floats.Add(ya.Data[1:], t)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -261,8 +262,7 @@ func (pl *fknPlan) row(w *fknWork, p int, raw blas64.Symmetric) {
 			copy(w.gr[k*n:k*n+n], g[t*n:t*n+n])
 		}
 		w.x = grow(w.x, n*n)
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: w.gr},
-			blas64.General{Rows: r, Cols: n, Stride: n, Data: y}, 0, blas64.General{Rows: n, Cols: n, Stride: n, Data: w.x})
+		gemmTN(n, n, r, w.gr, n, y, n, w.x, n)
 		x := w.x
 		for _, e := range pl.order[p:] {
 			var m float64
@@ -299,12 +299,8 @@ func (pl *fknPlan) row(w *fknWork, p int, raw blas64.Symmetric) {
 	}
 }
 
-// axpy sets dst += a·x.
-func axpy(dst []float64, a float64, x []float64) {
-	for i, v := range x {
-		dst[i] += a * v
-	}
-}
+// axpy sets dst += a·x (ldl.AddScaled: the plain loop's rounding).
+func axpy(dst []float64, a float64, x []float64) { ldl.AddScaled(dst, a, x) }
 
 // grow returns s resized to length n, reallocating only when needed.
 func grow(s []float64, n int) []float64 {

@@ -1,0 +1,42 @@
+package ipm
+
+import "github.com/privopt/privopt/internal/ldl"
+
+// Two dense kernels of gonum's BLAS (gonum.org/v1/gonum/blas/gonum)
+// restated on ldl.AddScaled, a 256-bit axpy on x86-64 with AVX: every
+// element sees the same products and sums, in the same order, as gonum's
+// code (whose AxpyUnitary also rounds the product, then the sum), so the
+// results are the same to the last bit and the iterates do not move.
+
+// gemmTN sets C = AᵀB with A k×m (row-major, stride lda), B k×n (stride
+// ldb) and C m×n (stride ldc): gonum's Dgemm(Trans, NoTrans, 1, A, B, 0, C),
+// C_ij = Σ_l A_li·B_lj accumulated over l in increasing order, each row of B
+// added to row i of C scaled by A_li and skipped where A_li = 0 (gonum's
+// dgemmSerialTransNot; its parallel blocking keeps that order per element).
+// Unlike gonum it never starts goroutines (fknPlan.row already runs on the
+// Schur assembly's workers).
+func gemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	for i := 0; i < m; i++ {
+		clear(c[i*ldc : i*ldc+n])
+	}
+	for l := 0; l < k; l++ {
+		bl := b[l*ldb : l*ldb+n]
+		for i, v := range a[l*lda : l*lda+m] {
+			if v != 0 {
+				ldl.AddScaled(c[i*ldc:i*ldc+n], v, bl)
+			}
+		}
+	}
+}
+
+// trmvUpperTrans sets x = Tᵀx for the n×n upper triangular T (row-major,
+// stride lda, non-unit diagonal): gonum's Dtrmv(Upper, Trans, NonUnit) with
+// unit increment, which for i = n−1, …, 0 adds x_i·T[i, i+1:] to x[i+1:] and
+// then scales x_i by T_ii.
+func trmvUpperTrans(n int, a []float64, lda int, x []float64) {
+	for i := n - 1; i >= 0; i-- {
+		row := a[i*lda : i*lda+n]
+		ldl.AddScaled(x[i+1:n], x[i], row[i+1:n])
+		x[i] *= row[i]
+	}
+}
