@@ -140,3 +140,30 @@ func TestAddScaledMatchesLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestSubScaledMatchesLoop checks subScaled against the scalar loop
+// dst[i] −= x[i]·a, to the last bit, for lengths 0 to 41.
+func TestSubScaledMatchesLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 2))
+	for n := 0; n <= 41; n++ {
+		dst, x := make([]float64, n+2), make([]float64, n)
+		for i := range dst {
+			dst[i] = rng.NormFloat64()
+		}
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		a := rng.NormFloat64()
+		want := append([]float64(nil), dst...)
+		for i := range x {
+			p := x[i] * a
+			want[i] = want[i] - p
+		}
+		subScaled(dst, a, x)
+		for i := range dst {
+			if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("n=%d: dst[%d] = %v, scalar %v", n, i, dst[i], want[i])
+			}
+		}
+	}
+}

@@ -359,9 +359,7 @@ func (f *Factor) solveSupernodal(x []float64) {
 				continue
 			}
 			col := xJ[t*m : (t+1)*m]
-			for a := t + 1; a < nc; a++ {
-				xd[a] -= col[a] * xt
-			}
+			subScaled(xd[t+1:nc], xt, col[t+1:nc])
 			AddScaled(w, xt, col[nc:m])
 		}
 		for a, r := range rowsJ[nc:] {
