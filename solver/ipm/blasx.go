@@ -40,3 +40,29 @@ func trmvUpperTrans(n int, a []float64, lda int, x []float64) {
 		x[i] *= row[i]
 	}
 }
+
+// symvUpper sets y = A·x for the symmetric n×n A stored in the upper
+// triangle (row-major, stride lda): gonum's Dsymv(Upper, 1, A, x, 0, y)
+// with unit increments, which zeroes y and then, row by row, accumulates
+// the row's dot product x_i·A_ii + Σ_{j>i} x_j·A_ij in increasing j and adds
+// x_i·A[i, i+1:] to y[i+1:]; the two parts touch different vectors, so
+// doing the second as one ldl.AddScaled after the first changes no value.
+func symvUpper(n int, a []float64, lda int, x, y []float64) {
+	clear(y[:n])
+	if n == 1 {
+		y[0] += a[0] * x[0]
+		return
+	}
+	for i := 0; i < n; i++ {
+		row := a[i*lda+i+1 : i*lda+n]
+		xs := x[i+1 : n]
+		xs = xs[:len(row)]
+		xi := x[i]
+		sum := xi * a[i*lda+i]
+		for j, v := range row {
+			sum += xs[j] * v
+		}
+		ldl.AddScaled(y[i+1:n], xi, row)
+		y[i] += sum
+	}
+}

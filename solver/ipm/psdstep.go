@@ -149,7 +149,7 @@ func (lw *lanczosWork) smallestRitz(lr blas64.Triangular, dm blas64.Symmetric, n
 		// w = L⁻¹ D L⁻ᵀ q_j
 		copy(u, qj)
 		blas64.Trsv(blas.Trans, lr, blas64.Vector{N: n, Inc: 1, Data: u})
-		blas64.Symv(1, dm, blas64.Vector{N: n, Inc: 1, Data: u}, 0, blas64.Vector{N: n, Inc: 1, Data: w})
+		symvUpper(n, dm.Data, dm.Stride, u, w) // dm: upper triangle
 		blas64.Trsv(blas.NoTrans, lr, blas64.Vector{N: n, Inc: 1, Data: w})
 		a := floats.Dot(qj, w)
 		lw.alpha[j] = a
