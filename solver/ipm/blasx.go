@@ -66,3 +66,19 @@ func symvUpper(n int, a []float64, lda int, x, y []float64) {
 		y[i] += sum
 	}
 }
+
+// syrkUpperTrans sets the upper triangle of C = AᵀA for A k×n (row-major,
+// stride lda), C n×n (stride ldc): gonum's Dsyrk(Upper, Trans, 1, A, 0, C),
+// which per row i of C zeroes C[i, i:] and adds A_li·A[l, i:] for
+// l = 0, …, k−1, skipping A_li = 0.
+func syrkUpperTrans(n, k int, a []float64, lda int, c []float64, ldc int) {
+	for i := 0; i < n; i++ {
+		ci := c[i*ldc+i : i*ldc+n]
+		clear(ci)
+		for l := 0; l < k; l++ {
+			if v := a[l*lda+i]; v != 0 {
+				ldl.AddScaled(ci, v, a[l*lda+i:l*lda+n])
+			}
+		}
+	}
+}

@@ -244,7 +244,7 @@ func (c *psdCone) scalingFromGram() bool {
 	mr := c.m1.RawMatrix()
 	vr := c.gramV.RawMatrix()
 	g := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: vr.Stride, Data: vr.Data}
-	blas64.Syrk(blas.Trans, 1, mr, 0, g)
+	syrkUpperTrans(n, n, mr.Data, mr.Stride, g.Data, g.Stride)
 	if !c.gramEig.factorize(g.Data, g.Stride, c.gramW) {
 		return false
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/sparse"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -169,8 +168,7 @@ func (pl *fknPlan) setG(t *mat.TriDense) {
 		return
 	}
 	tr := t.RawTriangular()
-	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: n, Cols: n, Stride: tr.Stride, Data: tr.Data}, 0,
-		blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: g})
+	syrkUpperTrans(n, n, tr.Data, tr.Stride, g, n)
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			g[j*n+i] = g[i*n+j]
