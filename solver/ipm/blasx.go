@@ -82,3 +82,61 @@ func syrkUpperTrans(n, k int, a []float64, lda int, c []float64, ldc int) {
 		}
 	}
 }
+
+// trmmLeftLower sets B = L·B (trans false) or B = Lᵀ·B (trans true) for the
+// m×m lower triangular L (row-major, stride lda, non-unit diagonal) and the
+// m×n B (stride ldb): gonum's Dtrmm(Left, NoTrans or Trans, Lower, NonUnit,
+// 1, L, B). Without transpose, rows i = m−1, …, 0 are scaled by L_ii and get
+// L_ik·B[k, :] added for k = 0, …, i−1 (L_ik ≠ 0); with transpose, for
+// k = 0, …, m−1 the rows i < k get L_ki·B[k, :] added (L_ki ≠ 0) and row k is
+// then scaled by L_kk (unless L_kk = 1).
+func trmmLeftLower(trans bool, m, n int, a []float64, lda int, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if !trans {
+		for i := m - 1; i >= 0; i-- {
+			bi := b[i*ldb : i*ldb+n]
+			d := a[i*lda+i]
+			for j := range bi {
+				bi[j] *= d
+			}
+			for k, v := range a[i*lda : i*lda+i] {
+				if v != 0 {
+					ldl.AddScaled(bi, v, b[k*ldb:k*ldb+n])
+				}
+			}
+		}
+		return
+	}
+	for k := 0; k < m; k++ {
+		bk := b[k*ldb : k*ldb+n]
+		for i, v := range a[k*lda : k*lda+k] {
+			if v != 0 {
+				ldl.AddScaled(b[i*ldb:i*ldb+n], v, bk)
+			}
+		}
+		if d := a[k*lda+k]; d != 1 {
+			for j := range bk {
+				bk[j] *= d
+			}
+		}
+	}
+}
+
+// gemmNN sets C = AB with A m×k (row-major, stride lda), B k×n (stride ldb)
+// and C m×n (stride ldc): gonum's Dgemm(NoTrans, NoTrans, 1, A, B, 0, C),
+// row i of C accumulating A_il·B[l, :] over l in increasing order, skipped
+// where A_il = 0 (gonum's dgemmSerialNotNot; its parallel blocking keeps that
+// order per element). No goroutines.
+func gemmNN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	for i := 0; i < m; i++ {
+		ci := c[i*ldc : i*ldc+n]
+		clear(ci)
+		for l, v := range a[i*lda : i*lda+k] {
+			if v != 0 {
+				ldl.AddScaled(ci, v, b[l*ldb:l*ldb+n])
+			}
+		}
+	}
+}

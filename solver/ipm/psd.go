@@ -197,7 +197,8 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 	// M = L₂ᵀ L₁ (one triangular product on a dense copy of L₁; mat's
 	// product of two triangular operands goes through element access)
 	c.m1.Copy(c.l1)
-	blas64.Trmm(blas.Left, blas.Trans, 1, c.l2.RawTriangular(), c.m1.RawMatrix())
+	l2, m1 := c.l2.RawTriangular(), c.m1.RawMatrix()
+	trmmLeftLower(true, c.n, c.n, l2.Data, l2.Stride, m1.Data, m1.Stride)
 	if !(c.n >= psdFastMinOrder && c.scalingFromGram()) && !c.scalingFromSVD() {
 		return false
 	}
@@ -262,11 +263,12 @@ func (c *psdCone) scalingFromGram() bool {
 	}
 	// V now holds the eigenvectors as columns; R = L₁V Σ^{-1/2}
 	c.r.Copy(c.gramV)
-	blas64.Trmm(blas.Left, blas.NoTrans, 1, c.l1.RawTriangular(), c.r.RawMatrix())
+	l1, l2, r := c.l1.RawTriangular(), c.l2.RawTriangular(), c.r.RawMatrix()
+	trmmLeftLower(false, n, n, l1.Data, l1.Stride, r.Data, r.Stride)
 	// m2 = L₂(MV)
 	p := c.m2.RawMatrix()
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, mr, vr, 0, p)
-	blas64.Trmm(blas.Left, blas.NoTrans, 1, c.l2.RawTriangular(), p)
+	gemmNN(n, n, n, mr.Data, mr.Stride, vr.Data, vr.Stride, p.Data, p.Stride)
+	trmmLeftLower(false, n, n, l2.Data, l2.Stride, p.Data, p.Stride)
 	rr := c.r.RawMatrix()
 	ri := c.rinv.RawMatrix()
 	for i := 0; i < n; i++ {
