@@ -390,15 +390,21 @@ func (c *psdCone) congruence(out []float64, l *mat.Dense, trans bool, v []float6
 		c.congruenceNT(out, a, v)
 		return
 	}
-	svecToDense(c.m1, v, c.n)
+	// the products of gonum's mat.Dense.Mul (Dgemm), the AᵀB and AB ones
+	// through gemmTN and gemmNN (blasx.go: the same bits, without mat's
+	// dispatch and overlap checks, which cost as much as the products on
+	// the order-10 blocks of SDPLIB's control and hinf)
+	n := c.n
+	svecToDense(c.m1, v, n)
+	lr, m1, m2, m3 := l.RawMatrix(), c.m1.RawMatrix(), c.m2.RawMatrix(), c.m3.RawMatrix()
 	if trans {
-		c.m2.Mul(l.T(), c.m1)
-		c.m3.Mul(c.m2, l)
+		gemmTN(n, n, n, lr.Data, lr.Stride, m1.Data, m1.Stride, m2.Data, m2.Stride)
+		gemmNN(n, n, n, m2.Data, m2.Stride, lr.Data, lr.Stride, m3.Data, m3.Stride)
 	} else {
-		c.m2.Mul(l, c.m1)
+		gemmNN(n, n, n, lr.Data, lr.Stride, m1.Data, m1.Stride, m2.Data, m2.Stride)
 		c.m3.Mul(c.m2, l.T())
 	}
-	denseToSvec(out, c.m3, c.n)
+	denseToSvec(out, c.m3, n)
 }
 
 // fastProducts reports whether the block's dense products go through
