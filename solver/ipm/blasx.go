@@ -140,3 +140,26 @@ func gemmNN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 		}
 	}
 }
+
+// trsmLeftLower solves L·X = B in place (B ← L⁻¹B) for the m×m lower
+// triangular L (row-major, stride lda, non-unit diagonal) and the m×n B
+// (stride ldb): gonum's Dtrsm(Left, NoTrans, Lower, NonUnit, 1, L, B), which
+// for i = 0, …, m−1 adds (−L_ik)·B[k, :] to row i for k < i (L_ik ≠ 0) and
+// then multiplies the row by 1/L_ii.
+func trsmLeftLower(m, n int, a []float64, lda int, b []float64, ldb int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		bi := b[i*ldb : i*ldb+n]
+		for k, v := range a[i*lda : i*lda+i] {
+			if v != 0 {
+				ldl.AddScaled(bi, -v, b[k*ldb:k*ldb+n])
+			}
+		}
+		r := 1 / a[i*lda+i]
+		for j := range bi {
+			bi[j] *= r
+		}
+	}
+}

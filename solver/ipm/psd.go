@@ -762,7 +762,7 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Den
 	// m = L⁻¹ D L⁻ᵀ by two triangular solves
 	svecToDense(m, d, n)
 	mr := m.RawMatrix()
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, lr, mr)
+	trsmLeftLower(n, n, lr.Data, lr.Stride, mr.Data, mr.Stride) // gonum's Dtrsm(Left, NoTrans), the same bits
 	blas64.Trsm(blas.Right, blas.Trans, 1, lr, mr)
 	sr := sym.RawSymmetric()
 	for i := 0; i < n; i++ {
