@@ -256,6 +256,7 @@ type kktSystem struct {
 	k        *sparse.CSC
 	signs    []int8
 	xbase    []float64 // values of the x columns without Schur terms
+	contig   []bool    // per column: rows above the diagonal consecutive (mulK; built on first use)
 	slots    []coneSlot
 	elims    []*schurBlock
 	identity bool    // the scaling is the identity (initialization)
@@ -752,10 +753,22 @@ func (ks *kktSystem) mulK(out, x []float64) {
 			rows, vals := k.RowIdx[lo:hi-1], k.Val[lo:hi-1]
 			vals = vals[:len(rows)]
 			var s float64
-			for p, i := range rows {
-				a := vals[p]
-				out[i] += a * xj
-				s += a * x[i]
+			if nr := len(rows); nr >= 8 && ks.contiguous(j) {
+				// contiguous rows (the dense Schur complement columns):
+				// the updates of out as one ldl.AddScaled (same rounding),
+				// the dot product in order
+				i0 := rows[0]
+				xs := x[i0 : i0+nr]
+				for p, a := range vals {
+					s += a * xs[p]
+				}
+				ldl.AddScaled(out[i0:i0+nr], xj, vals)
+			} else {
+				for p, i := range rows {
+					a := vals[p]
+					out[i] += a * xj
+					s += a * x[i]
+				}
 			}
 			a := k.Val[hi-1]
 			if j < nz {
@@ -781,6 +794,26 @@ func (ks *kktSystem) mulK(out, x []float64) {
 		}
 		out[j] += s
 	}
+}
+
+// contiguous reports whether the entries of column j above its diagonal
+// (the last entry) sit in consecutive rows, in order, as in the dense Schur
+// complement columns of the x-block. The pattern of ks.k is fixed after
+// newKKT, so the answers are computed once (ks.contig).
+func (ks *kktSystem) contiguous(j int) bool {
+	if ks.contig == nil {
+		k := ks.k
+		ks.contig = make([]bool, k.Cols)
+		for c := 0; c < k.Cols; c++ {
+			lo, hi := k.ColPtr[c], k.ColPtr[c+1]-1
+			ok := hi > lo
+			for p := lo; ok && p < hi; p++ {
+				ok = k.RowIdx[p] == k.RowIdx[lo]+(p-lo)
+			}
+			ks.contig[c] = ok
+		}
+	}
+	return ks.contig[j]
 }
 
 // solve solves the full KKT system K·x = b (layout x, z, extra rows). With
