@@ -186,6 +186,7 @@ type workspace struct {
 	// and dirErr no longer starts one
 	regStrict, dirGaveUp bool
 	regStart             float64 // ε when the running descent started
+	severeCuts           int     // cuts of ε for a severe dirErr (see dirErrSevere)
 
 	info          iterInfo
 	dualScaling   bool
