@@ -20,19 +20,3 @@ func AddScaled(dst []float64, a float64, x []float64) {
 		dst[i] += a * x[i]
 	}
 }
-
-// subScaled computes dst[i] −= a·x[i] for i < len(x), rounded as the scalar
-// loop (one product, then one difference), through subScaledAVX where
-// AddScaled uses addScaledAVX.
-func subScaled(dst []float64, a float64, x []float64) {
-	n := len(x)
-	dst = dst[:n]
-	i := 0
-	if haveAVX && n >= 8 {
-		i = n &^ 3
-		subScaledAVX(&dst[0], &x[0], i, a)
-	}
-	for ; i < n; i++ {
-		dst[i] -= x[i] * a
-	}
-}

@@ -29,10 +29,3 @@ func subMul4AVX(dst, s0, s1, s2, s3 *float64, n int, c *[4]float64)
 //
 //go:noescape
 func addScaledAVX(dst, src *float64, n int, a float64)
-
-// subScaledAVX (kernel_amd64.s) computes dst[i] −= src[i]·a for i < n, n a
-// multiple of 4, with 256-bit AVX arithmetic rounded as the scalar loop (a
-// product, then a difference; no fused multiply-add).
-//
-//go:noescape
-func subScaledAVX(dst, src *float64, n int, a float64)

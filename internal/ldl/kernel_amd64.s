@@ -141,29 +141,3 @@ asloop:
 asdone:
 	VZEROUPPER
 	RET
-
-// func subScaledAVX(dst, src *float64, n int, a float64)
-//
-// dst[i] −= src[i]·a for i < n (n a multiple of 4), four at a time with
-// 256-bit AVX: a product and a difference, each rounded, as the scalar loop.
-TEXT ·subScaledAVX(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), DI
-	MOVQ         src+8(FP), SI
-	MOVQ         n+16(FP), CX
-	VBROADCASTSD a+24(FP), Y0
-	XORQ         AX, AX
-	SHRQ         $2, CX
-	JZ           ssdone
-
-ssloop:
-	VMULPD  (SI)(AX*8), Y0, Y1
-	VMOVUPD (DI)(AX*8), Y2
-	VSUBPD  Y1, Y2, Y2
-	VMOVUPD Y2, (DI)(AX*8)
-	ADDQ    $4, AX
-	DECQ    CX
-	JNZ     ssloop
-
-ssdone:
-	VZEROUPPER
-	RET

@@ -23,8 +23,3 @@ func subMul4AVX(dst, s0, s1, s2, s3 *float64, n int, c *[4]float64) {
 func addScaledAVX(dst, src *float64, n int, a float64) {
 	panic("ldl: addScaledAVX without AVX support")
 }
-
-// subScaledAVX is never called where haveAVX is false.
-func subScaledAVX(dst, src *float64, n int, a float64) {
-	panic("ldl: subScaledAVX without AVX support")
-}

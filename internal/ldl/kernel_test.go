@@ -141,8 +141,9 @@ func TestAddScaledMatchesLoop(t *testing.T) {
 	}
 }
 
-// TestSubScaledMatchesLoop checks subScaled against the scalar loop
-// dst[i] −= x[i]·a, to the last bit, for lengths 0 to 41.
+// TestSubScaledMatchesLoop checks AddScaled with −a (the forward solve's
+// subtraction) against the scalar loop dst[i] −= x[i]·a, to the last bit,
+// for lengths 0 to 41.
 func TestSubScaledMatchesLoop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 2))
 	for n := 0; n <= 41; n++ {
@@ -159,7 +160,7 @@ func TestSubScaledMatchesLoop(t *testing.T) {
 			p := x[i] * a
 			want[i] = want[i] - p
 		}
-		subScaled(dst, a, x)
+		AddScaled(dst, -a, x)
 		for i := range dst {
 			if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("n=%d: dst[%d] = %v, scalar %v", n, i, dst[i], want[i])

@@ -359,7 +359,9 @@ func (f *Factor) solveSupernodal(x []float64) {
 				continue
 			}
 			col := xJ[t*m : (t+1)*m]
-			subScaled(xd[t+1:nc], xt, col[t+1:nc])
+			// xd −= xt·col, as AddScaled with −xt: fl(c·(−t)) = −fl(c·t)
+			// and d + (−p) = d − p exactly, so the same bits
+			AddScaled(xd[t+1:nc], -xt, col[t+1:nc])
 			AddScaled(w, xt, col[nc:m])
 		}
 		for a, r := range rowsJ[nc:] {
