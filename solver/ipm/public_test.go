@@ -20,10 +20,6 @@ import (
 // feasible dual point) and checks that an Optimal status now always comes with the
 // published value, and any other OK status with a diagnostic.
 func TestNoWrongOptimalPublic(t *testing.T) {
-	dir, err := shareddata.Dir()
-	if err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
 	cases := []struct {
 		file string
 		ref  float64 // published optimum
@@ -34,22 +30,7 @@ func TestNoWrongOptimalPublic(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.file), func(t *testing.T) {
-			path := filepath.Join(dir, "conic-bench", c.file)
-			if _, err := os.Stat(path); err != nil {
-				t.Skipf("%s not in the shared data", c.file)
-			}
-			f, err := cbf.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sol, err := ipm.New().Solve(context.Background(), f.Problem, solver.Settings{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			obj := sol.Objective
-			if f.Maximize {
-				obj = -obj
-			}
+			sol, obj := solvePublic(t, c.file)
 			t.Logf("status %v, objective %.10g (published %.10g), %v", sol.Status, obj, c.ref, sol.Accuracy)
 			switch {
 			case sol.Status == solver.Optimal && math.Abs(obj-c.ref) > c.tol:
@@ -70,10 +51,6 @@ func TestNoWrongOptimalPublic(t *testing.T) {
 // dense-rule fallback late in the solve) and checks them against the
 // published optima (SDPLIB 1.2 README, to the printed digits).
 func TestSDPLIBSparseSchur(t *testing.T) {
-	dir, err := shareddata.Dir()
-	if err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
 	cases := []struct {
 		name     string
 		ref, tol float64 // published optimum, half a unit of its last digit
@@ -84,22 +61,7 @@ func TestSDPLIBSparseSchur(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(dir, "conic-bench", "sdplib", c.name+".cbf.gz")
-			if _, err := os.Stat(path); err != nil {
-				t.Skipf("%s not in the shared data", c.name)
-			}
-			f, err := cbf.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sol, err := ipm.New().Solve(context.Background(), f.Problem, solver.Settings{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			obj := sol.Objective
-			if f.Maximize {
-				obj = -obj
-			}
+			sol, obj := solvePublic(t, "sdplib/"+c.name+".cbf.gz")
 			if !sol.Status.OK() || math.Abs(obj-c.ref) > c.tol {
 				t.Errorf("status %v objective %.10g, published %.10g (tolerance %.1g)", sol.Status, obj, c.ref, c.tol)
 			}
