@@ -46,12 +46,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/privopt/privopt/bench/internal/conepoint"
 	"github.com/privopt/privopt/bench/internal/cvxoptjson"
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/ipm"
 	"github.com/privopt/privopt/sparse"
-	"gonum.org/v1/gonum/mat"
 )
 
 // instance is a named standard-form problem.
@@ -232,42 +232,6 @@ func median(x []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// interior returns a point in the interior of c (of c's dual when dual is true;
-// the cones used here are self-dual).
-func interior(rng *rand.Rand, c cone.Cone) []float64 {
-	v := make([]float64, c.Dim)
-	switch c.Kind {
-	case cone.Nonnegative:
-		for i := range v {
-			v[i] = 0.5 + 1.5*rng.Float64()
-		}
-	case cone.SecondOrder:
-		var ss float64
-		for i := 1; i < len(v); i++ {
-			v[i] = rng.NormFloat64()
-			ss += v[i] * v[i]
-		}
-		v[0] = math.Sqrt(ss) + 0.5 + 1.5*rng.Float64()
-	case cone.PSD:
-		n := cone.PSDOrder(c.Dim)
-		m := mat.NewDense(n, n, nil)
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				m.Set(i, j, rng.NormFloat64())
-			}
-		}
-		s := mat.NewSymDense(n, nil)
-		s.SymOuterK(1/float64(n), m)
-		for i := 0; i < n; i++ {
-			s.SetSym(i, i, s.At(i, i)+0.5)
-		}
-		v = cone.SVec(v, s)
-	default:
-		panic("interior: unexpected cone " + c.String())
-	}
-	return v
-}
-
 // finish sets b = A x₀ + s₀ and q = −Aᵀy₀ for random x₀, s₀ ∈ int K, y₀ ∈ int K*.
 func finish(rng *rand.Rand, a *sparse.CSC, cones []cone.Cone) *solver.Problem {
 	n := a.Cols
@@ -277,8 +241,8 @@ func finish(rng *rand.Rand, a *sparse.CSC, cones []cone.Cone) *solver.Problem {
 	}
 	var s0, y0 []float64
 	for _, c := range cones {
-		s0 = append(s0, interior(rng, c)...)
-		y0 = append(y0, interior(rng, c)...)
+		s0 = append(s0, conepoint.Interior(rng, c, false)...)
+		y0 = append(y0, conepoint.Interior(rng, c, true)...)
 	}
 	b := a.MulVecTo(s0, 1, x0, 1)
 	q := a.MulTransVecTo(nil, -1, y0, 0)

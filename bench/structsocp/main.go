@@ -30,11 +30,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"time"
 
+	"github.com/privopt/privopt/bench/internal/conepoint"
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/ipm"
@@ -125,48 +125,10 @@ func structured(n int, seed uint64) (p *solver.Problem, x0, y0 []float64, err er
 	}
 	var s0 []float64
 	for _, c := range cones {
-		s0 = append(s0, interior(rng, c, false)...)
-		y0 = append(y0, interior(rng, c, true)...)
+		s0 = append(s0, conepoint.Interior(rng, c, false)...)
+		y0 = append(y0, conepoint.Interior(rng, c, true)...)
 	}
 	b := a.MulVecTo(s0, 1, x0, 1)
 	q := a.MulTransVecTo(nil, -1, y0, 0)
 	return &solver.Problem{Q: q, A: a, B: b, Cones: cones}, x0, y0, nil
-}
-
-// interior returns a random point in the interior of c (dual: of its dual
-// cone; the cones used are self-dual except the zero cone, whose dual is
-// the free cone).
-func interior(rng *rand.Rand, c cone.Cone, dual bool) []float64 {
-	v := make([]float64, c.Dim)
-	switch c.Kind {
-	case cone.Zero:
-		if dual {
-			for i := range v {
-				v[i] = rng.NormFloat64()
-			}
-		}
-	case cone.Nonnegative:
-		for i := range v {
-			v[i] = 0.5 + 1.5*rng.Float64()
-		}
-	case cone.SecondOrder:
-		var ss float64
-		for i := 1; i < len(v); i++ {
-			v[i] = rng.NormFloat64()
-			ss += v[i] * v[i]
-		}
-		v[0] = math.Sqrt(ss) + 0.5 + 1.5*rng.Float64()
-	case cone.RotatedSecondOrder:
-		// 2·v₀·v₁ > ‖v₂…‖²: v₀ = v₁ = √(‖v₂…‖²/2) + margin
-		var ss float64
-		for i := 2; i < len(v); i++ {
-			v[i] = rng.NormFloat64()
-			ss += v[i] * v[i]
-		}
-		v[0] = math.Sqrt(ss/2) + 0.5 + 1.5*rng.Float64()
-		v[1] = math.Sqrt(ss/2) + 0.5 + 1.5*rng.Float64()
-	default:
-		panic("structsocp: unexpected cone " + c.String())
-	}
-	return v
 }
