@@ -306,6 +306,14 @@ func rawBuild(c *Case, data map[string][]rawRecord, rev int) error {
 		}
 		return &c.Buses[i], nil
 	}
+	// ends returns the buses of fields 0 and 1 (I and J) of a two-terminal record.
+	ends := func(s string, rec rawRecord, row int) (from, to *Bus, err error) {
+		if from, err = bus(s, rec, row, 0); err != nil {
+			return nil, nil, err
+		}
+		to, err = bus(s, rec, row, 1)
+		return from, to, err
+	}
 	for i, rec := range data["load"] {
 		row := i + 1
 		b, err := bus("load", rec, row, 0)
@@ -385,11 +393,7 @@ func rawBuild(c *Case, data map[string][]rawRecord, rev int) error {
 	}
 	for i, rec := range data["branch"] {
 		row := i + 1
-		from, err := bus("branch", rec, row, 0)
-		if err != nil {
-			return err
-		}
-		to, err := bus("branch", rec, row, 1)
+		from, to, err := ends("branch", rec, row)
 		if err != nil {
 			return err
 		}
@@ -418,11 +422,7 @@ func rawBuild(c *Case, data map[string][]rawRecord, rev int) error {
 		// I, J, 'CKT', X, RATE1..RATE12, STAT, NSTAT, MET, STYPE, 'NAME': a
 		// closed switch is a branch of reactance X (PSS/E's default 0.0001 p.u.).
 		row := i + 1
-		from, err := bus("system switching device", rec, row, 0)
-		if err != nil {
-			return err
-		}
-		to, err := bus("system switching device", rec, row, 1)
+		from, to, err := ends("system switching device", rec, row)
 		if err != nil {
 			return err
 		}
@@ -464,11 +464,7 @@ func rawBuild(c *Case, data map[string][]rawRecord, rev int) error {
 			return formatErr("transformer", row, rec.line, "expected 4 records for a two-winding transformer, found %d", len(starts))
 		}
 		l2, l3, l4 := starts[1], starts[2], starts[3]
-		from, err := bus("transformer", rec, row, 0)
-		if err != nil {
-			return err
-		}
-		to, err := bus("transformer", rec, row, 1)
+		from, to, err := ends("transformer", rec, row)
 		if err != nil {
 			return err
 		}
