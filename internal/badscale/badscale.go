@@ -375,6 +375,13 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 		}
 		return mag
 	}
+	absVec := func(v []float64) []float64 {
+		a := make([]float64, len(v))
+		for i, x := range v {
+			a[i] = math.Abs(x)
+		}
+		return a
+	}
 	inCone := func(v, mag []float64) string {
 		off := 0
 		for _, c := range p.Cones {
@@ -435,11 +442,7 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 		if nr, sc := normInf(rd), 1+math.Max(normInf(p.Q), normInf(aty)); nr > tol*sc {
 			return fmt.Sprintf("dual residual %g, scale %g", nr, sc)
 		}
-		ymag := make([]float64, m) // y's own scale per coordinate
-		for i := range ymag {
-			ymag[i] = math.Abs(y[i])
-		}
-		if e := inCone(y, ymag); e != "" {
+		if e := inCone(y, absVec(y)); e != "" { // y's own scale per coordinate
 			return "dual: " + e
 		}
 	case solver.PrimalInfeasible:
@@ -455,10 +458,6 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 			return fmt.Sprintf("certificate: bᵀy = %g, not < 0", by)
 		}
 		aty := A.MulTransVecTo(nil, 1, y, 0)
-		absy := make([]float64, m)
-		for i := range y {
-			absy[i] = math.Abs(y[i])
-		}
 		// the scale of Aᵀy: max_j Σ_i |a_ij y_i|
 		var sc float64
 		for j := 0; j < n; j++ {
@@ -471,7 +470,7 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 		if nr := normInf(aty); nr > tol*sc {
 			return fmt.Sprintf("certificate: ‖Aᵀy‖∞ = %g vs scale %g (bᵀy = %g)", nr, sc, by)
 		}
-		if e := inCone(y, absy); e != "" {
+		if e := inCone(y, absVec(y)); e != "" {
 			return "certificate: " + e
 		}
 	case solver.DualInfeasible:
