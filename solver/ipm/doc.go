@@ -64,14 +64,16 @@
 // against the smallest eigenvalues of an ill-conditioned system, e.g. the
 // difference operators of the LISWET QPs), the iteration is redone with ε
 // divided by 100 at a time, down to 1e-14, and the ε with the most accurate
-// solves is kept; the initial ε comes back for good when the solves later get
-// 1000 times worse than those that started the descent.
+// solves is kept; the initial ε is tried again when the solves later get
+// 1000 times worse than those that started the descent, and kept if its
+// solves are 10 times more accurate.
 // Second-order cones larger than Settings.SOCExpandDim enter the
 // matrix in a sparse expanded form with two extra rows each instead of a dense
-// block, and PSD blocks of svec dimension ≥ 21 whose rows touch at most half
-// as many variables are eliminated into the x-block by their Schur complement
-// A_pᵀH⁻¹A_p (as CVXOPT does), so an SDP with a large block and few variables
-// never factors the dense d×d scaling block. The Schur complement's entries
+// block, and PSD blocks of svec dimension d whose rows touch at most 2d
+// variables are eliminated into the x-block by their Schur complement
+// A_pᵀH⁻¹A_p (as CVXOPT does for every cone, and CSDP and SDPA for their
+// blocks), so an SDP never factors a dense d×d scaling block, and small
+// ill-conditioned blocks (SDPLIB's hinf) keep accurate directions. The Schur complement's entries
 // M_ij = tr(F_i G F_j G), G = B⁻¹ (F_i the data matrix of variable i in the
 // block), are assembled from the nonzeros of the F_i by the formulas F1/F2/F3
 // of Fujisawa, Kojima & Nakata (Math. Program. 79, 1997), chosen per row by

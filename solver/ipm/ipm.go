@@ -176,6 +176,9 @@ type workspace struct {
 	regBest, regBestErr   float64
 	regLocked             bool
 	regFirst, regFirstErr float64
+	// revokeFrom, revokeFromErr: the reduced ε, and its solve residual, that a
+	// revocation replaced by regFirst on trial (adaptStaticReg)
+	revokeFrom, revokeFromErr float64
 	// dirErr is the largest relative error ‖P Δx + AᵀΔz + qΔτ + r_x‖∞/‖r_x‖∞
 	// of the dual equation over the Newton directions of the last iteration
 	// (see solveNewton), dirRes a workspace of length n for it

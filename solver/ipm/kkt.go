@@ -164,9 +164,10 @@ type coneSlot struct {
 // schurBlock is a PSD cone block eliminated from the KKT matrix: its rows
 // A_p x − H_p z_p = r_p give z_p = H_p⁻¹(A_p x − r_p), and the x-block
 // receives the Schur complement A_pᵀH_p⁻¹A_p (dense on the columns cols that
-// the block's rows touch). This is the reduction CVXOPT uses for all cones; it
-// pays off for a large PSD block constraining few variables, where the dense
-// d×d scaling block would dominate the factorization.
+// the block's rows touch). This is the reduction CVXOPT uses for all cones
+// and CSDP and SDPA for their PSD blocks; it avoids factoring the dense d×d
+// scaling block and is more accurate on small ill-conditioned blocks (see
+// eliminatePSD).
 //
 // The Schur complement is assembled by one of two rules, whichever the cost
 // estimate of newKKT prefers: the sparse formulas of Fujisawa, Kojima &
@@ -243,7 +244,8 @@ func denseSchurCost(n, nc int) float64 {
 // matrix quasi-definite, see socCone.updateScaling). Scaling the extra rows
 // by η² keeps their entries of the same magnitude as the cone block, and the
 // extra rows get no static regularization, so the Schur complement is exact.
-// Large PSD blocks that touch few columns are eliminated (see schurBlock).
+// PSD blocks that touch few columns are eliminated (see eliminatePSD and
+// schurBlock).
 //
 // Vectors passed to solve have the full layout (x, z, extra rows); the
 // matrix itself has the reduced layout (x, z of the kept rows, extra rows).
@@ -273,9 +275,27 @@ type kktSystem struct {
 	fres, fdx    []float64
 }
 
-// psdSchurMinDim is the smallest PSD block (svec dimension) that is
-// eliminated, when its rows touch at most half as many columns as it has rows.
-const psdSchurMinDim = 21
+// eliminatePSD reports whether a PSD block of svec dimension d whose rows
+// touch nc columns of A is eliminated into a Schur complement (schurBlock):
+// unless Settings.DisablePSDElimination, whenever nc ≤ psdSchurMaxCols·d, at
+// every block size. The Schur complement A_pᵀH⁻¹A_p is then formed from the
+// factor T of H⁻¹ (psdCone.schurFactorTo), as CSDP and SDPA form theirs, and
+// its nc×nc dense block costs at most psdSchurMaxCols times the nonzeros
+// that the block's rows would bring into the KKT matrix.
+//
+// Small blocks used to stay in the KKT matrix (rule: d ≥ 21 and nc ≤ d/2).
+// On SDPLIB's hinf problems (blocks of order 4–16, nc/d = 0.5–0.8), whose
+// dual has no interior point, the quasi-definite LDLᵀ of the dense scaling
+// blocks W² (eigenvalues from μ to 1/μ) left directions with 30–100% error
+// in the dual equation, and the objective ended 4e-5 (hinf1) to 2e-4 (hinf3)
+// relative off, outside the published digits; through the Schur complement
+// every hinf instance ends within them (BENCHMARKS.md).
+func eliminatePSD(d, nc int, set *Settings) bool {
+	return !set.DisablePSDElimination && nc <= psdSchurMaxCols*d
+}
+
+// psdSchurMaxCols: see eliminatePSD.
+const psdSchurMaxCols = 2
 
 func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*kktSystem, error) {
 	n, m := a.Cols, a.Rows
@@ -306,7 +326,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 			sl.expand = true
 			nexp++
 		}
-		if pc, ok := c.(*psdCone); ok && !set.DisablePSDElimination && d >= psdSchurMinDim {
+		if pc, ok := c.(*psdCone); ok && !set.DisablePSDElimination {
 			var cols []int
 			for r := off; r < off+d; r++ {
 				for q := at.ColPtr[r]; q < at.ColPtr[r+1]; q++ {
@@ -316,7 +336,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 					}
 				}
 			}
-			if len(cols) <= d/2 {
+			if eliminatePSD(d, len(cols), set) {
 				sort.Ints(cols)
 				nc := len(cols)
 				eb := &schurBlock{cone: pc, cols: cols, sc: mat.NewSymDense(max(nc, 1), nil),

@@ -14,8 +14,7 @@ import (
 )
 
 // psdBytes estimates the dense memory of the PSD blocks in the KKT system,
-// with newKKT's elimination rule: a block of svec dimension d ≥
-// psdSchurMinDim whose rows touch nc ≤ d/2 columns is eliminated and needs
+// with newKKT's elimination rule (eliminatePSD): an eliminated block needs
 // at most the d×nc, nc×d and nc×nc matrices of its Schur complement (the
 // dense rule, which the sparse one can fall back to; the sparse rule itself
 // keeps A_p sparse and needs no nc×d matrix); any other block is a dense d×d
@@ -29,7 +28,7 @@ func psdBytes(p *solver.Problem, set *Settings) float64 {
 		d := float64(c.Dim)
 		if c.Kind == cone.PSD {
 			bytes := 8 * d * d
-			if !set.DisablePSDElimination && c.Dim >= psdSchurMinDim {
+			if !set.DisablePSDElimination {
 				if at == nil {
 					at = p.A.Transpose()
 					mark = make([]int, p.A.Cols)
@@ -46,7 +45,7 @@ func psdBytes(p *solver.Problem, set *Settings) float64 {
 						}
 					}
 				}
-				if nc <= c.Dim/2 {
+				if eliminatePSD(c.Dim, nc, set) {
 					n := float64(nc)
 					bytes = 8 * (2*d*n + n*n)
 				}
@@ -501,11 +500,15 @@ func (w *workspace) centrality(a float64) float64 {
 // at a time, down to Settings.MinStaticReg, while the solves do not get more
 // than regDescentSlack times worse than the best seen (the residual often stays
 // flat until ε is small enough: LISWET7 needs 1e-14); the ε with the most
-// accurate solves is kept for the rest of the solve. That choice is revoked,
-// and the initial ε restored for good, when the solves later become
-// regRevokeFactor times worse than those that started the descent (near a
-// degenerate solution, e.g. SDPLIB's hinf6, a small ε no longer stabilizes
-// the factorization).
+// accurate solves is kept for the rest of the solve. That choice is revoked
+// when the solves later become regRevokeFactor times worse than those that
+// started the descent (near a degenerate solution, e.g. SDPLIB's hinf6, a
+// small ε no longer stabilizes the factorization): the initial ε is tried on
+// the same iterate and kept for good only if its solves are regDescentSlack
+// times more accurate; otherwise the reduced ε stays (SDPLIB's hinf10 with
+// its blocks eliminated: the revoked ε = 1e-8 solved no better, 1.5e-3
+// against 1.9e-3, and its perturbation of the dual equation then stalled
+// the dual residual at 5e-7, a numerical error).
 //
 // The solve residual alone misses one failure: ε in the x-block perturbs the
 // dual equation P Δx + AᵀΔz + qΔτ = −r_x directly, and when the dual
@@ -547,10 +550,22 @@ func (w *workspace) adaptStaticReg() bool {
 		}
 		return false
 	}
+	if w.revokeFrom > 0 {
+		// the trial of a revocation: the initial ε is kept only if its
+		// solves are regDescentSlack times more accurate than those of the
+		// reduced ε it replaces
+		from, fromErr := w.revokeFrom, w.revokeFromErr
+		w.revokeFrom = 0
+		if !(e*regDescentSlack <= fromErr) {
+			ks.setStaticReg(from)
+			return true
+		}
+	}
 	if w.regFirst > 0 && ks.eps < w.regFirst && !(e <= regRevokeFactor*w.regFirstErr) {
 		// The solves with the reduced ε have become much worse than those
-		// with the initial ε were when the reduction started: go back to
-		// the initial ε for good.
+		// with the initial ε were when the reduction started: the initial ε
+		// is tried on the same iterate (once per solve).
+		w.revokeFrom, w.revokeFromErr = ks.eps, e
 		ks.setStaticReg(w.regFirst)
 		w.regFirst = 0
 		return true

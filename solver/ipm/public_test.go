@@ -330,3 +330,38 @@ func TestSDPLIBTail(t *testing.T) {
 		})
 	}
 }
+
+// TestSDPLIBHinf solves SDPLIB's hinf problems, whose dual has no strictly
+// feasible point, and checks each answer against the published value to its
+// printed digits (SDPLIB 1.2 README; half a unit of the last digit, the
+// benchmark's rule). With their small PSD blocks kept in the KKT matrix (the
+// rule before eliminatePSD; DisablePSDElimination) hinf1 ended at 2.032675
+// and hinf3 at 56.9536, outside; hinf10 needs the revocation trial of
+// adaptStaticReg as well (numerical error without it). The published values
+// of hinf5, hinf6 and hinf13 are provably too high (BENCHMARKS.md) and are
+// not checked.
+func TestSDPLIBHinf(t *testing.T) {
+	cases := []struct {
+		name     string
+		ref, tol float64
+	}{
+		{"hinf1", 2.0326, 0.5e-4},
+		{"hinf2", 10.967, 0.5e-3},
+		{"hinf3", 56.9, 0.05},
+		{"hinf8", 116, 0.5},
+		{"hinf10", 109, 0.5},
+		{"hinf14", 13.0, 0.05},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sol, obj := solvePublic(t, "sdplib/"+c.name+".cbf.gz")
+			t.Logf("status %v, %d iterations, objective %.10g (published %.10g)", sol.Status, sol.Iterations, obj, c.ref)
+			if !sol.Status.OK() || math.Abs(obj-c.ref) > c.tol {
+				t.Errorf("status %v (%s), objective %.10g, published %.10g (tolerance %.2g)", sol.Status, sol.Diagnostic, obj, c.ref, c.tol)
+			}
+			if sol.Status == solver.Optimal && !sol.Accuracy.Meets(1e-8) {
+				t.Errorf("optimal, but the re-check says %v", sol.Accuracy)
+			}
+		})
+	}
+}

@@ -80,9 +80,10 @@ type Settings struct {
 	SOCExpandDim int
 
 	// DisablePSDElimination keeps every PSD block in the KKT matrix. By
-	// default a PSD block of svec dimension d ≥ 21 whose rows touch at most
-	// d/2 columns of A is eliminated (its Schur complement A_pᵀH⁻¹A_p enters
-	// the x-block), which avoids factoring a dense d×d block.
+	// default a PSD block of svec dimension d whose rows touch at most 2d
+	// columns of A is eliminated (its Schur complement A_pᵀH⁻¹A_p enters
+	// the x-block, as in CSDP and SDPA), which avoids factoring a dense d×d
+	// block and is more accurate on ill-conditioned small blocks.
 	DisablePSDElimination bool
 	// PSDSchurRule selects how the Schur complement A_pᵀH⁻¹A_p of an
 	// eliminated PSD block is assembled: PSDSchurAuto (default) takes the
