@@ -297,6 +297,22 @@ func eliminatePSD(d, nc int, set *Settings) bool {
 // psdSchurMaxCols: see eliminatePSD.
 const psdSchurMaxCols = 2
 
+// blockCols appends to dst the columns of A that rows off..off+d−1 touch,
+// each once, read from at = Aᵀ; mark (one entry per column) records the
+// block tag of the last block that listed a column and must not hold tag
+// on entry.
+func blockCols(dst []int, at *sparse.CSC, off, d int, mark []int, tag int) []int {
+	for r := off; r < off+d; r++ {
+		for q := at.ColPtr[r]; q < at.ColPtr[r+1]; q++ {
+			if j := at.RowIdx[q]; mark[j] != tag {
+				mark[j] = tag
+				dst = append(dst, j)
+			}
+		}
+	}
+	return dst
+}
+
 func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*kktSystem, error) {
 	n, m := a.Cols, a.Rows
 	at := a.Transpose()
@@ -327,15 +343,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 			nexp++
 		}
 		if pc, ok := c.(*psdCone); ok && !set.DisablePSDElimination {
-			var cols []int
-			for r := off; r < off+d; r++ {
-				for q := at.ColPtr[r]; q < at.ColPtr[r+1]; q++ {
-					if j := at.RowIdx[q]; mark[j] != ci {
-						mark[j] = ci
-						cols = append(cols, j)
-					}
-				}
-			}
+			cols := blockCols(nil, at, off, d, mark, ci)
 			if eliminatePSD(d, len(cols), set) {
 				sort.Ints(cols)
 				nc := len(cols)

@@ -23,7 +23,7 @@ func psdBytes(p *solver.Problem, set *Settings) float64 {
 	var at *sparse.CSC
 	var total float64
 	row := 0
-	var mark []int
+	var mark, cols []int
 	for ci, c := range p.Cones {
 		d := float64(c.Dim)
 		if c.Kind == cone.PSD {
@@ -36,15 +36,8 @@ func psdBytes(p *solver.Problem, set *Settings) float64 {
 						mark[i] = -1
 					}
 				}
-				nc := 0
-				for r := row; r < row+c.Dim; r++ {
-					for q := at.ColPtr[r]; q < at.ColPtr[r+1]; q++ {
-						if j := at.RowIdx[q]; mark[j] != ci {
-							mark[j] = ci
-							nc++
-						}
-					}
-				}
+				cols = blockCols(cols[:0], at, row, c.Dim, mark, ci)
+				nc := len(cols)
 				if eliminatePSD(c.Dim, nc, set) {
 					n := float64(nc)
 					bytes = 8 * (2*d*n + n*n)
