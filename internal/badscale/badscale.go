@@ -175,39 +175,21 @@ func Random(rng *rand.Rand, kind Kind, k int, lp bool) Instance {
 		t[0], y[0] = 0, 1
 		t[1], y[1] = 1, 0
 		d := randVec(n)
-		var yy, dd float64
-		for _, v := range y {
-			yy += v * v
-		}
-		for _, v := range d {
-			dd += v * v
-		}
-		aty := mulAT(y)
-		for i := range A {
-			for j := range A[i] {
-				A[i][j] -= y[i] * aty[j] / yy
-			}
-		}
+		yy, dd := dot(y, y), dot(d, d)
+		subOuter(A, y, mulAT(y), yy)
 		// keeps Aᵀy = 0 because yᵀ(Ad + t) = 0
 		ad := mulA(d)
-		for i := range A {
-			for j := range A[i] {
-				A[i][j] -= (ad[i] + t[i]) * d[j] / dd
-			}
+		for i := range ad {
+			ad[i] += t[i]
 		}
+		subOuter(A, ad, d, dd)
 		b = randVec(m)
-		var by float64
-		for i := range b {
-			by += b[i] * y[i]
-		}
+		by := dot(b, y)
 		for i := range b {
 			b[i] -= y[i] * (by + 1) / yy
 		}
 		q = randVec(n)
-		var qd float64
-		for j := range q {
-			qd += q[j] * d[j]
-		}
+		qd := dot(q, d)
 		for j := range q {
 			q[j] -= d[j] * (qd + 1) / dd
 		}
@@ -224,27 +206,14 @@ func Random(rng *rand.Rand, kind Kind, k int, lp bool) Instance {
 			q[j] = -aty[j]
 		}
 		inst.Want = solver.Optimal
-		for j := range q {
-			inst.Objective += q[j] * x[j]
-		}
+		inst.Objective += dot(q, x)
 	case Infeasible: // primal infeasible: Aᵀy = 0, bᵀy = −1 for y ∈ K* (y = the complementary dual point, nonzero)
 		_, y := complementary()
 		y[0] = 1 // make sure y ≠ 0 (y[0] is a nonnegative coordinate)
-		var yy float64
-		for _, v := range y {
-			yy += v * v
-		}
-		aty := mulAT(y)
-		for i := range A {
-			for j := range A[i] {
-				A[i][j] -= y[i] * aty[j] / yy
-			}
-		}
+		yy := dot(y, y)
+		subOuter(A, y, mulAT(y), yy)
 		b = randVec(m)
-		var by float64
-		for i := range b {
-			by += b[i] * y[i]
-		}
+		by := dot(b, y)
 		for i := range b {
 			b[i] -= y[i] * (by + 1) / yy
 		}
@@ -270,21 +239,14 @@ func Random(rng *rand.Rand, kind Kind, k int, lp bool) Instance {
 		d := randVec(n)
 		t, _ := complementary()
 		t[0] = 1
-		var dd float64
-		for _, v := range d {
-			dd += v * v
-		}
+		dd := dot(d, d)
 		ad := mulA(d)
-		for i := range A {
-			for j := range A[i] {
-				A[i][j] -= (ad[i] + t[i]) * d[j] / dd
-			}
+		for i := range ad {
+			ad[i] += t[i]
 		}
+		subOuter(A, ad, d, dd)
 		q = randVec(n)
-		var qd float64
-		for j := range q {
-			qd += q[j] * d[j]
-		}
+		qd := dot(q, d)
 		for j := range q {
 			q[j] -= d[j] * (qd + 1) / dd
 		}
@@ -413,10 +375,7 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 	switch sol.Status {
 	case solver.Optimal, solver.AlmostOptimal:
 		x, s, y := sol.X, sol.S, sol.Y
-		var qx float64
-		for j := range x {
-			qx += p.Q[j] * x[j]
-		}
+		qx := dot(p.Q, x)
 		if math.Abs(qx-want) > 1e-5*(1+math.Abs(want)) {
 			return fmt.Sprintf("objective %.10g, the constructed optimum is %.10g", qx, want)
 		}
@@ -450,10 +409,7 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 		if y == nil {
 			return "no certificate returned"
 		}
-		var by float64
-		for i := range y {
-			by += p.B[i] * y[i]
-		}
+		by := dot(p.B, y)
 		if !(by < 0) {
 			return fmt.Sprintf("certificate: bᵀy = %g, not < 0", by)
 		}
@@ -478,10 +434,7 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 		if x == nil {
 			return "no certificate returned"
 		}
-		var qx float64
-		for j := range x {
-			qx += p.Q[j] * x[j]
-		}
+		qx := dot(p.Q, x)
 		if !(qx < 0) {
 			return fmt.Sprintf("certificate: qᵀx = %g, not < 0", qx)
 		}
@@ -491,4 +444,22 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 		}
 	}
 	return ""
+}
+
+// dot is Σᵢ uᵢvᵢ, summed in order (the instances stay bit-identical).
+func dot(u, v []float64) float64 {
+	var t float64
+	for i := range u {
+		t += u[i] * v[i]
+	}
+	return t
+}
+
+// subOuter sets A ← A − u vᵀ/s.
+func subOuter(A [][]float64, u, v []float64, s float64) {
+	for i := range A {
+		for j := range A[i] {
+			A[i][j] -= u[i] * v[j] / s
+		}
+	}
 }
