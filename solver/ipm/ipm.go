@@ -201,9 +201,11 @@ type workspace struct {
 	tailMerit   float64
 	tailIt      int
 	tailStopped bool
-	tailRule    bool                    // the tail rule applies (eliminated PSD blocks)
-	muHist      [tailWindow + 1]float64 // μ of the last tailWindow+1 iterations, by iteration modulo tailWindow+1
-	logged      int                     // last iteration logged
+	// tinySteps counts the consecutive steps below tailTinyStep (run)
+	tinySteps int
+	tailRule  bool                    // the tail rule applies (eliminated PSD blocks)
+	muHist    [tailWindow + 1]float64 // μ of the last tailWindow+1 iterations, by iteration modulo tailWindow+1
+	logged    int                     // last iteration logged
 }
 
 type iterInfo struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/sparse"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -201,7 +202,7 @@ func (eb *schurBlock) mulGt(out, v []float64) {
 	if nc == 0 {
 		return
 	}
-	mat.NewVecDense(nc, out).MulVec(eb.gt.Slice(0, nc, 0, eb.cone.d), mat.NewVecDense(len(v), v))
+	eb.gemv(blas.NoTrans, out, v)
 }
 
 // mulGtT sets out = gtᵀ·x (x indexed like cols, out of length d).
@@ -211,7 +212,23 @@ func (eb *schurBlock) mulGtT(out, x []float64) {
 		clear(out)
 		return
 	}
-	mat.NewVecDense(len(out), out).MulVec(eb.gt.Slice(0, nc, 0, eb.cone.d).T(), mat.NewVecDense(nc, x))
+	eb.gemv(blas.Trans, out, x)
+}
+
+// gemv sets y = G·x (blas.NoTrans) or Gᵀ·x for G the first len(cols) rows of
+// gt: gonum's Dgemv as mat.VecDense.MulVec calls it on the slice, without
+// its allocations and overlap checks (the same bits).
+func (eb *schurBlock) gemv(t blas.Transpose, y, x []float64) {
+	g := eb.gt.RawMatrix()
+	g.Rows, g.Cols = len(eb.cols), eb.cone.d
+	blas64.Gemv(t, 1, g, blas64.Vector{N: len(x), Inc: 1, Data: x}, 0, blas64.Vector{N: len(y), Inc: 1, Data: y})
+}
+
+// mulSC sets eb.sx = sc·eb.xc: gonum's Dsymv as mat.VecDense.MulVec calls
+// it, restated by symvUpper (the same bits, no allocation).
+func (eb *schurBlock) mulSC() {
+	r := eb.sc.RawSymmetric()
+	symvUpper(len(eb.cols), r.Data, r.Stride, eb.xc, eb.sx)
 }
 
 // mulApT sets out = A_pᵀ·v.
@@ -966,7 +983,7 @@ func (ks *kktSystem) mulFull(out, x []float64) {
 		nc := len(eb.cols)
 		sx := eb.sx
 		if nc > 0 {
-			mat.NewVecDense(nc, sx).MulVec(eb.sc, mat.NewVecDense(nc, eb.xc))
+			eb.mulSC()
 		}
 		eb.mulApT(eb.xt, zp)
 		for a, ja := range eb.cols {
@@ -1109,7 +1126,7 @@ func (ks *kktSystem) mulReducedExact(out, xr []float64) {
 			eb.xc[c] = xr[j]
 		}
 		// − stored M·x_c
-		mat.NewVecDense(nc, eb.sx).MulVec(eb.sc, mat.NewVecDense(nc, eb.xc))
+		eb.mulSC()
 		eb.mulAp(eb.v, eb.xc)
 		if ks.identity {
 			copy(eb.w, eb.v)

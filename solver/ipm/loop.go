@@ -986,6 +986,20 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 			}
 		}
 		w.info.step, w.info.sigma = a, sigma
+		if a < tailTinyStep {
+			w.tinySteps++
+		} else {
+			w.tinySteps = 0
+		}
+		if w.tailRule && w.best.reduced && w.tinySteps >= tailTinySteps && dualCert == nil {
+			// The best iterate meets the reduced tolerances and the
+			// directions no longer move the point: the round-off plateau
+			// again (see tailTinyStep). Stop; the best iterate is evaluated
+			// below.
+			w.tailStopped = true
+			status = solver.NumericalError
+			break
+		}
 		if a < 1e-10 {
 			stalls++
 			if stalls >= 3 {
@@ -1019,7 +1033,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 			sol := w.finish(status, it)
 			why := fmt.Sprintf("stopped by %v", stopped)
 			if w.tailStopped {
-				why = fmt.Sprintf("stopped without progress (neither the merit nor μ halved in %d iterations)", tailWindow)
+				why = fmt.Sprintf("stopped without progress (neither the merit nor μ halved in %d iterations, or %d steps below %g in a row)", tailWindow, tailTinySteps, tailTinyStep)
 			}
 			sol.Diagnostic = fmt.Sprintf("ipm: %s after %d iterations; the best iterate meets only the reduced tolerances (primal residual %.2g, dual residual %.2g, relative gap %.2g)",
 				why, it, in.pres, in.dres, math.Min(in.gap, in.relgap))
@@ -1077,6 +1091,22 @@ const (
 	tailWindow   = 5
 	tailProgress = 2
 	tailPlateau  = 10
+)
+
+// tailTinyStep and tailTinySteps end the same plateau sooner when it shows
+// as steps that no longer move the point: once the best iterate meets the
+// reduced tolerances (and under the same condition as tailWindow: PSD blocks
+// eliminated), tailTinySteps consecutive step lengths below tailTinyStep
+// stop the solve. On SDPLIB the directions of such a plateau are
+// round-off (steps 0 to 0.008) and no step after two of them in a row
+// improved the best iterate: gpp124-1, -3, -4 end after 30, 27 and 26
+// iterations instead of 34, 31 and 29, hinf1 after 30 instead of 33, hinf10
+// after 24 instead of 26, with the same answers to the last bit; a single short
+// step followed by long ones (gpp124-3 at iteration 19, hinf1 at 17) is
+// left alone.
+const (
+	tailTinyStep  = 0.01
+	tailTinySteps = 2
 )
 
 // merit is max(pres, dres, min(gap, relative gap)) of the current iterate.

@@ -92,12 +92,14 @@ func svecToDense(m *mat.Dense, v []float64, n int) {
 
 // denseToSvec writes svec of the symmetric part of m into v.
 func denseToSvec(v []float64, m *mat.Dense, n int) {
+	r := m.RawMatrix()
+	data, st := r.Data, r.Stride
 	k := 0
 	for j := 0; j < n; j++ {
-		v[k] = m.At(j, j)
+		v[k] = data[j*st+j]
 		k++
 		for i := j + 1; i < n; i++ {
-			v[k] = (m.At(i, j) + m.At(j, i)) / math.Sqrt2
+			v[k] = (data[i*st+j] + data[j*st+i]) / math.Sqrt2
 			k++
 		}
 	}
@@ -196,8 +198,10 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 	}
 	// M = L₂ᵀ L₁ (one triangular product on a dense copy of L₁; mat's
 	// product of two triangular operands goes through element access)
-	c.m1.Copy(c.l1)
-	l2, m1 := c.l2.RawTriangular(), c.m1.RawMatrix()
+	l1, l2, m1 := c.l1.RawTriangular(), c.l2.RawTriangular(), c.m1.RawMatrix()
+	for i := 0; i < c.n; i++ {
+		copy(m1.Data[i*m1.Stride:i*m1.Stride+c.n], l1.Data[i*l1.Stride:i*l1.Stride+c.n]) // chol zeroes the upper part
+	}
 	trmmLeftLower(true, c.n, c.n, l2.Data, l2.Stride, m1.Data, m1.Stride)
 	if !(c.n >= psdFastMinOrder && c.scalingFromGram()) && !c.scalingFromSVD() {
 		return false
@@ -299,47 +303,52 @@ func (c *psdCone) scalingFromSVD() bool {
 		return false
 	}
 	sig := w.s
-	u, v := w.uMat, w.vMat
-	copy(u.RawMatrix().Data, w.u.Data)
-	vr := v.RawMatrix()
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			vr.Data[j*vr.Stride+i] = w.vt.Data[i*w.vt.Stride+j]
-		}
-	}
 	for i := 0; i < n; i++ {
 		if !(sig[i] > 0) {
 			return false
 		}
 		c.lam[i] = sig[i]
 	}
-	// R = L₁ V Σ^{-1/2}
-	c.r.Mul(c.l1, v)
-	// R⁻¹ = Σ^{-1/2} Uᵀ L₂ᵀ
-	c.rinv.Mul(u.T(), c.l2.T())
+	// R = L₁VΣ^{-1/2}: V (the transpose of dgesvd's Vᵀ), then L₁·V in place
+	// (mat.Dense.Mul's route for a triangular left factor: a copy and
+	// Dtrmm, which trmmLeftLower restates bit for bit)
+	rr, ri := c.r.RawMatrix(), c.rinv.RawMatrix()
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			rr.Data[j*rr.Stride+i] = w.vt.Data[i*w.vt.Stride+j]
+		}
+	}
+	l1, l2 := c.l1.RawTriangular(), c.l2.RawTriangular()
+	trmmLeftLower(false, n, n, l1.Data, l1.Stride, rr.Data, rr.Stride)
+	// R⁻¹ = Σ^{-1/2}UᵀL₂ᵀ = Σ^{-1/2}(L₂U)ᵀ: L₂·U in place on dgesvd's U
+	// (mat.Dense.Mul's route for Uᵀ·L₂ᵀ), transposed
+	trmmLeftLower(false, n, n, l2.Data, l2.Stride, w.u.Data, w.u.Stride)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			ri.Data[i*ri.Stride+j] = w.u.Data[j*w.u.Stride+i]
+		}
+	}
 	for i := 0; i < n; i++ {
 		f := 1 / math.Sqrt(sig[i])
 		for j := 0; j < n; j++ {
-			c.r.Set(j, i, c.r.At(j, i)*f)
-			c.rinv.Set(i, j, c.rinv.At(i, j)*f)
+			rr.Data[j*rr.Stride+i] *= f
+			ri.Data[i*ri.Stride+j] *= f
 		}
 	}
 	return true
 }
 
 // svdWork holds scalingFromSVD's workspaces: dgesvd's U, Vᵀ, singular
-// values and work array (of the length dgesvd's query asks for), and U and
-// V as matrices for the products.
+// values and work array (of the length dgesvd's query asks for).
 type svdWork struct {
-	u, vt      blas64.General
-	s, work    []float64
-	uMat, vMat *mat.Dense
+	u, vt   blas64.General
+	s, work []float64
 }
 
 func newSVDWork(n int) *svdWork {
 	w := &svdWork{u: blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)},
 		vt: blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)},
-		s:  make([]float64, n), uMat: mat.NewDense(n, n, nil), vMat: mat.NewDense(n, n, nil)}
+		s:  make([]float64, n)}
 	q := []float64{0}
 	lapack64.Gesvd(lapack.SVDAll, lapack.SVDAll, blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}, w.u, w.vt, w.s, q, -1)
 	w.work = make([]float64, int(q[0]))
@@ -402,7 +411,7 @@ func (c *psdCone) congruence(out []float64, l *mat.Dense, trans bool, v []float6
 		gemmNN(n, n, n, m2.Data, m2.Stride, lr.Data, lr.Stride, m3.Data, m3.Stride)
 	} else {
 		gemmNN(n, n, n, lr.Data, lr.Stride, m1.Data, m1.Stride, m2.Data, m2.Stride)
-		c.m3.Mul(c.m2, l.T())
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, m2, lr, 0, m3) // mat.Dense.Mul's call for m2·Lᵀ
 	}
 	denseToSvec(out, c.m3, n)
 }
@@ -651,10 +660,12 @@ func (c *psdCone) mulH(out, v []float64) {
 		c.congruenceNT(out, c.b.RawMatrix(), v) // B symmetric: B X B = B X Bᵀ
 		return
 	}
-	svecToDense(c.m1, v, c.n)
-	c.m2.Mul(c.b, c.m1)
-	c.m3.Mul(c.m2, c.b)
-	denseToSvec(out, c.m3, c.n)
+	n := c.n
+	svecToDense(c.m1, v, n)
+	b, m1, m2, m3 := c.b.RawMatrix(), c.m1.RawMatrix(), c.m2.RawMatrix(), c.m3.RawMatrix()
+	gemmNN(n, n, n, b.Data, b.Stride, m1.Data, m1.Stride, m2.Data, m2.Stride) // = mat.Dense.Mul(B, M), bit for bit
+	gemmNN(n, n, n, m2.Data, m2.Stride, b.Data, b.Stride, m3.Data, m3.Stride)
+	denseToSvec(out, c.m3, n)
 }
 
 // denseH writes the matrix of X ↦ BXB in svec coordinates:
@@ -707,16 +718,19 @@ func (c *psdCone) jordan(out, x, y []float64) {
 		clear(m.Data)
 		addMulNT(m.Data, m.Stride, c.m1.RawMatrix(), c.m2.RawMatrix(), false)
 	} else {
-		c.m3.Mul(c.m1, c.m2)
+		m1, m2, m3 := c.m1.RawMatrix(), c.m2.RawMatrix(), c.m3.RawMatrix()
+		gemmNN(c.n, c.n, c.n, m1.Data, m1.Stride, m2.Data, m2.Stride, m3.Data, m3.Stride) // = mat.Dense.Mul, bit for bit
 	}
 	n := c.n
+	m := c.m3.RawMatrix()
+	data, st := m.Data, m.Stride
 	k := 0
 	for j := 0; j < n; j++ {
-		out[k] = c.m3.At(j, j)
+		out[k] = data[j*st+j]
 		k++
 		for i := j + 1; i < n; i++ {
 			// (XY + YX)/2 at (i,j) = (M(i,j) + M(j,i))/2 with M = XY, since YX = Mᵀ
-			out[k] = (c.m3.At(i, j) + c.m3.At(j, i)) / 2 * math.Sqrt2
+			out[k] = (data[i*st+j] + data[j*st+i]) / 2 * math.Sqrt2
 			k++
 		}
 	}
