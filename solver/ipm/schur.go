@@ -44,9 +44,15 @@ type fknPlan struct {
 	ent     [][]fknEntry // per column: lower-triangle nonzeros with κ
 	rows    [][]int      // per column: the distinct matrix rows (and columns) F_c touches
 	formula []int8       // per ordered position: 1, 2 or 3
-	cost    float64      // estimated multiply-adds of one assembly
-	g       []float64    // n×n row-major G of the current assembly
-	ws      []*fknWork
+	// the nonzeros of ent again, column after column in the order of
+	// order (position q's from foff[q] to foff[q+1]), as flat row-major
+	// positions i·n + j and weights κ: F1's gathers read them sequentially
+	fidx []int32
+	fk   []float64
+	foff []int
+	cost float64   // estimated multiply-adds of one assembly
+	g    []float64 // n×n row-major G of the current assembly
+	ws   []*fknWork
 }
 
 // fknEntry is a lower-triangle nonzero (i ≥ j) of a data matrix with its
@@ -118,6 +124,14 @@ func newFKNPlan(n int, ap *sparse.CSC) *fknPlan {
 		pl.order[c] = c
 	}
 	sort.SliceStable(pl.order, func(a, b int) bool { return len(pl.ent[pl.order[a]]) > len(pl.ent[pl.order[b]]) })
+	pl.foff = make([]int, nc+1)
+	for q, c := range pl.order {
+		for _, fe := range pl.ent[c] {
+			pl.fidx = append(pl.fidx, fe.i*int32(n)+fe.j)
+			pl.fk = append(pl.fk, fe.k)
+		}
+		pl.foff[q+1] = len(pl.fidx)
+	}
 	pl.formula = make([]int8, nc)
 	// S = nonzeros of the columns from position p on
 	var s float64
@@ -262,12 +276,14 @@ func (pl *fknPlan) row(w *fknWork, p int, raw blas64.Symmetric) {
 		w.x = grow(w.x, n*n)
 		gemmTN(n, n, r, w.gr, n, y, n, w.x, n)
 		x := w.x
-		for _, e := range pl.order[p:] {
+		for q := p; q < len(pl.order); q++ {
+			lo, hi := pl.foff[q], pl.foff[q+1]
+			idx, k := pl.fidx[lo:hi], pl.fk[lo:hi]
 			var m float64
-			for _, fe := range pl.ent[e] {
-				m += fe.k * x[int(fe.i)*n+int(fe.j)]
+			for t, at := range idx {
+				m += k[t] * x[at]
 			}
-			set(e, math.Sqrt2*m)
+			set(pl.order[q], math.Sqrt2*m)
 		}
 		return
 	}
