@@ -723,14 +723,17 @@ func (ks *kktSystem) update() error {
 		}
 	}
 	err := ks.solver.factor(ks.k)
-	if (err != nil || ks.solver.regularized() > 0) && ks.useDenseSchur() {
+	if (err != nil || ks.solver.regularized() > 0 && ks.denseSchurCheap()) && ks.useDenseSchur() {
 		// The sparse formulas compute M_ij = tr(F_i G F_j G) entry by entry
 		// from G = B⁻¹; near a degenerate optimum (G with entries of very
 		// different magnitudes) their rounding can make M indefinite, which
 		// shows as regularized pivots of the x-block (gpp124-1 of SDPLIB:
 		// 121 of 125 at iteration 25, then a NaN solve). The dense rule's
 		// M = gt·gtᵀ is a Gram matrix, positive semidefinite by
-		// construction: use it for the rest of the solve.
+		// construction: use it for the rest of the solve. Regularized
+		// pivots alone switch only where the dense rule is cheap
+		// (denseSchurCheap); elsewhere the refined solves are tried first
+		// and a failed one switches (solve).
 		return ks.update()
 	}
 	if err != nil {
@@ -741,6 +744,33 @@ func (ks *kktSystem) update() error {
 
 // useDenseSchur switches every eliminated block assembled by the sparse
 // formulas to the dense rule and reports whether there was one.
+// denseSchurCheap reports whether the dense rule's assembly of the blocks
+// now assembled by the sparse rule costs at most densePrecaution times
+// theirs (denseSchurCost against fknPlan.cost), so that switching on
+// regularized pivots, before any refined solve has failed, is a cheap
+// precaution.
+func (ks *kktSystem) denseSchurCheap() bool {
+	var dense, sparse float64
+	for _, eb := range ks.elims {
+		if eb.plan != nil {
+			dense += denseSchurCost(eb.cone.n, len(eb.cols))
+			sparse += eb.plan.cost
+		}
+	}
+	return dense <= densePrecaution*sparse
+}
+
+// densePrecaution bounds the cost ratio dense/sparse assembly up to which
+// regularized pivots of the sparse rule's Schur complement switch to the
+// dense rule at once (update). Measured on SDPLIB (BENCHMARKS.md): hinf1–8
+// (ratio 5.4) and hinf10 (9.0) need the early switch (hinf10 ends with a
+// numerical error without it); qap6 (ratio 31), qap10 (198) and hinf14 (32)
+// reach the same grades without it, their refined solves succeeding, and
+// qap6 and qap10 then use half the CPU time (the dense rule costs them
+// nc²d/2 per iteration against the sparse rule's 5·10⁵ and 10⁷); gpp124
+// (51) still switches, on failed solves.
+const densePrecaution = 10
+
 func (ks *kktSystem) useDenseSchur() bool {
 	switched := false
 	for _, eb := range ks.elims {
