@@ -36,7 +36,8 @@ import "math"
 // few n×n products per PSD block of order n, about 20n³ multiply-adds
 // (measured: one corrector adds 35–45% to an iteration of gpp124-1 and
 // arch8). It pays where the Schur complement assembly dominates an
-// iteration, see correctorsPay.
+// iteration, see correctorCount; the second one only where it dominates
+// more clearly (corrSecondRatio).
 const (
 	corrMax     = 2
 	corrDelta   = 0.1
@@ -47,7 +48,7 @@ const (
 
 // corrCostRatio: the centrality correctors are used when the estimated
 // multiply-adds of one Schur complement assembly are at least this multiple
-// of Σ n³ over the PSD blocks (correctorsPay). Measured on SDPLIB (loaded
+// of Σ n³ over the PSD blocks (correctorCount). Measured on SDPLIB (loaded
 // machine, CPU seconds, BENCHMARKS.md): the instances above it (control
 // 15–400, qap 9–10, gpp 1.5) need 4–56% fewer iterations (437 → 277 in
 // total) and less CPU time (qap10 9.7 → 2.0 s); those below (arch 0.7, theta
@@ -55,19 +56,31 @@ const (
 // 10–90% more CPU time.
 const corrCostRatio = 1
 
-// correctorsPay reports whether the centrality correctors are used: the
-// problem has only symmetric cones, at least one PSD block is eliminated
-// into a Schur complement (kktSystem), and the estimated cost of one
-// assembly (fknPlan.cost for the sparse rule, denseSchurCost for the dense
-// one) is at least corrCostRatio·Σ n³ over the PSD blocks. Problems whose
-// PSD blocks all stay in the KKT matrix (eliminatePSD: blocks touching more
-// than 2d columns) are left without correctors. SDPLIB's hinf problems, now
-// eliminated (ratio 3–12), use them: hinf1 33 iterations against 44 without,
-// hinf2 24 against 35; hinf10 ends almost-optimal within the published
-// digits in 26, and with a numerical error after 41 without them.
-func (w *workspace) correctorsPay() bool {
+// corrSecondRatio: the second corrector (corrMax) is tried only when the
+// assembly-to-Σn³ ratio of correctorCount is at least this. Measured on
+// SDPLIB (BENCHMARKS.md): gpp124-1, -3, -4 (ratio 1.5, one block of order
+// 124, where the corrector's eigendecomposition and products cost as much as
+// the assembly) take less CPU time with one corrector, with the same grades;
+// the hinf problems (ratio 3.1–12) need the second one (hinf10 ends with a
+// numerical error with one), and qap6 (9.7) ended 1.0e-2 from its reference
+// with one (tolerance 5e-3).
+const corrSecondRatio = 2
+
+// correctorCount is the number of centrality correctors tried per
+// iteration. None unless the problem has only symmetric cones, at least one
+// PSD block is eliminated into a Schur complement (kktSystem), and the
+// estimated cost of one assembly (fknPlan.cost for the sparse rule,
+// denseSchurCost for the dense one) is at least corrCostRatio·Σ n³ over the
+// PSD blocks; one when it is below corrSecondRatio·Σ n³, else corrMax.
+// Problems whose PSD blocks all stay in the KKT matrix (eliminatePSD: blocks
+// touching more than 2d columns) are left without correctors. SDPLIB's hinf
+// problems, now eliminated (ratio 3–12), use them: hinf1 33 iterations
+// against 44 without, hinf2 24 against 35; hinf10 ends almost-optimal within
+// the published digits in 26, and with a numerical error after 41 without
+// them.
+func (w *workspace) correctorCount() int {
 	if w.nonsym || len(w.kkt.elims) == 0 {
-		return false
+		return 0
 	}
 	var asm, n3 float64
 	for _, eb := range w.kkt.elims {
@@ -82,7 +95,13 @@ func (w *workspace) correctorsPay() bool {
 			n3 += math.Pow(float64(pc.n), 3)
 		}
 	}
-	return asm >= corrCostRatio*n3
+	switch {
+	case !(asm >= corrCostRatio*n3):
+		return 0
+	case asm < corrSecondRatio*n3:
+		return 1
+	}
+	return corrMax
 }
 
 // centralityCorrect applies the multiple centrality correctors to the
@@ -100,7 +119,7 @@ func (w *workspace) centralityCorrect(a, sm float64) float64 {
 		}
 	}
 	lo, hi := corrBetaMin*sm, corrBetaMax*sm
-	for k := 0; k < corrMax && a < 1; k++ {
+	for k := 0; k < w.correctors && a < 1; k++ {
 		at := math.Min(1, a+corrDelta)
 		for i := range w.s {
 			w.corrS[i] = w.s[i] + at*w.ds[i]

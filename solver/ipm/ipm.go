@@ -167,7 +167,7 @@ type workspace struct {
 	corrS, corrZ, corrV []float64
 	corrX0, corrZ0      []float64
 	corrPSD             []psdTargetWork // per cone
-	useCorrectors       bool            // correctorsPay, decided once per solve
+	correctors          int             // centrality correctors per iteration (correctorCount), decided once per solve
 
 	// adaptive static regularization (adaptStaticReg): whether ε is being
 	// reduced, the ε with the smallest solve residual so far, whether ε is

@@ -803,7 +803,10 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	status := solver.StatusUnknown
 	w.best.merit = math.Inf(1)
 	w.tailMerit = math.Inf(1)
-	w.useCorrectors = !set.DisableCentralityCorrectors && w.correctorsPay()
+	w.correctors = 0
+	if !set.DisableCentralityCorrectors {
+		w.correctors = w.correctorCount()
+	}
 	w.tailRule = len(w.kkt.elims) > 0
 	w.logged = -1
 	it := 0
@@ -962,7 +965,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 			status = solver.NumericalError
 			break
 		}
-		if w.useCorrectors {
+		if w.correctors > 0 {
 			a = w.centralityCorrect(a, sigma*mu)
 		}
 		a *= set.MaxStepFraction
