@@ -33,14 +33,16 @@
 //
 // When every cone is symmetric and the Schur complement assembly of the
 // eliminated PSD blocks (below) costs at least Σ n³ over the PSD blocks,
-// up to two multiple centrality correctors (Gondzio 1996) follow the
+// up to two multiple centrality correctors (Gondzio 1996; one when it costs
+// less than 2Σ n³) follow the
 // Mehrotra direction: the Jordan product of the NT-scaled trial point at
 // step min(1, α + 0.1) is decomposed spectrally, its eigenvalues outside
 // [0.1σμ, 10σμ] are moved onto that box by one more solve with the same
 // factorization, and the corrected direction is kept when its step grows by
 // at least 0.01 (correctors.go). A solve with eliminated PSD blocks whose
 // best iterate meets the reduced tolerances ends when neither its merit nor
-// μ has halved in five iterations (the round-off plateau of the KKT solves).
+// μ has halved in four iterations, or after two consecutive steps below 0.01
+// (the round-off plateau of the KKT solves).
 //
 // Two safeguards keep the answers accurate near the solution, where the
 // scaling H has entries of very different magnitudes: in blocks with a large
@@ -78,9 +80,10 @@
 // block), are assembled from the nonzeros of the F_i by the formulas F1/F2/F3
 // of Fujisawa, Kojima & Nakata (Math. Program. 79, 1997), chosen per row by
 // its cost as in CSDP and SDPA (a diagonal F_i costs O(1) per entry instead of
-// a dense n×n congruence); when dense data make that dearer, or when the
-// sparse M factors with regularized pivots or a solve with it fails (its
-// rounding can make it indefinite near a degenerate optimum), the dense Gram
+// a dense n×n congruence); when dense data make that dearer, or when a
+// solve with the sparse M fails, or it factors with regularized pivots and
+// the dense rule costs at most 10× the sparse one (its rounding can make M
+// indefinite near a degenerate optimum), the dense Gram
 // product gt·gtᵀ is used (Settings.PSDSchurRule). Solves with eliminated blocks are refined on
 // the reduced system against the exact operator A_pᵀ(H⁻¹(A_p x)), which also
 // removes the assembly's rounding. The data are equilibrated by modified

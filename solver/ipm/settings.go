@@ -90,7 +90,10 @@ type Settings struct {
 	// cheaper one by an operation-count estimate, PSDSchurSparse the
 	// sparse formulas of Fujisawa, Kojima & Nakata (1997), PSDSchurDense the
 	// dense product gt·gtᵀ with gt's rows svec(T mat(a_j) Tᵀ), TᵀT = H⁻¹'s
-	// matrix factor (for tests and cross-checks).
+	// matrix factor (for tests and cross-checks). A block assembled by the
+	// sparse formulas switches to the dense product for the rest of the
+	// solve when a solve with it fails, or when it factors with regularized
+	// pivots and the dense product costs at most 10× as much.
 	PSDSchurRule PSDSchurRule
 
 	// PrimalDualScaling selects the primal–dual (BFGS-type) scaling of Dahl &
@@ -111,7 +114,8 @@ type Settings struct {
 	// step grows by at least 0.01. By default they are used when every cone
 	// is symmetric and the Schur complement assembly of the eliminated PSD
 	// blocks costs at least Σ n³ over the PSD blocks (SDPLIB's control, gpp
-	// and qap: 4–56% fewer iterations, 37% in total); elsewhere they cost more than they
+	// and qap: 4–56% fewer iterations, 37% in total), the second one only
+	// when it costs at least 2Σ n³; elsewhere they cost more than they
 	// save.
 	DisableCentralityCorrectors bool
 
