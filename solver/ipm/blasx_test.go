@@ -34,19 +34,27 @@ func TestGemmTNMatchesGonum(t *testing.T) {
 		gemmTN(m, n, k, a, m, b, n, got, n)
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, blas64.General{Rows: k, Cols: m, Stride: m, Data: a},
 			blas64.General{Rows: k, Cols: n, Stride: n, Data: b}, 0, blas64.General{Rows: m, Cols: n, Stride: n, Data: want})
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				g, w := got[i*n+j], want[i*n+j]
-				if math.Float64bits(g) != math.Float64bits(w) {
-					t.Fatalf("%v: C[%d,%d] = %v, gonum %v", sh, i, j, g, w)
-				}
-				var s float64
-				for l := 0; l < k; l++ {
-					s += a[l*m+i] * b[l*n+j]
-				}
-				if math.Abs(g-s) > 1e-12*(1+math.Abs(s)) {
-					t.Fatalf("%v: C[%d,%d] = %v, triple loop %v", sh, i, j, g, s)
-				}
+		checkGemm(t, sh, m, n, got, want, func(i, j int) (s float64) {
+			for l := 0; l < k; l++ {
+				s += a[l*m+i] * b[l*n+j]
+			}
+			return s
+		})
+	}
+}
+
+// checkGemm compares the m×n product got (row-major, stride n) with gonum's
+// want to the last bit and with the triple loop's entries ref(i, j) to 1e-12.
+func checkGemm(t *testing.T, sh any, m, n int, got, want []float64, ref func(i, j int) float64) {
+	t.Helper()
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			g, w := got[i*n+j], want[i*n+j]
+			if math.Float64bits(g) != math.Float64bits(w) {
+				t.Fatalf("%v: C[%d,%d] = %v, gonum %v", sh, i, j, g, w)
+			}
+			if s := ref(i, j); math.Abs(g-s) > 1e-12*(1+math.Abs(s)) {
+				t.Fatalf("%v: C[%d,%d] = %v, triple loop %v", sh, i, j, g, s)
 			}
 		}
 	}
@@ -246,21 +254,12 @@ func TestGemmNNMatchesGonum(t *testing.T) {
 		gemmNN(m, n, k, a, k, b, n, got, n)
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: m, Cols: k, Stride: k, Data: a},
 			blas64.General{Rows: k, Cols: n, Stride: n, Data: b}, 0, blas64.General{Rows: m, Cols: n, Stride: n, Data: want})
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				g, w := got[i*n+j], want[i*n+j]
-				if math.Float64bits(g) != math.Float64bits(w) {
-					t.Fatalf("%v: C[%d,%d] = %v, gonum %v", sh, i, j, g, w)
-				}
-				var s float64
-				for l := 0; l < k; l++ {
-					s += a[i*k+l] * b[l*n+j]
-				}
-				if math.Abs(g-s) > 1e-12*(1+math.Abs(s)) {
-					t.Fatalf("%v: C[%d,%d] = %v, triple loop %v", sh, i, j, g, s)
-				}
+		checkGemm(t, sh, m, n, got, want, func(i, j int) (s float64) {
+			for l := 0; l < k; l++ {
+				s += a[i*k+l] * b[l*n+j]
 			}
-		}
+			return s
+		})
 	}
 }
 
