@@ -117,35 +117,21 @@ func TestAddScaledBitIdentical(t *testing.T) {
 // dst[i] += a·x[i], to the last bit, for lengths 0 to 41 (kernel and tails),
 // with dst longer than x left alone beyond len(x).
 func TestAddScaledMatchesLoop(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 3))
-	for n := 0; n <= 41; n++ {
-		dst, x := make([]float64, n+2), make([]float64, n)
-		for i := range dst {
-			dst[i] = rng.NormFloat64()
-		}
-		for i := range x {
-			x[i] = rng.NormFloat64()
-		}
-		a := rng.NormFloat64()
-		want := append([]float64(nil), dst...)
-		for i := range x {
-			p := a * x[i]
-			want[i] = want[i] + p
-		}
-		AddScaled(dst, a, x)
-		for i := range dst {
-			if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
-				t.Fatalf("n=%d: dst[%d] = %v, scalar %v", n, i, dst[i], want[i])
-			}
-		}
-	}
+	checkAddScaled(t, rand.New(rand.NewPCG(5, 3)), false)
 }
 
 // TestSubScaledMatchesLoop checks AddScaled with −a (the forward solve's
 // subtraction) against the scalar loop dst[i] −= x[i]·a, to the last bit,
 // for lengths 0 to 41.
 func TestSubScaledMatchesLoop(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 2))
+	checkAddScaled(t, rand.New(rand.NewPCG(6, 2)), true)
+}
+
+// checkAddScaled compares AddScaled(dst, a, x) (sub: AddScaled(dst, −a, x))
+// with the scalar loop dst[i] + a·x[i] (sub: dst[i] − x[i]·a) bit for bit, for
+// lengths 0 to 41 and dst two entries longer than x.
+func checkAddScaled(t *testing.T, rng *rand.Rand, sub bool) {
+	t.Helper()
 	for n := 0; n <= 41; n++ {
 		dst, x := make([]float64, n+2), make([]float64, n)
 		for i := range dst {
@@ -157,10 +143,19 @@ func TestSubScaledMatchesLoop(t *testing.T) {
 		a := rng.NormFloat64()
 		want := append([]float64(nil), dst...)
 		for i := range x {
-			p := x[i] * a
-			want[i] = want[i] - p
+			if sub {
+				p := x[i] * a
+				want[i] = want[i] - p
+			} else {
+				p := a * x[i]
+				want[i] = want[i] + p
+			}
 		}
-		AddScaled(dst, -a, x)
+		if sub {
+			AddScaled(dst, -a, x)
+		} else {
+			AddScaled(dst, a, x)
+		}
 		for i := range dst {
 			if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("n=%d: dst[%d] = %v, scalar %v", n, i, dst[i], want[i])
