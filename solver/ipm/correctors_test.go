@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 func TestClampCorrection(t *testing.T) {
@@ -37,16 +35,7 @@ func TestPSDTarget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 3))
 	const lo, hi = 0.1, 10
 	for _, n := range []int{1, 2, 5, 12, 40} {
-		a := mat.NewDense(n, n, nil)
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				a.Set(i, j, rng.NormFloat64())
-			}
-		}
-		var qr mat.QR
-		qr.Factorize(a)
-		var q mat.Dense
-		qr.QTo(&q)
+		q := randomOrthogonal(rng, n)
 		lam := make([]float64, n)
 		for k := range lam {
 			switch k % 4 {
@@ -60,19 +49,7 @@ func TestPSDTarget(t *testing.T) {
 				lam[k] = hi * (1 + 4*rng.Float64()) // above
 			}
 		}
-		build := func(d []float64) []float64 {
-			m := mat.NewDense(n, n, nil)
-			for k := 0; k < n; k++ {
-				for i := 0; i < n; i++ {
-					for j := 0; j < n; j++ {
-						m.Set(i, j, m.At(i, j)+d[k]*q.At(i, k)*q.At(j, k))
-					}
-				}
-			}
-			v := make([]float64, n*(n+1)/2)
-			denseToSvec(v, m, n)
-			return v
-		}
+		build := func(d []float64) []float64 { return svecQDQ(q, d) }
 		v := build(lam)
 		tgt := make([]float64, n)
 		for k, l := range lam {

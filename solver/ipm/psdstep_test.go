@@ -11,6 +11,17 @@ import (
 // randomPD returns svec of Q diag(λ) Qᵀ with a random orthogonal Q and
 // eigenvalues log-spaced over [1/cond, 1].
 func randomPD(rng *rand.Rand, n int, cond float64) []float64 {
+	q := randomOrthogonal(rng, n)
+	lam := make([]float64, n)
+	for k := range lam {
+		lam[k] = math.Pow(cond, -float64(k)/float64(max(n-1, 1)))
+	}
+	return svecQDQ(q, lam)
+}
+
+// randomOrthogonal returns the Q factor of an n×n matrix of standard normal
+// entries.
+func randomOrthogonal(rng *rand.Rand, n int) *mat.Dense {
 	a := mat.NewDense(n, n, nil)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
@@ -21,12 +32,17 @@ func randomPD(rng *rand.Rand, n int, cond float64) []float64 {
 	qr.Factorize(a)
 	var q mat.Dense
 	qr.QTo(&q)
+	return &q
+}
+
+// svecQDQ returns svec of Q diag(d) Qᵀ, summed one rank-one term at a time.
+func svecQDQ(q *mat.Dense, d []float64) []float64 {
+	n := len(d)
 	m := mat.NewDense(n, n, nil)
 	for k := 0; k < n; k++ {
-		lk := math.Pow(cond, -float64(k)/float64(max(n-1, 1)))
 		for i := 0; i < n; i++ {
 			for j := 0; j < n; j++ {
-				m.Set(i, j, m.At(i, j)+lk*q.At(i, k)*q.At(j, k))
+				m.Set(i, j, m.At(i, j)+d[k]*q.At(i, k)*q.At(j, k))
 			}
 		}
 	}
