@@ -45,15 +45,7 @@ func TestTolerance(t *testing.T) {
 // TestSubset runs a few small public instances of every library through the
 // default route and requires a verified pass (the full run is the benchmark).
 func TestSubset(t *testing.T) {
-	d, err := shareddata.Dir()
-	if err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
-	dir := filepath.Join(d, "conic-bench")
-	ref, err := loadReference(dir)
-	if err != nil {
-		t.Skipf("no conic-bench reference: %v", err)
-	}
+	dir, ref := conicBench(t)
 	want := map[string]bool{"HS21": true, "QAFIRO": true, "DUAL1": true, "demb782": true, "rijc782": true, "bss1": true, "truss1": true, "theta1": true, "infp1": true}
 	n := 0
 	for i := range ref.Instances {
@@ -77,14 +69,7 @@ func TestSubset(t *testing.T) {
 // value) and leaves the published grade as published; every erratum names an
 // instance of reference.json and carries evidence.
 func TestErrata(t *testing.T) {
-	d, err := shareddata.Dir()
-	if err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
-	ref, err := loadReference(filepath.Join(d, "conic-bench"))
-	if err != nil {
-		t.Skipf("no conic-bench reference: %v", err)
-	}
+	_, ref := conicBench(t)
 	byName := map[string]*instance{}
 	for i := range ref.Instances {
 		byName[ref.Instances[i].Name] = &ref.Instances[i]
@@ -152,14 +137,7 @@ func TestErrata(t *testing.T) {
 // instance whose published value an erratum withdraws as "noref", counts it
 // in the table's "no reference" column and writes no reference for it.
 func TestRegradeWithdrawn(t *testing.T) {
-	d, err := shareddata.Dir()
-	if err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
-	ref, err := loadReference(filepath.Join(d, "conic-bench"))
-	if err != nil {
-		t.Skipf("no conic-bench reference: %v", err)
-	}
+	_, ref := conicBench(t)
 	prev := []outcome{
 		{Name: "hinf13", Set: "sdplib", Status: "almost-optimal", Objective: 45.0445818790685, Grade: "fail", GradePub: "fail"},
 		{Name: "hinf1", Set: "sdplib", Status: "optimal", Objective: 2.03263, Grade: "pass", GradePub: "pass"},
@@ -224,15 +202,7 @@ func TestTighten(t *testing.T) {
 // 0.5 (block 3's F₀ has none in the file, so each becomes a line of value
 // 0.5); a negative margin is refused naming the flag and the value.
 func TestWriteSDPAFiles(t *testing.T) {
-	d, err := shareddata.Dir()
-	if err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
-	dir := filepath.Join(d, "conic-bench")
-	ref, err := loadReference(dir)
-	if err != nil {
-		t.Skipf("no conic-bench reference: %v", err)
-	}
+	dir, ref := conicBench(t)
 	re := regexp.MustCompile("^hinf1$")
 	want := map[string]bool{"sdplib": true}
 	for _, margin := range []float64{0, 0.5} {
@@ -256,7 +226,7 @@ func TestWriteSDPAFiles(t *testing.T) {
 			}
 		}
 	}
-	err = writeSDPAFiles(dir, t.TempDir(), -1, ref, want, re, io.Discard)
+	err := writeSDPAFiles(dir, t.TempDir(), -1, ref, want, re, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "-sdpa-margin is -1") {
 		t.Errorf("margin -1: error %v", err)
 	}
@@ -277,4 +247,20 @@ func TestOutcomeJSON(t *testing.T) {
 	if !strings.Contains(string(b), `"objective":null`) || !strings.Contains(string(b), `"reference":1`) {
 		t.Errorf("JSON %s", b)
 	}
+}
+
+// conicBench returns the directory of ../shared's conic-bench instances and
+// its reference.json, skipping the test when either is absent.
+func conicBench(t *testing.T) (string, *reference) {
+	t.Helper()
+	d, err := shareddata.Dir()
+	if err != nil {
+		t.Skipf("shared data not available: %v", err)
+	}
+	dir := filepath.Join(d, "conic-bench")
+	ref, err := loadReference(dir)
+	if err != nil {
+		t.Skipf("no conic-bench reference: %v", err)
+	}
+	return dir, ref
 }
