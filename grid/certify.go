@@ -182,15 +182,17 @@ func (n *Network) meritOrder(dom LoadDomain, rules MarketRules) (*CostCertificat
 	if len(segs) > 0 && (segs[len(segs)-1].Price > rules.PriceCap || segs[0].Price < rules.PriceFloor) {
 		return nil, "a unit's price lies outside [PriceFloor, PriceCap]"
 	}
-	// Fast refusal: the merit-order dispatch at the network's own loads, a
-	// point of the domain, already reaches a limit (one power flow instead of
-	// a PTDF row per branch; before the size cap, so large networks get the
-	// real reason). The reason names no branch: which one binds at the
-	// network's loads depends on them, while "some branch can reach its limit
-	// over the domain" is a fact about the (public) domain, which the exact
-	// check below would establish too.
-	if dom.Contains(n.Load) && n.meritFlowViolation(segs, pmin) >= 0 {
-		return nil, "a branch can reach its limit over the domain (the merit-order dispatch reaches one at a load vector of the domain)"
+	// Fast refusal: the merit-order dispatch at the domain's midpoint (a
+	// public point of the domain) already reaches a limit (one power flow
+	// instead of a PTDF row per branch; before the size cap, so large
+	// networks get the real reason). The network's own loads are never read:
+	// they may be the private data.
+	mid := make([]float64, len(dom.Lo))
+	for i := range mid {
+		mid[i] = dom.Lo[i] + (dom.Hi[i]-dom.Lo[i])/2
+	}
+	if n.meritFlowViolation(segs, pmin, mid) >= 0 {
+		return nil, "a branch can reach its limit over the domain (the merit-order dispatch reaches one at the domain's midpoint)"
 	}
 	if float64(n.NumBuses())*float64(n.NumBranches()) > MaxDensePTDF {
 		return nil, fmt.Sprintf("%d buses × %d branches exceed the PTDF size cap of the congestion check", n.NumBuses(), n.NumBranches())
@@ -211,11 +213,11 @@ func (n *Network) meritOrder(dom LoadDomain, rules MarketRules) (*CostCertificat
 }
 
 // meritFlowViolation returns a branch whose flow under the merit-order
-// dispatch of the network's own total load reaches its limit, or −1.
-func (n *Network) meritFlowViolation(segs []MeritSegment, pmin float64) int {
+// dispatch of the loads load (per bus) reaches its limit, or −1.
+func (n *Network) meritFlowViolation(segs []MeritSegment, pmin float64, load []float64) int {
 	total := 0.0
-	for i := range n.Load {
-		total += n.Load[i] + n.Pbusinj[i]
+	for i := range load {
+		total += load[i] + n.Pbusinj[i]
 	}
 	p := append([]float64(nil), n.Pmin...)
 	rest := total - pmin
@@ -227,8 +229,7 @@ func (n *Network) meritFlowViolation(segs []MeritSegment, pmin float64) int {
 		p[s.Gen] += f
 		rest -= f
 	}
-	_, flow := n.PowerFlow(p)
-	for l, f := range flow {
+	for l, f := range n.FlowsAt(p, load) {
 		if f >= n.FlowMax[l] || f <= n.FlowMin[l] {
 			return l
 		}

@@ -485,6 +485,27 @@ func (n *Network) PowerFlow(pg []float64) (theta, flow []float64) {
 	return theta, flow
 }
 
+// FlowsAt returns the branch flows (MW) of dispatch pg at the bus loads load
+// (MW per internal bus, in place of Load; nil: Load): Bf θ + Pfinj with
+// Bbus θ = Cg pg − load − Pbusinj, as PowerFlow.
+func (n *Network) FlowsAt(pg, load []float64) []float64 {
+	if load == nil {
+		load = n.Load
+	}
+	inj := make([]float64, n.NumBuses())
+	for i := range inj {
+		inj[i] = -load[i] - n.Pbusinj[i]
+	}
+	for g, bi := range n.GenBus {
+		inj[bi] += pg[g]
+	}
+	f := n.Bf.MulVecTo(nil, 1, n.SolveAngles(inj), 0)
+	for l := range f {
+		f[l] += n.Pfinj[l]
+	}
+	return f
+}
+
 // NetInjection returns Cg pg − Load (MW per bus).
 func (n *Network) NetInjection(pg []float64) []float64 {
 	inj := make([]float64, len(n.BusID))

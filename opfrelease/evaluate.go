@@ -63,7 +63,7 @@ func (pr *Program) Evaluate(ctx context.Context, eo EvalOptions) (*Evaluation, e
 		return nil, err
 	}
 	p := full.can.Problem
-	opts := query.EvalOptions{N: eo.N, Seed: eo.Seed, Settings: pr.Options.Settings, Solver: pr.Options.Solver, Progress: eo.Progress}
+	opts := query.EvalOptions{N: eo.N, Seed: eo.Seed, Settings: pr.opt.Settings, Solver: pr.opt.Solver, Progress: eo.Progress}
 	base, err := solveNominal(ctx, p, opts)
 	if err != nil {
 		return nil, err
@@ -80,14 +80,14 @@ func (pr *Program) Evaluate(ctx context.Context, eo EvalOptions) (*Evaluation, e
 	if ev.Output, err = query.OutputPerturbation(ctx, p, full.spec.Query, pr.privacy, opts); err != nil {
 		return nil, err
 	}
-	vars := pr.Domain.Variable()
+	vars := pr.dom.Variable()
 	if len(vars) == 0 {
 		return ev, nil
 	}
 	in := pr.privacy
-	in.Sensitivity = query.Sensitivity{Value: pr.Options.Alpha, Norm: 1, Source: query.Declared}
+	in.Sensitivity = query.Sensitivity{Value: pr.opt.Alpha, Norm: 1, Source: query.Declared}
 	build := func(draw []float64) (*solver.Problem, error) {
-		load := append([]float64(nil), pr.net.Load...)
+		load := append([]float64(nil), pr.load...)
 		for t, i := range vars {
 			load[i] += draw[t]
 		}

@@ -2,8 +2,6 @@ package opfrelease
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -17,9 +15,6 @@ import (
 	"github.com/privopt/privopt/noise"
 	"github.com/privopt/privopt/query"
 	"github.com/privopt/privopt/solver"
-	"github.com/privopt/privopt/solver/auto"
-	"github.com/privopt/privopt/solver/highs"
-	"github.com/privopt/privopt/solver/ipm"
 )
 
 // Options configure Prepare. Start from DefaultOptions: Validate rejects zero
@@ -28,10 +23,13 @@ type Options struct {
 	Query Query
 	// Alpha: adjacent datasets differ in one bus load by at most Alpha MW.
 	Alpha float64
-	// Domain is the declared (public) box of bus loads; nil means the band
-	// ±Band·|load| around the case's loads (grid.Network.LoadBand).
+	// Domain is the public box of bus demands (MW of Pd per internal bus; a
+	// bus's shunt is part of the public network); nil means DefaultDomain
+	// (the price-cap certificate with backstops at every bus). It must be
+	// public: a band around the private loads is not a public domain.
 	Domain *grid.LoadDomain
-	Band   float64
+	// DomainSource says where Domain comes from (printed with the plan).
+	DomainSource string
 	// Rules are the price cap and floor of the market (backstops at every bus).
 	Rules grid.MarketRules
 	// Epsilon, Delta and Noise (a query.ParseMechanism name) set the noise.
@@ -80,11 +78,11 @@ type Options struct {
 	Settings solver.Settings
 }
 
-// DefaultOptions returns the paper's setting: cost query, α = 1 MW, ±10% load
-// band, default market rules, ε = 1 Laplace noise, vertex method with η = 1%,
+// DefaultOptions returns the paper's setting: cost query, α = 1 MW, no
+// declared domain (DefaultDomain), default market rules, ε = 1 Laplace noise, vertex method with η = 1%,
 // β = 10%, quadratic costs as 20 secant segments.
 func DefaultOptions() Options {
-	return Options{Alpha: 1, Band: 0.1, Rules: grid.DefaultMarketRules(), Epsilon: 1, Noise: "laplace",
+	return Options{Alpha: 1, Rules: grid.DefaultMarketRules(), Epsilon: 1, Noise: "laplace",
 		Method: chance.Vertex, Eta: 0.01, Beta: 0.1, CVaRSamples: 1000, CostSegments: 20}
 }
 
@@ -95,9 +93,6 @@ func (o *Options) Validate() error {
 	}
 	if !(o.Alpha > 0) || math.IsInf(o.Alpha, 0) {
 		return bad("Alpha", o.Alpha, "> 0 and finite (MW)")
-	}
-	if o.Domain == nil && !(o.Band >= 0 && o.Band <= 10) {
-		return bad("Band", o.Band, "in [0, 10]")
 	}
 	if err := o.Rules.Validate(); err != nil {
 		return err
@@ -146,55 +141,37 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// Program is a solved private dispatch program, ready to release. It holds
-// private data: only Release's result and the public fields documented as
-// such may be published.
+// Program is the private program of one release solved at one load vector
+// (Plan.Solve, Plan.Release): PRIVATE. Its methods give diagnostics and
+// evaluations that use the unperturbed data; none of them may be published.
 type Program struct {
-	// Public: the options, the declared domain, the sensitivity with its
-	// provenance and certificate, what was substituted, and the chance seed.
-	Options       Options
-	Domain        grid.LoadDomain
-	Sensitivity   query.Sensitivity
-	CostCert      *grid.CostCertificate // cost query, certified
-	Substitutions []string
-	ChanceSeed    uint64
-	// Timing is private: how long the solve takes depends on the loads
-	// (lazy rounds, solver iterations). Report it with the diagnostics only.
+	*Plan
+	// Timing is private: how long the solve takes depends on the loads.
 	Timing Timing
 
-	net     *grid.Network // the user's network
-	base    *grid.Network // piecewise-linear costs, no backstops (certification)
-	priv    *grid.Network // with backstops: the released program's network
-	costC0  float64
-	weights map[int]float64 // generator (priv index) → query weight on p
-	tcols   bool            // the cost query also weighs the PWL epigraph
-	privacy query.Privacy
-	spec    query.Spec
-	opf     *grid.OPF
-	can     *model.Canonical
-	sol     *query.Solution
-	last    *Release
-	// backstops are the priv generator indices of the backstop units; active
-	// marks those the last solve left free (the others were fixed at 0 and
-	// proven unnecessary by their reduced costs).
-	backstops []int
-	active    map[int]bool
-	// sec holds the N-1 outages and LODFs (Options.Security); cuts the
-	// contingency cuts of the last solve.
-	sec  *securityState
+	load   []float64 // withdrawals per bus (clamped demand + shunts)
+	costC0 float64   // the cost's constant terms (public)
+	opf  *grid.OPF
+	can  *model.Canonical
+	spec query.Spec
+	sol  *query.Solution
+	// active marks the backstops the last solve left free (the others were
+	// fixed at 0 and proven unnecessary by their reduced costs).
+	active map[int]bool
+	// cuts are the contingency cuts of the last solve.
 	cuts []cut
-	// lazy: flow limits are monitored lazily (Options.Limits); monitored
-	// lists the branches whose limits the last solve's program holds, and
-	// solves counts the programs solved by the last solve (private: which
-	// limits bind depends on the loads).
+	// lazy: flow limits are monitored lazily; monitored lists the branches
+	// whose limits the last solve's program holds, and solves counts the
+	// programs solved.
 	lazy      bool
-	solver    solver.Solver // Options.Solver, or the lazy route's default
+	solver    solver.Solver
 	monitored []int
 	solves    int
-	// shift is the pair of backstops at one bus that moves the lower copy's
-	// dispatch to an upper copy (Prepare's feasibility argument); nil when no
-	// bus has both.
-	shift *shiftPair
+	// route names the solver route (Plan.solveRobust); fallback is set when
+	// every route failed and fixed holds the statistic it produced.
+	route    string
+	fallback string
+	fixed    float64
 }
 
 // shiftPair names the shedding and curtailment units (priv generator
@@ -203,182 +180,52 @@ type shiftPair struct{ shed, curtail int }
 
 // SkippedOutages returns the branches (Network indices) whose outage splits
 // an island and which the N-1 constraints therefore skip (public: topology).
-func (pr *Program) SkippedOutages() []int {
-	if pr.sec == nil {
+func (p *Plan) SkippedOutages() []int {
+	if p.sec == nil {
 		return nil
 	}
-	return append([]int(nil), pr.sec.islanding...)
+	return append([]int(nil), p.sec.islanding...)
 }
 
-// Timing records where Prepare's time went (private: see Program.Timing).
+// Timing records where a solve's time went (private: see Program.Timing).
 type Timing struct {
-	Certify, Build, Solve, Total time.Duration
+	Build, Solve, Total time.Duration
 }
 
-// Release is one published value with its record. Everything in it may be
-// published.
-type Release struct {
-	Value  float64 // the released statistic ($/h for cost, MW for gen-subset)
-	Unit   string
-	Record query.Record
-	zeta   float64
-}
-
-// Prepare builds the private program for the network's loads, certifies the
-// sensitivity over the declared domain, and solves it; it draws no noise.
-//
 // Construction (one pipeline: grid builds the model, query/chance perturb it).
-// The network gets backstop units at every bus (Options.Rules) and, if it has
-// quadratic costs, secant piecewise-linear costs; its DC-OPF is canonicalized
-// and handed to query.Solve with the query (the cost: linear weights on
-// dispatch and cost-epigraph columns, or a generator subset), the noise and
-// the chance method. For one noise component on linear rows chance solves two
-// copies of the OPF at the ends of the noise interval (chance's interval fast
-// path).
+// The network gets backstop units (Options.Rules) at the buses the public
+// domain needs and, if it has quadratic costs, secant piecewise-linear costs;
+// its DC-OPF is canonicalized and handed to query.Solve with the query (the
+// cost: linear weights on dispatch and cost-epigraph columns, or a generator
+// subset), the noise and the chance method. For one noise component on
+// linear rows chance solves two copies of the OPF at the ends of the noise
+// interval (chance's interval fast path).
 //
 // No data-dependent abort. The backstops (grid.Network.BackstopBuses) make the
 // private program feasible for every load vector in the domain: serve every
 // load from its bus's shedding unit and absorb every negative load and unit's
 // minimum output at its own bus (zero flows), and raise the cost of the upper
 // copy by any amount W with simultaneous shedding and absorption at one bus
-// (the query row needs cost(x_hi) − cost(x_lo) = W). (Phase shifters make
-// constant flows; a case whose shifter flows alone exceed a rating is refused
-// before any noise is drawn — it is public data.)
-// So the only data-dependent refusal left is a numerical failure of the solver.
+// (the query row needs cost(x_hi) − cost(x_lo) = W). Loads outside the domain
+// are clamped into it. (Phase shifters make constant flows; a case whose
+// shifter flows alone exceed a rating fails the plan — it is public data.)
 //
 // Sensitivity. For the cost query with the expected-cost objective the
 // program's optimal value is V(d) + θ·W with V the OPF cost with market rules
 // and θ = −ζ_lo/W a data-independent constant (the lower copy is an optimal
 // dispatch and the upper one adds waste), so the released statistic moves
-// exactly as V does: grid.CertifyCostSensitivity bounds it, plus twice the
-// solver accuracy τ checked on every solve (primal–dual gap ≤ τ).
-func Prepare(ctx context.Context, net *grid.Network, opt Options) (*Program, error) {
-	t0 := time.Now()
-	if err := opt.Validate(); err != nil {
-		return nil, err
-	}
-	pr := &Program{Options: opt, net: net}
-	if opt.Domain != nil {
-		if err := opt.Domain.Validate(net); err != nil {
-			return nil, err
-		}
-		pr.Domain = *opt.Domain
-	} else {
-		d, err := net.LoadBand(opt.Band)
-		if err != nil {
-			return nil, err
-		}
-		pr.Domain = d
-	}
-	if !pr.Domain.Contains(net.Load) {
-		return nil, errors.New("opfrelease: the network's loads lie outside the declared domain")
-	}
-	// Costs: piecewise linear for the LP.
-	c := net.Case
-	pw, maxErr, err := c.PiecewiseCosts(opt.CostSegments)
-	if err != nil {
-		return nil, err
-	}
-	if maxErr > 0 {
-		pr.Substitutions = append(pr.Substitutions, fmt.Sprintf("quadratic costs replaced by %d-segment secant piecewise-linear costs (overestimate ≤ %.4g $/h in total)", opt.CostSegments, maxErr))
-	}
-	if pr.base, err = grid.NewNetwork(pw, net.Options); err != nil {
-		return nil, err
-	}
-	capacity := 1000.0
-	for i := range pr.Domain.Lo {
-		capacity += 2 * math.Max(math.Abs(pr.Domain.Lo[i]), math.Abs(pr.Domain.Hi[i]))
-	}
-	for g := range net.Pmin {
-		capacity += 2 * (math.Abs(net.Pmin[g]) + math.Abs(net.Pmax[g]))
-	}
-	shed, curtail := pr.base.BackstopBuses(pr.Domain)
-	bc, first, err := pw.WithBackstops(opt.Rules, capacity, shed, curtail)
-	if err != nil {
-		return nil, err
-	}
-	if pr.priv, err = grid.NewNetwork(bc, net.Options); err != nil {
-		return nil, err
-	}
-	for g, gi := range pr.priv.Gen {
-		if gi >= first {
-			pr.backstops = append(pr.backstops, g)
-		}
-	}
-	pr.Substitutions = append(pr.Substitutions, fmt.Sprintf("market rules: load shedding at %g $/MWh at %d buses and curtailment at %g $/MWh at %d buses", opt.Rules.PriceCap, len(shed), opt.Rules.PriceFloor, len(curtail)))
-
-	if opt.Security != nil {
-		pr.initSecurity()
-	}
-	pr.shift = pr.shiftUnits()
-	switch opt.Limits {
-	case grid.LimitsLazy:
-		pr.lazy = true
-	case grid.LimitsAuto:
-		pr.lazy = pr.priv.NumBuses() > grid.AutoPTDFMaxBuses && opt.Method != chance.Bonferroni
-	}
-	if pr.solver = opt.Solver; pr.solver == nil && pr.lazy {
-		// Lazy PTDF programs: HiGHS with presolve off, as grid.AutoStrategy
-		// picks for lazy PTDF LPs (its presolve costs more than it saves on
-		// a model of few dense rows; 10000_goc: 0.3–0.4 s per solve against
-		// 0.5–1.3 s with presolve, BENCHMARKS.md "Market-scale certified
-		// releases (round 2)"), with the automatic route's fallback to the
-		// interior-point backend.
-		h, err := highs.NewWithOptions(highs.Options{Presolve: "off"})
-		if err != nil {
-			return nil, fmt.Errorf("opfrelease: %w", err)
-		}
-		if pr.solver, err = auto.NewWith(h, ipm.New()); err != nil {
-			return nil, fmt.Errorf("opfrelease: %w", err)
-		}
-	}
-	// Sensitivity.
-	tc := time.Now()
-	if err := pr.sensitivity(); err != nil {
-		return nil, err
-	}
-	pr.Timing.Certify = time.Since(tc)
-	mech, err := query.ParseMechanism(opt.Noise)
-	if err != nil {
-		return nil, err
-	}
-	if mech == query.Gaussian || mech == query.AnalyticGaussian {
-		// The released statistic is a scalar: its ℓ1 and ℓ2 sensitivities coincide.
-		pr.Sensitivity.Norm = 2
-	}
-	pr.privacy = query.Privacy{Mechanism: mech, Epsilon: opt.Epsilon, Delta: opt.Delta, Sensitivity: pr.Sensitivity}
-	if pr.ChanceSeed = opt.ChanceSeed; pr.ChanceSeed == 0 {
-		var b [8]byte
-		if _, err := crand.Read(b[:]); err != nil {
-			return nil, fmt.Errorf("opfrelease: seeding the uncertainty set: %w", err)
-		}
-		pr.ChanceSeed = binary.LittleEndian.Uint64(b[:]) | 1
-	}
-	ts := time.Now()
-	sol, err := pr.solve(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	pr.sol = sol
-	pr.Timing.Solve = time.Since(ts)
-	if pr.sec != nil {
-		// The number of cuts depends on the loads: it is a private
-		// diagnostic (Diagnostics.SecurityCuts); the islanding outages
-		// depend on the topology only.
-		pr.Substitutions = append(pr.Substitutions, fmt.Sprintf("N-1 security: contingency cuts generated lazily; %d islanding outages skipped", len(pr.sec.islanding)))
-	}
-	pr.Timing.Total = time.Since(t0)
-	return pr, nil
-}
+// exactly as V does: grid.CertifyCostSensitivity bounds it over the public
+// domain, plus twice the solver accuracy τ checked on every solve (primal–dual
+// gap ≤ τ, re-solved along other routes otherwise).
 
 // solverMargin is τ: a data-independent bound on the solver's error in the
 // optimal value, 1e-8 times a bound on |V| over the domain (every load served
 // at the largest allowed price plus every unit's cost range). Each solve's
 // primal–dual gap is checked against it.
-func (pr *Program) solverMargin() float64 {
+func (pr *Plan) solverMargin() float64 {
 	var vb float64
-	for i := range pr.Domain.Lo {
-		vb += pr.Options.Rules.MaxPrice() * math.Max(math.Abs(pr.Domain.Lo[i]), math.Abs(pr.Domain.Hi[i]))
+	for i := range pr.certDom.Lo {
+		vb += pr.opt.Rules.MaxPrice() * math.Max(math.Abs(pr.certDom.Lo[i]), math.Abs(pr.certDom.Hi[i]))
 	}
 	for g, gi := range pr.base.Gen {
 		cst := &pr.base.Case.Costs[gi]
@@ -387,11 +234,12 @@ func (pr *Program) solverMargin() float64 {
 	return 1e-8 * (1 + vb)
 }
 
-// sensitivity sets pr.Sensitivity: declared, or certified for the cost query.
-func (pr *Program) sensitivity() error {
-	opt := pr.Options
+// sensitivity sets pr.sens: declared, or certified for the cost query over
+// the public domain.
+func (pr *Plan) sensitivity() error {
+	opt := pr.opt
 	if opt.DeclaredSensitivity > 0 {
-		pr.Sensitivity = query.Sensitivity{Value: opt.DeclaredSensitivity, Norm: 1, Source: query.Declared}
+		pr.sens = query.Sensitivity{Value: opt.DeclaredSensitivity, Norm: 1, Source: query.Declared}
 		return nil
 	}
 	var cert *grid.CostCertificate
@@ -402,16 +250,16 @@ func (pr *Program) sensitivity() error {
 		cert.Bound = opt.Alpha * cert.PerMW
 	} else {
 		var err error
-		if cert, err = pr.base.CertifyCostSensitivity(pr.Domain, opt.Alpha, opt.Rules); err != nil {
+		if cert, err = pr.base.CertifyCostSensitivity(pr.certDom, opt.Alpha, opt.Rules); err != nil {
 			return err
 		}
 	}
-	pr.CostCert = cert
-	qc, err := queryCertificate(cert, pr.Domain, pr.net, 2*pr.solverMargin())
+	pr.costCert = cert
+	qc, err := queryCertificate(cert, pr.dom, pr.pub.net, 2*pr.tau)
 	if err != nil {
 		return err
 	}
-	pr.Sensitivity = query.Sensitivity{Value: qc.Bound, Norm: 1, Source: query.Certified, Certificate: qc}
+	pr.sens = query.Sensitivity{Value: qc.Bound, Norm: 1, Source: query.Certified, Certificate: qc}
 	return nil
 }
 
@@ -419,7 +267,10 @@ func (pr *Program) sensitivity() error {
 // network's) and the query spec; with lazy limits only the limits of the
 // monitored branches mon are written (PTDF rows unless a formulation is set).
 func (pr *Program) build(ctx context.Context, load []float64, active map[int]bool, mon []int, cuts []cut) error {
-	opt := pr.Options
+	opt := pr.opt
+	if load == nil {
+		load = pr.load
+	}
 	oo := grid.OPFOptions{Formulation: opt.Formulation, Load: load, Solve: model.SolveOptions{Settings: opt.Settings}}
 	if pr.lazy {
 		oo.OmitFlowLimits = true
@@ -476,8 +327,8 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 		}
 		for _, gi := range opt.Query.Gens {
 			g, ok := pos[gi]
-			if !ok || gi >= len(pr.net.Case.Gens) {
-				return fmt.Errorf("opfrelease: gen-subset query: generator %d is not an in-service generator (mpc.gen has %d rows)", gi+1, len(pr.net.Case.Gens))
+			if !ok || gi >= len(pr.pub.net.Case.Gens) {
+				return fmt.Errorf("opfrelease: gen-subset query: generator %d is not an in-service generator (mpc.gen has %d rows)", gi+1, len(pr.pub.net.Case.Gens))
 			}
 			cols, w = append(cols, o.P.Col(g)), append(w, 1)
 		}
@@ -531,7 +382,7 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 // LimitsAll.
 func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, error) {
 	active := map[int]bool{}
-	if f := pr.Options.Formulation; fullBackstops || (pr.lazy && (f == grid.Auto || f == grid.PTDF)) {
+	if f := pr.opt.Formulation; fullBackstops || (pr.lazy && (f == grid.Auto || f == grid.PTDF)) {
 		// With lazy PTDF limits (rows over every unit) a fixed backstop is as
 		// large a column as a free one: free them all from the start.
 		pr.activateAll(active)
@@ -588,9 +439,6 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 		}
 		if pr.lazy {
 			if more := pr.limitViolations(sol, load, monitored); len(more) > 0 {
-				if solves > maxLimitSolves {
-					return nil, fmt.Errorf("opfrelease: %d flow limits still violated after %d solves with lazily monitored limits (first: branch %d); use Options.Limits = grid.LimitsAll", len(more), solves, pr.priv.Branch[more[0]]+1)
-				}
 				for _, l := range more {
 					monitored[l] = true
 				}
@@ -602,15 +450,12 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 			continue
 		}
 		if pr.sec != nil {
-			more, worst := pr.contingencyViolations(sol, load, have)
+			more, _ := pr.contingencyViolations(sol, load, have)
 			if len(more) > 0 {
-				maxRounds := pr.Options.Security.MaxRounds
-				if maxRounds == 0 {
-					maxRounds = 50
-				}
-				if cutRounds++; cutRounds > maxRounds {
-					return nil, fmt.Errorf("opfrelease: %d contingency cuts still violated (up to %.3g MW) after %d rounds; raise Security.MaxRounds", len(more), worst, maxRounds)
-				}
+				// Every round adds at least one new cut from a finite set
+				// (monitored branch × outage × copy): the loop ends without
+				// a round limit (a limit would be a data-dependent refusal).
+				cutRounds++
 				for _, c := range more {
 					have[c] = true
 				}
@@ -618,11 +463,11 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 				continue
 			}
 		}
-		if pr.CostCert != nil {
+		if pr.costCert != nil {
 			s := sol.Solver
-			tau := pr.solverMargin()
-			if gap := math.Abs(s.Objective - s.DualObjective); !(gap <= tau) {
-				return nil, fmt.Errorf("opfrelease: the solver's primal–dual gap %.3g exceeds the accuracy τ = %.3g $/h built into the certified sensitivity; refusing to release", gap, tau)
+			if gap := math.Abs(s.Objective - s.DualObjective); !(gap <= pr.tau) {
+				// No value in the text: the gap depends on the loads.
+				return nil, errors.New("opfrelease: the solver's primal–dual gap exceeds the accuracy target τ built into the certified sensitivity")
 			}
 		}
 		pr.active, pr.cuts, pr.monitored, pr.solves = active, cuts, mon, solves
@@ -632,7 +477,7 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 
 // shiftUnits returns the shedding and curtailment units of the first bus (by
 // index: a data-independent choice) that has both, or nil.
-func (pr *Program) shiftUnits() *shiftPair {
+func (pr *Plan) shiftUnits() *shiftPair {
 	shed, curt := map[int]int{}, map[int]int{}
 	for _, g := range pr.backstops {
 		if pr.priv.Pmax[g] > 0 {
@@ -675,10 +520,6 @@ func (pr *Program) upperCopy(o *grid.OPF, c1 []float64) func(xLo []float64, d fl
 	}
 }
 
-// maxLimitSolves bounds the solves of one lazy-limit loop (each adds at least
-// one limit; 10000_goc needs 2–3).
-const maxLimitSolves = 100
-
 // limitViolations returns the unmonitored branches whose flow violates a
 // limit at either end of the decision rule (tolerance 1e-6·max(1, |limit|)
 // MW, SolveDCOPF's default).
@@ -717,7 +558,7 @@ func (pr *Program) dispatch(x []float64) []float64 {
 // fullBackstops disables the lazy backstops (tests compare both).
 var fullBackstops bool
 
-func (pr *Program) activateAll(active map[int]bool) {
+func (pr *Plan) activateAll(active map[int]bool) {
 	for _, g := range pr.backstops {
 		active[g] = true
 	}
@@ -758,60 +599,68 @@ func (pr *Program) backstopViolations(sol *query.Solution, active map[int]bool) 
 	return viol
 }
 
-// Release draws the noise once and returns the released value with its
-// record; with a ledger, the spend is checked and recorded before the noise is
-// drawn. Each call is a new release and spends privacy.
-func (pr *Program) Release(ro query.ReleaseOptions) (*Release, error) {
-	r, err := pr.sol.Release(ro)
-	if err != nil {
-		return nil, err
+// statistic returns the pre-noise released statistic Q x̄* (+ the cost's
+// constant terms), or the fallback's value.
+func (pr *Program) statistic() float64 {
+	if pr.sol == nil {
+		return pr.fixed
 	}
-	out := &Release{Value: r.Value[0], Unit: "MW", Record: r.Record, zeta: r.Value[0] - pr.sol.QueryMean[0]}
-	if pr.Options.Query.Kind == Cost {
-		out.Value += pr.costC0 // a public constant: post-processing
-		out.Unit = "$/h"
+	v := pr.sol.QueryMean[0]
+	if pr.opt.Query.Kind == Cost {
+		v += pr.costC0 // a public constant
 	}
-	pr.last = out
-	return out, nil
+	return v
 }
 
-// Diagnostics are private values about a Program: the pre-noise statistic,
-// the nominal cost, the noise interval and whether the dispatch behind the
-// last release is feasible. They depend on the data without noise and must
-// not be published.
+// feasibleAt reports whether the dispatch x̄* + X*ζ behind a release with
+// noise ζ satisfies every constraint (tolerance 1e-7 relative; with lazy
+// limits also every branch limit, tolerance 1e-6·max(1, |limit|) MW).
+func (pr *Program) feasibleAt(zeta float64) bool {
+	x := pr.sol.Rule.Apply(nil, []float64{zeta})
+	ok := query.Feasible(pr.can.Problem, x, 1e-7, nil)
+	if pr.lazy {
+		n := pr.priv
+		for l, f := range flows(n, pr.dispatch(x), pr.load) {
+			hi, lo := n.FlowMax[l], n.FlowMin[l]
+			if f > hi+1e-6*math.Max(1, math.Abs(hi)) || f < lo-1e-6*math.Max(1, math.Abs(lo)) {
+				ok = false
+			}
+		}
+	}
+	return ok
+}
+
+// Diagnostics are private values about a solved Program: the pre-noise
+// statistic, the nominal cost and the noise interval. They depend on the
+// data without noise and must not be published.
 type Diagnostics struct {
-	NominalCost   float64 // DC-OPF cost of the case as given (quadratic costs exact), $/h
-	ExpectedValue float64 // Q x̄* (+ constant): the released value without noise
+	NominalCost   float64 // DC-OPF cost at the (clamped) loads without market rules (quadratic costs exact), $/h
+	ExpectedValue float64 // the released statistic without noise
 	ExpectedCost  float64 // E[cost] of the decision rule, $/h
 	ZetaLo        float64 // the noise interval enforced
 	ZetaHi        float64
-	// LastFeasible reports whether the dispatch x̄* + X*ζ̂ behind the last
-	// release satisfies every constraint (tolerance 1e-7 relative; with lazy
-	// limits also every branch limit, tolerance 1e-6·max(1, |limit|) MW).
-	LastFeasible bool
-	// Solves counts the programs the solve of Prepare solved (lazy backstops,
-	// limits and cuts); MonitoredLimits the branch limits its final program
-	// holds with lazy limits (0 with LimitsAll, which holds all of them).
+	// Solves counts the programs solved (lazy backstops, limits and cuts);
+	// MonitoredLimits the branch limits its final program holds with lazy
+	// limits (0 with LimitsAll, which holds all of them).
 	Solves          int
 	MonitoredLimits int
 	// SecurityCuts is the number of N-1 contingency cuts the final program
 	// holds (0 without Options.Security): it depends on the loads.
 	SecurityCuts int
-	HasRelease   bool
 	Status       string
 }
 
 // Diagnostics computes the private diagnostics (it solves the nominal OPF).
 func (pr *Program) Diagnostics(ctx context.Context) (*Diagnostics, error) {
-	d := &Diagnostics{ExpectedValue: pr.sol.QueryMean[0], Status: pr.sol.Solver.Status.String()}
-	if pr.Options.Query.Kind == Cost {
-		d.ExpectedValue += pr.costC0
+	if pr.sol == nil {
+		return nil, fmt.Errorf("opfrelease: no solved program (fallback: %s)", pr.fallback)
 	}
+	d := &Diagnostics{ExpectedValue: pr.statistic(), Status: pr.sol.Solver.Status.String()}
 	d.ExpectedCost = pr.sol.Objective
 	if b := pr.sol.Counterpart.Guarantee.Box; len(b) == 1 {
 		d.ZetaLo, d.ZetaHi = b[0].Lo, b[0].Hi
 	}
-	o, err := pr.net.BuildOPF(grid.OPFOptions{Formulation: pr.Options.Formulation})
+	o, err := pr.pub.net.BuildOPF(grid.OPFOptions{Formulation: pr.opt.Formulation, Load: pr.load})
 	if err != nil {
 		return nil, err
 	}
@@ -820,47 +669,36 @@ func (pr *Program) Diagnostics(ctx context.Context) (*Diagnostics, error) {
 		return nil, err
 	}
 	d.NominalCost = ns.Cost
-	if pr.last != nil {
-		d.HasRelease = true
-		x := pr.sol.Rule.Apply(nil, []float64{pr.last.zeta})
-		d.LastFeasible = query.Feasible(pr.can.Problem, x, 1e-7, nil)
-		if pr.lazy {
-			n := pr.priv
-			for l, f := range flows(n, pr.dispatch(x), nil) {
-				hi, lo := n.FlowMax[l], n.FlowMin[l]
-				if f > hi+1e-6*math.Max(1, math.Abs(hi)) || f < lo-1e-6*math.Max(1, math.Abs(lo)) {
-					d.LastFeasible = false
-				}
-			}
-		}
-	}
 	d.Solves, d.MonitoredLimits, d.SecurityCuts = pr.solves, len(pr.monitored), len(pr.cuts)
 	return d, nil
 }
 
 // ReleasedMeanAt re-solves the private program at other loads on the same
-// uncertainty set and returns the pre-noise statistic Q x̄* (+ constant). It is
-// a private diagnostic for audits and tests (adjacent-dataset searches,
-// plots of the released densities); it spends no privacy and must not be
-// published.
-func (pr *Program) ReleasedMeanAt(ctx context.Context, load []float64) (float64, error) {
-	cp := *pr
-	sol, err := cp.solve(ctx, load)
+// uncertainty set and returns the pre-noise statistic. It is a private
+// diagnostic for audits and tests (adjacent-dataset searches, plots of the
+// released densities); it spends no privacy and must not be published.
+func (pr *Program) ReleasedMeanAt(ctx context.Context, loads Loads) (float64, error) {
+	prog, err := pr.Plan.Solve(ctx, loads)
 	if err != nil {
 		return 0, err
 	}
-	v := sol.QueryMean[0]
-	if pr.Options.Query.Kind == Cost {
-		v += cp.costC0
-	}
-	return v, nil
+	return prog.statistic(), nil
 }
 
-// Noise returns the calibrated noise mechanism of the release.
-func (pr *Program) Noise() (*noise.Mechanism, error) { return pr.privacy.NoiseMechanism() }
+// Noise returns the calibrated noise mechanism of the plan.
+func (p *Plan) NoiseMechanism() *noise.Mechanism { return p.mech }
 
-// Privacy returns the privacy specification of the release.
-func (pr *Program) Privacy() query.Privacy { return pr.privacy }
+// Privacy returns the privacy specification of the plan.
+func (p *Plan) Privacy() query.Privacy { return p.privacy }
+
+// Options returns the options the plan was made with.
+func (p *Plan) Options() Options { return p.opt }
+
+// LoadDomain returns the public demand domain of the plan.
+func (p *Plan) LoadDomain() grid.LoadDomain { return p.dom }
+
+// Public returns the plan's public network.
+func (p *Plan) Public() *PublicNetwork { return p.pub }
 
 // Problem returns the canonical base problem (the OPF with backstops and
 // piecewise-linear costs) and the query spec used: for evaluations.

@@ -28,7 +28,9 @@ import (
 type Security struct {
 	// PostFactor scales the post-contingency limits (0: 1, the normal rating).
 	PostFactor float64
-	// MaxRounds bounds the cut rounds (0: 50).
+	// MaxRounds is deprecated and ignored: the cut loop always ends (every
+	// round adds a new cut from a finite set), and a round limit would make
+	// the release refuse depending on the data.
 	MaxRounds int
 }
 
@@ -43,9 +45,9 @@ type securityState struct {
 // cut is one post-contingency limit: monitored branch l after outage k.
 type cut struct{ l, k int }
 
-func (pr *Program) initSecurity() {
+func (pr *Plan) initSecurity() {
 	n := pr.priv
-	st := &securityState{factor: pr.Options.Security.PostFactor}
+	st := &securityState{factor: pr.opt.Security.PostFactor}
 	if st.factor == 0 {
 		st.factor = 1
 	}
@@ -62,23 +64,7 @@ func (pr *Program) initSecurity() {
 
 // flows returns the branch flows of dispatch p (per priv generator) at the
 // given loads (nil: the network's).
-func flows(n *grid.Network, p, load []float64) []float64 {
-	if load == nil {
-		load = n.Load
-	}
-	inj := make([]float64, n.NumBuses())
-	for i := range inj {
-		inj[i] = -load[i] - n.Pbusinj[i]
-	}
-	for g, bi := range n.GenBus {
-		inj[bi] += p[g]
-	}
-	f := n.Bf.MulVecTo(nil, 1, n.SolveAngles(inj), 0)
-	for l := range f {
-		f[l] += n.Pfinj[l]
-	}
-	return f
-}
+func flows(n *grid.Network, p, load []float64) []float64 { return n.FlowsAt(p, load) }
 
 // contingencyViolations checks both ends of the decision rule and returns
 // the new cuts (most violated per outage and end) and the largest

@@ -11,7 +11,6 @@ import (
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/noise"
 	"github.com/privopt/privopt/opfrelease"
-	"github.com/privopt/privopt/query"
 )
 
 func init() {
@@ -59,7 +58,20 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// demo6's offers are 12–50 $/MWh: a cap of 100 $/MWh is a plausible offer cap
 	// for it (the default 1,000 would make the certified bound 20× the top offer).
 	opt.Rules.PriceCap = 100
-	pr, err := opfrelease.Prepare(ctx, net, opt)
+	// demo6 ships one load profile; the demo treats it as a published
+	// reference profile (the public domain is ±30% around it) and as this
+	// hour's private loads. In real use the domain comes from public
+	// information (--domain, --reference) and the loads are private.
+	pub, loads, err := opfrelease.Split(net)
+	if err != nil {
+		return err
+	}
+	dom, err := grid.ReferenceBand(loads.Values(), 0.3)
+	if err != nil {
+		return err
+	}
+	opt.Domain, opt.DomainSource = &dom, "demo6's published reference profile ± 30%"
+	plan, err := opfrelease.NewPlan(ctx, pub, opt)
 	if err != nil {
 		return err
 	}
@@ -67,20 +79,21 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *seed != 0 {
 		src = noise.NewSeededSource(*seed)
 	}
-	rel, err := pr.Release(query.ReleaseOptions{Source: src, Dataset: "demo6"})
+	rel, err := plan.Release(ctx, loads, opfrelease.ReleaseOptions{Label: "demo6", Source: src})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "demo6: %d buses, %d generators, %d branches; one private release of its optimal dispatch cost.\n",
 		net.NumBuses(), net.NumGens(), net.NumBranches())
-	fmt.Fprintf(stdout, "released cost   %.2f $/h\n", rel.Value)
-	fmt.Fprintf(stdout, "guarantee       %s\n", rel.Record.Guarantee)
-	fmt.Fprintf(stdout, "adjacency       one bus load differs by at most %g MW, every load within ±%g%% of the case's (declared domain)\n", *alpha, 100*opt.Band)
-	if c := rel.Record.Certificate; c != nil {
-		fmt.Fprintf(stdout, "certificate     %s (bound %.4g $/h)\n", c.Method, c.Bound)
+	fmt.Fprintf(stdout, "released cost   %.6g $/h (estimate %.6g $/h after removing the published offset %.6g)\n", rel.ReleasedValue, rel.Estimate, plan.Offset)
+	fmt.Fprintf(stdout, "guarantee       %s\n", plan.Guarantee)
+	fmt.Fprintf(stdout, "adjacency       one bus load differs by at most %g MW; domain: %s\n", *alpha, plan.Domain.Source)
+	if c := plan.Certificate; c != nil {
+		fmt.Fprintf(stdout, "certificate     %s (bound %.6g $/h)\n", c.Method, c.Bound)
 	}
-	fmt.Fprintf(stdout, "feasibility     %s\n", pr.Solution().Counterpart.Guarantee)
-	for _, s := range pr.Substitutions {
+	fmt.Fprintf(stdout, "noise           %s, std %.6g, released on a grid of %g\n", plan.Noise, plan.NoiseStd, plan.ReleaseGrid)
+	fmt.Fprintf(stdout, "feasibility     %s\n", plan.Feasibility)
+	for _, s := range plan.Notes {
 		fmt.Fprintf(stdout, "note            %s\n", s)
 	}
 	fmt.Fprintln(stdout, "This is the only value computed from the data that may be published; it spends (ε, δ) once.")
@@ -101,7 +114,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, a := range []float64{0.5, 1, 2, 5, 10} {
 		o := opt
 		o.Alpha = a
-		p, err := opfrelease.Prepare(ctx, net, o)
+		pl, err := opfrelease.NewPlan(ctx, pub, o)
+		if err != nil {
+			return err
+		}
+		p, err := pl.Solve(ctx, loads)
 		if err != nil {
 			return err
 		}
@@ -109,7 +126,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%6g %12.4g | %9.2f %11.2f | %9.2f %11.2f | %9.2f %11.2f\n", a, p.Sensitivity.Value,
+		fmt.Fprintf(stdout, "%6g %12.4g | %9.2f %11.2f | %9.2f %11.2f | %9.2f %11.2f\n", a, pl.Sensitivity,
 			ev.Program.MeanLossPct, 100*ev.Program.InfeasibleRate, ev.Output.MeanLossPct, 100*ev.Output.InfeasibleRate,
 			ev.Input.MeanLossPct, 100*ev.Input.InfeasibleRate)
 		rows = append(rows, row{100 * ev.Program.InfeasibleRate, 100 * ev.Output.InfeasibleRate, 100 * ev.Input.InfeasibleRate})

@@ -27,7 +27,8 @@ func init() {
 
 type opfFlags struct {
 	casePath, query, noiseName, method, plotPath, dcModel, formulation  string
-	nominal, jsonOut, diagnostics, secure                               bool
+	domainPath, referencePath, loadsPath                                string
+	nominal, jsonOut, diagnostics, secure, planOnly                     bool
 	postFactor                                                          float64
 	epsilon, delta, alpha, eta, beta, cvarQ, band, priceCap, priceFloor float64
 	declared                                                            float64
@@ -46,7 +47,11 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Float64Var(&f.epsilon, "epsilon", 1, "privacy parameter ε")
 	fs.Float64Var(&f.delta, "delta", 0, "privacy parameter δ (needed by gaussian, analytic-gaussian, truncated-laplace, optimal)")
 	fs.Float64Var(&f.alpha, "alpha", 1, "adjacency α in MW: one bus load may differ by at most α")
-	fs.Float64Var(&f.band, "load-band", 0.1, "declared load domain: each bus load within ±FRACTION of the case's load (public bound the guarantee covers)")
+	fs.StringVar(&f.domainPath, "domain", "", "PUBLIC load domain CSV with header bus,min,max (MW of demand; buses not listed carry no load); loads outside it are clamped into it")
+	fs.StringVar(&f.referencePath, "reference", "", "PUBLISHED reference profile CSV with header bus,mw: the domain is ±--band around it (instead of --domain)")
+	fs.Float64Var(&f.band, "band", 0.1, "with --reference: the domain is each reference load ±FRACTION of its absolute value")
+	fs.StringVar(&f.loadsPath, "loads", "", "PRIVATE loads CSV with header bus,LABEL1,LABEL2,… (MW of demand): one release per column, each spent and labelled; without it the case's loads are the private data (one release labelled case)")
+	fs.BoolVar(&f.planOnly, "plan-only", false, "print the public plan (certificate, noise, offset, notes) and read no private value")
 	fs.Float64Var(&f.priceCap, "price-cap", 1000, "market price cap / value of lost load, $/MWh (load shedding backstop)")
 	fs.Float64Var(&f.priceFloor, "price-floor", 0, "market price floor, $/MWh, ≤ 0 (curtailment backstop)")
 	fs.IntVar(&f.segments, "cost-segments", 20, "quadratic costs are replaced by this many secant segments per unit (the release is an LP value)")
@@ -62,7 +67,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.diagnostics, "diagnostics", false, "also print PRIVATE diagnostics (pre-noise values, nominal cost, feasibility, evaluations, plots): never publish them")
 	fs.IntVar(&f.evaluate, "evaluate", 0, "with --diagnostics: Monte Carlo over N simulated releases per strategy (program, output, input perturbation)")
 	fs.IntVar(&f.inputN, "input-n", 0, "cap on input-perturbation realizations (each is one OPF solve); 0 = --evaluate")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed for reproducible experiments (0: cryptographic randomness; a seeded release is not private)")
+	fs.Uint64Var(&f.seed, "seed", 0, "INSECURE: deterministic noise and uncertainty set for tests and audits (0: cryptographic randomness); a seeded release is not private")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.StringVar(&f.plotPath, "plot", "", "with --diagnostics: write the released-value densities for three adjacent load vectors to this SVG file")
 	fs.StringVar(&f.dcModel, "dc-model", "powermodels", "DC model: powermodels (b = x/(r²+x²), no taps/shifts; PGLib baselines) | matpower (b = 1/x, taps, shifts)")
@@ -237,7 +242,7 @@ func privateOptions(f *opfFlags, form grid.Formulation) (opfrelease.Options, err
 		{"--eta", f.eta, f.eta > 0 && f.eta < 1, "in (0, 1)"},
 		{"--beta", f.beta, f.beta > 0 && f.beta < 1, "in (0, 1)"},
 		{"--cvar-q", f.cvarQ, f.cvarQ >= 0 && f.cvarQ < 1, "in [0, 1)"},
-		{"--load-band", f.band, f.band >= 0 && f.band <= 10, "in [0, 10]"},
+		{"--band", f.band, f.band >= 0 && f.band <= 10, "in [0, 10]"},
 		{"--price-cap", f.priceCap, f.priceCap > 0 && !math.IsInf(f.priceCap, 0), "> 0 and finite"},
 		{"--price-floor", f.priceFloor, f.priceFloor <= 0 && !math.IsInf(f.priceFloor, 0), "≤ 0 and finite"},
 		{"--declared-sensitivity", f.declared, f.declared >= 0 && !math.IsInf(f.declared, 0), "≥ 0 and finite"},
@@ -255,7 +260,7 @@ func privateOptions(f *opfFlags, form grid.Formulation) (opfrelease.Options, err
 	if f.segments < 1 || f.segments > 10000 {
 		return opt, usagef("--cost-segments is %d, must be in [1, 10000]", f.segments)
 	}
-	opt.Query, opt.Alpha, opt.Band = q, f.alpha, f.band
+	opt.Query, opt.Alpha = q, f.alpha
 	opt.Rules = grid.MarketRules{PriceCap: f.priceCap, PriceFloor: f.priceFloor}
 	opt.Epsilon, opt.Delta, opt.Noise = f.epsilon, f.delta, f.noiseName
 	opt.Method, opt.Eta, opt.Beta, opt.CVaRQ = method, f.eta, f.beta, f.cvarQ
@@ -264,49 +269,26 @@ func privateOptions(f *opfFlags, form grid.Formulation) (opfrelease.Options, err
 	return opt, nil
 }
 
-// releaseJSON is what `privopt opf --query … --json` prints: only publishable
-// values, plus the private diagnostics object when --diagnostics is given.
-type releaseJSON struct {
-	Case          string             `json:"case"`
-	Query         string             `json:"query"`
-	ReleasedValue float64            `json:"released_value"`
-	Unit          string             `json:"unit"`
-	Guarantee     string             `json:"guarantee"`
-	Epsilon       float64            `json:"epsilon"`
-	Delta         float64            `json:"delta"`
-	Alpha         float64            `json:"alpha"`
-	Noise         string             `json:"noise"`
-	NoiseStd      float64            `json:"noise_std"`
-	Sensitivity   float64            `json:"sensitivity"`
-	Provenance    string             `json:"sensitivity_provenance"`
-	Certificate   *query.Certificate `json:"certificate,omitempty"`
-	Method        string             `json:"method"`
-	Feasibility   string             `json:"feasibility_guarantee"`
-	Eta           float64            `json:"eta"`
-	Beta          float64            `json:"beta"`
-	CVaRQ         float64            `json:"cvar_q"`
-	LoadBand      float64            `json:"load_band"`
-	PriceCap      float64            `json:"price_cap"`
-	PriceFloor    float64            `json:"price_floor"`
-	Substitutions []string           `json:"substitutions"`
-	Dataset       string             `json:"dataset,omitempty"`
-	Seeded        bool               `json:"seeded"`
-	FloatSafe     bool               `json:"floating_point_safe"`
-	Diagnostics   *diagJSON          `json:"private_diagnostics,omitempty"`
+// opfOutput is what `privopt opf --query … --json` prints: the public plan
+// and the releases (label, released value, estimate); private diagnostics
+// only with --diagnostics, under their warning.
+type opfOutput struct {
+	Plan     planJSON              `json:"plan"`
+	Releases []*opfrelease.Release `json:"releases"`
+	// Evaluation is private (--diagnostics --evaluate).
+	Evaluation *evalOutput `json:"private_evaluation,omitempty"`
 }
 
-type diagJSON struct {
-	Warning       string              `json:"warning"`
-	NominalCost   float64             `json:"nominal_cost"`
-	ExpectedValue float64             `json:"expected_value"`
-	ExpectedCost  float64             `json:"expected_cost"`
-	ZetaInterval  [2]float64          `json:"zeta_interval"`
-	Feasible      bool                `json:"release_dispatch_feasible"`
-	SecurityCuts  int                 `json:"security_cuts,omitempty"`
-	Solves        int                 `json:"solves"`
-	Evaluation    map[string]evalJSON `json:"evaluation,omitempty"`
-	// Time is private too: the solve time depends on the loads.
-	Time timeJSON `json:"time"`
+type planJSON struct {
+	*opfrelease.Plan
+	Dataset string `json:"dataset,omitempty"`
+	Seeded  bool   `json:"seeded"`
+}
+
+type evalOutput struct {
+	Warning    string              `json:"warning"`
+	Label      string              `json:"label"`
+	Strategies map[string]evalJSON `json:"strategies"`
 }
 
 type evalJSON struct {
@@ -316,7 +298,67 @@ type evalJSON struct {
 	CVaRPct       float64 `json:"cvar_pct"`
 }
 
-const privateWarning = "PRIVATE DIAGNOSTICS: computed from the unperturbed data; never publish"
+const privateWarning = opfrelease.PrivateWarning
+
+// publicDomain reads --domain or --reference/--band (public inputs) for the
+// public network; nil without either (the plan's default domain).
+func publicDomain(f *opfFlags, pub *opfrelease.PublicNetwork) (*grid.LoadDomain, string, error) {
+	switch {
+	case f.domainPath != "" && f.referencePath != "":
+		return nil, "", usagef("--domain and --reference are exclusive")
+	case f.domainPath != "":
+		fh, err := os.Open(f.domainPath)
+		if err != nil {
+			return nil, "", err
+		}
+		defer fh.Close()
+		d, err := grid.ReadLoadDomainCSV(fh, pub.Network())
+		if err != nil {
+			return nil, "", err
+		}
+		return &d, "domain file", nil
+	case f.referencePath != "":
+		fh, err := os.Open(f.referencePath)
+		if err != nil {
+			return nil, "", err
+		}
+		defer fh.Close()
+		ref, err := grid.ReadReferenceCSV(fh, pub.Network())
+		if err != nil {
+			return nil, "", err
+		}
+		d, err := grid.ReferenceBand(ref, f.band)
+		if err != nil {
+			return nil, "", usageError{err}
+		}
+		return &d, fmt.Sprintf("published reference profile ± %g·|reference|", f.band), nil
+	}
+	return nil, "", nil
+}
+
+// privateLoads returns the labelled private load vectors: the columns of
+// --loads, or the case's own loads labelled "case".
+func privateLoads(f *opfFlags, pub *opfrelease.PublicNetwork, caseLoads opfrelease.Loads) ([]string, []opfrelease.Loads, error) {
+	if f.loadsPath == "" {
+		return []string{"case"}, []opfrelease.Loads{caseLoads}, nil
+	}
+	fh, err := os.Open(f.loadsPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer fh.Close()
+	cols, err := grid.ReadLoadColumnsCSV(fh, pub.Network())
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]opfrelease.Loads, len(cols.Loads))
+	for k, mw := range cols.Loads {
+		if out[k], err = opfrelease.NewLoads(pub, mw); err != nil {
+			return nil, nil, err
+		}
+	}
+	return cols.Labels, out, nil
+}
 
 func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.Formulation, parse time.Duration, t0 time.Time, stdout, stderr io.Writer) error {
 	opt, err := privateOptions(f, form)
@@ -328,6 +370,25 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 			return usagef("--plot %q: %v", f.plotPath, err)
 		}
 	}
+	if f.planOnly && (f.loadsPath != "" || f.diagnostics || f.ledger.file != "") {
+		return usagef("--plan-only reads no private value: it takes no --loads, --diagnostics or --ledger")
+	}
+	// The public half: the network without its loads, the public domain.
+	pub, caseLoads, err := opfrelease.Split(net)
+	if err != nil {
+		return err
+	}
+	if opt.Domain, opt.DomainSource, err = publicDomain(f, pub); err != nil {
+		return err
+	}
+	plan, err := opfrelease.NewPlan(ctx, pub, opt)
+	if err != nil {
+		return err
+	}
+	out := opfOutput{Plan: planJSON{Plan: plan, Dataset: f.ledger.dataset, Seeded: f.seed != 0}, Releases: []*opfrelease.Release{}}
+	if f.planOnly {
+		return printOPF(stdout, f, &out)
+	}
 	led, err := f.ledger.open(ctx)
 	if err != nil {
 		return err
@@ -335,7 +396,7 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 	if led != nil {
 		defer led.Close()
 	}
-	pr, err := opfrelease.Prepare(ctx, net, opt)
+	labels, loads, err := privateLoads(f, pub, caseLoads)
 	if err != nil {
 		return err
 	}
@@ -343,85 +404,106 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 	if f.seed != 0 {
 		src = noise.NewSeededSource(f.seed)
 	}
-	rel, err := pr.Release(query.ReleaseOptions{Source: src, Dataset: f.ledger.dataset, Ledger: led})
-	if err != nil {
-		return err
-	}
-	total := time.Since(t0)
-	mech, err := pr.Noise()
-	if err != nil {
-		return err
-	}
-	rec := rel.Record
-	out := releaseJSON{Case: net.Case.Name, Query: opt.Query.String(), ReleasedValue: rel.Value, Unit: rel.Unit, Guarantee: rec.Guarantee,
-		Epsilon: rec.Epsilon, Delta: rec.Delta, Alpha: opt.Alpha, Noise: f.noiseName, NoiseStd: noise.Std(mech.Dist),
-		Sensitivity: rec.Sensitivity, Provenance: string(rec.SensitivitySource), Certificate: rec.Certificate,
-		Method: rec.Method, Feasibility: pr.Solution().Counterpart.Guarantee.String(), Eta: rec.Eta, Beta: rec.Beta, CVaRQ: opt.CVaRQ,
-		LoadBand: opt.Band, PriceCap: opt.Rules.PriceCap, PriceFloor: opt.Rules.PriceFloor, Substitutions: pr.Substitutions,
-		Dataset: f.ledger.dataset, Seeded: src != nil, FloatSafe: rec.FloatingPointSafe}
-	if f.diagnostics {
-		d, err := pr.Diagnostics(ctx)
+	var relErr error
+	for k, l := range loads {
+		r, err := plan.Release(ctx, l, opfrelease.ReleaseOptions{Label: labels[k], Source: src, Ledger: led, Dataset: f.ledger.dataset, Diagnostics: f.diagnostics})
 		if err != nil {
-			return err
+			relErr = err
+			break
 		}
-		out.Diagnostics = &diagJSON{Warning: privateWarning, NominalCost: d.NominalCost, ExpectedValue: d.ExpectedValue, ExpectedCost: d.ExpectedCost,
-			ZetaInterval: [2]float64{d.ZetaLo, d.ZetaHi}, Feasible: d.LastFeasible, SecurityCuts: d.SecurityCuts, Solves: d.Solves,
-			Time: timeJSON{Parse: secs(parse), Build: secs(pr.Timing.Certify + pr.Timing.Build), Solve: secs(pr.Timing.Solve), Total: secs(total)}}
-		if f.evaluate > 0 {
-			ev, err := pr.Evaluate(ctx, opfrelease.EvalOptions{N: f.evaluate, InputN: f.inputN, Seed: f.seed})
+		out.Releases = append(out.Releases, r)
+	}
+	if f.diagnostics && len(out.Releases) > 0 {
+		prog := out.Releases[0].Diagnostics.Program()
+		if f.evaluate > 0 && prog != nil && prog.Solution() != nil {
+			ev, err := prog.Evaluate(ctx, opfrelease.EvalOptions{N: f.evaluate, InputN: f.inputN, Seed: f.seed})
 			if err != nil {
 				return err
 			}
-			out.Diagnostics.Evaluation = map[string]evalJSON{}
+			out.Evaluation = &evalOutput{Warning: privateWarning, Label: out.Releases[0].Label, Strategies: map[string]evalJSON{}}
 			for name, e := range map[string]*query.Evaluation{"program": ev.Program, "output": ev.Output, "input": ev.Input} {
 				if e != nil {
-					out.Diagnostics.Evaluation[name] = evalJSON{N: e.N, LossPct: e.MeanLossPct, InfeasiblePct: 100 * e.InfeasibleRate, CVaRPct: e.CVaRLossPct}
+					out.Evaluation.Strategies[name] = evalJSON{N: e.N, LossPct: e.MeanLossPct, InfeasiblePct: 100 * e.InfeasibleRate, CVaRPct: e.CVaRLossPct}
 				}
 			}
 		}
-		if f.plotPath != "" {
-			if err := writeDensityPlot(ctx, pr, net, f.plotPath); err != nil {
+		if f.plotPath != "" && prog != nil {
+			if err := writeDensityPlot(ctx, prog, labels[0], loads[0], f.plotPath); err != nil {
 				return err
 			}
 		}
 	}
+	if err := printOPF(stdout, f, &out); err != nil {
+		return err
+	}
+	return relErr
+}
+
+// printOPF prints the plan and the releases (JSON or text); private
+// diagnostics follow under their banner.
+func printOPF(stdout io.Writer, f *opfFlags, out *opfOutput) error {
 	if f.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintf(stdout, "case %s: private %s release\n", out.Case, out.Query)
-	fmt.Fprintf(stdout, "released value    %.2f %s\n", out.ReleasedValue, out.Unit)
-	fmt.Fprintf(stdout, "guarantee         %s\n", out.Guarantee)
-	fmt.Fprintf(stdout, "noise             %s, std %.4g; adjacency: one bus load differs by ≤ %g MW within ±%g%% of the case's loads\n", out.Noise, out.NoiseStd, opt.Alpha, 100*opt.Band)
-	if c := out.Certificate; c != nil {
-		fmt.Fprintf(stdout, "certificate       %s, bound %.6g; %s\n", c.Method, c.Bound, c.Domain)
+	p := out.Plan.Plan
+	fmt.Fprintf(stdout, "case %s: private %s release plan (public)\n", p.Case, p.Query)
+	fmt.Fprintf(stdout, "guarantee         %s\n", p.Guarantee)
+	fmt.Fprintf(stdout, "noise             %s, std %.6g", p.Noise, p.NoiseStd)
+	if p.ReleaseGrid > 0 {
+		fmt.Fprintf(stdout, "; released on a grid of %g (released-noise RMS ≤ %.6g)", p.ReleaseGrid, p.ReleasedNoiseRMS)
+	}
+	fmt.Fprintln(stdout)
+	fmt.Fprintf(stdout, "adjacency         one bus load differs by ≤ %g MW inside the public domain\n", p.Alpha)
+	fmt.Fprintf(stdout, "domain            %s: %d buses vary, total demand in [%.6g, %.6g] MW\n", p.Domain.Source, p.Domain.VaryingBuses, p.Domain.TotalMin, p.Domain.TotalMax)
+	if c := p.Certificate; c != nil {
+		fmt.Fprintf(stdout, "certificate       %s, bound %.6g\n", c.Method, c.Bound)
 		for _, a := range c.Assumptions {
 			fmt.Fprintf(stdout, "                  - %s\n", a)
 		}
 	}
-	fmt.Fprintf(stdout, "feasibility       %s\n", out.Feasibility)
-	for _, s := range out.Substitutions {
+	fmt.Fprintf(stdout, "offset            %.6g %s (estimate = released − offset); noise interval [%.6g, %.6g]\n", p.Offset, p.Unit, p.NoiseInterval[0], p.NoiseInterval[1])
+	fmt.Fprintf(stdout, "feasibility       %s\n", p.Feasibility)
+	fmt.Fprintf(stdout, "accuracy target   τ = %.6g %s per solve (re-solved until met)\n", p.AccuracyTarget, p.Unit)
+	fmt.Fprintf(stdout, "chance seed       %d\n", p.ChanceSeed)
+	for _, s := range p.Notes {
 		fmt.Fprintf(stdout, "note              %s\n", s)
 	}
-	if src != nil {
-		fmt.Fprintf(stdout, "warning: seeded noise (--seed) is for experiments only; the release is not private\n")
+	fmt.Fprintf(stdout, "note              %s\n", p.Domain.Clamping)
+	if out.Plan.Dataset != "" {
+		fmt.Fprintf(stdout, "dataset           %s\n", out.Plan.Dataset)
 	}
-	if d := out.Diagnostics; d != nil {
-		fmt.Fprintf(stdout, "\n--- %s ---\n", privateWarning)
-		fmt.Fprintf(stdout, "nominal cost      %14.2f $/h\n", d.NominalCost)
-		fmt.Fprintf(stdout, "pre-noise value   %14.2f %s\n", d.ExpectedValue, out.Unit)
-		fmt.Fprintf(stdout, "expected cost     %14.2f $/h (loss %.3f%%)\n", d.ExpectedCost, 100*(d.ExpectedCost-d.NominalCost)/math.Abs(d.NominalCost))
-		fmt.Fprintf(stdout, "noise interval    [%.4g, %.4g]; dispatch behind the release feasible: %v\n", d.ZetaInterval[0], d.ZetaInterval[1], d.Feasible)
-		fmt.Fprintf(stdout, "programs solved   %d; N-1 contingency cuts %d\n", d.Solves, d.SecurityCuts)
-		fmt.Fprintf(stdout, "time              parse %v, certify+build %v, solve %v, total %v\n",
-			parse.Round(time.Microsecond), (pr.Timing.Certify + pr.Timing.Build).Round(time.Microsecond), pr.Timing.Solve.Round(time.Microsecond), total.Round(time.Microsecond))
-		if len(d.Evaluation) > 0 {
-			fmt.Fprintf(stdout, "\n%-10s %8s %10s %14s %10s\n", "strategy", "N", "loss (%)", "infeasible (%)", "CVaR (%)")
-			for _, name := range []string{"program", "output", "input"} {
-				if e, ok := d.Evaluation[name]; ok {
-					fmt.Fprintf(stdout, "%-10s %8d %10.3f %14.2f %10.3f\n", name, e.N, e.LossPct, e.InfeasiblePct, e.CVaRPct)
-				}
+	if out.Plan.Seeded {
+		fmt.Fprintf(stdout, "warning: seeded noise (--seed) is for tests and audits only; the release is not private\n")
+	}
+	if f.planOnly {
+		return nil
+	}
+	fmt.Fprintf(stdout, "\n%-12s %18s %18s\n", "release", "released ("+p.Unit+")", "estimate ("+p.Unit+")")
+	for _, r := range out.Releases {
+		fmt.Fprintf(stdout, "%-12s %18.6g %18.6g\n", r.Label, r.ReleasedValue, r.Estimate)
+	}
+	if !f.diagnostics {
+		return nil
+	}
+	fmt.Fprintf(stdout, "\n--- %s ---\n", privateWarning)
+	for _, r := range out.Releases {
+		d := r.Diagnostics
+		fmt.Fprintf(stdout, "%-12s statistic %.6f, clamped buses %d, solves %d, dispatch feasible %v, %.3f s", r.Label, d.Statistic, d.Clamped, d.Solves, d.Feasible, d.Seconds)
+		if d.Route != "" {
+			fmt.Fprintf(stdout, ", route %s", d.Route)
+		}
+		if d.Fallback != "" {
+			fmt.Fprintf(stdout, ", FALLBACK %s", d.Fallback)
+		}
+		fmt.Fprintln(stdout)
+	}
+	if ev := out.Evaluation; ev != nil {
+		fmt.Fprintf(stdout, "\nsimulated releases at %s:\n%-10s %8s %10s %14s %10s\n", ev.Label, "strategy", "N", "loss (%)", "infeasible (%)", "CVaR (%)")
+		for _, name := range []string{"program", "output", "input"} {
+			if e, ok := ev.Strategies[name]; ok {
+				fmt.Fprintf(stdout, "%-10s %8d %10.3f %14.2f %10.3f\n", name, e.N, e.LossPct, e.InfeasiblePct, e.CVaRPct)
 			}
 		}
 	}
@@ -437,35 +519,39 @@ func checkWritable(path string) error {
 	return fh.Close()
 }
 
-// writeDensityPlot draws the released-value densities on D″, D and D′ (the
-// largest load −α and +α): a private diagnostic.
-func writeDensityPlot(ctx context.Context, pr *opfrelease.Program, net *grid.Network, path string) error {
+// writeDensityPlot draws the released-value densities at the loads of one
+// release (D) and with its largest load −α and +α (D″, D′): a private
+// diagnostic.
+func writeDensityPlot(ctx context.Context, prog *opfrelease.Program, label string, loads opfrelease.Loads, path string) error {
+	pub := prog.Public()
+	base := loads.Values()
 	imax := 0
-	for i, d := range net.Load {
-		if d > net.Load[imax] {
+	for i, d := range base {
+		if d > base[imax] {
 			imax = i
 		}
 	}
+	alpha := prog.Options().Alpha
 	var centers [3]float64
 	for k, sgn := range []float64{-1, 0, 1} {
-		load := append([]float64(nil), net.Load...)
-		load[imax] += sgn * pr.Options.Alpha
-		c, err := pr.ReleasedMeanAt(ctx, load)
+		mw := append([]float64(nil), base...)
+		mw[imax] += sgn * alpha
+		l, err := opfrelease.NewLoads(pub, mw)
+		if err != nil {
+			return err
+		}
+		c, err := prog.ReleasedMeanAt(ctx, l)
 		if err != nil {
 			return err
 		}
 		centers[k] = c
 	}
-	mech, err := pr.Noise()
-	if err != nil {
-		return err
-	}
-	d := mech.Dist
+	d := prog.NoiseMechanism().Dist
 	sd := noise.Std(d)
 	lo := math.Min(centers[0], centers[2]) - 5*sd
 	hi := math.Max(centers[0], centers[2]) + 5*sd
 	const npts = 400
-	fig := &plot.Figure{Title: fmt.Sprintf("PRIVATE: released %s densities, ε = %g, α = %g MW", pr.Options.Query, pr.Options.Epsilon, pr.Options.Alpha),
+	fig := &plot.Figure{Title: fmt.Sprintf("PRIVATE: released %s densities (%s), ε = %g, α = %g MW", prog.Options().Query, label, prog.Options().Epsilon, alpha),
 		XLabel: "released value", YLabel: "density"}
 	for k, name := range []string{"D″ (max load − α)", "D", "D′ (max load + α)"} {
 		s := plot.Series{Name: name, Dashed: k == 1}
