@@ -55,14 +55,14 @@ func TestFastRouteMatchesGeneral(t *testing.T) {
 		if d := math.Abs(df.ExpectedValue - dg.ExpectedValue); d > tol {
 			t.Errorf("%s ×%v: released statistic fast %.8f, general %.8f", c.name, c.scale, df.ExpectedValue, dg.ExpectedValue)
 		}
-		if fast.Sensitivity.Value != gen.Sensitivity.Value || fast.Sensitivity.Certificate.Method != gen.Sensitivity.Certificate.Method {
-			t.Errorf("%s: sensitivity fast %v (%s), general %v (%s)", c.name, fast.Sensitivity.Value, fast.Sensitivity.Certificate.Method, gen.Sensitivity.Value, gen.Sensitivity.Certificate.Method)
+		if fast.Sensitivity != gen.Sensitivity || fast.Certificate.Method != gen.Certificate.Method {
+			t.Errorf("%s: sensitivity fast %v (%s), general %v (%s)", c.name, fast.Sensitivity, fast.Certificate.Method, gen.Sensitivity, gen.Certificate.Method)
 		}
 		// Every limit holds at both ends of the fast route's rule.
 		box := fast.sol.Counterpart.Guarantee.Box[0]
 		for _, z := range []float64{box.Lo, box.Hi} {
 			x := fast.sol.Rule.Apply(nil, []float64{z})
-			for l, f := range flows(fast.priv, fast.dispatch(x), nil) {
+			for l, f := range flows(fast.priv, fast.dispatch(x), fast.load) {
 				if f > fast.priv.FlowMax[l]+1e-5 || f < fast.priv.FlowMin[l]-1e-5 {
 					t.Errorf("%s: branch %d flow %v outside [%v, %v] at ζ = %v", c.name, l, f, fast.priv.FlowMin[l], fast.priv.FlowMax[l], z)
 				}
@@ -94,7 +94,7 @@ func TestFastRouteMarketScale(t *testing.T) {
 		if !pr.lazy {
 			t.Fatalf("%s: the automatic choice is not lazy", name)
 		}
-		nom, err := pr.priv.SolveDCOPF(context.Background(), grid.DCOPFOptions{})
+		nom, err := pr.priv.SolveDCOPF(context.Background(), grid.DCOPFOptions{OPF: grid.OPFOptions{Load: pr.load}})
 		if err != nil || !nom.Status.OK() {
 			t.Fatalf("%s: nominal market dispatch: %v", name, err)
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/noise"
-	"github.com/privopt/privopt/query"
 )
 
 // clopperPearson returns the two-sided Clopper–Pearson interval of a binomial
@@ -65,18 +64,18 @@ func excess(x, y []float64, eps float64) (worst float64, logRatio float64) {
 // releases draws n releases of the program prepared on net.
 func releases(t *testing.T, net *grid.Network, opt Options, n int, seed uint64) []float64 {
 	t.Helper()
-	pr, err := Prepare(context.Background(), net, opt)
+	pr, err := prepareCase(context.Background(), net, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := noise.NewSeededSource(seed)
 	out := make([]float64, n)
 	for i := range out {
-		r, err := pr.Release(query.ReleaseOptions{Source: src})
+		r, err := pr.releaseOnce(src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[i] = r.Value
+		out[i] = r.ReleasedValue
 	}
 	return out
 }

@@ -151,10 +151,10 @@ type Program struct {
 
 	load   []float64 // withdrawals per bus (clamped demand + shunts)
 	costC0 float64   // the cost's constant terms (public)
-	opf  *grid.OPF
-	can  *model.Canonical
-	spec query.Spec
-	sol  *query.Solution
+	opf    *grid.OPF
+	can    *model.Canonical
+	spec   query.Spec
+	sol    *query.Solution
 	// active marks the backstops the last solve left free (the others were
 	// fixed at 0 and proven unnecessary by their reduced costs).
 	active map[int]bool
@@ -381,6 +381,9 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 // relaxation): the same optimal value, the released statistic, as with
 // LimitsAll.
 func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, error) {
+	if load == nil {
+		load = pr.load
+	}
 	active := map[int]bool{}
 	if f := pr.opt.Formulation; fullBackstops || (pr.lazy && (f == grid.Auto || f == grid.PTDF)) {
 		// With lazy PTDF limits (rows over every unit) a fixed backstop is as

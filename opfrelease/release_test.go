@@ -51,7 +51,7 @@ func prepare(t testing.TB, n *grid.Network, mod func(*Options)) *Program {
 	if mod != nil {
 		mod(&opt)
 	}
-	pr, err := Prepare(context.Background(), n, opt)
+	pr, err := prepareCase(context.Background(), n, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,13 +88,13 @@ func TestCertificatesVerify(t *testing.T) {
 	for _, name := range []string{"5_pjm", "14_ieee", "24_ieee_rts", "118_ieee"} {
 		n := loadNet(t, name)
 		pr := prepare(t, n, nil)
-		qc := pr.Sensitivity.Certificate
+		qc := pr.Certificate
 		if err := qc.Verify(); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		pw, _, _ := n.Case.PiecewiseCosts(20)
 		base, _ := grid.NewNetwork(pw, n.Options)
-		if err := base.VerifyCostCertificate(pr.CostCert, pr.Domain); err != nil {
+		if err := base.VerifyCostCertificate(pr.costCert, pr.certDom); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		methods[qc.Method] = true
@@ -103,9 +103,9 @@ func TestCertificatesVerify(t *testing.T) {
 		if err := bad.Verify(); !errors.Is(err, query.ErrCertificate) {
 			t.Errorf("%s: a bound 10%% below the proof verified: %v", name, err)
 		}
-		tampered := *pr.CostCert
+		tampered := *pr.costCert
 		tampered.Bound *= 0.5
-		if err := base.VerifyCostCertificate(&tampered, pr.Domain); !errors.Is(err, grid.ErrNotCertified) {
+		if err := base.VerifyCostCertificate(&tampered, pr.certDom); !errors.Is(err, grid.ErrNotCertified) {
 			t.Errorf("%s: halved grid bound verified: %v", name, err)
 		}
 	}
@@ -122,13 +122,13 @@ func adversarial(t *testing.T, pr *Program, n *grid.Network, maxBuses, randomPoi
 	t.Helper()
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, 1))
-	dom := pr.Domain
+	dom := pr.certDom
 	vars := dom.Variable()
 	if len(vars) > maxBuses {
 		rng.Shuffle(len(vars), func(i, j int) { vars[i], vars[j] = vars[j], vars[i] })
 		vars = vars[:maxBuses]
 	}
-	alpha := pr.Options.Alpha
+	alpha := pr.opt.Alpha
 	bases := [][]float64{append([]float64(nil), n.Load...)}
 	if corner {
 		bases = append(bases, append([]float64(nil), dom.Hi...))
@@ -141,7 +141,7 @@ func adversarial(t *testing.T, pr *Program, n *grid.Network, maxBuses, randomPoi
 		bases = append(bases, d)
 	}
 	for b, d := range bases {
-		v0, err := pr.ReleasedMeanAt(ctx, d)
+		v0, err := pr.meanAtFull(ctx, d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func adversarial(t *testing.T, pr *Program, n *grid.Network, maxBuses, randomPoi
 				if d2[i] == d[i] {
 					continue
 				}
-				v1, err := pr.ReleasedMeanAt(ctx, d2)
+				v1, err := pr.meanAtFull(ctx, d2)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -212,9 +212,9 @@ func TestAdversarialSearchNeverExceedsCertified(t *testing.T) {
 		pr := prepare(t, n, nil)
 		t0 := time.Now()
 		worst, where := adversarial(t, pr, n, c.buses, c.randoms, c.corner, 11)
-		t.Logf("%s ×%g: certified %.4g (%s), largest change found %.4g at %s (%v)", c.name, c.scale, pr.Sensitivity.Value, pr.Sensitivity.Certificate.Method, worst, where, time.Since(t0).Round(time.Millisecond))
-		if worst > pr.Sensitivity.Value {
-			t.Errorf("%s ×%g: |ΔQ x̄*| = %v at %s exceeds the certified sensitivity %v", c.name, c.scale, worst, where, pr.Sensitivity.Value)
+		t.Logf("%s ×%g: certified %.4g (%s), largest change found %.4g at %s (%v)", c.name, c.scale, pr.Sensitivity, pr.Certificate.Method, worst, where, time.Since(t0).Round(time.Millisecond))
+		if worst > pr.Sensitivity {
+			t.Errorf("%s ×%g: |ΔQ x̄*| = %v at %s exceeds the certified sensitivity %v", c.name, c.scale, worst, where, pr.Sensitivity)
 		}
 	}
 }
@@ -227,12 +227,12 @@ func TestCongested118Bus42(t *testing.T) {
 	pr := prepare(t, n, nil)
 	i := n.BusIndex[42]
 	d := append([]float64(nil), n.Load...)
-	v0, err := pr.ReleasedMeanAt(context.Background(), d)
+	v0, err := pr.meanAtFull(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d[i] += 1
-	v1, err := pr.ReleasedMeanAt(context.Background(), d)
+	v1, err := pr.meanAtFull(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,30 +244,52 @@ func TestCongested118Bus42(t *testing.T) {
 		}
 	}
 	shift := v1 - v0
-	t.Logf("bus 42 +1 MW: released statistic moves %.2f $/h = %.2f·c_max (c_max %.1f); certified %.1f", shift, shift/cmax, cmax, pr.Sensitivity.Value)
+	t.Logf("bus 42 +1 MW: released statistic moves %.2f $/h = %.2f·c_max (c_max %.1f); certified %.1f", shift, shift/cmax, cmax, pr.Sensitivity)
 	if !(shift > 1.5*cmax) {
 		t.Errorf("expected a congestion price well above c_max at bus 42, got %.2f (c_max %.1f)", shift, cmax)
 	}
-	if shift > pr.Sensitivity.Value {
-		t.Errorf("shift %.2f exceeds the certified sensitivity %.2f", shift, pr.Sensitivity.Value)
+	if shift > pr.Sensitivity {
+		t.Errorf("shift %.2f exceeds the certified sensitivity %.2f", shift, pr.Sensitivity)
 	}
 }
 
-// No data-dependent abort: at the corners of the domain and far beyond the
-// units' capacity the private program is feasible (the market rules).
+// No data-dependent abort: one plan over a public domain (±30% around the
+// case's loads) releases load vectors from 1% to 10× the case's — far
+// outside the domain and the units' capacity — without an error: loads are
+// clamped into the domain and the market rules keep every program feasible.
 func TestNoDataDependentAbort(t *testing.T) {
 	n := loadNet(t, "14_ieee")
-	for _, f := range []float64{0.01, 0.9, 1.1, 3, 10} {
-		m := scaled(t, n, f)
-		for _, noiseName := range []string{"laplace", "truncated-laplace"} {
-			pr := prepare(t, m, func(o *Options) {
-				o.Noise = noiseName
-				if noiseName == "truncated-laplace" {
-					o.Delta, o.Method = 1e-3, chance.Robust
-				}
-			})
-			if _, err := pr.Release(query.ReleaseOptions{Source: noise.NewSeededSource(1)}); err != nil {
+	pub, base, err := Split(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := grid.ReferenceBand(base.Values(), 0.3)
+	for _, noiseName := range []string{"laplace", "truncated-laplace"} {
+		opt := DefaultOptions()
+		opt.Domain, opt.ChanceSeed, opt.Noise = &dom, 7, noiseName
+		if noiseName == "truncated-laplace" {
+			opt.Delta, opt.Method = 1e-3, chance.Robust
+		}
+		plan, err := NewPlan(context.Background(), pub, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []float64{0.01, 0.9, 1.1, 3, 10} {
+			mw := base.Values()
+			for i := range mw {
+				mw[i] *= f
+			}
+			l, _ := NewLoads(pub, mw)
+			r, err := plan.Release(context.Background(), l, ReleaseOptions{Source: noise.NewSeededSource(1), Diagnostics: true})
+			if err != nil {
 				t.Errorf("load ×%g, %s: %v", f, noiseName, err)
+				continue
+			}
+			if r.Diagnostics.Fallback != "" {
+				t.Errorf("load ×%g, %s: fallback %s", f, noiseName, r.Diagnostics.Fallback)
+			}
+			if (f < 0.7 || f > 1.3) != (r.Diagnostics.Clamped > 0) {
+				t.Errorf("load ×%g: %d buses clamped", f, r.Diagnostics.Clamped)
 			}
 		}
 	}
@@ -283,29 +305,29 @@ func TestDeclaredOnlyQueries(t *testing.T) {
 	}
 	opt := DefaultOptions()
 	opt.Query = q
-	if _, err := Prepare(context.Background(), n, opt); err == nil || !strings.Contains(err.Error(), "declare") {
+	if _, err := prepareCase(context.Background(), n, opt); err == nil || !strings.Contains(err.Error(), "declare") {
 		t.Fatalf("gen-subset without a declared sensitivity: %v", err)
 	}
 	opt = DefaultOptions()
 	opt.CVaRQ = 0.05
-	if _, err := Prepare(context.Background(), n, opt); err == nil {
+	if _, err := prepareCase(context.Background(), n, opt); err == nil {
 		t.Fatal("CVaR cost release accepted without a declared sensitivity")
 	}
 	pr := prepare(t, n, func(o *Options) { o.Query = q; o.DeclaredSensitivity = 5 })
-	rel, err := pr.Release(query.ReleaseOptions{Source: noise.NewSeededSource(2)})
+	rel, err := pr.releaseOnce(noise.NewSeededSource(2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := rel.Record.Guarantee
-	if !strings.Contains(g, "assuming") || !strings.Contains(g, "declared") || rel.Record.SensitivitySource != query.Declared {
+	_ = rel
+	g := pr.Guarantee
+	if !strings.Contains(g, "assuming") || !strings.Contains(g, "declared") || pr.Provenance != string(query.Declared) {
 		t.Errorf("declared release guarantee %q", g)
 	}
 	cert := prepare(t, n, nil)
-	rc, err := cert.Release(query.ReleaseOptions{Source: noise.NewSeededSource(2)})
-	if err != nil {
+	if _, err := cert.releaseOnce(noise.NewSeededSource(2)); err != nil {
 		t.Fatal(err)
 	}
-	if g := rc.Record.Guarantee; !strings.Contains(g, "certified") || strings.Contains(g, "assuming") || rc.Record.Certificate == nil {
+	if g := cert.Guarantee; !strings.Contains(g, "certified") || strings.Contains(g, "assuming") || cert.Certificate == nil {
 		t.Errorf("certified release guarantee %q", g)
 	}
 	if _, err := ParseQuery("gen-subset:1-99999999999"); err == nil {

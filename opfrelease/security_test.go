@@ -6,7 +6,6 @@ import (
 
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/noise"
-	"github.com/privopt/privopt/query"
 )
 
 // The N-1 secure private cost release on 118_ieee at normal post-contingency
@@ -17,10 +16,10 @@ import (
 func TestSecureReleaseIsSecure(t *testing.T) {
 	n := loadNet(t, "118_ieee")
 	pr := prepare(t, n, func(o *Options) { o.Security = &Security{PostFactor: 1} })
-	if pr.CostCert.Method != "price-cap" || len(pr.cuts) == 0 {
-		t.Fatalf("certificate %s, %d cuts", pr.CostCert.Method, len(pr.cuts))
+	if pr.costCert.Method != "price-cap" || len(pr.cuts) == 0 {
+		t.Fatalf("certificate %s, %d cuts", pr.costCert.Method, len(pr.cuts))
 	}
-	if _, err := pr.Release(query.ReleaseOptions{Source: noise.NewSeededSource(1)}); err != nil {
+	if _, err := pr.releaseOnce(noise.NewSeededSource(1)); err != nil {
 		t.Fatal(err)
 	}
 	sol := pr.Solution()
@@ -54,8 +53,7 @@ func TestSecureReleaseIsSecure(t *testing.T) {
 			for g, gi := range m.Gen {
 				p[g] = pg[gi]
 			}
-			_, f := m.PowerFlow(p)
-			for l, fl := range f {
+			for l, fl := range m.FlowsAt(p, pr.load) {
 				v := math.Max(fl-m.FlowMax[l], m.FlowMin[l]-fl)
 				worst = math.Max(worst, v)
 				if v > 1e-5*math.Max(1, m.FlowMax[l]) {
@@ -65,5 +63,5 @@ func TestSecureReleaseIsSecure(t *testing.T) {
 			checked++
 		}
 	}
-	t.Logf("118_ieee N-1: %d cuts, %d islanding outages skipped, %d outage×end checks, worst excess %.2e MW; sensitivity %.4g; %v", len(pr.cuts), len(pr.SkippedOutages()), checked, worst, pr.Sensitivity.Value, pr.Substitutions)
+	t.Logf("118_ieee N-1: %d cuts, %d islanding outages skipped, %d outage×end checks, worst excess %.2e MW; sensitivity %.4g; %v", len(pr.cuts), len(pr.SkippedOutages()), checked, worst, pr.Sensitivity, pr.Notes)
 }
