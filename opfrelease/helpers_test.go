@@ -12,18 +12,18 @@ import (
 // ±10% around them unless opt.Domain is set) and as the private data; it
 // returns the program solved at them.
 func prepareCase(ctx context.Context, net *grid.Network, opt Options) (*Program, error) {
-	pub, loads, err := Split(net)
-	if err != nil {
-		return nil, err
-	}
-	if opt.Domain == nil {
-		dom, err := grid.ReferenceBand(loads.Values(), 0.1)
+	if opt.Domain != nil {
+		pub, loads, err := Split(net)
 		if err != nil {
 			return nil, err
 		}
-		opt.Domain, opt.DomainSource = &dom, "test: the case's loads ± 10%"
+		plan, err := NewPlan(ctx, pub, opt)
+		if err != nil {
+			return nil, err
+		}
+		return plan.Solve(ctx, loads)
 	}
-	plan, err := NewPlan(ctx, pub, opt)
+	plan, loads, err := ReferencePlan(ctx, net, opt, 0.1)
 	if err != nil {
 		return nil, err
 	}

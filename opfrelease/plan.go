@@ -182,6 +182,30 @@ type Plan struct {
 	solver    solver.Solver
 	tau       float64
 	midStat   float64 // the statistic at the domain's midpoint (public)
+	planTime  time.Duration
+}
+
+// PlanTime returns how long NewPlan took (wall clock; it depends on public
+// inputs only, but is not part of the published plan).
+func (p *Plan) PlanTime() time.Duration { return p.planTime }
+
+// ReferencePlan is NewPlan for public test cases whose loads are a published
+// reference profile (PGLib's nominal loads): the public domain is
+// ±band·|load| around the case's loads, and the case's loads are returned as
+// the private data of a first release. Real private loads must not serve as
+// their own reference: use NewPlan with a domain from public information.
+func ReferencePlan(ctx context.Context, net *grid.Network, opt Options, band float64) (*Plan, Loads, error) {
+	pub, loads, err := Split(net)
+	if err != nil {
+		return nil, Loads{}, err
+	}
+	dom, err := grid.ReferenceBand(loads.Values(), band)
+	if err != nil {
+		return nil, Loads{}, err
+	}
+	opt.Domain, opt.DomainSource = &dom, fmt.Sprintf("published reference profile (the case's loads) ± %g·|load|", band)
+	p, err := NewPlan(ctx, pub, opt)
+	return p, loads, err
 }
 
 // DefaultDomain returns the domain a plan uses without a declared one:
@@ -213,6 +237,7 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
+	t0 := time.Now()
 	net := pub.net
 	p := &Plan{opt: opt, pub: pub, Case: net.Case.Name, Query: opt.Query.String(), Alpha: opt.Alpha,
 		Noise: opt.Noise, Method: opt.Method.String(), Eta: opt.Eta, Beta: opt.Beta, CVaRQ: opt.CVaRQ,
@@ -386,6 +411,7 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 	if p.Notes == nil {
 		p.Notes = []string{}
 	}
+	p.planTime = time.Since(t0)
 	return p, nil
 }
 
@@ -589,6 +615,7 @@ var routes = []route{
 func (p *Plan) solveRobust(ctx context.Context, load []float64) (*Program, error) {
 	var errs []string
 	solves := 0
+	t0 := time.Now()
 	for _, rt := range routes {
 		if rt.all && !p.lazy {
 			continue
@@ -609,6 +636,7 @@ func (p *Plan) solveRobust(ctx context.Context, load []float64) (*Program, error
 		solves += prog.solves
 		if err == nil {
 			prog.sol, prog.solves = sol, solves
+			prog.Timing.Solve = time.Since(t0)
 			return prog, nil
 		}
 		if ctx.Err() != nil {

@@ -187,9 +187,9 @@ func (p *Plan) SkippedOutages() []int {
 	return append([]int(nil), p.sec.islanding...)
 }
 
-// Timing records where a solve's time went (private: see Program.Timing).
+// Timing records how long a solve took (private: see Program.Timing).
 type Timing struct {
-	Build, Solve, Total time.Duration
+	Solve time.Duration
 }
 
 // Construction (one pipeline: grid builds the model, query/chance perturb it).

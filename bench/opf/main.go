@@ -181,7 +181,27 @@ func prepare(ctx context.Context, net *grid.Network, mod func(*opfrelease.Option
 	if mod != nil {
 		mod(&opt)
 	}
-	return opfrelease.Prepare(ctx, net, opt)
+	return prepareOpt(ctx, net, opt)
+}
+
+// prepareOpt plans a release with the case's loads as the published
+// reference profile (domain ±10%) and solves the program at them.
+func prepareOpt(ctx context.Context, net *grid.Network, opt opfrelease.Options) (*opfrelease.Program, error) {
+	plan, loads, err := opfrelease.ReferencePlan(ctx, net, opt, 0.1)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Solve(ctx, loads)
+}
+
+// releaseOnce releases the program's plan at the case's loads once.
+func releaseOnce(ctx context.Context, pr *opfrelease.Program, net *grid.Network, seed uint64) error {
+	_, loads, err := opfrelease.Split(net)
+	if err != nil {
+		return err
+	}
+	_, err = pr.Plan.Release(ctx, loads, opfrelease.ReleaseOptions{Source: noise.NewSeededSource(seed)})
+	return err
 }
 
 func runTightness(ctx context.Context, dir string, _ int, seed uint64) error {
@@ -198,16 +218,25 @@ func runTightness(ctx context.Context, dir string, _ int, seed uint64) error {
 		if err != nil {
 			return err
 		}
-		v0, err := pr.ReleasedMeanAt(ctx, net.Load)
+		pub, loads, err := opfrelease.Split(net)
+		if err != nil {
+			return err
+		}
+		v0, err := pr.ReleasedMeanAt(ctx, loads)
 		if err != nil {
 			return err
 		}
 		worst, pairs := 0.0, 0
-		for _, i := range pr.Domain.Variable() {
+		dom := pr.LoadDomain()
+		for _, i := range dom.Variable() {
 			for _, s := range []float64{1, -1} {
-				d := append([]float64(nil), net.Load...)
-				d[i] = math.Min(pr.Domain.Hi[i], math.Max(pr.Domain.Lo[i], d[i]+s))
-				v, err := pr.ReleasedMeanAt(ctx, d)
+				d := loads.Values()
+				d[i] = math.Min(dom.Hi[i], math.Max(dom.Lo[i], d[i]+s))
+				l, err := opfrelease.NewLoads(pub, d)
+				if err != nil {
+					return err
+				}
+				v, err := pr.ReleasedMeanAt(ctx, l)
 				if err != nil {
 					return err
 				}
@@ -216,8 +245,8 @@ func runTightness(ctx context.Context, dir string, _ int, seed uint64) error {
 			}
 		}
 		cm := cmax(net)
-		sens := pr.Sensitivity.Value
-		fmt.Printf("| %s | %s | %.4g | %.4g | %.3f | %.4g | %.3f | %d |\n", name, pr.Sensitivity.Certificate.Method, sens, cm, sens/cm, worst, sens/worst, pairs)
+		sens := pr.Sensitivity
+		fmt.Printf("| %s | %s | %.4g | %.4g | %.3f | %.4g | %.3f | %d |\n", name, pr.Certificate.Method, sens, cm, sens/cm, worst, sens/worst, pairs)
 	}
 	return nil
 }
@@ -294,8 +323,8 @@ func runBounded(ctx context.Context, dir string, _ int, seed uint64) error {
 			if err != nil {
 				return err
 			}
-			mech, _ := pr.Noise()
-			fmt.Printf("| %s | %s / %s | %.4g | %.4g | %.3f | %.3f | %d |\n", name, cfg.noise, cfg.method, pr.Sensitivity.Value, noise.Std(mech.Dist),
+			mech := pr.NoiseMechanism()
+			fmt.Printf("| %s | %s / %s | %.4g | %.4g | %.3f | %.3f | %d |\n", name, cfg.noise, cfg.method, pr.Sensitivity, noise.Std(mech.Dist),
 				ev.Program.MeanLossPct, ev.Program.CVaRLossPct, int(math.Round(ev.Program.InfeasibleRate*N)))
 		}
 	}
@@ -361,7 +390,7 @@ func runCVaR(ctx context.Context, dir string, _ int, seed uint64) error {
 func runTiming(ctx context.Context, dir string, _ int, seed uint64) error {
 	fmt.Println("## pglib_opf_case2383wp_k: certified private cost release end to end (α = 1, ε = 1, Laplace, vertex, B-θ, ±10% domain)")
 	fmt.Println()
-	fmt.Println("| run | parse+network | certify | solve (lazy backstops) | release | total | nominal DC-OPF (same run) | total / nominal |")
+	fmt.Println("| run | parse+network | plan (certify, public solve) | solve (lazy backstops) | release | total | nominal DC-OPF (same run) | total / nominal |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|")
 	for rep := 0; rep < 3; rep++ {
 		t0 := time.Now()
@@ -374,7 +403,7 @@ func runTiming(ctx context.Context, dir string, _ int, seed uint64) error {
 			return err
 		}
 		tr := time.Now()
-		if _, err := pr.Release(query.ReleaseOptions{Source: noise.NewSeededSource(seed)}); err != nil {
+		if err := releaseOnce(ctx, pr, net, seed); err != nil {
 			return err
 		}
 		rel := time.Since(tr)
@@ -388,7 +417,7 @@ func runTiming(ctx context.Context, dir string, _ int, seed uint64) error {
 			return err
 		}
 		nom := time.Since(tn) + tp
-		fmt.Printf("| %d | %v | %v | %v | %v | %v | %v | %.2f |\n", rep+1, tp.Round(time.Millisecond), pr.Timing.Certify.Round(time.Millisecond),
+		fmt.Printf("| %d | %v | %v | %v | %v | %v | %v | %.2f |\n", rep+1, tp.Round(time.Millisecond), pr.PlanTime().Round(time.Millisecond),
 			pr.Timing.Solve.Round(time.Millisecond), rel.Round(time.Microsecond), total.Round(time.Millisecond), nom.Round(time.Millisecond), total.Seconds()/nom.Seconds())
 	}
 	return nil
@@ -408,7 +437,7 @@ var (
 func runMarket(ctx context.Context, dir string, _ int, seed uint64) error {
 	fmt.Println("## Market-scale certified cost releases against the nominal DC-OPF (same run; α = 1, ε = 1, Laplace, vertex, ±10% domain, 20 cost segments)")
 	fmt.Println()
-	fmt.Println("| case | run | parse+network | nominal solve (auto) | strategy | release: certify | solve | release total | release / nominal | with parse: release / nominal | limits monitored | solves |")
+	fmt.Println("| case | run | parse+network | nominal solve (auto) | strategy | release: plan | solve | release total | release / nominal | with parse: release / nominal | limits monitored | solves |")
 	fmt.Println("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, name := range []string{"case2383wp_k", "case6468_rte", "case10000_goc"} {
 		for rep := 0; rep < *marketRepeat; rep++ {
@@ -428,11 +457,11 @@ func runMarket(ctx context.Context, dir string, _ int, seed uint64) error {
 			tr := time.Now()
 			opt := opfrelease.DefaultOptions()
 			opt.ChanceSeed = seed + uint64(rep)
-			pr, err := opfrelease.Prepare(ctx, net, opt)
+			pr, err := prepareOpt(ctx, net, opt)
 			if err != nil {
 				return err
 			}
-			if _, err := pr.Release(query.ReleaseOptions{Source: noise.NewSeededSource(seed)}); err != nil {
+			if err := releaseOnce(ctx, pr, net, seed); err != nil {
 				return err
 			}
 			release := time.Since(tr)
@@ -442,17 +471,17 @@ func runMarket(ctx context.Context, dir string, _ int, seed uint64) error {
 			}
 			ms := func(t time.Duration) string { return fmt.Sprintf("%.0f ms", t.Seconds()*1000) }
 			fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %d | %d |\n", strings.TrimPrefix(name, "case"), rep+1, ms(tp), ms(nominal), nom.Strategy,
-				ms(pr.Timing.Certify), ms(pr.Timing.Solve), ms(release), release.Seconds()/nominal.Seconds(), (tp+release).Seconds()/(tp+nominal).Seconds(), d.MonitoredLimits, d.Solves)
+				ms(pr.PlanTime()), ms(pr.Timing.Solve), ms(release), release.Seconds()/nominal.Seconds(), (tp+release).Seconds()/(tp+nominal).Seconds(), d.MonitoredLimits, d.Solves)
 			if *marketGeneral && rep == 0 {
 				tg := time.Now()
 				opt.Limits, opt.Formulation = grid.LimitsAll, grid.BTheta
-				gen, err := opfrelease.Prepare(ctx, net, opt)
+				gen, err := prepareOpt(ctx, net, opt)
 				if err != nil {
 					return err
 				}
 				general := time.Since(tg)
 				fmt.Printf("| %s | general route | | | all limits, b-theta | %s | %s | %s | %.2f | | | |\n", strings.TrimPrefix(name, "case"),
-					ms(gen.Timing.Certify), ms(gen.Timing.Solve), ms(general), general.Seconds()/nominal.Seconds())
+					ms(gen.PlanTime()), ms(gen.Timing.Solve), ms(general), general.Seconds()/nominal.Seconds())
 				tw := time.Now()
 				whole, err := highs.New().Solve(ctx, gen.Solution().Counterpart.Problem, solver.Settings{})
 				if err != nil {

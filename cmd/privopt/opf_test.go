@@ -63,52 +63,69 @@ func TestOPFPrivateJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var got map[string]any
+	var got struct {
+		Plan     map[string]any   `json:"plan"`
+		Releases []map[string]any `json:"releases"`
+	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"released_value", "guarantee", "epsilon", "delta", "sensitivity", "sensitivity_provenance", "certificate", "method", "noise", "noise_std", "load_band", "price_cap", "substitutions"} {
-		if _, ok := got[k]; !ok {
-			t.Errorf("field %q missing", k)
+	for _, k := range []string{"guarantee", "epsilon", "delta", "sensitivity", "sensitivity_provenance", "certificate", "method", "noise", "noise_std",
+		"release_grid", "released_noise_rms_bound", "offset", "noise_interval", "accuracy_target", "domain", "price_cap", "notes", "chance_seed"} {
+		if _, ok := got.Plan[k]; !ok {
+			t.Errorf("plan field %q missing", k)
 		}
 	}
-	// Timings depend on the loads (lazy rounds): private too.
-	for _, k := range []string{"nominal_cost", "mean_cost", "expected_cost", "feasible", "private_diagnostics", "evaluation", "time"} {
-		if _, ok := got[k]; ok {
-			t.Errorf("field %q (a private value) present without --diagnostics", k)
-		}
+	if len(got.Releases) != 1 || got.Releases[0]["label"] != "case" {
+		t.Fatalf("releases %v: want one labelled case", got.Releases)
 	}
-	if got["sensitivity_provenance"] != "certified" || got["method"] != "vertex" || got["noise"] != "laplace" {
-		t.Errorf("provenance %v method %v noise %v", got["sensitivity_provenance"], got["method"], got["noise"])
+	r := got.Releases[0]
+	if len(r) != 3 {
+		t.Errorf("release %v: want exactly label, released_value, estimate", r)
 	}
-	if g := got["guarantee"].(string); !strings.Contains(g, "certified") {
-		t.Errorf("guarantee %q", g)
+	off := got.Plan["offset"].(float64)
+	if math.Abs(r["released_value"].(float64)-off-r["estimate"].(float64)) > 1e-9*math.Abs(off) {
+		t.Errorf("estimate %v ≠ released %v − offset %v", r["estimate"], r["released_value"], off)
 	}
-	cert := got["certificate"].(map[string]any)
-	if cert["method"] != "opf-price-cap" && cert["method"] != "opf-uncongested-merit-order" {
-		t.Errorf("certificate %v", cert)
+	if g := got.Plan["grid"]; g != nil {
+		t.Errorf("unexpected field grid %v", g)
 	}
-	// With --diagnostics the private values come in their own labelled object.
+	if step := got.Plan["release_grid"].(float64); step <= 0 || math.Mod(r["released_value"].(float64), step) != 0 {
+		t.Errorf("released value %v not on the published grid %v", r["released_value"], step)
+	}
+	if got.Plan["sensitivity_provenance"] != "certified" || got.Plan["method"] != "vertex" || got.Plan["noise"] != "laplace" {
+		t.Errorf("provenance %v method %v noise %v", got.Plan["sensitivity_provenance"], got.Plan["method"], got.Plan["noise"])
+	}
+	// Without a domain: the price-cap bound, backstops at every bus.
+	cert := got.Plan["certificate"].(map[string]any)
+	if cert["method"] != "opf-price-cap" {
+		t.Errorf("certificate without a domain: %v", cert["method"])
+	}
+	// With --diagnostics the private values come in their own labelled objects.
 	code, out, errs = runCmd(t, "opf", "--case", demoCase, "--dc-model", "matpower", "--query", "cost", "--seed", "4", "--json",
 		"--diagnostics", "--evaluate", "300", "--input-n", "20")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	got = map[string]any{}
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
+	var dg struct {
+		Releases []struct {
+			Diag map[string]any `json:"private_diagnostics"`
+		} `json:"releases"`
+		Eval map[string]any `json:"private_evaluation"`
+	}
+	if err := json.Unmarshal([]byte(out), &dg); err != nil {
 		t.Fatal(err)
 	}
-	d, ok := got["private_diagnostics"].(map[string]any)
-	if !ok || !strings.Contains(d["warning"].(string), "PRIVATE") {
-		t.Fatalf("private_diagnostics %v", got["private_diagnostics"])
+	d := dg.Releases[0].Diag
+	if d == nil || !strings.Contains(d["warning"].(string), "PRIVATE") {
+		t.Fatalf("private_diagnostics %v", d)
 	}
-	if _, ok := d["time"].(map[string]any); !ok {
-		t.Errorf("private_diagnostics.time missing: %v", d)
+	for _, k := range []string{"statistic", "clamped_buses", "solves", "seconds"} {
+		if _, ok := d[k]; !ok {
+			t.Errorf("private_diagnostics.%s missing", k)
+		}
 	}
-	if math.Abs(d["nominal_cost"].(float64)-7060.66) > 0.01 {
-		t.Errorf("nominal cost %v, want 7060.66", d["nominal_cost"])
-	}
-	ev := d["evaluation"].(map[string]any)
+	ev := dg.Eval["strategies"].(map[string]any)
 	for _, s := range []string{"program", "input", "output"} {
 		st := ev[s].(map[string]any)
 		for _, k := range []string{"loss_pct", "infeasible_pct", "cvar_pct"} {
@@ -132,9 +149,17 @@ func TestPrivacyBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pub, loads, err := opfrelease.Split(net)
+	if err != nil {
+		t.Fatal(err)
+	}
 	opt := opfrelease.DefaultOptions()
 	opt.ChanceSeed = 5
-	pr, err := opfrelease.Prepare(context.Background(), net, opt)
+	plan, err := opfrelease.NewPlan(context.Background(), pub, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := plan.Solve(context.Background(), loads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,11 +167,16 @@ func TestPrivacyBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var total float64
+	for _, v := range loads.Values() {
+		total += v
+	}
 	secrets := []string{fmt.Sprintf("%.2f", d.NominalCost), fmt.Sprintf("%.2f", d.ExpectedValue), fmt.Sprintf("%.2f", d.ExpectedCost),
-		strconv.FormatFloat(d.NominalCost, 'g', -1, 64), strconv.FormatFloat(d.ExpectedValue, 'g', -1, 64)}
+		strconv.FormatFloat(d.NominalCost, 'g', -1, 64), strconv.FormatFloat(d.ExpectedValue, 'g', -1, 64),
+		fmt.Sprintf("total load %.1f", total), fmt.Sprintf("%.6g MW]", total)}
 	runs := [][]string{
-		{"opf", "--case", demoCase, "--dc-model", "matpower", "--query", "cost", "--seed", "5"},
-		{"opf", "--case", demoCase, "--dc-model", "matpower", "--query", "cost", "--seed", "5", "--json"},
+		{"opf", "--case", demoCase, "--query", "cost", "--seed", "5"},
+		{"opf", "--case", demoCase, "--query", "cost", "--seed", "5", "--json"},
 	}
 	for _, args := range runs {
 		code, out, errs := runCmd(t, args...)
@@ -186,7 +216,7 @@ func TestOPFExitCodes(t *testing.T) {
 		t.Errorf("malformed case: exit %d, stderr %q", code, errs)
 	}
 	for _, bad := range [][]string{{"--eta", "0"}, {"--beta", "0"}, {"--eta", "1.5"}, {"--evaluate", "-3"}, {"--evaluate", "10"}, {"--plot", "x.svg"},
-		{"--load-band", "-1"}, {"--price-cap", "0"}, {"--price-floor", "5"}, {"--noise", "cauchy"}, {"--method", "scenario"}} {
+		{"--band", "-1"}, {"--price-cap", "0"}, {"--price-floor", "5"}, {"--noise", "cauchy"}, {"--method", "scenario"}} {
 		args := append([]string{"opf", "--case", demoCase, "--query", "cost"}, bad...)
 		code, _, errs := runCmd(t, args...)
 		if code != 2 || !strings.Contains(errs, bad[0]) {
@@ -254,19 +284,7 @@ func TestOPFCongested118CLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	fh.Close()
-	code, out, errs := runCmd(t, "opf", "--case", path, "--query", "cost", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var got struct {
-		Sensitivity float64 `json:"sensitivity"`
-		Provenance  string  `json:"sensitivity_provenance"`
-		Guarantee   string  `json:"guarantee"`
-	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatal(err)
-	}
-	// The true shift, from the same program on the two adjacent load vectors.
+	// The public domain: ±10% around the (published) congested profile.
 	c2, err := grid.ReadCase(path)
 	if err != nil {
 		t.Fatal(err)
@@ -275,24 +293,61 @@ func TestOPFCongested118CLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := opfrelease.Prepare(context.Background(), net, opfrelease.DefaultOptions())
+	pub, loads, err := opfrelease.Split(net)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := append([]float64(nil), net.Load...)
-	v0, err := pr.ReleasedMeanAt(context.Background(), d)
+	ref := filepath.Join(t.TempDir(), "ref.csv")
+	var b strings.Builder
+	b.WriteString("bus,mw\n")
+	for i, v := range loads.Values() {
+		fmt.Fprintf(&b, "%d,%v\n", net.BusID[i], v)
+	}
+	if err := os.WriteFile(ref, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "opf", "--case", path, "--reference", ref, "--band", "0.1", "--query", "cost", "--seed", "3", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Plan struct {
+			Sensitivity float64 `json:"sensitivity"`
+			Provenance  string  `json:"sensitivity_provenance"`
+			Guarantee   string  `json:"guarantee"`
+		} `json:"plan"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	// The true shift, from the same plan's program on the two adjacent load vectors.
+	dom, _ := grid.ReferenceBand(loads.Values(), 0.1)
+	opt := opfrelease.DefaultOptions()
+	opt.Domain, opt.ChanceSeed = &dom, 3
+	plan, err := opfrelease.NewPlan(context.Background(), pub, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
+	pr, err := plan.Solve(context.Background(), loads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v0, err := pr.ReleasedMeanAt(context.Background(), loads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := loads.Values()
 	d[net.BusIndex[42]]++
-	v1, err := pr.ReleasedMeanAt(context.Background(), d)
+	l1, _ := opfrelease.NewLoads(pub, d)
+	v1, err := pr.ReleasedMeanAt(context.Background(), l1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	shift := math.Abs(v1 - v0)
-	t.Logf("CLI: sensitivity %.4g (%s); true shift at bus 42 +1 MW: %.2f", got.Sensitivity, got.Provenance, shift)
-	if got.Provenance != "certified" || got.Sensitivity < shift || shift < 300 || !strings.HasPrefix(got.Guarantee, "(1") {
-		t.Errorf("sensitivity %v (%s), shift %v, guarantee %q", got.Sensitivity, got.Provenance, shift, got.Guarantee)
+	g := got.Plan
+	t.Logf("CLI: sensitivity %.4g (%s); true shift at bus 42 +1 MW: %.2f", g.Sensitivity, g.Provenance, shift)
+	if g.Provenance != "certified" || g.Sensitivity < shift || shift < 300 || !strings.HasPrefix(g.Guarantee, "(1") {
+		t.Errorf("sensitivity %v (%s), shift %v, guarantee %q", g.Sensitivity, g.Provenance, shift, g.Guarantee)
 	}
 }
 

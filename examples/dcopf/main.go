@@ -64,22 +64,28 @@ func run(alpha, eps float64, path string) error {
 		fmt.Printf("  generator %d at bus %d: %.2f MW\n", net.Gen[g]+1, net.BusID[net.GenBus[g]], p)
 	}
 
-	// 2. One private release of the cost (Laplace noise, vertex method), with
-	// a sensitivity certified over a declared domain: every load within ±10%
-	// of the case's, one bus load differing by at most α.
+	// 2. One private release of the cost (Laplace noise, vertex method). The
+	// public plan: the case's loads play a published reference profile, and
+	// the domain is ±10% around it; the sensitivity is certified over it for
+	// one bus load differing by at most α. The release spends, solves at the
+	// private loads (here the case's own) and adds the noise.
 	opt := opfrelease.DefaultOptions()
 	opt.Alpha, opt.Epsilon = alpha, eps
-	pr, err := opfrelease.Prepare(ctx, net, opt)
+	plan, loads, err := opfrelease.ReferencePlan(ctx, net, opt, 0.1)
 	if err != nil {
 		return err
 	}
-	rel, err := pr.Release(query.ReleaseOptions{})
+	rel, err := plan.Release(ctx, loads, opfrelease.ReleaseOptions{Label: "case"})
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nprivate release: %.2f %s\n  guarantee: %s\n", rel.Value, rel.Unit, rel.Record.Guarantee)
-	for _, s := range pr.Substitutions {
+	fmt.Printf("\nprivate release: %.6g %s (estimate %.6g after the published offset %.6g)\n  guarantee: %s\n", rel.ReleasedValue, plan.Unit, rel.Estimate, plan.Offset, plan.Guarantee)
+	for _, s := range plan.Notes {
 		fmt.Println("  note:", s)
+	}
+	pr, err := plan.Solve(ctx, loads) // PRIVATE: for the diagnostics below
+	if err != nil {
+		return err
 	}
 
 	// 3. PRIVATE diagnostics: compare strategies over 1000 simulated releases
