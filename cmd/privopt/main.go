@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"time"
 )
@@ -83,6 +84,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(stdout, versionString())
+		return 0
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "privopt: unknown command %q\n\n", args[0])
@@ -111,5 +116,39 @@ func printUsage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'privopt COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'privopt COMMAND -h' for a command's flags, 'privopt --version' for the version.")
+}
+
+// Version is the release of privopt this binary belongs to.
+const Version = "0.9.0"
+
+// versionString returns "privopt VERSION" with the module version, the VCS
+// revision and the Go version the binary was built with, where known.
+func versionString() string {
+	s := "privopt " + Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return s
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		s += " (module " + v + ")"
+	}
+	var rev, dirty string
+	for _, kv := range bi.Settings {
+		switch kv.Key {
+		case "vcs.revision":
+			rev = kv.Value
+		case "vcs.modified":
+			if kv.Value == "true" {
+				dirty = "+modified"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		s += " revision " + rev + dirty
+	}
+	return s + ", " + bi.GoVersion
 }

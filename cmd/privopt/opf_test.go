@@ -360,3 +360,10 @@ func TestOPFSecureRelease(t *testing.T) {
 		t.Errorf("--post-factor 0: exit %d, stderr %q", code, errs)
 	}
 }
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCmd(t, "--version")
+	if code != 0 || !strings.HasPrefix(out, "privopt "+Version) || !strings.Contains(out, "go1.") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+}
