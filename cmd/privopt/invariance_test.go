@@ -50,7 +50,7 @@ func sweepOPF(t *testing.T, path string, c opfSweepCase) *invariance.Result {
 		}
 	}
 	res, err := invariance.OPF(invarianceRun(t), t.TempDir(), net, invariance.OPFCase{
-		Name: c.name, Case: path, Args: c.args, Alpha: 1, Pairs: c.pairs, Seed: 11, Domain: dom, Ref: ref})
+		Name: c.name, Case: path, Args: c.args, Alpha: 1, Pairs: c.pairs, Seed: 11, Domain: dom, Ref: ref, PerRun: 8})
 	if err != nil {
 		t.Fatalf("%s: %v", c.name, err)
 	}

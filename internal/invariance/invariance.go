@@ -106,15 +106,21 @@ func DiffText(a, b string, maskA, maskB []string) []string {
 	if len(la) != len(lb) {
 		return []string{fmt.Sprintf("texts have %d and %d lines", len(la), len(lb))}
 	}
-	// Masking also folds white space: a column's padding depends on the
-	// width of the value printed in it.
+	// Masking works on white-space separated fields (a column's padding
+	// depends on the width of the value printed in it): a field equal to one
+	// of that side's released strings becomes a placeholder.
 	mask := func(s string, m []string) string {
+		set := map[string]bool{}
 		for _, v := range m {
-			if v != "" {
-				s = strings.ReplaceAll(s, v, "‹released›")
+			set[v] = true
+		}
+		f := strings.Fields(s)
+		for i, x := range f {
+			if set[x] {
+				f[i] = "‹released›"
 			}
 		}
-		return strings.Join(strings.Fields(s), " ")
+		return strings.Join(f, " ")
 	}
 	var out []string
 	for i := range la {
@@ -237,6 +243,9 @@ type OPFCase struct {
 	Alpha float64
 	Pairs int
 	Seed  uint64
+	// PerRun caps the releases of one CLI run (0: all pairs in one run), so
+	// that a large δ per release stays within one ledger's δ budget.
+	PerRun int
 	// Domain and Ref are the public domain and a reference profile (MW of
 	// demand per internal bus of the case's network).
 	Domain grid.LoadDomain
@@ -263,6 +272,31 @@ type Result struct {
 func OPF(run Runner, dir string, net *grid.Network, c OPFCase) (*Result, error) {
 	rng := rand.New(rand.NewPCG(c.Seed, 0x1f))
 	pairs := OPFPairs(net, c.Domain, c.Ref, c.Alpha, c.Pairs, rng)
+	per := c.PerRun
+	if per <= 0 {
+		per = len(pairs)
+	}
+	total := &Result{}
+	for lo := 0; lo < len(pairs); lo += per {
+		hi := min(lo+per, len(pairs))
+		r, err := opfRun(run, dir, net, c, pairs[lo:hi])
+		if err != nil {
+			return nil, err
+		}
+		total.Pairs += r.Pairs
+		total.Refusals += r.Refusals
+		total.MaxRatio = math.Max(total.MaxRatio, r.MaxRatio)
+		total.MaxRawRatio = math.Max(total.MaxRawRatio, r.MaxRawRatio)
+		total.Failures = append(total.Failures, r.Failures...)
+		for s := range r.Released {
+			total.Released[s] = append(total.Released[s], r.Released[s]...)
+		}
+	}
+	return total, nil
+}
+
+// opfRun is one pair of CLI runs (JSON and text per side) over pairs.
+func opfRun(run Runner, dir string, net *grid.Network, c OPFCase, pairs []Pair) (*Result, error) {
 	labels := make([]string, len(pairs))
 	var colA, colB [][]float64
 	for k, p := range pairs {
