@@ -59,25 +59,20 @@ func newVectorNoise(ctx context.Context, kind NoiseKind, k int, sens2, eps, delt
 	switch kind {
 	case Laplace:
 		v.sens, v.norm, v.delta = math.Sqrt(float64(k))*sens2, 1, 0
-		m, err = noise.LaplaceMechanism(noise.Params{Epsilon: eps, Sensitivity: v.sens})
+		m, err = query.Calibrate(ctx, Laplace, noise.Params{Epsilon: eps, Sensitivity: v.sens})
 		v.detail = fmt.Sprintf("Laplace per weight, ℓ1 sensitivity √%d·Δ₂ = %.4g", k, v.sens)
 	case Gaussian:
 		v.sens, v.norm = sens2, 2
-		m, err = noise.GaussianMechanism(noise.Params{Epsilon: eps, Delta: delta, Sensitivity: sens2})
+		m, err = query.Calibrate(ctx, Gaussian, noise.Params{Epsilon: eps, Delta: delta, Sensitivity: sens2})
 		v.detail = "classical Gaussian, ℓ2 sensitivity"
 	case AnalyticGaussian:
 		v.sens, v.norm = sens2, 2
-		m, err = noise.AnalyticGaussianMechanism(noise.Params{Epsilon: eps, Delta: delta, Sensitivity: sens2})
+		m, err = query.Calibrate(ctx, AnalyticGaussian, noise.Params{Epsilon: eps, Delta: delta, Sensitivity: sens2})
 		v.detail = "analytic Gaussian, ℓ2 sensitivity"
 	case Optimal:
 		v.sens, v.norm = sens2, math.Inf(1)
-		var r *noise.OptimalResult
-		r, err = noise.Optimize(ctx, noise.Params{Epsilon: eps / float64(k), Delta: delta / float64(k), Sensitivity: sens2},
-			noise.OptimalOptions{Loss: noise.L2(), SkipLowerBound: true, Symmetric: true})
-		if err == nil {
-			m = r.Mechanism
-		}
-		v.detail = fmt.Sprintf("optimal ℓ2 noise per weight at (ε/%d, δ/%d), Δ∞ ≤ Δ₂; basic composition over %d weights", k, k, k)
+		m, err = query.Calibrate(ctx, Optimal, noise.Params{Epsilon: eps / float64(k), Delta: delta / float64(k), Sensitivity: sens2})
+		v.detail = fmt.Sprintf("optimal (ℓ2-loss, query.Calibrate) noise per weight at (ε/%d, δ/%d), Δ∞ ≤ Δ₂; basic composition over %d weights", k, k, k)
 	default:
 		return nil, invalidf("noise is %q, must be laplace, gaussian, analytic-gaussian or optimal", kind)
 	}

@@ -348,7 +348,7 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 		p.sens.Norm = 2
 	}
 	p.privacy = query.Privacy{Mechanism: mech, Epsilon: opt.Epsilon, Delta: opt.Delta, Sensitivity: p.sens}
-	if p.mech, err = p.privacy.NoiseMechanism(); err != nil {
+	if p.mech, err = p.privacy.NoiseMechanismContext(ctx); err != nil {
 		return nil, err
 	}
 	p.Sensitivity, p.Provenance, p.Certificate = p.sens.Value, string(p.sens.Source), p.sens.Certificate

@@ -394,7 +394,7 @@ func OutputPerturbation(ctx context.Context, p *solver.Problem, q Query, priv Pr
 	if err := q.Validate(p.NumVars()); err != nil {
 		return nil, err
 	}
-	comps, _, err := priv.components(q.K())
+	comps, _, err := priv.components(ctx, q.K())
 	if err != nil {
 		return nil, err
 	}
@@ -498,7 +498,7 @@ func inputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 	if k < 1 || build == nil {
 		return nil, invalidf("input perturbation needs k ≥ 1 (got %d) and a problem builder", k)
 	}
-	comps, _, err := priv.components(k)
+	comps, _, err := priv.components(ctx, k)
 	if err != nil {
 		return nil, err
 	}

@@ -162,7 +162,13 @@ func MechanismNames() []string {
 // Optimal mechanism, each row's) and the δ the mechanism guarantees, without
 // solving anything: what the noise interval and Monte Carlo evaluations use.
 func (p Privacy) NoiseMechanism() (*noise.Mechanism, error) {
-	_, _, m, err := p.mechanism(1)
+	return p.NoiseMechanismContext(context.Background())
+}
+
+// NoiseMechanismContext is NoiseMechanism with a context for the
+// optimal-noise solve.
+func (p Privacy) NoiseMechanismContext(ctx context.Context) (*noise.Mechanism, error) {
+	_, _, m, err := p.mechanism(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -218,14 +224,14 @@ func (p Privacy) Validate() error {
 
 // components returns the k noise components and the delta actually
 // guaranteed.
-func (p Privacy) components(k int) ([]lindecision.Distribution, float64, error) {
-	d, delta, _, err := p.mechanism(k)
+func (p Privacy) components(ctx context.Context, k int) ([]lindecision.Distribution, float64, error) {
+	d, delta, _, err := p.mechanism(ctx, k)
 	return d, delta, err
 }
 
 // mechanism also returns the noise.Mechanism used for floating-point-safe
 // releases (nil when the noise is not a noise.Distribution).
-func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.Mechanism, error) {
+func (p Privacy) mechanism(ctx context.Context, k int) ([]lindecision.Distribution, float64, *noise.Mechanism, error) {
 	if err := p.Validate(); err != nil {
 		return nil, 0, nil, err
 	}
@@ -233,23 +239,16 @@ func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.M
 	var m *noise.Mechanism
 	var err error
 	switch p.Mechanism {
-	case Laplace:
-		m, err = noise.LaplaceMechanism(par)
-	case Gaussian:
-		m, err = noise.GaussianMechanism(par)
-	case AnalyticGaussian:
-		m, err = noise.AnalyticGaussianMechanism(par)
 	case TruncatedLaplace:
 		if k != 1 {
 			return nil, 0, nil, invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)
 		}
-		m, err = noise.TruncatedLaplaceMechanism(par)
 	case Optimal:
-		r, err := noise.Optimize(context.Background(), par, noise.OptimalOptions{Intervals: 200, Symmetric: true, SkipLowerBound: true})
+		m, err := Calibrate(ctx, Optimal, par)
 		if err != nil {
-			return nil, 0, nil, fmt.Errorf("query: optimal noise: %w", err)
+			return nil, 0, nil, err
 		}
-		return releasedComponents(r.Mechanism, k), r.Mechanism.Params.Delta, r.Mechanism, nil
+		return releasedComponents(m, k), m.Params.Delta, m, nil
 	case Custom:
 		pc := p.Noise.(*noise.PiecewiseConstant) // checked by Validate
 		cert, err := noise.Certify(pc, par)
@@ -262,10 +261,51 @@ func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.M
 		m := &noise.Mechanism{Name: "custom", Params: par, Dist: pc}
 		return releasedComponents(m, k), p.Delta, m, nil
 	}
-	if err != nil {
-		return nil, 0, nil, fmt.Errorf("query: %s mechanism: %w", p.Mechanism, err)
+	if m, err = Calibrate(ctx, p.Mechanism, par); err != nil {
+		return nil, 0, nil, err
 	}
 	return releasedComponents(m, k), m.Params.Delta, m, nil
+}
+
+// OptimalIntervals and OptimalLoss define what "optimal" means everywhere
+// (query, opfrelease, learn, the CLI): the certified symmetric
+// piecewise-constant (ε, δ)-DP noise of Selvi, Liu & Wiesemann with the
+// smallest variance (ℓ₂ loss) on OptimalIntervals cells.
+const OptimalIntervals = 200
+
+// OptimalLoss returns the loss "optimal" minimizes: ℓ₂ (the variance).
+func OptimalLoss() noise.Loss { return noise.L2() }
+
+// Calibrate is the mechanism registry: the noise of mechanism m calibrated
+// to par = (ε, δ, Δ) for one scalar (Laplace: Δ/ε; Gaussian: the classical
+// σ; analytic Gaussian: Balle & Wang's σ; truncated Laplace: Geng et al.'s;
+// optimal: see OptimalLoss). Custom noise is not calibrated (it is given);
+// ctx bounds the optimal-noise solve.
+func Calibrate(ctx context.Context, m Mechanism, par noise.Params) (*noise.Mechanism, error) {
+	var out *noise.Mechanism
+	var err error
+	switch m {
+	case Laplace:
+		out, err = noise.LaplaceMechanism(par)
+	case Gaussian:
+		out, err = noise.GaussianMechanism(par)
+	case AnalyticGaussian:
+		out, err = noise.AnalyticGaussianMechanism(par)
+	case TruncatedLaplace:
+		out, err = noise.TruncatedLaplaceMechanism(par)
+	case Optimal:
+		var r *noise.OptimalResult
+		r, err = noise.Optimize(ctx, par, noise.OptimalOptions{Intervals: OptimalIntervals, Loss: OptimalLoss(), Symmetric: true, SkipLowerBound: true})
+		if err == nil {
+			out = r.Mechanism
+		}
+	default:
+		return nil, invalidf("mechanism %q has no calibration (one of %s)", m, strings.Join(MechanismNames(), ", "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("query: %s mechanism: %w", m, err)
+	}
+	return out, nil
 }
 
 // releasedNoise is a component distribution whose support is that of the

@@ -79,7 +79,7 @@ func Solve(ctx context.Context, p *solver.Problem, spec Spec) (*Solution, error)
 		return nil, err
 	}
 	k := spec.Query.K()
-	comps, delta, mech, err := spec.Privacy.mechanism(k)
+	comps, delta, mech, err := spec.Privacy.mechanism(ctx, k)
 	if err != nil {
 		return nil, err
 	}
