@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -168,10 +169,7 @@ func (n *Network) meritOrder(dom LoadDomain, rules MarketRules) (*CostCertificat
 		return nil, why
 	}
 	var tlo, thi, pmax float64
-	for i := range dom.Lo {
-		tlo += dom.Lo[i] + n.Pbusinj[i]
-		thi += dom.Hi[i] + n.Pbusinj[i]
-	}
+	tlo, thi = domainTotals(dom, n.Pbusinj)
 	pmax = pmin
 	for _, s := range segs {
 		pmax += s.Width
@@ -238,17 +236,40 @@ func (n *Network) meritFlowViolation(segs []MeritSegment, pmin float64, load []f
 }
 
 // marginalPrice returns the largest price of a segment whose fill interval
-// contains T (the right and left derivatives of the ED cost at T).
+// contains T (the right and left derivatives of the ED cost at T). The
+// interval test is exact: the cumulative widths and T are compared as
+// rationals (float64 values are exact rationals), so no rounding of the sum
+// can move T into the wrong segment.
 func marginalPrice(segs []MeritSegment, pmin, t float64) float64 {
-	at := pmin
+	at := new(big.Rat).SetFloat64(pmin)
+	tr := new(big.Rat).SetFloat64(t)
 	best := math.Inf(-1)
 	for _, s := range segs {
-		if t >= at && t <= at+s.Width {
+		end := new(big.Rat).Add(at, new(big.Rat).SetFloat64(s.Width))
+		if tr.Cmp(at) >= 0 && tr.Cmp(end) <= 0 {
 			best = math.Max(best, s.Price)
 		}
-		at += s.Width
+		at = end
 	}
 	return best
+}
+
+// domainTotals returns Σ (Lo_i + inj_i) rounded down and Σ (Hi_i + inj_i)
+// rounded up: the exact sums (rational arithmetic) rounded outward, so the
+// float range contains the domain's total-load range.
+func domainTotals(dom LoadDomain, inj []float64) (lo, hi float64) {
+	l, h := new(big.Rat), new(big.Rat)
+	for i := range dom.Lo {
+		l.Add(l, new(big.Rat).SetFloat64(dom.Lo[i]))
+		h.Add(h, new(big.Rat).SetFloat64(dom.Hi[i]))
+		if inj != nil {
+			l.Add(l, new(big.Rat).SetFloat64(inj[i]))
+			h.Add(h, new(big.Rat).SetFloat64(inj[i]))
+		}
+	}
+	lo, _ = new(big.Float).SetPrec(53).SetMode(big.ToNegativeInf).SetRat(l).Float64()
+	hi, _ = new(big.Float).SetPrec(53).SetMode(big.ToPositiveInf).SetRat(h).Float64()
+	return lo, hi
 }
 
 // branchMargins runs the exact flow check of every limited branch (see the
@@ -384,11 +405,7 @@ func (n *Network) VerifyCostCertificate(c *CostCertificate, dom LoadDomain) erro
 	if why != "" {
 		return fmt.Errorf("%w: %s", ErrNotCertified, why)
 	}
-	var tlo, thi float64
-	for i := range dom.Lo {
-		tlo += dom.Lo[i] + n.Pbusinj[i]
-		thi += dom.Hi[i] + n.Pbusinj[i]
-	}
+	tlo, thi := domainTotals(dom, n.Pbusinj)
 	pmax := pmin
 	for _, s := range segs {
 		pmax += s.Width

@@ -121,3 +121,26 @@ func TestPiecewiseCosts(t *testing.T) {
 		t.Error("0 segments accepted")
 	}
 }
+
+// The merit-order price lookup is exact: ten segments of 0.1 MW sum to
+// 0.9999999999999999 in floating point but to 1.0000000000000000555 exactly,
+// so a total load of 1 MW lies in the tenth segment (price 10), which a
+// floating-point cumulative sum misses (it finds no segment at all).
+func TestMarginalPriceExactSegments(t *testing.T) {
+	var segs []MeritSegment
+	float := 0.0
+	for k := 1; k <= 10; k++ {
+		segs = append(segs, MeritSegment{Gen: k, Price: float64(k), Width: 0.1})
+		float += 0.1
+	}
+	if float >= 1 {
+		t.Fatalf("the floating-point premise fails: Σ = %v", float)
+	}
+	if got := marginalPrice(segs, 0, 1); got != 10 {
+		t.Errorf("price at T = 1: %v, want 10", got)
+	}
+	lo, hi := domainTotals(LoadDomain{Lo: []float64{0.1, 0.2}, Hi: []float64{0.1, 0.2}}, nil)
+	if !(lo < hi) || lo > 0.3 || hi < 0.30000000000000004 {
+		t.Errorf("outward totals of 0.1 + 0.2: [%v, %v]", lo, hi)
+	}
+}

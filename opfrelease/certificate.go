@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"sort"
 
 	"github.com/privopt/privopt/grid"
@@ -138,13 +139,17 @@ func verifyMeritOrder(c *query.Certificate) error {
 	if !(tlo >= pmin && thi <= top && tlo <= thi) {
 		return fmt.Errorf("total load [%v, %v] outside the units' range [%v, %v]", tlo, thi, pmin, top)
 	}
+	// The segment test is exact (rationals): no rounding of the cumulative
+	// widths can put T into the wrong segment.
 	price := func(t float64) float64 {
-		at, best := pmin, math.Inf(-1)
+		at, tr := new(big.Rat).SetFloat64(pmin), new(big.Rat).SetFloat64(t)
+		best := math.Inf(-1)
 		for _, s := range segs {
-			if t >= at && t <= at+s.Width {
+			end := new(big.Rat).Add(at, new(big.Rat).SetFloat64(s.Width))
+			if tr.Cmp(at) >= 0 && tr.Cmp(end) <= 0 {
 				best = math.Max(best, s.Price)
 			}
-			at += s.Width
+			at = end
 		}
 		return best
 	}
