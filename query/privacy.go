@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/noise"
@@ -273,6 +274,10 @@ func (p Privacy) mechanism(ctx context.Context, k int) ([]lindecision.Distributi
 // smallest variance (ℓ₂ loss) on OptimalIntervals cells.
 const OptimalIntervals = 200
 
+// optimalCache holds the optimal mechanisms computed by Calibrate, keyed by
+// noise.Params (the mechanisms are immutable once certified).
+var optimalCache sync.Map
+
 // OptimalLoss returns the loss "optimal" minimizes: ℓ₂ (the variance).
 func OptimalLoss() noise.Loss { return noise.L2() }
 
@@ -294,10 +299,16 @@ func Calibrate(ctx context.Context, m Mechanism, par noise.Params) (*noise.Mecha
 	case TruncatedLaplace:
 		out, err = noise.TruncatedLaplaceMechanism(par)
 	case Optimal:
+		// The solve takes seconds and its result depends on par only: cache
+		// it (a plan's releases and the solves of one release reuse it).
+		if c, ok := optimalCache.Load(par); ok {
+			return c.(*noise.Mechanism), nil
+		}
 		var r *noise.OptimalResult
 		r, err = noise.Optimize(ctx, par, noise.OptimalOptions{Intervals: OptimalIntervals, Loss: OptimalLoss(), Symmetric: true, SkipLowerBound: true})
 		if err == nil {
 			out = r.Mechanism
+			optimalCache.Store(par, out)
 		}
 	default:
 		return nil, invalidf("mechanism %q has no calibration (one of %s)", m, strings.Join(MechanismNames(), ", "))
