@@ -120,8 +120,8 @@ func (o *Options) Validate() error {
 	if o.CostSegments < 1 || o.CostSegments > 10000 {
 		return bad("CostSegments", o.CostSegments, "in [1, 10000]")
 	}
-	if sc := o.Security; sc != nil && (!(sc.PostFactor >= 0) || math.IsInf(sc.PostFactor, 0) || sc.MaxRounds < 0) {
-		return fmt.Errorf("opfrelease: Security has PostFactor %v and MaxRounds %d; want PostFactor ≥ 0 and finite (0: 1) and MaxRounds ≥ 0", sc.PostFactor, sc.MaxRounds)
+	if sc := o.Security; sc != nil && (!(sc.PostFactor >= 0) || math.IsInf(sc.PostFactor, 0)) {
+		return fmt.Errorf("opfrelease: Security has PostFactor %v; want PostFactor ≥ 0 and finite (0: 1)", sc.PostFactor)
 	}
 	if o.Limits < grid.LimitsAuto || o.Limits > grid.LimitsLazy {
 		return bad("Limits", int(o.Limits), "grid.LimitsAuto, grid.LimitsAll or grid.LimitsLazy")

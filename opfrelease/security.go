@@ -27,11 +27,10 @@ import (
 // flows before and after any outage).
 type Security struct {
 	// PostFactor scales the post-contingency limits (0: 1, the normal rating).
+	// (There is no round limit: the cut loop always ends, every round adding
+	// a new cut from a finite set, and a limit would make the release refuse
+	// depending on the data.)
 	PostFactor float64
-	// MaxRounds is deprecated and ignored: the cut loop always ends (every
-	// round adds a new cut from a finite set), and a round limit would make
-	// the release refuse depending on the data.
-	MaxRounds int
 }
 
 // securityState caches the outages and their LODF columns.
