@@ -8,7 +8,6 @@ import (
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/internal/invariance"
 	"github.com/privopt/privopt/internal/shareddata"
-	"github.com/privopt/privopt/opfrelease"
 )
 
 // opfSweepCase is one configuration of the CLI invariance sweep.
@@ -30,19 +29,7 @@ func invarianceRun(t *testing.T) invariance.Runner {
 // certified sensitivity plus one grid step.
 func sweepOPF(t *testing.T, path string, c opfSweepCase) *invariance.Result {
 	t.Helper()
-	cs, err := grid.ReadCase(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, err := grid.NewNetwork(cs, grid.PowerModelsDC())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, loads, err := opfrelease.Split(net)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := loads.Values()
+	net, _, ref := caseFile(t, path)
 	dom, _ := grid.ReferenceBand(ref, c.band)
 	for i, v := range ref {
 		if v == 0 {

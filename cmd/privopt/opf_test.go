@@ -285,15 +285,8 @@ func TestOPFCongested118CLI(t *testing.T) {
 	}
 	fh.Close()
 	// The public domain: ±10% around the (published) congested profile.
-	c2, err := grid.ReadCase(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, err := grid.NewNetwork(c2, grid.PowerModelsDC())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, loads, err := opfrelease.Split(net)
+	net, pub, refMW := caseFile(t, path)
+	loads, err := opfrelease.NewLoads(pub, refMW)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,22 @@ import (
 	"github.com/privopt/privopt/opfrelease"
 )
 
-// caseLoads reads a PGLib case and returns its network and demands.
+// caseLoads reads a PGLib case (path relative to the shared data) and
+// returns its network and demands times scale.
 func caseLoads(t *testing.T, rel string, scale float64) (*grid.Network, []float64) {
 	t.Helper()
-	c, err := grid.ReadCase(shareddata.Path(t, rel))
+	net, _, d := caseFile(t, shareddata.Path(t, rel))
+	for i := range d {
+		d[i] *= scale
+	}
+	return net, d
+}
+
+// caseFile reads a case file (PowerModels DC model) and splits it into the
+// public network and the private demands.
+func caseFile(t *testing.T, path string) (*grid.Network, *opfrelease.PublicNetwork, []float64) {
+	t.Helper()
+	c, err := grid.ReadCase(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,15 +36,11 @@ func caseLoads(t *testing.T, rel string, scale float64) (*grid.Network, []float6
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, l, err := opfrelease.Split(net)
+	pub, l, err := opfrelease.Split(net)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := l.Values()
-	for i := range d {
-		d[i] *= scale
-	}
-	return net, d
+	return net, pub, l.Values()
 }
 
 // The pair that used to switch certificates (14_ieee loads ×1.40049, bus 3
