@@ -30,6 +30,8 @@ type Model struct {
 
 	obj objective
 
+	naux int // auxiliary names handed out (atoms' epigraph variables)
+
 	mu  sync.Mutex // guards err: expressions may record errors from any goroutine
 	err error
 }
