@@ -32,6 +32,10 @@ type Model struct {
 
 	naux int // auxiliary names handed out (atoms' epigraph variables)
 
+	params     []*Param
+	paramVal   []float64 // current values, global index
+	paramNames map[string]*Param
+
 	mu  sync.Mutex // guards err: expressions may record errors from any goroutine
 	err error
 }
