@@ -287,3 +287,47 @@ func (c *Canonical) setParam(p *Param, values []float64) (rows, cols []int, err 
 // with (or last set through SetParam), indexed globally in parameter creation
 // order.
 func (c *Canonical) Theta() []float64 { return slices.Clone(c.par.theta) }
+
+// RHSParam turns the constant right-hand side of a linear constraint (Equal,
+// LessEq, GreaterEq) into a new parameter with the given name, whose initial
+// values are the current right-hand side: for lhs ≤ rhs, lhs = rhs and
+// lhs ≥ rhs with e = lhs − rhs = a·x + c, the parameter is θ = −c (the
+// constant right-hand side with any constant of lhs moved to it), so the
+// constraint reads a·x ≤ θ, a·x = θ or a·x ≥ θ. It is the way to
+// parameterize constraints built by code that takes constants (for example
+// package grid's OPF). A constraint that already has parameter terms, a cone
+// constraint or one of another model records an error and returns nil.
+func (m *Model) RHSParam(name string, c *Constraint) *Param {
+	if c == nil || c.m != m {
+		m.recordErr(errf(ErrModelMismatch, "RHSParam %q: constraint is nil or belongs to another model", name))
+		return nil
+	}
+	sign := 1.0
+	switch c.kind {
+	case KindEqual, KindLessEq:
+	case KindGreaterEq:
+		sign = -1
+	default:
+		m.recordErr(errf(ErrInvalidArgument, "RHSParam %q: constraint %q is a %v constraint; only Equal, LessEq and GreaterEq have a right-hand side", name, c.name, c.kind))
+		return nil
+	}
+	if c.pptr != nil {
+		m.recordErr(errf(ErrInvalidArgument, "RHSParam %q: constraint %q already has parameter terms", name, c.name))
+		return nil
+	}
+	vals := make([]float64, c.n)
+	for i, b := range c.b {
+		vals[i] = sign * b
+	}
+	p := m.Parameter(name, vals...)
+	c.pptr = make([]int, c.n+1)
+	c.pidx = make([]int, c.n)
+	c.pval = make([]float64, c.n)
+	c.b = make([]float64, c.n)
+	for i := 0; i < c.n; i++ {
+		c.pptr[i+1] = i + 1
+		c.pidx[i] = p.off + i
+		c.pval[i] = -sign // b = −pval·θ = sign·θ
+	}
+	return p
+}

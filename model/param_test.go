@@ -175,3 +175,41 @@ func TestParamErrors(t *testing.T) {
 		t.Fatalf("duplicate parameter: %v", err)
 	}
 }
+
+// RHSParam parameterizes the right-hand sides of constraints built with
+// constants; re-solves match the closed form of a two-variable LP:
+// max x + y s.t. x ≤ u, y ≤ v, x + y ≥ w (w small) → u + v.
+func TestRHSParam(t *testing.T) {
+	m := model.New("rhs")
+	x := m.Vector("x", 2)
+	cu := m.LessEq("u", x.At(0), model.Const(1))
+	cv := m.GreaterEq("v", model.Const(2), x.At(1)) // y ≤ 2 written as 2 ≥ y
+	cw := m.GreaterEq("w", x.Expr().Sum(), model.Const(-5))
+	m.Maximize(x.Expr().Sum())
+	pu, pv, pw := m.RHSParam("pu", cu), m.RHSParam("pv", cv), m.RHSParam("pw", cw)
+	if pu.Value()[0] != 1 || pv.Value()[0] != -2 || pw.Value()[0] != -5 {
+		t.Fatalf("initial values %v %v %v, want 1, −2 (2 ≥ y is −y ≥ −2), −5", pu.Value(), pv.Value(), pw.Value())
+	}
+	prep, err := m.Prepare(model.SolveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prep.Close()
+	for _, c := range [][2]float64{{1, 2}, {3, 4}, {-1, 0.5}} {
+		if err := prep.SetParam(pu, c[0]); err != nil {
+			t.Fatal(err)
+		}
+		if err := prep.SetParam(pv, -c[1]); err != nil {
+			t.Fatal(err)
+		}
+		res, err := prep.Solve(context.Background())
+		if err != nil || !res.Status.OK() {
+			t.Fatalf("%v %v", err, res)
+		}
+		near(t, "objective", res.Objective, c[0]+c[1], 1e-9)
+		near(t, "dual of u", res.Dual(cu)[0], 1, 1e-9)
+	}
+	if m.RHSParam("again", cu) != nil || m.Err() == nil {
+		t.Fatal("a second RHSParam on one constraint must fail")
+	}
+}
