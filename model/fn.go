@@ -337,11 +337,10 @@ func AddFn(args ...Arg) Fn {
 
 // combineFn builds Σ coef[k]·args[k] with the DCP rules of sums and scaling.
 func combineFn(op string, args []*fnode, coef []float64) Fn {
-	r := &fnode{coef: coef, args: args, rows: 1, cols: 1, n: 1}
 	if len(args) == 0 {
 		return Fn{leafNode(Expr{})}
 	}
-	r.n, r.rows, r.cols = 1, 1, 1
+	r := &fnode{coef: coef, args: args, rows: 1, cols: 1, n: 1}
 	var texts []string
 	curvs := make([]Curvature, len(args))
 	signs := make([]Sign, len(args))
@@ -472,7 +471,6 @@ type atomDef struct {
 	shape func(f *fnode) (rows, cols int, err error)
 	sign  func(f *fnode) Sign
 	mono  func(f *fnode, k int) Monotonicity
-	// affineOnly lists arguments that must be affine (matrix arguments).
 	eval  func(f *fnode, args [][]float64) []float64
 	canon func(m *Model, f *fnode, args []Expr) Expr
 }
@@ -591,9 +589,6 @@ func (m *Model) canonFn(f *fnode) Expr {
 		for k, a := range f.args {
 			e = e.AddScaled(f.coef[k], m.canonFn(a))
 		}
-		if f.n != e.Len() { // all operands of length 1 broadcast to n: cannot happen
-			e = Zeros(f.n).Add(e)
-		}
 	default:
 		args := make([]Expr, len(f.args))
 		for k, a := range f.args {
@@ -687,7 +682,7 @@ func (m *Model) objectiveFn(op string, maximize bool, f *fnode) {
 			}
 			return
 		}
-		if q, ok := n.data.(*Quadratic); ok && n.atom == atomQuadratic && sign*c > 0 && n.canon == nil {
+		if q, ok := n.data.(*Quadratic); ok && n.atom == atomQuadratic && sign*c > 0 {
 			quad = append(quad, q.Scale(sign*c))
 			return
 		}

@@ -200,13 +200,14 @@ type paramTerms struct {
 	r0   float64
 	ridx []int
 	rval []float64
-	// byParam[g] lists the rows (positions k in row) that parameter entry g
-	// touches, for incremental updates
+	// rowsOf[g] lists the rows (positions k in row) that parameter entry g
+	// touches, qOf[g] its objective terms, for incremental updates
 	rowsOf [][]int
 	qOf    [][]int // positions t in qcol
 }
 
-// applyAll recomputes b, q and r of p from theta.
+// apply recomputes from theta the entries of b on the parameter rows ks
+// (positions in row), the costs of the terms qs (positions in qcol) and r.
 func (t *paramTerms) apply(b, q []float64, r *float64, rows []int, qs []int) {
 	for _, k := range rows {
 		v := t.b0[t.row[k]]

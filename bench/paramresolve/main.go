@@ -8,7 +8,7 @@
 //     solve) or warm (SetParam + re-solve from the previous basis);
 //  2. 24 hourly DC-OPF solves of a pglib case (default
 //     pglib_opf_case2383wp_k) with the loads scaled by a daily profile,
-//     through grid.ParamOPF (load parameters, warm HiGHS) against
+//     through grid.ParamOPF (load parameters; warm HiGHS for LPs) against
 //     grid.BuildOPF + Solve per hour.
 //
 // Times are wall-clock medians over -reps repetitions (LP) and per-hour means

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/privopt/privopt/grid"
@@ -42,7 +43,12 @@ func runOPF(ctx context.Context, name string) error {
 		}
 	}
 	fmt.Printf("%-26s %14s %14s %12s %10s %10s\n", "costs", "rebuild/solve", "param/solve", "param build", "speed-up", "max Δcost")
-	for _, linear := range []bool{false, true} {
+	c2, _, _, _ := n.CostCoefficients()
+	variants := []bool{false}
+	if slices.ContainsFunc(c2, func(v float64) bool { return v != 0 }) {
+		variants = append(variants, true) // with c2 dropped: an LP
+	}
+	for _, linear := range variants {
 		opt := grid.OPFOptions{LinearCost: linear}
 		// Rebuild: BuildOPF with the hour's loads + Solve.
 		var rebuild time.Duration
@@ -69,6 +75,7 @@ func runOPF(ctx context.Context, name string) error {
 			return err
 		}
 		build := time.Since(t)
+		warm := po.WarmStart()
 		var param time.Duration
 		maxd := 0.0
 		for h, load := range loads {
@@ -88,8 +95,8 @@ func runOPF(ctx context.Context, name string) error {
 		if linear {
 			label = "linear (c2 dropped)"
 		}
-		if po.WarmStart() {
-			label += ", LP"
+		if warm {
+			label += ", LP (warm)"
 		} else {
 			label += ", QP"
 		}
