@@ -44,17 +44,28 @@ func elementwise(g func(float64) float64) func(f *fnode, a [][]float64) []float6
 	}
 }
 
+// fold reduces the entries of the single argument to one value.
+func fold(init float64, g func(acc, v float64) float64) func(f *fnode, a [][]float64) []float64 {
+	return func(f *fnode, a [][]float64) []float64 {
+		acc := init
+		for _, v := range a[0] {
+			acc = g(acc, v)
+		}
+		return []float64{acc}
+	}
+}
+
+// absBound adds t ≥ x and t ≥ −x (t broadcast when of length 1).
+func (m *Model) absBound(name string, t, x Expr) {
+	m.GreaterEq(name+"_pos", t, x)
+	m.GreaterEq(name+"_neg", t, x.Neg())
+}
+
 // ---- Sum (affine) ----
 
 var atomSum = &atomDef{
 	name: "Sum", curv: Affine, shape: shapeScalar, sign: signOf(0), mono: monoAll(Increasing),
-	eval: func(f *fnode, a [][]float64) []float64 {
-		s := 0.0
-		for _, v := range a[0] {
-			s += v
-		}
-		return []float64{s}
-	},
+	eval:  fold(0, func(s, v float64) float64 { return s + v }),
 	canon: func(m *Model, f *fnode, a []Expr) Expr { return a[0].Sum() },
 }
 
@@ -65,8 +76,7 @@ var atomAbs = &atomDef{
 	eval: elementwise(math.Abs),
 	canon: func(m *Model, f *fnode, a []Expr) Expr {
 		t, name := m.epigraph("Abs", f.rows, f.cols)
-		m.GreaterEq(name+"_pos", t.Expr(), a[0])
-		m.GreaterEq(name+"_neg", t.Expr(), a[0].Neg())
+		m.absBound(name, t.Expr(), a[0])
 		return t.Expr()
 	},
 }
@@ -122,100 +132,75 @@ func evalExtreme(sign float64) func(f *fnode, a [][]float64) []float64 {
 	}
 }
 
-var atomMaximum = &atomDef{
-	name: "Maximum", curv: Convex, shape: shapeBroadcast, mono: monoAll(Increasing),
-	sign: func(f *fnode) Sign {
+// extremeSign is the sign rule of an elementwise maximum (max) or minimum:
+// one argument of the dominating sign decides, all arguments of the other
+// sign give that sign.
+func extremeSign(max bool) func(f *fnode) Sign {
+	dom, other := Nonneg, Nonpos
+	if !max {
+		dom, other = Nonpos, Nonneg
+	}
+	return func(f *fnode) Sign {
 		all := true
 		for _, a := range f.args {
-			if a.sign == Nonneg {
-				return Nonneg
+			if a.sign == dom {
+				return dom
 			}
-			all = all && a.sign == Nonpos
+			all = all && a.sign == other
 		}
 		if all {
-			return Nonpos
+			return other
 		}
 		return UnknownSign
-	},
-	eval: evalExtreme(1),
-	canon: func(m *Model, f *fnode, a []Expr) Expr {
-		t, name := m.epigraph("Maximum", f.rows, f.cols)
+	}
+}
+
+// extremeAtom returns the elementwise maximum of its arguments (max) or
+// minimum, or, with entries set, the largest (smallest) entry of one
+// argument: t ≥ each argument (convex) or t ≤ each (concave).
+func extremeAtom(name string, max, entries bool) *atomDef {
+	sign, curv := 1.0, Convex
+	if !max {
+		sign, curv = -1, Concave
+	}
+	d := &atomDef{name: name, curv: curv, shape: shapeBroadcast, sign: extremeSign(max), mono: monoAll(Increasing), eval: evalExtreme(sign)}
+	if entries {
+		d.shape, d.sign = shapeScalar, signOf(0)
+		d.eval = fold(math.Inf(-int(sign)), func(v, x float64) float64 { return sign * math.Max(sign*v, sign*x) })
+	}
+	d.canon = func(m *Model, f *fnode, a []Expr) Expr {
+		t, base := m.epigraph(name, f.rows, f.cols)
 		for k, x := range a {
-			m.GreaterEq(fmt.Sprintf("%s_%d", name, k), t.Expr(), x)
+			if max {
+				m.GreaterEq(fmt.Sprintf("%s_%d", base, k), t.Expr(), x)
+			} else {
+				m.LessEq(fmt.Sprintf("%s_%d", base, k), t.Expr(), x)
+			}
 		}
 		return t.Expr()
-	},
+	}
+	return d
 }
+
+var (
+	atomMaximum = extremeAtom("Maximum", true, false)
+	atomMinimum = extremeAtom("Minimum", false, false)
+	atomMax     = extremeAtom("Max", true, true)
+	atomMin     = extremeAtom("Min", false, true)
+)
 
 // Maximum returns the elementwise maximum max(a₁, a₂, …) of its arguments
 // (equal lengths, or length 1 broadcast): convex, increasing in every
 // argument, ≥ 0 if one argument is. Canonicalization: t ≥ aₖ for every k.
 func Maximum(args ...Arg) Fn { return applyAtom(atomMaximum, nil, args...) }
 
-var atomMinimum = &atomDef{
-	name: "Minimum", curv: Concave, shape: shapeBroadcast, mono: monoAll(Increasing),
-	sign: func(f *fnode) Sign {
-		all := true
-		for _, a := range f.args {
-			if a.sign == Nonpos {
-				return Nonpos
-			}
-			all = all && a.sign == Nonneg
-		}
-		if all {
-			return Nonneg
-		}
-		return UnknownSign
-	},
-	eval: evalExtreme(-1),
-	canon: func(m *Model, f *fnode, a []Expr) Expr {
-		t, name := m.epigraph("Minimum", f.rows, f.cols)
-		for k, x := range a {
-			m.LessEq(fmt.Sprintf("%s_%d", name, k), t.Expr(), x)
-		}
-		return t.Expr()
-	},
-}
-
 // Minimum returns the elementwise minimum of its arguments: concave,
 // increasing. Canonicalization: t ≤ aₖ for every k.
 func Minimum(args ...Arg) Fn { return applyAtom(atomMinimum, nil, args...) }
 
-var atomMax = &atomDef{
-	name: "Max", curv: Convex, shape: shapeScalar, sign: signOf(0), mono: monoAll(Increasing),
-	eval: func(f *fnode, a [][]float64) []float64 {
-		v := math.Inf(-1)
-		for _, x := range a[0] {
-			v = math.Max(v, x)
-		}
-		return []float64{v}
-	},
-	canon: func(m *Model, f *fnode, a []Expr) Expr {
-		t, name := m.epigraph("Max", 1, 1)
-		m.GreaterEq(name, t.Expr(), a[0])
-		return t.Expr()
-	},
-}
-
 // Max returns the largest entry maxᵢ xᵢ (CVXPY's max): convex, increasing.
 // Canonicalization: t ≥ xᵢ for every i.
 func Max(x Arg) Fn { return applyAtom(atomMax, nil, x) }
-
-var atomMin = &atomDef{
-	name: "Min", curv: Concave, shape: shapeScalar, sign: signOf(0), mono: monoAll(Increasing),
-	eval: func(f *fnode, a [][]float64) []float64 {
-		v := math.Inf(1)
-		for _, x := range a[0] {
-			v = math.Min(v, x)
-		}
-		return []float64{v}
-	},
-	canon: func(m *Model, f *fnode, a []Expr) Expr {
-		t, name := m.epigraph("Min", 1, 1)
-		m.LessEq(name, t.Expr(), a[0])
-		return t.Expr()
-	},
-}
 
 // Min returns the smallest entry minᵢ xᵢ: concave, increasing.
 // Canonicalization: t ≤ xᵢ for every i.
@@ -225,17 +210,10 @@ func Min(x Arg) Fn { return applyAtom(atomMin, nil, x) }
 
 var atomNorm1 = &atomDef{
 	name: "Norm1", curv: Convex, shape: shapeScalar, sign: signNonneg, mono: monoAll(SignDependent),
-	eval: func(f *fnode, a [][]float64) []float64 {
-		s := 0.0
-		for _, v := range a[0] {
-			s += math.Abs(v)
-		}
-		return []float64{s}
-	},
+	eval: fold(0, func(s, v float64) float64 { return s + math.Abs(v) }),
 	canon: func(m *Model, f *fnode, a []Expr) Expr {
 		s, name := m.epigraph("Norm1", a[0].Len(), 1)
-		m.GreaterEq(name+"_pos", s.Expr(), a[0])
-		m.GreaterEq(name+"_neg", s.Expr(), a[0].Neg())
+		m.absBound(name, s.Expr(), a[0])
 		return s.Expr().Sum()
 	},
 }
@@ -246,13 +224,7 @@ func Norm1(x Arg) Fn { return applyAtom(atomNorm1, nil, x) }
 
 var atomNorm2 = &atomDef{
 	name: "Norm2", curv: Convex, shape: shapeScalar, sign: signNonneg, mono: monoAll(SignDependent),
-	eval: func(f *fnode, a [][]float64) []float64 {
-		s := 0.0
-		for _, v := range a[0] {
-			s = math.Hypot(s, v)
-		}
-		return []float64{s}
-	},
+	eval: fold(0, math.Hypot),
 	canon: func(m *Model, f *fnode, a []Expr) Expr {
 		t, name := m.epigraph("Norm2", 1, 1)
 		m.NormLessEq(name, a[0], t.Expr())
@@ -267,17 +239,10 @@ func Norm2(x Arg) Fn { return applyAtom(atomNorm2, nil, x) }
 
 var atomNormInf = &atomDef{
 	name: "NormInf", curv: Convex, shape: shapeScalar, sign: signNonneg, mono: monoAll(SignDependent),
-	eval: func(f *fnode, a [][]float64) []float64 {
-		s := 0.0
-		for _, v := range a[0] {
-			s = math.Max(s, math.Abs(v))
-		}
-		return []float64{s}
-	},
+	eval: fold(0, func(s, v float64) float64 { return math.Max(s, math.Abs(v)) }),
 	canon: func(m *Model, f *fnode, a []Expr) Expr {
 		t, name := m.epigraph("NormInf", 1, 1)
-		m.GreaterEq(name+"_pos", t.Expr(), a[0])
-		m.GreaterEq(name+"_neg", t.Expr(), a[0].Neg())
+		m.absBound(name, t.Expr(), a[0])
 		return t.Expr()
 	},
 }
