@@ -29,7 +29,13 @@ func New(seed uint64, m, n, k int) *LP {
 	lp := &LP{B: make([]float64, m), C: make([]float64, n)}
 	for i := 0; i < m; i++ {
 		row := 0.0
-		for _, j := range rng.Perm(n)[:k] {
+		seen := map[int]bool{}
+		for len(seen) < min(k, n) {
+			j := rng.IntN(n)
+			if seen[j] {
+				continue
+			}
+			seen[j] = true
 			v := rng.Float64()
 			t.Append(i, j, v)
 			row += v
