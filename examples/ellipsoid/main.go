@@ -28,8 +28,10 @@
 // (inside / outside) as the paper's Figure 4.4 does.
 //
 // Differences from the paper: B is a symmetric matrix variable, so the shape
-// noise has 3 components instead of the paper's 4 for a general Y (every
-// ellipsoid has a symmetric Y, so nothing is lost); the polytope is our own
+// noise has 3 components where (20b) writes 4 for a general Y (every
+// ellipsoid has a symmetric Y, so nothing is lost; the paper's S = 179
+// vertex samples is Prop. 3.3's count for 5 noise components, the count
+// printed here too); the polytope is our own
 // random octagon (the paper's is not published with the text); the noise
 // scale comes from sampled sensitivities, with the privacy guarantee printed
 // as conditional on them.
@@ -127,6 +129,7 @@ type line struct {
 	sigma     float64
 	violation float64
 	area      float64 // mean released area / non-private area
+	samples   int     // vertex-method samples (program perturbation)
 }
 
 func main() {
@@ -179,6 +182,7 @@ func run(ctx context.Context, draws int, svgPrefix string, gammas []float64) ([]
 		}
 		lines = append(lines, ls...)
 	}
+	fmt.Printf("program perturbation: vertex method with S = %d samples of the %d noise components (Prop. 3.3)\n", lines[len(lines)-1].samples, len(cols))
 	return lines, nil
 }
 
@@ -238,7 +242,7 @@ func release(ctx context.Context, p polytope, prob *solver.Problem, cols []int, 
 		if err != nil {
 			return nil, err
 		}
-		l := line{gamma: gamma, name: s.name, sens: s.sens, sigma: noise.Std(mech.Dist)}
+		l := line{gamma: gamma, name: s.name, sens: s.sens, sigma: noise.Std(mech.Dist), samples: sol.Counterpart.Guarantee.SampleSize}
 		f := fig(s.name)
 		if s.name == "program perturbation" {
 			f.Series = append(f.Series, curve("mean program ellipsoid", s.mean, false))

@@ -34,8 +34,8 @@ func TestEllipsoidAcceptance(t *testing.T) {
 	if !(prog.area > 0.05 && prog.area < 1) {
 		t.Fatalf("program ellipsoid area ratio %v", prog.area)
 	}
-	if !(prog.sens > 0 && out.sens > 0) {
-		t.Fatalf("sensitivities %v, %v", prog.sens, out.sens)
+	if !(prog.sens > 0 && out.sens > 0) || prog.samples != 179 {
+		t.Fatalf("sensitivities %v, %v, samples %d (want Prop. 3.3's 179 for 5 components, the paper's count)", prog.sens, out.sens, prog.samples)
 	}
 }
 
