@@ -547,6 +547,9 @@ func GeoMean(x Arg, w ...float64) Fn {
 	if bad == nil && len(ws) != n {
 		bad = errf(ErrDimension, "GeoMean: %d weights for %d entries", len(ws), n)
 	}
+	if bad == nil && n == 0 {
+		bad = errf(ErrDimension, "GeoMean: x has no entries")
+	}
 	if f.f.err == nil && bad != nil {
 		f.f.err = bad
 	}

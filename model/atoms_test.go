@@ -347,3 +347,40 @@ func TestFnConstraintDual(t *testing.T) {
 	near(t, "objective", res.Objective, 3*math.Log(2.0/3), 1e-6)
 	near(t, "dual", res.Dual(budget)[0], 1.5, 1e-5)
 }
+
+// Atoms never panic on bad arguments: empty, mismatched, NaN, another
+// model's variables; the error is recorded when the expression is used.
+func TestAtomsBadArguments(t *testing.T) {
+	other := model.New("other")
+	y := other.Vector("y", 2)
+	for _, c := range []struct {
+		name  string
+		build func(m *model.Model, x *model.Var) model.Fn
+	}{
+		{"empty GeoMean", func(m *model.Model, x *model.Var) model.Fn { return model.GeoMean(model.Expr{}) }},
+		{"negative weight", func(m *model.Model, x *model.Var) model.Fn { return model.GeoMean(x, 1, -1, 1) }},
+		{"weights length", func(m *model.Model, x *model.Var) model.Fn { return model.GeoMean(x, 1, 1) }},
+		{"Huber M", func(m *model.Model, x *model.Var) model.Fn { return model.Huber(x, math.NaN()) }},
+		{"Maximum none", func(m *model.Model, x *model.Var) model.Fn { return model.Maximum() }},
+		{"Maximum lengths", func(m *model.Model, x *model.Var) model.Fn { return model.Maximum(x, model.Const(1, 2)) }},
+		{"QuadOverLin y", func(m *model.Model, x *model.Var) model.Fn { return model.QuadOverLin(x, x) }},
+		{"LogDet vector", func(m *model.Model, x *model.Var) model.Fn { return model.LogDet(x) }},
+		{"LogDet asymmetric", func(m *model.Model, x *model.Var) model.Fn {
+			return model.LogDet(m.Matrix("A", 2, 2))
+		}},
+		{"MatrixFrac sizes", func(m *model.Model, x *model.Var) model.Fn { return model.MatrixFrac(x, m.Symmetric("P", 2)) }},
+		{"NaN constant", func(m *model.Model, x *model.Var) model.Fn { return model.Norm2(model.Const(math.NaN())) }},
+		{"two models", func(m *model.Model, x *model.Var) model.Fn { return model.Norm2(x).Add(model.Norm1(y)) }},
+		{"other model", func(m *model.Model, x *model.Var) model.Fn { return model.Norm2(y) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := model.New("bad")
+			x := m.Vector("x", 3)
+			f := c.build(m, x)
+			m.MinimizeFn(model.Pos(f.Sum()))
+			if m.Err() == nil {
+				t.Fatalf("%s: no error recorded", f)
+			}
+		})
+	}
+}
