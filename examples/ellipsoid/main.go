@@ -227,10 +227,12 @@ func release(ctx context.Context, p polytope, prob *solver.Problem, cols []int, 
 		return nil, err
 	}
 	src := noise.NewSeededSource(1)
+	// Series order fixes the colours of the plot palette: polytope blue,
+	// released ellipsoids outside P red, inside P green (as in the paper's
+	// Figure 4.4), non-private dashed, program mean last. Equal width and
+	// height keep the axes' scales close to equal.
 	fig := func(name string) *plot.Figure {
-		f := &plot.Figure{Title: fmt.Sprintf("Private max-volume ellipsoid, %s, γ = %g%%", name, 100*gamma), XLabel: "x₁", YLabel: "x₂"}
-		f.Series = append(f.Series, polySeries(p), curve("non-private", es, true))
-		return f
+		return &plot.Figure{Title: fmt.Sprintf("Private max-volume ellipsoid, %s, γ = %g%%", name, 100*gamma), XLabel: "x₁", YLabel: "x₂", Width: 560, Height: 560}
 	}
 	var lines []line
 	for _, s := range []struct {
@@ -244,9 +246,6 @@ func release(ctx context.Context, p polytope, prob *solver.Problem, cols []int, 
 		}
 		l := line{gamma: gamma, name: s.name, sens: s.sens, sigma: noise.Std(mech.Dist), samples: sol.Counterpart.Guarantee.SampleSize}
 		f := fig(s.name)
-		if s.name == "program perturbation" {
-			f.Series = append(f.Series, curve("mean program ellipsoid", s.mean, false))
-		}
 		in, out := plot.Series{Name: "released, inside P"}, plot.Series{Name: "released, outside P"}
 		for k := 0; k < draws; k++ {
 			var e ellipse
@@ -271,7 +270,10 @@ func release(ctx context.Context, p polytope, prob *solver.Problem, cols []int, 
 		l.violation /= float64(draws)
 		l.area /= float64(draws) * area(es)
 		lines = append(lines, l)
-		f.Series = append(f.Series, in, out)
+		f.Series = append(f.Series, polySeries(p), out, in, curve("non-private", es, true))
+		if s.name == "program perturbation" {
+			f.Series = append(f.Series, curve("mean program ellipsoid", s.mean, false))
+		}
 		name := svg + "-output.svg"
 		if s.name == "program perturbation" {
 			name = svg + "-program.svg"
