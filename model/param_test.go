@@ -213,3 +213,35 @@ func TestRHSParam(t *testing.T) {
 		t.Fatal("a second RHSParam on one constraint must fail")
 	}
 }
+
+// Parametric costs in a maximization: max pᵀx s.t. Σx ≤ 1, x ≥ 0 has the
+// value maxᵢ pᵢ, for every p set through Prepared (warm) and Canonical.
+func TestObjectiveParamMaximize(t *testing.T) {
+	m := model.New("argmax")
+	x := m.Vector("x", 3)
+	m.Bound(x, 0, math.Inf(1))
+	m.LessEq("simplex", x.Expr().Sum(), model.Const(1))
+	p := m.Parameter("p", 1, 2, 3)
+	m.Maximize(model.Expr{})
+	m.AddObjectiveDot(p, x.Expr())
+	prep, err := m.Prepare(model.SolveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prep.Close()
+	for _, v := range [][]float64{{1, 2, 3}, {5, -1, 0}, {-2, -3, -1}, {0.5, 4, 4.5}} {
+		if err := prep.SetParam(p, v...); err != nil {
+			t.Fatal(err)
+		}
+		res, err := prep.Solve(context.Background())
+		if err != nil || !res.Status.OK() {
+			t.Fatalf("%v %v", err, res)
+		}
+		want := math.Max(0, math.Max(v[0], math.Max(v[1], v[2])))
+		near(t, "max pᵀx", res.Objective, want, 1e-9)
+		can := prep.Canonical()
+		if th := can.Theta(); th[0] != v[0] || th[2] != v[2] {
+			t.Fatalf("Theta = %v, want %v", th, v)
+		}
+	}
+}
