@@ -37,7 +37,8 @@ type Prepared struct {
 }
 
 // Prepare canonicalizes the model for repeated solves (see Prepared). The
-// options are those of every later Solve.
+// options are those of every later Solve; for a warm-started LP the non-zero
+// fields of opts.Settings override those of the *highs.Solver's options.
 func (m *Model) Prepare(opts SolveOptions) (*Prepared, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -59,6 +60,21 @@ func (m *Model) Prepare(opts SolveOptions) (*Prepared, error) {
 	}
 	if can.Problem.P != nil || !can.Problem.IsLinearConic() || can.liftRow < can.Problem.NumRows() {
 		return p, nil
+	}
+	// The options' common settings apply to the persistent instance too.
+	if set := opts.Settings; set.TimeLimit > 0 || set.MaxIterations > 0 || set.Threads > 0 || set.Log != nil {
+		if set.TimeLimit > 0 {
+			hopts.TimeLimit = set.TimeLimit
+		}
+		if set.MaxIterations > 0 {
+			hopts.MaxIterations = set.MaxIterations
+		}
+		if set.Threads > 0 {
+			hopts.Threads = set.Threads
+		}
+		if set.Log != nil {
+			hopts.Log = set.Log
+		}
 	}
 	if err := p.buildLP(hopts); err != nil {
 		return nil, err
