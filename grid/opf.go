@@ -270,35 +270,15 @@ func (n *Network) addNetwork(m *model.Model, p model.Expr, load []float64, f For
 	nb := n.NumBuses()
 	switch f {
 	case PTDF:
-		// Balance per island: Σ_{g in k} p_g = Σ_{i in k} (Load_i + Pbusinj_i).
-		rhs := make([]float64, len(n.RefBus))
-		for i, d := range load {
-			rhs[n.Island[i]] += d + n.Pbusinj[i]
-		}
+		// Balance per island: Σ_{g in k} p_g = Σ_{i in k} (Load_i + Pbusinj_i);
+		// flows: f = H p − fc with fc = PTDF (Load + Pbusinj) − Pfinj.
+		rhs, bup, blo := n.ptdfRHS(load, nc.upRows, nc.loRows)
 		nc.balance = m.Equal("balance"+tag, model.MulSparse(n.islandRows(), p), model.Const(rhs...))
-		// Flows: f = H p − fc with fc = PTDF (Load + Pbusinj) − Pfinj.
-		inj := make([]float64, nb)
-		for i := range inj {
-			inj[i] = -(load[i] + n.Pbusinj[i])
-		}
-		fl := n.Bf.MulVecTo(nil, 1, n.SolveAngles(inj), 0)
-		fc := make([]float64, len(fl))
-		for l := range fl {
-			fc[l] = -fl[l] - n.Pfinj[l]
-		}
 		if len(nc.upRows) > 0 {
-			b := make([]float64, len(nc.upRows))
-			for r, l := range nc.upRows {
-				b[r] = n.FlowMax[l] + fc[l]
-			}
-			nc.upper = m.LessEq("flow_max"+tag, model.MulSparse(n.genPTDF(cache, nc.upRows), p), model.Const(b...))
+			nc.upper = m.LessEq("flow_max"+tag, model.MulSparse(n.genPTDF(cache, nc.upRows), p), model.Const(bup...))
 		}
 		if len(nc.loRows) > 0 {
-			b := make([]float64, len(nc.loRows))
-			for r, l := range nc.loRows {
-				b[r] = n.FlowMin[l] + fc[l]
-			}
-			nc.lower = m.GreaterEq("flow_min"+tag, model.MulSparse(n.genPTDF(cache, nc.loRows), p), model.Const(b...))
+			nc.lower = m.GreaterEq("flow_min"+tag, model.MulSparse(n.genPTDF(cache, nc.loRows), p), model.Const(blo...))
 		}
 	case BTheta:
 		nc.theta = m.Vector("theta"+tag, nb)
@@ -315,10 +295,7 @@ func (n *Network) addNetwork(m *model.Model, p model.Expr, load []float64, f For
 		for g, bi := range n.GenBus {
 			cg.Append(bi, g, 1)
 		}
-		rhs := make([]float64, nb)
-		for i := range rhs {
-			rhs[i] = load[i] + n.Pbusinj[i]
-		}
+		rhs := n.bthetaRHS(load)
 		nc.balance = m.Equal("balance"+tag, model.MulSparse(cg.ToCSC(), p).Sub(model.MulSparse(n.Bbus, th)), model.Const(rhs...))
 		sel := func(rows []int, bound []float64) (*sparse.CSC, []float64) {
 			t := sparse.NewTriplets(len(rows), nb, 2*len(rows))
@@ -404,12 +381,19 @@ func (o *OPF) Solve(ctx context.Context) (*OPFSolution, error) {
 			solveTime += res.Solution.SolveTime
 		}
 	}
+	sol := o.fromResult(res, o.buildTime, solveTime)
+	sol.Time.Total = o.buildTime + time.Since(t0)
+	return sol, nil
+}
+
+// fromResult maps a solved model to an OPFSolution (Time.Total is left to
+// the caller).
+func (o *OPF) fromResult(res *model.Result, build, solveTime time.Duration) *OPFSolution {
 	sol := &OPFSolution{Status: res.Status}
-	sol.Time.Build = o.buildTime
+	sol.Time.Build = build
 	sol.Time.Solve = solveTime
-	defer func() { sol.Time.Total = o.buildTime + time.Since(t0) }()
 	if !res.Status.OK() {
-		return sol, nil
+		return sol
 	}
 	n := o.Network
 	sol.Cost = res.Objective
@@ -433,7 +417,7 @@ func (o *OPF) Solve(ctx context.Context) (*OPFSolution, error) {
 		sol.Flow[l] += n.Pfinj[l]
 	}
 	sol.LMP = o.lmp(res)
-	return sol, nil
+	return sol
 }
 
 // lmp computes ∂cost/∂Load. With the model's dual convention (Px + q + Aᵀy = 0

@@ -41,6 +41,7 @@ type Canonical struct {
 	boundLo, boundHi []int
 	liftRow          int // first lifting row
 	maximize         bool
+	par              paramTerms
 }
 
 // NumUserVars returns the number of user columns (the first columns of the
@@ -93,11 +94,35 @@ func (m *Model) Canonicalize() (*Canonical, error) {
 	var ptrips *sparse.Triplets
 	q := make([]float64, n)
 	var r float64
+	c.par.theta = append([]float64(nil), m.paramVal...)
+	par := &c.par
+	par.ptr = []int{0}
 	if d := m.obj.lin; d != nil {
 		for p := d.ptr[0]; p < d.ptr[1]; p++ {
+			if j := d.idx[p]; j < 0 {
+				par.ridx = append(par.ridx, paramIndex(j))
+				par.rval = append(par.rval, sign*d.val[p])
+				continue
+			}
 			q[d.idx[p]] += sign * d.val[p]
 		}
 		r += sign * d.constAt(0)
+	}
+	for _, t := range m.obj.pdots {
+		// θᵢ·(aᵢ·x + cᵢ): q_j += sign·aᵢⱼ·θᵢ, r += sign·cᵢ·θᵢ.
+		d := t.e
+		for i := 0; i < d.n; i++ {
+			g := t.p.off + i
+			for p := d.ptr[i]; p < d.ptr[i+1]; p++ {
+				par.qcol = append(par.qcol, d.idx[p])
+				par.qidx = append(par.qidx, g)
+				par.qval = append(par.qval, sign*d.val[p])
+			}
+			if ci := d.constAt(i); ci != 0 {
+				par.ridx = append(par.ridx, g)
+				par.rval = append(par.rval, sign*ci)
+			}
+		}
 	}
 	for _, t := range m.obj.quad {
 		if t.err != nil {
@@ -246,6 +271,12 @@ func (m *Model) Canonicalize() (*Canonical, error) {
 				put(row, con.idx[p], con.val[p])
 			}
 			b[row] = con.b[i]
+			if con.pptr != nil && con.pptr[i+1] > con.pptr[i] {
+				par.row = append(par.row, row)
+				par.idx = append(par.idx, con.pidx[con.pptr[i]:con.pptr[i+1]]...)
+				par.val = append(par.val, con.pval[con.pptr[i]:con.pptr[i+1]]...)
+				par.ptr = append(par.ptr, len(par.idx))
+			}
 			row++
 		}
 		for _, k := range con.blocks {
@@ -290,6 +321,31 @@ func (m *Model) Canonicalize() (*Canonical, error) {
 	// No column appears twice in a row (expression invariant), and auxiliary
 	// columns are distinct from user columns, so A has no duplicate entries.
 
+	// Parameter terms: keep b, q, r without them (b0, q0, r0) and apply the
+	// current values.
+	if len(par.theta) > 0 {
+		par.b0 = append([]float64(nil), b...)
+		par.q0 = append([]float64(nil), q...)
+		par.r0 = r
+		par.rowsOf = make([][]int, len(par.theta))
+		par.qOf = make([][]int, len(par.theta))
+		ks := make([]int, len(par.row))
+		for k := range par.row {
+			ks[k] = k
+			for s := par.ptr[k]; s < par.ptr[k+1]; s++ {
+				g := par.idx[s]
+				if n := len(par.rowsOf[g]); n == 0 || par.rowsOf[g][n-1] != k {
+					par.rowsOf[g] = append(par.rowsOf[g], k)
+				}
+			}
+		}
+		qs := make([]int, len(par.qcol))
+		for s, g := range par.qidx {
+			qs[s] = s
+			par.qOf[g] = append(par.qOf[g], s)
+		}
+		par.apply(b, q, &r, ks, qs)
+	}
 	prob := &solver.Problem{Q: q, R: r, A: A, B: b, Cones: cones}
 	if ptrips != nil {
 		ptrips.Grow(n, n)

@@ -61,6 +61,11 @@ type Constraint struct {
 	idx []int
 	val []float64
 	b   []float64
+	// parameter terms of the rows (CSR over global parameter indices, nil if
+	// none): the row's b is b − Σ pval·θ
+	pptr []int
+	pidx []int
+	pval []float64
 
 	blocks []cone.Cone // cone blocks covering the n rows
 	psdN   int         // order of the PSD matrix (KindPSD)
@@ -169,16 +174,21 @@ func (m *Model) difference(op string, lhs, rhs Expr) (*expr, error) {
 	return materialized(m, n, n, 1, []*expr{l, r}, []float64{1, -1}), nil
 }
 
-// setRows stores rows sign·a with b = −sign·c for the expression g = a·x + c.
+// setRows stores rows sign·a with b = −sign·c for the expression g = a·x + c;
+// parameter terms a_θ·θ of g are kept apart as sign·a_θ (they move to b).
 func (c *Constraint) setRows(g *expr, sign float64) {
 	c.n = g.n
-	c.ptr, c.idx = g.ptr, g.idx
-	if sign == 1 {
-		c.val = g.val
-	} else {
-		c.val = make([]float64, len(g.val))
-		for p, v := range g.val {
+	var val, pval []float64
+	c.ptr, c.idx, val, c.pptr, c.pidx, pval = splitParams(g)
+	c.val, c.pval = val, pval
+	if sign != 1 {
+		c.val = make([]float64, len(val))
+		for p, v := range val {
 			c.val[p] = sign * v
+		}
+		c.pval = make([]float64, len(pval))
+		for p, v := range pval {
+			c.pval[p] = sign * v
 		}
 	}
 	c.b = make([]float64, g.n)

@@ -51,4 +51,24 @@
 //     point is checked against the standard-form constraints
 //     (SolveOptions.FeasibilityTol) and downgraded to NumericalError if it
 //     fails.
+//
+// # Atoms and disciplined convex programming
+//
+// Fn is the convex-expression layer over the affine Expr: atoms named after
+// CVXPY's (Abs, Norm2, LogSumExp, GeoMean, LogDet, LambdaMax, …; the table is
+// docs/ATOMS.md) composed by the DCP rules, with curvature, sign and
+// monotonicity, used through MinimizeFn, MaximizeFn, LessEqFn and
+// GreaterEqFn. A broken rule is an error wrapping ErrNotDCP that names the use
+// and the offending subexpression. Atoms are canonicalized when used into
+// auxiliary epigraph variables and cone constraints (names starting with
+// "_"), so the standard form above is unchanged.
+//
+// # Parameters and re-solves
+//
+// Param is data that enters affine expressions like a variable and moves to
+// b (and q, through AddObjectiveDot) in the standard form; RHSParam turns an
+// existing constraint's right-hand side into one. Model.Prepare
+// canonicalizes once; Prepared.SetParam updates b, q, r in place and
+// Prepared.Solve re-solves, warm-started from the previous HiGHS basis for
+// LPs.
 package model

@@ -320,13 +320,31 @@ func (e Expr) Terms(i int, fn func(col int, coef float64)) {
 // Var.Col). It returns nil if x is shorter than a column index used by e.
 // It is meant for tests and for evaluating expressions at points that are not
 // solver results; see Result.ExprValue for solved models.
+//
+// Parameter terms take the model's current parameter values.
 func (e Expr) Eval(x []float64) []float64 {
 	d := e.node().data()
+	var theta []float64
+	if d.m != nil {
+		theta = d.m.paramVal
+	}
+	return d.eval(x, theta)
+}
+
+// eval returns A·x + c with parameter columns taking the values theta.
+func (d *expr) eval(x, theta []float64) []float64 {
 	out := make([]float64, d.n)
 	for i := 0; i < d.n; i++ {
 		s := d.constAt(i)
 		for p := d.ptr[i]; p < d.ptr[i+1]; p++ {
 			j := d.idx[p]
+			if j < 0 {
+				if g := paramIndex(j); g < len(theta) {
+					s += d.val[p] * theta[g]
+					continue
+				}
+				return nil
+			}
 			if j >= len(x) {
 				return nil
 			}

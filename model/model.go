@@ -30,6 +30,12 @@ type Model struct {
 
 	obj objective
 
+	naux int // auxiliary names handed out (atoms' epigraph variables)
+
+	params     []*Param
+	paramVal   []float64 // current values, global index
+	paramNames map[string]*Param
+
 	mu  sync.Mutex // guards err: expressions may record errors from any goroutine
 	err error
 }

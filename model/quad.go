@@ -159,6 +159,7 @@ type objective struct {
 	maximize bool
 	lin      *expr // nil: zero
 	quad     []Quadratic
+	pdots    []pdot // parametric terms θᵀe (AddObjectiveDot)
 }
 
 // Minimize sets the objective to minimize obj + Σ quad, where obj is a length-1
@@ -190,6 +191,9 @@ func (m *Model) setObjective(op string, maximize bool, obj Expr, quad []Quadrati
 		}
 		if t.e.x != nil {
 			d, err := m.use(op, "quadratic term", t.e)
+			if err == nil && hasParams(d) {
+				err = errf(ErrInvalidArgument, "%s: a quadratic term contains parameters; parameters may enter only affine terms", op)
+			}
 			if err != nil {
 				m.recordErr(err)
 				return

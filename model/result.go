@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/privopt/privopt/cone"
@@ -91,6 +92,8 @@ type Result struct {
 
 	x []float64 // standard-form primal point (all columns), nil unless OK
 	y []float64 // standard-form duals, nil unless OK
+	// parameter values of the solve
+	theta []float64
 }
 
 // Value returns the values of v's entries (row-major for matrices; both
@@ -122,7 +125,7 @@ func (r *Result) ExprValue(e Expr) []float64 {
 			return nil
 		}
 	}
-	return e.Eval(r.x)
+	return d.eval(r.x, r.theta)
 }
 
 // Dual returns the dual values of constraint c, or nil if no solution is
@@ -343,6 +346,7 @@ func (c *Canonical) invert(sol *solver.Solution, tol float64) (*Result, error) {
 			return res, nil
 		}
 	}
+	res.theta = slices.Clone(c.par.theta)
 	res.x = append([]float64(nil), sol.X...)
 	res.y = append([]float64(nil), sol.Y...)
 	obj := p.R

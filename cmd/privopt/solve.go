@@ -15,6 +15,7 @@ import (
 
 	"github.com/privopt/privopt/cbf"
 	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/internal/fileio"
 	"github.com/privopt/privopt/mathprog"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/auto"
@@ -26,17 +27,41 @@ func init() {
 	register(command{name: "solve", summary: "solve a conic program from a .cbf, .mps or .lp file", run: runSolve})
 }
 
-const solveUsage = `Usage: privopt solve FILE [--json] [--time-limit S] [--solver auto|highs|ipm]
+const solveUsage = `Usage: privopt solve FILE [--json] [--format F] [--time-limit S] [--solver auto|highs|ipm]
 
 Solves the problem in FILE (.cbf: Conic Benchmark Format; .mps, .qps, .sif:
 MPS/QPS, free or fixed; .lp: CPLEX LP format; any of them gzipped with a
 further .gz) and prints a summary, or with --json an object
-  {"status", "objective", "x", "solver", "iterations",
+  {"status", "objective", "x", "duals", "reduced_costs", "solver",
+   "fallback", "iterations", "diagnostic", "accuracy",
    "time": {"read", "build", "solve", "total"}}
 where objective is in the file's sense (min or max), x lists the CBF scalar
 variables in order (for .mps/.lp: the columns), and times are in seconds: read
 = parse the file into privopt's standard form, build = validate it and set up
 the backend, solve = the backend's solve call, total = all of it.
+Duals, in the file's sense (present when the status is optimal):
+  .mps/.lp: "duals" has one entry per constraint row in file order, the shadow
+    price ∂objective/∂(active bound of the row) (0 for an inactive row), and
+    "reduced_costs" one per column, d = c + Hx − Aᵀ·duals, the shadow price of
+    the column's active bound (0 for a column between its bounds);
+  .cbf: "duals" has one entry per scalar constraint (CON rows, then none for
+    PSDCON), the dual variable y of the CBF dual problem (y in the dual cone,
+    Aᵀy = c for OBJSENSE MIN, Aᵀy = −c for MAX: the file's objective changes
+    by −y·δb per change δb of the constraint's constant b for MIN), null for
+    rows in the free cone F; for L- rows privopt stores −g, so their dual is
+    reported for −g, and EXP*/POW* rows are reported for privopt's scaled
+    coordinates; "reduced_costs" has one entry per scalar variable, the part
+    c − Aᵀy of the objective not explained by the constraints (the dual of the
+    variable's cone domain; 0 for free variables).
+"accuracy" re-checks an optimal answer on the file's data: relative
+"primal_residual", "dual_residual", "gap", "primal_cone", "dual_cone",
+"sensitivity", and the "primal_objective" and "dual_objective" of the
+standard form. Changed in this version: every key is snake_case; the
+accuracy keys were PrimalResidual, DualResidual, Gap, PrimalCone, DualCone,
+Sensitivity, PrimalObjective and DualObjective.
+--format cbf|mps|lp names the format instead of the extension (mps covers
+.qps and .sif); FILE "-" reads standard input and needs --format (gzip is
+recognized by its magic bytes there too).
 --solver auto (package solver/auto) uses HiGHS for LPs and the interior-point
 solver for QPs and conic programs, and falls back to the other backend when
 an LP/QP answer fails the re-check on the file's data ("fallback" in the JSON
@@ -48,22 +73,36 @@ Exit status: 0 optimal, 1 any other outcome or error, 2 bad usage.
 Flags:
 `
 
-// solveOutput is the JSON output of privopt solve.
+// solveOutput is the JSON output of privopt solve (snake_case keys).
 type solveOutput struct {
-	Status     string           `json:"status"`
-	Objective  *float64         `json:"objective"`
-	X          []float64        `json:"x"`
-	Solver     string           `json:"solver"`
-	Fallback   string           `json:"fallback,omitempty"`
-	Iterations int              `json:"iterations"`
-	Diagnostic string           `json:"diagnostic,omitempty"`
-	Accuracy   *solver.Accuracy `json:"accuracy,omitempty"`
-	Time       struct {
+	Status       string          `json:"status"`
+	Objective    *float64        `json:"objective"`
+	X            []float64       `json:"x"`
+	Duals        []*float64      `json:"duals,omitempty"`
+	ReducedCosts []float64       `json:"reduced_costs,omitempty"`
+	Solver       string          `json:"solver"`
+	Fallback     string          `json:"fallback,omitempty"`
+	Iterations   int             `json:"iterations"`
+	Diagnostic   string          `json:"diagnostic,omitempty"`
+	Accuracy     *accuracyOutput `json:"accuracy,omitempty"`
+	Time         struct {
 		Read  float64 `json:"read"`
 		Build float64 `json:"build"`
 		Solve float64 `json:"solve"`
 		Total float64 `json:"total"`
 	} `json:"time"`
+}
+
+// accuracyOutput is solver.Accuracy with snake_case keys.
+type accuracyOutput struct {
+	PrimalResidual  float64 `json:"primal_residual"`
+	DualResidual    float64 `json:"dual_residual"`
+	Gap             float64 `json:"gap"`
+	PrimalCone      float64 `json:"primal_cone"`
+	DualCone        float64 `json:"dual_cone"`
+	Sensitivity     float64 `json:"sensitivity"`
+	PrimalObjective float64 `json:"primal_objective"`
+	DualObjective   float64 `json:"dual_objective"`
 }
 
 // loaded is a problem read from a file.
@@ -72,6 +111,8 @@ type loaded struct {
 	format   string // "CBF v3", "MPS", "LP"
 	maximize bool
 	nScalar  int // leading columns reported as x
+	// duals maps the standard-form duals to the file's (see solveUsage)
+	duals func(sol *solver.Solution) (duals []*float64, reduced []float64)
 }
 
 // solveAbandonable runs the backend in its own goroutine and returns its
@@ -104,37 +145,169 @@ func solveAbandonable(ctx context.Context, s solver.Solver, p *solver.Problem, s
 	}
 }
 
-func loadProblem(ctx context.Context, path string) (*loaded, error) {
-	lower := strings.ToLower(path)
-	ext := filepath.Ext(strings.TrimSuffix(lower, ".gz"))
-	switch ext {
-	case ".cbf", ".mps", ".qps", ".sif", ".lp":
-	default:
-		return nil, usagef("cannot solve %q: the file extension must be .cbf, .mps, .qps, .sif or .lp (each optionally .gz)", path)
+// solveStdin is the standard input of privopt solve ("-"); tests replace it.
+var solveStdin io.Reader = os.Stdin
+
+// formatOf returns the format ("cbf", "mps", "lp") of path from its
+// extension, or the one named by --format.
+func formatOf(path, format string) (string, error) {
+	if format != "" {
+		return format, nil
 	}
-	if _, err := os.Stat(path); err != nil {
+	if path == "-" {
+		return "", usagef("reading standard input (FILE \"-\") needs --format cbf, mps or lp")
+	}
+	ext := filepath.Ext(strings.TrimSuffix(strings.ToLower(path), ".gz"))
+	switch ext {
+	case ".cbf", ".lp":
+		return ext[1:], nil
+	case ".mps", ".qps", ".sif":
+		return "mps", nil
+	}
+	return "", usagef("cannot solve %q: the file extension must be .cbf, .mps, .qps, .sif or .lp (each optionally .gz), or name the format with --format", path)
+}
+
+func loadProblem(ctx context.Context, path, format string) (*loaded, error) {
+	format, err := formatOf(path, format)
+	if err != nil {
 		return nil, err
 	}
-	if ext == ".cbf" {
-		f, err := cbf.ReadFile(path)
+	var r io.Reader
+	if path == "-" {
+		r, err = fileio.NewReader(solveStdin)
+	} else {
+		var rc io.ReadCloser
+		rc, err = fileio.Open(path)
+		if rc != nil {
+			defer rc.Close()
+		}
+		r = rc
+	}
+	if err != nil {
+		return nil, err
+	}
+	if format == "cbf" {
+		f, err := cbf.Read(r)
 		if err != nil {
 			return nil, err
 		}
-		return &loaded{problem: f.Problem, format: fmt.Sprintf("CBF v%d", f.Version), maximize: f.Maximize, nScalar: f.NumScalarVars}, nil
+		return &loaded{problem: f.Problem, format: fmt.Sprintf("CBF v%d", f.Version), maximize: f.Maximize, nScalar: f.NumScalarVars,
+			duals: func(sol *solver.Solution) ([]*float64, []float64) { return cbfDuals(f, sol) }}, nil
 	}
-	m, err := mathprog.ReadFile(path)
+	var m *mathprog.Model
+	if format == "lp" {
+		m, err = mathprog.ReadLP(r, mathprog.Limits{})
+	} else {
+		m, err = mathprog.ReadMPS(r, mathprog.Limits{})
+	}
 	if err != nil {
+		if path != "-" {
+			err = fmt.Errorf("%w (file %s)", err, path)
+		}
 		return nil, err
 	}
 	std, err := m.Standard()
 	if err != nil {
 		return nil, err
 	}
-	return &loaded{problem: std.Problem, format: strings.ToUpper(ext[1:]), maximize: std.Maximize, nScalar: std.Problem.NumVars()}, nil
+	return &loaded{problem: std.Problem, format: strings.ToUpper(format), maximize: std.Maximize, nScalar: std.Problem.NumVars(),
+		duals: func(sol *solver.Solution) ([]*float64, []float64) { return mathprogDuals(m, std, sol) }}, nil
+}
+
+// mathprogDuals maps the standard-form duals y (Px + q + Aᵀy = 0) of an
+// MPS/LP model to shadow prices in the file's sense: standard row k expresses
+// bound s_k·(a·x) ≤ s_k·bound of a model row or column, so ∂(file objective)/
+// ∂(that bound) = −σ·s_k·y_k with σ = −1 for a maximization; a row's dual sums
+// its upper and lower bound rows (at most one is nonzero at an optimum), and
+// a column's reduced cost those of its bound rows.
+func mathprogDuals(m *mathprog.Model, std *mathprog.Standard, sol *solver.Solution) ([]*float64, []float64) {
+	sigma := 1.0
+	if std.Maximize {
+		sigma = -1
+	}
+	duals := make([]*float64, m.NumRows())
+	for i := range duals {
+		duals[i] = new(float64)
+	}
+	reduced := make([]float64, m.NumCols())
+	for k, ref := range std.RowMap {
+		v := -sigma * ref.Sign * sol.Y[k]
+		if ref.Row >= 0 {
+			*duals[ref.Row] += v
+		} else {
+			reduced[ref.Column] += v
+		}
+	}
+	return duals, reduced
+}
+
+// cbfDuals returns the dual of every CBF scalar constraint (σ·y on its row,
+// σ = −1 for OBJSENSE MAX; nil for free rows) and the reduced costs
+// σ·(q + Px + A_conᵀ y_con) of the scalar variables: the objective gradient
+// left after the constraint rows, i.e. the dual of the variables' domains.
+func cbfDuals(f *cbf.File, sol *solver.Solution) ([]*float64, []float64) {
+	sigma := 1.0
+	if f.Maximize {
+		sigma = -1
+	}
+	p := f.Problem
+	duals := make([]*float64, len(f.ConRows))
+	isCon := make([]bool, p.NumRows())
+	for i, r := range f.ConRows {
+		if r >= 0 {
+			v := sigma * sol.Y[r]
+			duals[i] = &v
+			isCon[r] = true
+		}
+	}
+	for _, r := range f.PSDConRows {
+		// PSD constraint blocks are constraint rows too (their duals are not
+		// reported).
+		for k := r; k < p.NumRows() && k < r+psdBlockDim(p, r); k++ {
+			isCon[k] = true
+		}
+	}
+	g := append([]float64(nil), p.Q...)
+	if p.P != nil {
+		for j := 0; j < p.P.Cols; j++ {
+			for k := p.P.ColPtr[j]; k < p.P.ColPtr[j+1]; k++ {
+				i := p.P.RowIdx[k]
+				g[i] += p.P.Val[k] * sol.X[j]
+				if i != j {
+					g[j] += p.P.Val[k] * sol.X[i]
+				}
+			}
+		}
+	}
+	A := p.A
+	for j := 0; j < A.Cols; j++ {
+		for k := A.ColPtr[j]; k < A.ColPtr[j+1]; k++ {
+			if isCon[A.RowIdx[k]] {
+				g[j] += A.Val[k] * sol.Y[A.RowIdx[k]]
+			}
+		}
+	}
+	reduced := make([]float64, f.NumScalarVars)
+	for j := range reduced {
+		reduced[j] = sigma * g[j]
+	}
+	return duals, reduced
+}
+
+// psdBlockDim returns the dimension of the cone block starting at row r.
+func psdBlockDim(p *solver.Problem, r int) int {
+	row := 0
+	for _, k := range p.Cones {
+		if row == r {
+			return k.Dim
+		}
+		row += k.Dim
+	}
+	return 0
 }
 
 // parseSolveArgs parses flags that may appear before or after FILE.
-func parseSolveArgs(args []string, stderr io.Writer) (file string, jsonOut bool, limit time.Duration, backend string, err error) {
+func parseSolveArgs(args []string, stderr io.Writer) (file string, jsonOut bool, limit time.Duration, backend, format string, err error) {
 	fs := flag.NewFlagSet("solve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -144,13 +317,14 @@ func parseSolveArgs(args []string, stderr io.Writer) (file string, jsonOut bool,
 	j := fs.Bool("json", false, "print the result as JSON")
 	tl := fs.Float64("time-limit", 0, "time limit in seconds for reading and solving (0: none)")
 	sv := fs.String("solver", "auto", "backend: auto, highs or ipm")
+	fm := fs.String("format", "", "file format cbf, mps or lp (default: from the extension; required for FILE \"-\", standard input)")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return "", false, 0, "", err
+				return "", false, 0, "", "", err
 			}
-			return "", false, 0, "", usagef("%v", err)
+			return "", false, 0, "", "", usagef("%v", err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -159,19 +333,24 @@ func parseSolveArgs(args []string, stderr io.Writer) (file string, jsonOut bool,
 		args = fs.Args()[1:]
 	}
 	if len(files) != 1 {
-		return "", false, 0, "", usagef("want exactly one FILE, got %d (see 'privopt solve -h')", len(files))
+		return "", false, 0, "", "", usagef("want exactly one FILE, got %d (see 'privopt solve -h')", len(files))
 	}
 	if err := checkFlags(
 		floatIn("time-limit", *tl, 0, 1e9, closed), // 1e9 s: time.Duration's range is 292 years
 		oneOf("solver", *sv, "auto", "highs", "ipm"),
 	); err != nil {
-		return "", false, 0, "", err
+		return "", false, 0, "", "", err
 	}
-	return files[0], *j, time.Duration(*tl * float64(time.Second)), *sv, nil
+	if *fm != "" {
+		if err := checkFlags(oneOf("format", *fm, "cbf", "mps", "lp")); err != nil {
+			return "", false, 0, "", "", err
+		}
+	}
+	return files[0], *j, time.Duration(*tl * float64(time.Second)), *sv, *fm, nil
 }
 
 func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	file, jsonOut, limit, backend, err := parseSolveArgs(args, stderr)
+	file, jsonOut, limit, backend, format, err := parseSolveArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
@@ -188,7 +367,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		runCtx, cancel = context.WithTimeout(ctx, limit+limit/20)
 		defer cancel()
 	}
-	ld, err := loadProblem(runCtx, file)
+	ld, err := loadProblem(runCtx, file, format)
 	if err != nil {
 		return err
 	}
@@ -233,7 +412,8 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out.Diagnostic = sol.Diagnostic
 	out.Fallback = sol.Fallback
 	if sol.Status.OK() {
-		out.Accuracy = &sol.Accuracy
+		a := sol.Accuracy
+		out.Accuracy = &accuracyOutput{a.PrimalResidual, a.DualResidual, a.Gap, a.PrimalCone, a.DualCone, a.Sensitivity, a.PrimalObjective, a.DualObjective}
 	}
 	if sol.Status.OK() {
 		obj := sol.Objective
@@ -242,6 +422,9 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		out.Objective = &obj
 		out.X = sol.X[:ld.nScalar]
+		if len(sol.Y) == p.NumRows() {
+			out.Duals, out.ReducedCosts = ld.duals(sol)
+		}
 	}
 	out.Time.Read = tRead.Seconds()
 	out.Time.Build = tBuild.Seconds()

@@ -173,3 +173,107 @@ func TestSolveGzip(t *testing.T) {
 		}
 	}
 }
+
+// solveJSONOut is the part of privopt solve --json the dual tests read.
+type solveJSONOut struct {
+	Status       string     `json:"status"`
+	Objective    *float64   `json:"objective"`
+	Duals        []*float64 `json:"duals"`
+	ReducedCosts []float64  `json:"reduced_costs"`
+	Accuracy     map[string]float64
+}
+
+func decodeSolve(t *testing.T, out string) solveJSONOut {
+	t.Helper()
+	var got solveJSONOut
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v in %q", err, out)
+	}
+	return got
+}
+
+func checkVec(t *testing.T, what string, got []float64, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s = %v, want %v", what, got, want)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-6 {
+			t.Errorf("%s = %v, want %v", what, got, want)
+			return
+		}
+	}
+}
+
+func derefAll(t *testing.T, v []*float64) []float64 {
+	t.Helper()
+	out := make([]float64, len(v))
+	for i, p := range v {
+		if p == nil {
+			t.Fatalf("dual %d is null", i)
+		}
+		out[i] = *p
+	}
+	return out
+}
+
+// TestSolveDuals checks --json duals and reduced costs against the duals of
+// small programs worked by hand:
+//
+//   - min x + 2y + 3z s.t. x + y + z ≥ 1, x, y, z ≥ 0 (read from standard
+//     input with --format lp): shadow price 1, reduced costs (0, 1, 2);
+//   - Wyndor (max 3x + 5y, x ≤ 4, 2y ≤ 12, 3x + 2y ≤ 18): shadow prices
+//     (0, 3/2, 1), reduced costs 0;
+//   - the SOCP of socp.cbf, min t s.t. (t, x − 1, y − 2) ∈ Q, x + y = 0: the
+//     CBF dual y ∈ Q × ℝ with Aᵀy = c = (1, 0, 0) that is complementary to
+//     g = (3/√2, −3/2, −3/2) is (1, 1/√2, 1/√2, −1/√2), of dual value
+//     −bᵀy = y₁ + 2y₂ = 3/√2.
+//
+// Every key of the output is snake_case.
+func TestSolveDuals(t *testing.T) {
+	lp := "\\ cover\nMinimize\n obj: x + 2 y + 3 z\nSubject To\n c1: x + y + z >= 1\nEnd\n"
+	solveStdin = strings.NewReader(lp)
+	defer func() { solveStdin = os.Stdin }()
+	code, out, errs := runCmd(t, "solve", "--json", "--format", "lp", "-")
+	if code != 0 {
+		t.Fatalf("stdin LP: exit %d: %s", code, errs)
+	}
+	got := decodeSolve(t, out)
+	checkVec(t, "cover duals", derefAll(t, got.Duals), []float64{1})
+	checkVec(t, "cover reduced costs", got.ReducedCosts, []float64{0, 1, 2})
+	for _, key := range []string{"primal_residual", "dual_residual", "gap", "primal_cone", "dual_cone", "sensitivity", "primal_objective", "dual_objective"} {
+		if _, ok := got.Accuracy[key]; !ok {
+			t.Errorf("accuracy lacks %q: %v", key, got.Accuracy)
+		}
+	}
+	for _, old := range []string{"PrimalResidual", "DualObjective"} {
+		if strings.Contains(out, old) {
+			t.Errorf("output still has the CamelCase key %q", old)
+		}
+	}
+
+	code, out, errs = runCmd(t, "solve", "--json", solveFile("wyndor.lp"))
+	if code != 0 {
+		t.Fatalf("wyndor: exit %d: %s", code, errs)
+	}
+	got = decodeSolve(t, out)
+	checkVec(t, "wyndor duals", derefAll(t, got.Duals), []float64{0, 1.5, 1})
+	checkVec(t, "wyndor reduced costs", got.ReducedCosts, []float64{0, 0})
+
+	code, out, errs = runCmd(t, "solve", "--json", solveFile("socp.cbf"))
+	if code != 0 {
+		t.Fatalf("socp: exit %d: %s", code, errs)
+	}
+	got = decodeSolve(t, out)
+	r := 1 / math.Sqrt2
+	checkVec(t, "socp duals", derefAll(t, got.Duals), []float64{1, r, r, -r})
+	checkVec(t, "socp reduced costs", got.ReducedCosts, []float64{0, 0, 0})
+}
+
+// FILE "-" without --format is a usage error naming the flag.
+func TestSolveStdinNeedsFormat(t *testing.T) {
+	code, _, errs := runCmd(t, "solve", "-")
+	if code != 2 || !strings.Contains(errs, "--format") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}

@@ -19,17 +19,38 @@ func Open(path string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(f, 1<<16)
+	r, zr, err := decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	closers := []io.Closer{f}
+	if zr != nil {
+		closers = []io.Closer{zr, f}
+	}
+	return &readCloser{Reader: r, closers: closers}, nil
+}
+
+// NewReader wraps r (for example standard input) like Open: a stream that
+// starts with the gzip magic bytes is decompressed.
+func NewReader(r io.Reader) (io.Reader, error) {
+	out, _, err := decompress(r)
+	return out, err
+}
+
+// decompress returns a buffered reader of r's content, decompressed (zr
+// non-nil) when it starts with the gzip magic bytes 1f 8b.
+func decompress(r io.Reader) (out io.Reader, zr *gzip.Reader, err error) {
+	br := bufio.NewReaderSize(r, 1<<16)
 	head, _ := br.Peek(2)
 	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: gzip: %w", path, err)
+			return nil, nil, fmt.Errorf("gzip: %w", err)
 		}
-		return &readCloser{Reader: bufio.NewReaderSize(zr, 1<<16), closers: []io.Closer{zr, f}}, nil
+		return bufio.NewReaderSize(zr, 1<<16), zr, nil
 	}
-	return &readCloser{Reader: br, closers: []io.Closer{f}}, nil
+	return br, nil, nil
 }
 
 type readCloser struct {
