@@ -146,24 +146,29 @@ var _ StepAccountant = GaussianAccountant{}
 
 // Epsilon returns the PLD's ε at delta for μ = √steps/z.
 func (a GaussianAccountant) Epsilon(z float64, steps int, delta float64) (float64, error) {
-	h := a.Step
-	if h == 0 {
-		h = 1e-4
-	}
-	if !(z > 0) || steps < 1 {
-		return 0, invalidf("noise multiplier %v and steps %d must be > 0", z, steps)
-	}
-	key := epsilonKey{z, steps, delta, h}
+	key := epsilonKey{z, steps, delta, a.Step}
 	if e, ok := epsilonCache.Load(key); ok {
 		return e.(float64), nil
 	}
-	p, err := accounting.GaussianPLD(z/math.Sqrt(float64(steps)), 1, h)
+	p, err := a.pld(z, steps)
 	if err != nil {
 		return 0, err
 	}
 	e := p.Epsilon(delta)
 	epsilonCache.Store(key, e)
 	return e, nil
+}
+
+// pld returns the PLD of steps Gaussian steps at multiplier z.
+func (a GaussianAccountant) pld(z float64, steps int) (*accounting.PLD, error) {
+	h := a.Step
+	if h == 0 {
+		h = 1e-4
+	}
+	if !(z > 0) || steps < 1 {
+		return nil, invalidf("noise multiplier %v and steps %d must be > 0", z, steps)
+	}
+	return accounting.GaussianPLD(z/math.Sqrt(float64(steps)), 1, h)
 }
 
 type epsilonKey struct {
@@ -197,21 +202,30 @@ var _ StepAccountant = PLDAccountant{}
 
 // Epsilon composes StepPLD(z, h) steps times.
 func (a PLDAccountant) Epsilon(z float64, steps int, delta float64) (float64, error) {
+	p, err := a.composed(z, steps)
+	if err != nil {
+		return 0, err
+	}
+	return p.Epsilon(delta), nil
+}
+
+// composed returns the steps-fold composition of StepPLD(z, h).
+func (a PLDAccountant) composed(z float64, steps int) (*accounting.PLD, error) {
 	h := a.Step
 	if h == 0 {
 		h = 1e-4
 	}
 	if a.StepPLD == nil {
-		return 0, invalidf("PLD accountant without a step PLD")
+		return nil, invalidf("PLD accountant without a step PLD")
+	}
+	if !(z > 0) || steps < 1 {
+		return nil, invalidf("noise multiplier %v and steps %d must be > 0", z, steps)
 	}
 	p, err := a.StepPLD(z, h)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	if p, err = p.ComposeK(steps); err != nil {
-		return 0, err
-	}
-	return p.Epsilon(delta), nil
+	return p.ComposeK(steps)
 }
 
 // Describe names the accountant.
@@ -251,14 +265,24 @@ type multiplierKey struct {
 var multiplierCache sync.Map
 
 func noiseMultiplier(acc StepAccountant, steps int, eps, delta float64) (float64, error) {
-	if !(eps > 0) || math.IsInf(eps, 0) || !(delta > 0 && delta < 1) {
-		return 0, invalidf("target (ε, δ) = (%v, %v): need ε > 0 finite and δ in (0, 1)", eps, delta)
-	}
 	ok := func(z float64) (bool, error) {
+		if da, isDA := acc.(deltaAccountant); isDA {
+			d, err := da.Delta(z, steps, eps)
+			return d <= delta, err
+		}
 		e, err := acc.Epsilon(z, steps, delta)
 		return e <= eps, err
 	}
 	lo, hi := 0.0, 1.0
+	if g, isG := acc.(GaussianAccountant); isG {
+		// Bracket around the closed-form multiplier (exact μ-GDP); the
+		// accountant's own PLD decides every comparison.
+		z0 := g.guess(steps, eps, delta)
+		lo, hi = 0.99*z0, 1.01*z0
+		if good, err := ok(lo); err != nil || good {
+			lo = 0
+		}
+	}
 	for {
 		good, err := ok(hi)
 		if err != nil {
@@ -285,6 +309,51 @@ func noiseMultiplier(acc StepAccountant, steps int, eps, delta float64) (float64
 		}
 	}
 	return hi, nil
+}
+
+// deltaAccountant is implemented by accountants that evaluate δ(ε)
+// directly (one pass over the PLD instead of a search over ε).
+type deltaAccountant interface {
+	Delta(z float64, steps int, eps float64) (float64, error)
+}
+
+// Delta returns the PLD's δ at eps for μ = √steps/z.
+func (a GaussianAccountant) Delta(z float64, steps int, eps float64) (float64, error) {
+	p, err := a.pld(z, steps)
+	if err != nil {
+		return 0, err
+	}
+	return p.Delta(eps), nil
+}
+
+// guess returns the closed-form multiplier: the smallest z with
+// Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) ≤ δ, μ = √steps/z (Dong, Roth and Su
+// 2022, Cor. 2.13), by bisection in μ (δ increases with μ).
+func (GaussianAccountant) guess(steps int, eps, delta float64) float64 {
+	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	d := func(mu float64) float64 { return phi(-eps/mu+mu/2) - math.Exp(eps)*phi(-eps/mu-mu/2) }
+	lo, hi := 1e-6, 1.0
+	for d(hi) < delta && hi < 1e6 {
+		hi *= 2
+	}
+	for i := 0; i < 100; i++ {
+		mid := 0.5 * (lo + hi)
+		if d(mid) <= delta {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Sqrt(float64(steps)) / lo
+}
+
+// Delta composes StepPLD(z, h) steps times and returns δ at eps.
+func (a PLDAccountant) Delta(z float64, steps int, eps float64) (float64, error) {
+	p, err := a.composed(z, steps)
+	if err != nil {
+		return 0, err
+	}
+	return p.Delta(eps), nil
 }
 
 // StepMechanisms maps the noise names accepted with
