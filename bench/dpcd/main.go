@@ -94,7 +94,9 @@ func run(splits int, eps, delta float64, iters int, names []string) error {
 		spec := learn.IterativeSpec{Method: learn.DPCD, Loss: learn.Logistic, L1: 1e-8, Iterations: iters, StepSize: 1, Clip: 1}
 		sum := make([]float64, len(cols))
 		sq := make([]float64, len(cols))
+		var dsum, dsq float64 // paired Q-G/step − A-G/step
 		rng := rand.New(rand.NewPCG(7, 11))
+		errs := make([]float64, len(cols))
 		for s := 0; s < splits; s++ {
 			tr, te := classdata.Split(rng, n, 0.8)
 			train, test := classdata.Rows(data, tr), classdata.Rows(data, te)
@@ -121,7 +123,10 @@ func run(splits int, eps, delta float64, iters int, names []string) error {
 				}
 				sum[c] += e
 				sq[c] += e * e
+				errs[c] = e
 			}
+			dsum += errs[2] - errs[1]
+			dsq += (errs[2] - errs[1]) * (errs[2] - errs[1])
 		}
 		fmt.Printf("%-14s %5d %3d", name, n, d)
 		for c := range cols {
@@ -129,7 +134,9 @@ func run(splits int, eps, delta float64, iters int, names []string) error {
 			se := math.Sqrt(math.Max(0, sq[c]/float64(splits)-m*m) / float64(splits))
 			fmt.Printf(" %8.2f%% (%4.2f)", 100*m, 100*se)
 		}
-		fmt.Println()
+		dm := dsum / float64(splits)
+		dse := math.Sqrt(math.Max(0, dsq/float64(splits)-dm*dm) / float64(splits))
+		fmt.Printf("   Q-G − A-G per step, paired: %+.2f (%.2f) points\n", 100*dm, 100*dse)
 	}
 	fmt.Println()
 	for _, nt := range notes {
