@@ -110,7 +110,7 @@ func TestPrivateMatchesNonPrivateAtLargeEpsilon(t *testing.T) {
 		}
 	}
 	for _, mech := range []Mechanism{Laplace, Gaussian} {
-		ps, err := Private(context.Background(), st, mech, 1e4, 1e-6, noise.NewSeededSource(1))
+		ps, err := Private(context.Background(), st, mech, 1e4, 1e-6, false, noise.NewSeededSource(1))
 		if err != nil {
 			t.Fatal(err)
 		}
