@@ -708,12 +708,7 @@ func PrepareIterative(ctx context.Context, data Data, s IterativeSpec, p Iterati
 		return nil, err
 	}
 	n, d := data.X.Dims()
-	plan, b, err := s.plan(n, d)
-	if err != nil {
-		return nil, err
-	}
-	g := Guarantee{Strategy: s.Method, Norm: "l2", Source: "certified"}
-	nz, err := calibrate(p, plan.steps, &g)
+	plan, b, g, nz, err := s.calibrated(n, d, p)
 	if err != nil {
 		return nil, err
 	}
@@ -728,6 +723,18 @@ func PrepareIterative(ctx context.Context, data Data, s IterativeSpec, p Iterati
 		cd := &cdData{loss: s.Loss, rows: rows, y: y, t: make([]float64, n)}
 		return run(ctx, plan, lossGradient(s.Loss, rows, y), cd, nz, src, s.Method)
 	}), nil
+}
+
+// calibrated returns the plan for n rows and d features, the bounds, the
+// guarantee's privacy fields and the calibrated noise.
+func (s IterativeSpec) calibrated(n, d int, p IterativePrivacy) (*iterPlan, Bounds, Guarantee, *noiser, error) {
+	g := Guarantee{Strategy: s.Method, Norm: "l2", Source: "certified"}
+	plan, b, err := s.plan(n, d)
+	if err != nil {
+		return nil, b, g, nil, err
+	}
+	nz, err := calibrate(p, plan.steps, &g)
+	return plan, b, g, nz, err
 }
 
 // certify fills the guarantee's sensitivity, noise and certificate.
@@ -794,12 +801,7 @@ func DPGradientDescent(ctx context.Context, n, k int, grad GradientFunc, s Itera
 		return nil, invalidf("n = %d and k = %d must be ≥ 1", n, k)
 	}
 	s.Loss, s.Intercept = Squared, false
-	plan, _, err := s.plan(n, k)
-	if err != nil {
-		return nil, err
-	}
-	g := Guarantee{Strategy: s.Method, Norm: "l2", Source: "certified"}
-	nz, err := calibrate(p, plan.steps, &g)
+	plan, _, g, nz, err := s.calibrated(n, k, p)
 	if err != nil {
 		return nil, err
 	}

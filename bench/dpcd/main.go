@@ -75,14 +75,9 @@ func run(splits int, eps, delta float64, iters int, names []string) error {
 	fmt.Println()
 	var notes []string
 	for _, name := range names {
-		var set classdata.Set
-		for _, s := range classdata.Sets {
-			if s.Name == name {
-				set = s
-			}
-		}
-		if set.Name == "" {
-			return fmt.Errorf("unknown dataset %q", name)
+		set, err := classdata.ByName(name)
+		if err != nil {
+			return err
 		}
 		data, _, err := classdata.Load(dir, set)
 		if err != nil {

@@ -291,14 +291,9 @@ func run(ctx context.Context, splits int, eps, delta float64, perStat bool, name
 	fmt.Printf("private Gaussian naive Bayes, (ε, δ) = (%g, %g) %s, %d splits 80/20: mean test error (standard error)\n", eps, delta, scope, splits)
 	fmt.Printf("%-14s %5s %3s %3s %16s %16s %16s %16s\n", "dataset", "n", "d", "C", "NB", "Laplace", "analytic-Gauss", "optimal")
 	for _, name := range names {
-		var set classdata.Set
-		for _, s := range classdata.Sets {
-			if s.Name == name {
-				set = s
-			}
-		}
-		if set.Name == "" {
-			return fmt.Errorf("unknown dataset %q", name)
+		set, err := classdata.ByName(name)
+		if err != nil {
+			return err
 		}
 		data, _, err := classdata.Load(dir, set)
 		if err != nil {
@@ -335,26 +330,10 @@ func run(ctx context.Context, splits int, eps, delta float64, perStat bool, name
 		}
 		fmt.Printf("%-14s %5d %3d %3d", name, len(u), len(u[0]), classes)
 		for _, v := range sums {
-			m, se := meanSE(v)
+			m, se := classdata.MeanSE(v)
 			fmt.Printf(" %8.2f%% (%4.2f)", 100*m, 100*se)
 		}
 		fmt.Println()
 	}
 	return nil
-}
-
-func meanSE(v []float64) (float64, float64) {
-	m := 0.0
-	for _, x := range v {
-		m += x
-	}
-	m /= float64(len(v))
-	if len(v) < 2 {
-		return m, 0
-	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(ss / float64(len(v)-1) / float64(len(v)))
 }

@@ -55,7 +55,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"sort"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/privopt/privopt/learn"
 	"github.com/privopt/privopt/noise"
@@ -219,20 +220,11 @@ func outer(g, a, b []float64) {
 	}
 }
 
+// meanSE returns the mean and its standard error sd/√n.
 func meanSE(v []float64) (float64, float64) {
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	m := 0.0
-	for _, x := range s {
-		m += x
-	}
-	m /= float64(len(s))
-	if len(s) < 2 {
+	m, sd := stat.MeanStdDev(v, nil)
+	if len(v) < 2 {
 		return m, 0
 	}
-	ss := 0.0
-	for _, x := range s {
-		ss += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(ss / float64(len(s)-1) / float64(len(s)))
+	return m, sd / math.Sqrt(float64(len(v)))
 }

@@ -14,6 +14,7 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/privopt/privopt/internal/shareddata"
 	"github.com/privopt/privopt/learn"
@@ -34,6 +35,25 @@ var Sets = []Set{
 	{Name: "wine", File: "wine.csv", Target: "class"},
 	{Name: "iris", File: "iris.csv", Target: "class"},
 	{Name: "digits", File: "digits.csv", Target: "digit", Lo: 0, Hi: 16},
+}
+
+// ByName returns the set called name.
+func ByName(name string) (Set, error) {
+	for _, s := range Sets {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Set{}, fmt.Errorf("classdata: unknown dataset %q", name)
+}
+
+// MeanSE returns the mean of v and its standard error sd/√len(v).
+func MeanSE(v []float64) (mean, se float64) {
+	m, sd := stat.MeanStdDev(v, nil)
+	if len(v) < 2 {
+		return m, 0
+	}
+	return m, sd / math.Sqrt(float64(len(v)))
 }
 
 // Load reads a set from the shared data folder (dir: shareddata.Dir()).
