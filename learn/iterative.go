@@ -32,7 +32,12 @@ const (
 	// sampled sum changes by at most 2C when a row is replaced, so each step
 	// is a Gaussian mechanism of multiplier z without any amplification
 	// credit; an accountant for the Poisson-subsampled Gaussian
-	// (IterativePrivacy.Accountant) turns the sampling into a smaller σ.
+	// (IterativePrivacy.Accountant, e.g. a PLDAccountant whose StepPLD is
+	// the subsampled Gaussian's PLD) turns the sampling into a smaller σ.
+	// Such a PLD must dominate the step under this package's replace-one
+	// adjacency (Adjacency) at sensitivity 2C/(nq) — the pair of mixtures
+	// (1−q)N(0, z²) + qN(±1, z²) in units of 2C/(nq) covers it, while the
+	// usual add/remove-one PLD does not by itself.
 	DPSGD Strategy = "dp-sgd"
 	// DPCD: differentially private proximal coordinate descent (Mangold,
 	// Bellet, Salmon and Tommasi, "Differentially private coordinate descent
@@ -434,7 +439,7 @@ type iterPlan struct {
 }
 
 // noiser adds the step noise: Gaussian N(0, (z·Δ)²) in the composed
-// accounting, the per-step mechanism's release otherwise.
+// accounting, a draw from the per-step mechanism's distribution otherwise.
 type noiser struct {
 	z     float64
 	mech  func(sens float64) (*noise.Mechanism, error)

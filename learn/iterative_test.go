@@ -256,3 +256,33 @@ func TestClippedStepsCertificate(t *testing.T) {
 		t.Errorf("20 (1, 1e-5)-DP analytic Gaussian steps composed to ε = %v, want in (1, 20)", e)
 	}
 }
+
+// DP-SGD: the Poisson minibatch sum normalized by the public qn has
+// sensitivity 2C/(nq); a plugged PLD accountant decides the multiplier
+// (here the FFT composition of the full-batch Gaussian step, which must
+// agree with the exact accountant within the grid's k·h excess); without
+// a subsampling accountant no amplification is claimed.
+func TestDPSGDAccountantPlugged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	data := boxData(rng, 200, 3, true)
+	spec := IterativeSpec{Method: DPSGD, Loss: Logistic, Iterations: 16, BatchRate: 0.25}
+	plugged := PLDAccountant{StepPLD: GaussianStepPLD, Step: 1e-3, Name: "full-batch Gaussian step"}
+	res, err := TrainIterative(context.Background(), data, spec, IterativePrivacy{Epsilon: 1, Delta: 1e-5, Accountant: plugged}, noise.NewSeededSource(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Guarantee
+	if want := 2.0 / (200 * 0.25); math.Abs(g.Sensitivity-want) > 1e-15 {
+		t.Errorf("sensitivity %v, want 2C/(nq) = %v", g.Sensitivity, want)
+	}
+	if g.Certificate.Params["gaussian"] != 0 {
+		t.Error("a plugged accountant is recorded as the exact Gaussian one")
+	}
+	exact, err := NoiseMultiplier(GaussianAccountant{}, 16, 1, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z := res.NoiseMultiplier; z < exact*(1-1e-5) || z > exact*1.05 {
+		t.Errorf("plugged FFT accountant chose z = %v, exact Gaussian accountant %v", z, exact)
+	}
+}
