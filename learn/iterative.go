@@ -35,9 +35,10 @@ const (
 	// (IterativePrivacy.Accountant, e.g. a PLDAccountant whose StepPLD is
 	// the subsampled Gaussian's PLD) turns the sampling into a smaller σ.
 	// Such a PLD must dominate the step under this package's replace-one
-	// adjacency (Adjacency) at sensitivity 2C/(nq) — the pair of mixtures
-	// (1−q)N(0, z²) + qN(±1, z²) in units of 2C/(nq) covers it, while the
-	// usual add/remove-one PLD does not by itself.
+	// adjacency (Adjacency), where the replaced row enters the sampled sum
+	// with probability q on both sides (a pair of Gaussian mixtures); the
+	// usual add/remove-one subsampled PLD does not cover it by itself (Zhu,
+	// Dong and Wang, AISTATS 2022, treat both relations).
 	DPSGD Strategy = "dp-sgd"
 	// DPCD: differentially private proximal coordinate descent (Mangold,
 	// Bellet, Salmon and Tommasi, "Differentially private coordinate descent
