@@ -76,3 +76,41 @@ func TestRegressIterative(t *testing.T) {
 		}
 	}
 }
+
+// Adjacency invariance: two CSVs differing in one row give JSON outputs
+// that differ only in the released weights and intercept (everything else
+// — guarantee, certificate, noise multiplier, bounds, n — is computed from
+// public inputs).
+func TestRegressIterativeAdjacentInvariance(t *testing.T) {
+	path := writeLogisticCSV(t)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	lines[5] = "0.9000,-0.9000,0"
+	path2 := filepath.Join(t.TempDir(), "adjacent.csv")
+	if err := os.WriteFile(path2, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	strip := func(p string) map[string]any {
+		code, out, errs := runRegressCmd("--data", p, "--target", "label", "--model", "l1-logistic",
+			"--epsilon", "1", "--delta", "1e-5", "--iterations", "10", "--json")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatal(err)
+		}
+		delete(m, "weights")
+		delete(m, "intercept")
+		return m
+	}
+	a, c := strip(path), strip(path2)
+	ja, _ := json.Marshal(a)
+	jc, _ := json.Marshal(c)
+	if string(ja) != string(jc) {
+		t.Fatalf("outputs of adjacent datasets differ beyond the weights:\n%s\n%s", ja, jc)
+	}
+}
