@@ -143,3 +143,42 @@ func TestSmallComparison(t *testing.T) {
 		t.Errorf("at ε = 1 private SPO+ regret %.4f is not below private two-stage %.4f", p1, ts1)
 	}
 }
+
+// The energy example's merit order against the dispatch LP through model
+// and HiGHS (random costs, negative ones included): equal optimal values;
+// and the diameter bound √(2·D·max Cap) covers every pair of dispatches
+// returned.
+func TestDispatchOracles(t *testing.T) {
+	fleet := NewDispatch()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var seen [][]float64
+	for trial := 0; trial < 20; trial++ {
+		c := make([]float64, len(fleet.Cap))
+		for j := range c {
+			c[j] = 6*rng.Float64() - 1
+		}
+		gm, err := MeritOrder{D: fleet}.Solve(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gl, err := DispatchLP{D: fleet}.Solve(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(dot(c, gm)-dot(c, gl)) > 1e-6*(1+math.Abs(dot(c, gm))) {
+			t.Fatalf("trial %d: merit order %v, LP %v", trial, dot(c, gm), dot(c, gl))
+		}
+		seen = append(seen, gm)
+	}
+	for _, a := range seen {
+		for _, b := range seen {
+			d := 0.0
+			for k := range a {
+				d += (a[k] - b[k]) * (a[k] - b[k])
+			}
+			if math.Sqrt(d) > fleet.Diameter() {
+				t.Fatalf("dispatches %v and %v at distance %v > diameter bound %v", a, b, math.Sqrt(d), fleet.Diameter())
+			}
+		}
+	}
+}
