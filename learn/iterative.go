@@ -759,9 +759,10 @@ func certify(g *Guarantee, plan *iterPlan, nz *noiser, p IterativePrivacy, cmax 
 	g.Statement += fmt.Sprintf("; per-step sensitivity 2C/(nq) = %.4g (certified by clipping); noise sampled in floating point", g.Sensitivity)
 }
 
-// FitIterative runs the same method without clipping or noise (the
-// non-private baseline of comparisons; its result is private data).
-// Coordinates are drawn from src (nil: crypto/rand).
+// FitIterative runs the same method without clipping or noise (DPSGD:
+// full-batch gradient descent): the non-private baseline of comparisons,
+// whose result is private data. Coordinates are drawn from src (nil:
+// crypto/rand).
 func FitIterative(ctx context.Context, data Data, s IterativeSpec, src noise.Source) ([]float64, error) {
 	if err := data.Validate(); err != nil {
 		return nil, err
