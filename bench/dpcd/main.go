@@ -19,7 +19,7 @@
 //
 // Usage:
 //
-//	go run ./bench/dpcd [-splits 50] [-epsilon 1] [-delta 1e-3] [-sets breast-cancer,wine,iris,digits]
+//	go run ./bench/dpcd [-splits 50] [-epsilon 1] [-delta 1e-3] [-sets breast-cancer,wine,iris,digits] [-average]
 package main
 
 import (
@@ -48,14 +48,15 @@ func main() {
 	delta := flag.Float64("delta", 1e-3, "δ")
 	iters := flag.Int("iterations", 100, "outer iterations T")
 	sets := flag.String("sets", "breast-cancer,wine,iris,digits", "datasets")
+	average := flag.Bool("average", false, "release the average of the outer iterates instead of the last one")
 	flag.Parse()
-	if err := run(*splits, *eps, *delta, *iters, strings.Split(*sets, ",")); err != nil {
+	if err := run(*splits, *eps, *delta, *iters, *average, strings.Split(*sets, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "dpcd:", err)
 		os.Exit(1)
 	}
 }
 
-func run(splits int, eps, delta float64, iters int, names []string) error {
+func run(splits int, eps, delta float64, iters int, average bool, names []string) error {
 	dir, err := classdata.Dir()
 	if err != nil {
 		return err
@@ -86,7 +87,7 @@ func run(splits int, eps, delta float64, iters int, names []string) error {
 		lo, hi := classdata.Ranges(data.X, set)
 		data = learn.Data{X: classdata.ScaleUnit(data.X, lo, hi), Y: classdata.Majority(data.Y)}
 		n, d := data.X.Dims()
-		spec := learn.IterativeSpec{Method: learn.DPCD, Loss: learn.Logistic, L1: 1e-8, Iterations: iters, StepSize: 1, Clip: 1}
+		spec := learn.IterativeSpec{Method: learn.DPCD, Loss: learn.Logistic, L1: 1e-8, Iterations: iters, StepSize: 1, Clip: 1, Average: average}
 		sum := make([]float64, len(cols))
 		sq := make([]float64, len(cols))
 		var dsum, dsq float64 // paired Q-G/step − A-G/step
