@@ -181,35 +181,47 @@ func runRegressIterative(ctx context.Context, a iterativeArgs, stdout io.Writer)
 	}
 	out := regressOutput{Model: a.model, Strategy: string(strat), N: data.N(), Weights: map[string]float64{}, Order: names,
 		Guarantee: g, Bounds: map[string]float64{"x": spec.Bounds.X, "y": spec.Bounds.Y}}
+	out.setWeights(w, names, spec.Intercept, rs)
+	if a.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	out.printText(stdout)
+	return nil
+}
+
+// setWeights fills the published weights (and, with --ranges, the scaled
+// release they are converted from). The same block of runRegress can call
+// it.
+func (out *regressOutput) setWeights(w []float64, names []string, intercept bool, rs *rangeScaling) {
 	if rs != nil {
 		out.Scaled = &scaledOutput{Note: "weights and intercept are in the CSV's units (post-processing of the scaled release below)",
 			Ranges: rs.ranges, Weights: map[string]float64{}}
 		for j, nm := range names {
 			out.Scaled.Weights[nm] = w[j]
 		}
-		if spec.Intercept {
+		if intercept {
 			out.Scaled.Intercept = &w[len(names)]
 		}
-		w = rs.unscale(w, spec.Intercept)
+		w = rs.unscale(w, intercept)
 	}
 	for j, nm := range names {
 		out.Weights[nm] = w[j]
 	}
-	if spec.Intercept || rs != nil {
+	if intercept || rs != nil {
 		out.Intercept = &w[len(names)]
 	}
-	if a.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	fmt.Fprintf(stdout, "private %s weights (%s, n = %d)\n", a.model, strat, data.N())
-	for _, nm := range names {
+}
+
+// printText prints the release as text.
+func (out *regressOutput) printText(stdout io.Writer) {
+	fmt.Fprintf(stdout, "private %s weights (%s, n = %d)\n", out.Model, out.Strategy, out.N)
+	for _, nm := range out.Order {
 		fmt.Fprintf(stdout, "  %-16s %12.6g\n", nm, out.Weights[nm])
 	}
 	if out.Intercept != nil {
 		fmt.Fprintf(stdout, "  %-16s %12.6g\n", "(intercept)", *out.Intercept)
 	}
-	fmt.Fprintf(stdout, "guarantee: %s\n", g.Statement)
-	return nil
+	fmt.Fprintf(stdout, "guarantee: %s\n", out.Guarantee.Statement)
 }
