@@ -444,6 +444,7 @@ type iterPlan struct {
 type noiser struct {
 	z     float64
 	mech  func(sens float64) (*noise.Mechanism, error)
+	mu    sync.Mutex // guards mech1 (draws may run concurrently)
 	mech1 map[float64]*noise.Mechanism
 }
 
@@ -451,6 +452,8 @@ func (nz *noiser) add(v, sens float64, src noise.Source) (float64, error) {
 	if nz.mech == nil {
 		return v + nz.z*sens*gauss(src), nil
 	}
+	nz.mu.Lock()
+	defer nz.mu.Unlock()
 	m, ok := nz.mech1[sens]
 	if !ok {
 		var err error
@@ -462,8 +465,9 @@ func (nz *noiser) add(v, sens float64, src noise.Source) (float64, error) {
 	return v + m.Dist.Sample(src), nil
 }
 
-// gauss returns a standard normal draw (Box–Muller on full-precision
-// uniforms; sampled in floating point, see TrainIterative).
+// gauss returns a standard normal draw (noise.Gaussian's inverse transform
+// of a full-precision uniform; sampled in floating point, see
+// TrainIterative).
 func gauss(src noise.Source) float64 {
 	d := noise.Gaussian{Sigma: 1}
 	return d.Sample(src)
@@ -690,9 +694,9 @@ func (s IterativeSpec) plan(n, d int) (*iterPlan, Bounds, error) {
 // Gaussian accountant, the composed ε.
 //
 // Floating point. The noise enters intermediate iterates, not a released
-// value; it is drawn in floating point (Box–Muller on full-precision
-// uniforms), like objective perturbation's, and the guarantee says so
-// (FloatingPointSafe false).
+// value; it is drawn in floating point (inverse transform of
+// full-precision uniforms), like objective perturbation's, and the
+// guarantee says so (FloatingPointSafe false).
 func TrainIterative(ctx context.Context, data Data, s IterativeSpec, p IterativePrivacy, src noise.Source) (*IterativeResult, error) {
 	r, err := PrepareIterative(ctx, data, s, p)
 	if err != nil {
