@@ -52,6 +52,22 @@
 // applies. Compare reports test error and
 // constraint violation over Monte Carlo releases.
 //
+// # Iterative private optimization
+//
+// TrainIterative (and DPGradientDescent for losses defined elsewhere, such
+// as SPO+) runs DP gradient descent, DP-SGD or DP proximal coordinate
+// descent (Mangold et al. 2022) for ℓ₁/ridge-regularized logistic and
+// squared losses: per-example gradients (or partial derivatives) are
+// clipped to a public C, so every averaged step has the certified
+// sensitivity 2C/(nq) whatever the data; Gaussian noise of multiplier z is
+// added and the steps are composed by a StepAccountant (default
+// GaussianAccountant: exact μ-GDP read from accounting's PLD; PLDAccountant
+// composes any per-step PLD by FFT, the plug for subsampled PLDs); z is the
+// smallest multiplier meeting (ε, δ) (NoiseMultiplier, bisection). The
+// released model is the last or averaged iterate. IterativePrivacy.PerStep
+// reproduces the papers' per-update calibration with any StepMechanisms
+// entry and reports the (much weaker) composed guarantee of the run.
+//
 // # Invariants
 //
 //   - Only released values leave Release: the non-private fit is returned

@@ -114,6 +114,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), regressUsage)
 		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), iterativeUsage)
 	}
 	dataPath := fs.String("data", "", "CSV file with a header row (required)")
 	target := fs.String("target", "", "target column (required)")
@@ -132,6 +133,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	diag := fs.Bool("diagnostics", false, "also print the non-private fit (the output is then private)")
 	var lf ledgerFlags
 	lf.register(fs)
+	iter := registerIterativeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -148,6 +150,13 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("--target is required")
 	case math.IsNaN(*eps):
 		return usagef("--epsilon is required")
+	}
+	if isIterative(*strategy, *modelName) { // dp-gd, dp-sgd, dp-cd, l1-logistic: regress_iterative.go
+		set := map[string]bool{}
+		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+		return runRegressIterative(ctx, iterativeArgs{data: *dataPath, target: *target, model: *modelName, strategy: *strategy,
+			noise: *noiseName, ranges: *rangesPath, lambda: *lambda, epsilon: *eps, delta: *delta, xBound: *xb, yBound: *yb,
+			intercept: !*noIcpt, json: *asJSON, ledger: lf, set: set, it: iter}, stdout)
 	}
 	spec := learn.Spec{Loss: learn.Squared, Intercept: !*noIcpt, Bounds: learn.Bounds{X: *xb, Y: *yb}, Lambda: 0.1}
 	switch *modelName {
