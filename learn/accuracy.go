@@ -59,6 +59,7 @@ type erm struct {
 	mu, ls float64   // strong convexity and smoothness (public)
 	radius float64
 	shift  Margins
+	free   bool // K = ℝᵏ: ‖w − w*‖ ≤ ‖∇F(w)‖/μ also certifies
 }
 
 // lossCurvature returns c with 0 ≤ ∂²ℓ/∂t² ≤ c for the smooth losses
@@ -102,6 +103,24 @@ func newERM(data Data, s Spec, pert *perturbation) *erm {
 	if s.Loss == Squared {
 		e.gram, e.xty = s.moments(data)
 	}
+	// The data's own smoothness c·λ_max(X̃ᵀX̃/n) + μ (≤ the public L_s)
+	// tightens the certificate and the step; it is used only inside the
+	// release (it decides how long to iterate, never what is published),
+	// inflated by 10⁻⁶ for the eigenvalue's rounding.
+	c, _ := lossCurvature(s.Loss)
+	g := e.gram
+	if g == nil {
+		g = mat.NewSymDense(e.k, nil)
+		g.SymOuterK(1, e.a.T())
+	}
+	var eig mat.EigenSym
+	if eig.Factorize(g, false) {
+		vals := eig.Values(nil)
+		if l := c*vals[len(vals)-1]/e.n*(1+1e-6) + 1e-12*e.ls + e.mu; l < e.ls {
+			e.ls = l
+		}
+	}
+	e.free = !s.constrained() && e.radius == 0
 	return e
 }
 
@@ -204,7 +223,12 @@ func (e *erm) step(w []float64) ([]float64, float64) {
 	}
 	e.project(next)
 	f := (e.ls + e.mu) / (2 * e.mu)
-	return next, f*dist2(w, next)*(1+1e-9) + 1e-14*f*(norm2(w)+1)
+	bound := f * dist2(w, next)
+	if e.free {
+		// Unconstrained: μ‖w − w*‖² ≤ ⟨∇F(w) − ∇F(w*), w − w*⟩ ≤ ‖∇F(w)‖‖w − w*‖.
+		bound = math.Min(bound, norm2(g)/e.mu)
+	}
+	return next, bound*(1+1e-9) + 1e-14*f*(norm2(w)+1)
 }
 
 // solveCertified returns a point of the feasible set within tau of the exact

@@ -113,13 +113,13 @@ func certifiedSensitivityAt(s Spec, n int, r0, tau float64) (*Certificate, error
 	}
 	p["L"] = lip
 	c := &Certificate{
-		Method:    MethodStrongConvexity,
-		Bound:     2*lip/(float64(n)*s.Lambda) + 2*tau,
-		Norm:      2,
-		Adjacency: Adjacency,
-		Domain:    fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", b.X, b.Y, n),
+		Method:      MethodStrongConvexity,
+		Bound:       2*lip/(float64(n)*s.Lambda) + 2*tau,
+		Norm:        2,
+		Adjacency:   Adjacency,
+		Domain:      fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", b.X, b.Y, n),
 		Assumptions: certAssumptions(r0, tau),
-		Params: p,
+		Params:      p,
 	}
 	return c, nil
 }

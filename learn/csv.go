@@ -40,7 +40,7 @@ func ReadCSV(r io.Reader, target string) (Data, []string, error) {
 		for j, s := range row {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return Data{}, nil, invalidf("csv row %d column %q: %q is not a number", i+2, rows[0][j], s)
+				return Data{}, nil, invalidf("csv row %d column %q is not a number", i+2, rows[0][j])
 			}
 			if j == ti {
 				y[i] = v

@@ -220,8 +220,8 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 	var vn *vectorNoise
 	var cert *Certificate
 	for round := 0; ; round++ {
-		if round == 60 {
-			return invalidf("program perturbation: the tightened set grows with the noise faster than the noise settles (60 rounds, calibration %.4g): lower η's reach or raise n, λ or ε", cal)
+		if round == 60 || cal > 1e6*(c0.Bound+2*tau) {
+			return invalidf("program perturbation: the tightened set grows with the noise faster than the noise settles (the certificate at the margins of noise(Δ) exceeds Δ for every Δ up to 10⁶ times the unconstrained bound %.4g): raise n, λ or ε, or use projection", c0.Bound)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -252,7 +252,10 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 		return invalidf("the certified solver accuracy τ = %.3g may need %.3g projected-gradient steps (condition (X̃²+λ)/λ too large): raise λ or the accuracy target", tau, n)
 	}
 	g.Delta, g.Sensitivity, g.Norm, g.NoiseStd = vn.delta, vn.sens, normName(vn.norm), vn.std()
-	g.Source, g.Certificate = "certified", inNorm(cert, vn.norm, k)
+	g.Source, g.Certificate = "certified", cert
+	if vn.norm == 1 {
+		g.Certificate = inNorm(cert, 1, k)
+	} // an ℓ₂ certificate covers ℓ∞ (optimal noise per weight)
 	g.floatSafe([]*vectorNoise{vn}, []int{k})
 	note := vn.detail + fmt.Sprintf("; solver accuracy τ = %.3g included (2τ)", tau)
 	pl.SolverAccuracy, pl.CalibratedSensitivity, pl.Grid, pl.ReleasedNoiseStd = tau, vn.calSens, vn.grid, vn.releasedStd

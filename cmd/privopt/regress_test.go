@@ -37,18 +37,29 @@ func TestRegressJSONDiabetes(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, c := range []string{"age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"} {
-		if _, ok := got.Weights[c]; !ok {
-			t.Fatalf("weights lack column %q: %v", c, got.Weights)
+	if len(got.Releases) != 1 || got.Releases[0].Label != "data" {
+		t.Fatalf("releases %+v", got.Releases)
+	}
+	r := got.Releases[0]
+	for _, c := range []string{"age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6", "(intercept)"} {
+		if _, ok := r.ReleasedValue[c]; !ok {
+			t.Fatalf("released value lacks column %q: %v", c, r.ReleasedValue)
+		}
+		if r.Estimate[c] != r.ReleasedValue[c] {
+			t.Fatalf("estimate %v differs from the released value %v without --ranges", r.Estimate, r.ReleasedValue)
 		}
 	}
-	if got.Intercept == nil || got.N != 442 || got.Private || got.Diagnostics != nil {
+	if got.Plan.N != 442 || r.Diagnostics != nil {
 		t.Fatalf("output %+v", got)
 	}
-	g := got.Guarantee
-	// X̃ = √(400² + 1), R = 400/√1, L = X̃(400 + X̃·400), bound 2L/442.
+	g := got.Plan.Guarantee
+	// X̃ = √(400² + 1), R = 400/√1, L = X̃(400 + X̃·400), bound 2L/442 + 2τ
+	// with τ = 10⁻⁶·2L/442 (the default solver accuracy).
 	xt := 400.00125
-	want := 2 * xt * (400 + xt*400) / 442
+	want := 2 * xt * (400 + xt*400) / 442 * (1 + 2e-6)
+	if got.Plan.SolverAccuracy != 1e-6*2*xt*(400+xt*400)/442 && math.Abs(got.Plan.SolverAccuracy/(1e-6*2*xt*(400+xt*400)/442)-1) > 1e-9 {
+		t.Fatalf("solver accuracy %v", got.Plan.SolverAccuracy)
+	}
 	if g.Source != "certified" || g.Certificate == nil || g.Certificate.Method != "erm-strong-convexity" ||
 		!(g.Sensitivity > 0.999999*want && g.Sensitivity < 1.000001*want) {
 		t.Fatalf("guarantee %+v, want certified bound %v", g, want)
@@ -80,10 +91,10 @@ func TestRegressSSPDefault(t *testing.T) {
 		q = alt
 	}
 	want := math.Sqrt(2*x2*x2 + 2*x2 + 2*x2*x2 + q)
-	g := got.Guarantee
-	if got.Strategy != "ssp" || g.Source != "certified" || g.Certificate == nil || g.Certificate.Method != "ssp-joint-moments" ||
+	g := got.Plan.Guarantee
+	if got.Plan.Strategy != "ssp" || g.Source != "certified" || g.Certificate == nil || g.Certificate.Method != "ssp-joint-moments" ||
 		math.Abs(g.Sensitivity-want) > 1e-9*want || !strings.HasPrefix(g.Statement, "(1, 1e-05)-DP; sensitivity") {
-		t.Fatalf("strategy %q, guarantee %+v, want certified ssp bound %v", got.Strategy, g, want)
+		t.Fatalf("strategy %q, guarantee %+v, want certified ssp bound %v", got.Plan.Strategy, g, want)
 	}
 	if code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--strategy", "adassp",
 		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--json"); code != 0 || !strings.Contains(out, "adassp-sufficient-statistics") {
@@ -95,13 +106,21 @@ func TestRegressSSPDefault(t *testing.T) {
 	}
 }
 
-// Least squares has no certificate: the sensitivity is sampled and the
-// statement is probabilistic; --diagnostics marks the output private; a bad
-// model is a usage error.
-func TestRegressSampledAndUsage(t *testing.T) {
+// Least squares with projection or program has no certificate: refused
+// before the data are read (exit 2, even for a file that does not parse
+// beyond its header); --diagnostics marks the output private; a bad model
+// is a usage error. The default bounds produce a public warning.
+func TestRegressRefusalsAndDiagnostics(t *testing.T) {
 	path := shareddata.Path(t, "regression/diabetes.csv")
-	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
-		"--epsilon", "2", "--x-bound", "400", "--y-bound", "400", "--strategy", "projection", "--json", "--diagnostics")
+	for _, st := range []string{"projection", "program"} {
+		code, _, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
+			"--epsilon", "2", "--x-bound", "400", "--y-bound", "400", "--strategy", st, "--json")
+		if code != 2 || !strings.Contains(errs, "no certified sensitivity") {
+			t.Fatalf("%s: exit %d: %s", st, code, errs)
+		}
+	}
+	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge",
+		"--epsilon", "2", "--strategy", "projection", "--json", "--diagnostics")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -109,11 +128,15 @@ func TestRegressSampledAndUsage(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Guarantee.Source != "sampled" || !strings.Contains(got.Guarantee.Statement, "probabilistic DP") {
-		t.Fatalf("guarantee %+v", got.Guarantee)
+	if d := got.Releases[0].Diagnostics; d == nil || len(d.NonPrivate) != 11 || d.ClippedRows != 442 {
+		t.Fatalf("diagnostics %+v", d)
 	}
-	if !got.Private || got.Diagnostics == nil || len(got.Diagnostics.NonPrivate) != 10 {
-		t.Fatalf("diagnostics %+v", got.Diagnostics)
+	warned := false
+	for _, n := range got.Plan.Notes {
+		warned = warned || strings.Contains(n, "default bounds")
+	}
+	if !warned || strings.Contains(got.Plan.Guarantee.Statement, "sampled") {
+		t.Fatalf("plan notes %q, statement %q", got.Plan.Notes, got.Plan.Guarantee.Statement)
 	}
 	if code, _, _ := runRegressCmd("--data", path, "--target", "target", "--model", "lasso", "--epsilon", "1"); code != 2 {
 		t.Fatalf("unknown model: exit %d, want 2", code)
@@ -148,9 +171,10 @@ func TestRegressRanges(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Scaled == nil || got.Intercept == nil || math.Abs(got.Bounds["x"]-math.Sqrt(10)) > 1e-12 || got.Bounds["y"] != 1 {
+	if got.Plan.Ranges == nil || math.Abs(got.Plan.BoundX-math.Sqrt(10)) > 1e-12 || got.Plan.BoundY != 1 {
 		t.Fatalf("output %+v", got)
 	}
+	est := got.Releases[0].Estimate
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -174,9 +198,9 @@ func TestRegressRanges(t *testing.T) {
 	}
 	rms := 0.0
 	for i := 0; i < n; i++ {
-		p, q := *got.Intercept, ols.AtVec(d)
+		p, q := est["(intercept)"], ols.AtVec(d)
 		for j, nm := range names {
-			p += got.Weights[nm] * data.X.At(i, j)
+			p += est[nm] * data.X.At(i, j)
 			q += ols.AtVec(j) * data.X.At(i, j)
 		}
 		rms += (p - q) * (p - q)
