@@ -52,6 +52,26 @@
 // applies. Compare reports test error and
 // constraint violation over Monte Carlo releases.
 //
+// # Release plans
+//
+// NewPlan computes a Plan from a PlanSpec — the spec with its public bounds,
+// n (public under replace-one adjacency), d, the strategy, (ε, δ) and the
+// public solver-accuracy target τ — and never sees data: the certificate,
+// the calibrated noise, the output grid, program perturbation's constraint
+// margins and the notes are fixed before any row is read, and every refusal
+// (λ = 0 with projection or program, constraint sets without an exact
+// projection, a program perturbation whose tightened set outgrows its noise)
+// happens there. Plan.Release spends the budget first, clips the rows and
+// returns the noisy weights; it never refuses after the spend: solver
+// outputs are certified to within τ of the exact minimizer by the
+// projected-gradient bound and repaired when they are not (solveCertified),
+// and the certificates add 2τ. Program perturbation minimizes over the
+// tightened set C̄ = {w_j ≥ l, w_{j+1} − w_j ≥ γ}, data-independent, so the
+// strong-convexity certificate holds on it (certifiedSensitivityAt). The
+// vector discrete Gaussian is calibrated to Δ + √m·g for m rounded
+// coordinates on the grid g. Prepare keeps the sampled and declared
+// sensitivities of the (ε, γ) reproductions, labelled NotDP.
+//
 // # Invariants
 //
 //   - Only released values leave Release: the non-private fit is returned
