@@ -13,17 +13,6 @@ import (
 	"github.com/privopt/privopt/noise"
 )
 
-func planData(rng *rand.Rand, s Spec, n, d int) Data {
-	x := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		r, t := s.RandomRow(rng, d)
-		x.SetRow(i, r)
-		y[i] = t
-	}
-	return Data{X: x, Y: y}
-}
-
 // The certified program-perturbation bound against an adversarial search:
 // ordered and nonnegative ridge regression, the minimizer over the
 // data-independent tightened set C̄ (the plan's public margins), adjacent
@@ -58,7 +47,7 @@ func TestProgramBoundAdversarial(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, uint64(len(c.name))))
 		worst := 0.0
 		for trial := 0; trial < 3; trial++ {
-			base := planData(rng, c.s, n, d)
+			base := randomData(rng, n, d, c.s)
 			w0 := solveCertified(ctx, base, c.s, &perturbation{shift: mg}, tau)
 			if Violation(shiftBack(w0, d, c.s, mg), d, c.s) > 1e-9 {
 				t.Fatalf("%s: minimizer %v outside C̄ (margins %+v)", c.name, w0, mg)
@@ -151,7 +140,7 @@ func TestPlanRelease(t *testing.T) {
 		t.Fatalf("plan %s", js)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	data := planData(rng, s, n, d)
+	data := randomData(rng, n, d, s)
 	data.X.Set(3, 1, math.NaN())
 	data.Y[5] = math.Inf(1)
 	viol := 0

@@ -20,6 +20,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -45,7 +46,40 @@ var (
 	d        = flag.Int("d", 3, "features")
 	lambda   = flag.Float64("lambda", 1, "λ for the regularized models (least-squares: 0)")
 	eps      = flag.Float64("epsilon", 2, "ε")
+	csvFile  = flag.String("csv", "", "CSV file (e.g. the diabetes data, target column \"target\") for the CLI pairs instead of generated data; needs -ranges")
+	ranges   = flag.String("ranges", "", "public ranges JSON of -csv: replaced rows are random corners or random points of the ranges")
 )
+
+// csvPair returns the -csv file's text and a neighbour with row 1 + (p mod
+// rows) replaced by a row within -ranges (a random corner for odd p).
+func csvPair(rng *rand.Rand, p int) (string, string, error) {
+	raw, err := os.ReadFile(*csvFile)
+	if err != nil {
+		return "", "", err
+	}
+	rb, err := os.ReadFile(*ranges)
+	if err != nil {
+		return "", "", err
+	}
+	var rg map[string][2]float64
+	if err := json.Unmarshal(rb, &rg); err != nil {
+		return "", "", err
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	head := strings.Split(lines[0], ",")
+	row := make([]string, len(head))
+	for j, h := range head {
+		r := rg[h]
+		u := rng.Float64()
+		if p%2 == 1 {
+			u = float64(rng.IntN(2))
+		}
+		row[j] = fmt.Sprint(r[0] + u*(r[1]-r[0]))
+	}
+	alt := append([]string(nil), lines...)
+	alt[1+p%(len(lines)-1)] = strings.Join(row, ",")
+	return strings.Join(lines, "\n") + "\n", strings.Join(alt, "\n") + "\n", nil
+}
 
 func spec(model string) learn.Spec {
 	s := learn.Spec{Loss: learn.Squared, Lambda: *lambda, Intercept: true, Bounds: learn.DefaultBounds}
@@ -101,9 +135,15 @@ func cli(args ...string) (string, int, error) {
 	return out.String(), 0, err
 }
 
-func run(dir string, dt learn.Data, model, strat, nz string) (invariance.Run, int, error) {
+func run(dir string, dt learn.Data, text, model, strat, nz string) (invariance.Run, int, error) {
 	csv := filepath.Join(dir, "data.csv")
-	if err := writeCSV(csv, dt); err != nil {
+	target := "y"
+	if text != "" {
+		target = "target"
+		if err := os.WriteFile(csv, []byte(text), 0o600); err != nil {
+			return invariance.Run{}, 0, err
+		}
+	} else if err := writeCSV(csv, dt); err != nil {
 		return invariance.Run{}, 0, err
 	}
 	led := filepath.Join(dir, "ledger.db")
@@ -114,10 +154,13 @@ func run(dir string, dt learn.Data, model, strat, nz string) (invariance.Run, in
 	if nz == "laplace" {
 		delta = "0"
 	}
-	args := []string{"regress", "--data", csv, "--target", "y", "--model", model, "--strategy", strat, "--noise", nz,
+	args := []string{"regress", "--data", csv, "--target", target, "--model", model, "--strategy", strat, "--noise", nz,
 		"--epsilon", fmt.Sprint(*eps), "--delta", delta, "--seed", "11"}
 	if model != "least-squares" {
 		args = append(args, "--lambda", fmt.Sprint(*lambda))
+	}
+	if text != "" {
+		args = append(args, "--ranges", *ranges)
 	}
 	text, code, err := cli(append(args, "--ledger", led, "--dataset", "d")...)
 	if err != nil || code != 0 {
@@ -153,6 +196,9 @@ func main() {
 		for _, strat := range []learn.Strategy{learn.Projection, learn.Program, learn.Objective, learn.AdaSSP, learn.SSP} {
 			for _, nz := range learn.NoiseKinds {
 				s := spec(model)
+				if *csvFile != "" && model == "logistic" {
+					continue // the diabetes target is not a label
+				}
 				if model == "logistic" && (strat == learn.AdaSSP || strat == learn.SSP) || model == "huber" && (strat == learn.AdaSSP || strat == learn.SSP) {
 					continue // usage errors of the CLI (squared-loss strategies)
 				}
@@ -192,11 +238,17 @@ func main() {
 					os.RemoveAll(db)
 					os.MkdirAll(da, 0o700)
 					os.MkdirAll(db, 0o700)
-					ra, ca, err := run(da, a, model, string(strat), string(nz))
+					var ta, tb string
+					if *csvFile != "" {
+						if ta, tb, err = csvPair(rng, p); err != nil {
+							panic(err)
+						}
+					}
+					ra, ca, err := run(da, a, ta, model, string(strat), string(nz))
 					if err != nil {
 						panic(err)
 					}
-					rb, cb, err := run(db, b, model, string(strat), string(nz))
+					rb, cb, err := run(db, b, tb, model, string(strat), string(nz))
 					if err != nil {
 						panic(err)
 					}
