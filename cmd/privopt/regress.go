@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -49,8 +50,9 @@ scaled to ℓ2 norm ≤ --x-bound and the target clamped to [−y-bound, y-bound
 --ranges, --x-bound and --y-bound the plan warns that the defaults bound the
 data). The intercept (on by default) is a constant-1 feature, regularized
 like the others. Models: least-squares (λ = 0), ridge, nonnegative (w ≥ 0),
-monotone (w₁ ≤ w₂ ≤ … in column order), huber, logistic (targets ±1; 0 is
-read as −1). --lambda defaults to 0.1 except for least-squares (0).
+monotone (w₁ ≤ w₂ ≤ … in column order), huber, logistic (target 1 is +1,
+every other value −1: a fixed public map, never a refusal). --lambda
+defaults to 0.1 except for least-squares (0).
 
 Strategies (every one certified; none samples a sensitivity):
   projection  output perturbation of the minimizer, then the projection onto
@@ -356,7 +358,14 @@ func printRegress(w io.Writer, out regressOutput, names []string) {
 		fmt.Fprintf(w, "  solver accuracy   τ = %.6g (public target, certified per release)\n", p.SolverAccuracy)
 	}
 	if m := p.ConstraintMargins; m != nil {
-		fmt.Fprintf(w, "  margins           nonnegative ≥ %.6g, ordered gap ≥ %.6g (η = %g)\n", m.Lower, m.Gap, p.Eta)
+		var t []string
+		if m.Lower != 0 {
+			t = append(t, fmt.Sprintf("w_j ≥ %.6g", m.Lower))
+		}
+		if m.Gap != 0 {
+			t = append(t, fmt.Sprintf("w_{j+1} − w_j ≥ %.6g", m.Gap))
+		}
+		fmt.Fprintf(w, "  margins           %s (η = %g)\n", strings.Join(t, ", "), p.Eta)
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
