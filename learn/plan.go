@@ -284,7 +284,7 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 	pl.Guarantee, pl.Eta = g, eta
 	if rows > 0 {
 		pl.ConstraintMargins = &mg
-		pl.Notes = append(pl.Notes, fmt.Sprintf("program perturbation minimizes over the tightened set C̄ (margins %s), which depends only on the noise law and η; the released weights are the certified minimizer over C̄ plus the noise", marginText(mg)))
+		pl.Notes = append(pl.Notes, fmt.Sprintf("program perturbation minimizes over the tightened set C̄ (margins %s), which depends only on the noise law and η; the released weights are the certified minimizer over C̄ plus the noise", mg))
 	}
 	shift := mg
 	pl.draw = func(ctx context.Context, data Data, src noise.Source) ([]float64, error) {
@@ -294,7 +294,8 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 	return nil
 }
 
-func marginText(mg Margins) string {
+// String lists the nonzero margins, e.g. "w_{j+1} − w_j ≥ 0.3".
+func (mg Margins) String() string {
 	var t []string
 	if mg.Lower != 0 {
 		t = append(t, fmt.Sprintf("w_j ≥ %.6g", mg.Lower))

@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -358,14 +357,7 @@ func printRegress(w io.Writer, out regressOutput, names []string) {
 		fmt.Fprintf(w, "  solver accuracy   τ = %.6g (public target, certified per release)\n", p.SolverAccuracy)
 	}
 	if m := p.ConstraintMargins; m != nil {
-		var t []string
-		if m.Lower != 0 {
-			t = append(t, fmt.Sprintf("w_j ≥ %.6g", m.Lower))
-		}
-		if m.Gap != 0 {
-			t = append(t, fmt.Sprintf("w_{j+1} − w_j ≥ %.6g", m.Gap))
-		}
-		fmt.Fprintf(w, "  margins           %s (η = %g)\n", strings.Join(t, ", "), p.Eta)
+		fmt.Fprintf(w, "  margins           %s (η = %g)\n", m, p.Eta)
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
