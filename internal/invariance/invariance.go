@@ -46,6 +46,15 @@ func (r Report) Ratio() float64 {
 	return r.Dist / r.Calibrated
 }
 
+// BoundRatio is Dist / Bound (≤ 1 for every accepted bounded pair; 0 when
+// not Bounded).
+func (r Report) BoundRatio() float64 {
+	if !r.Bounded || r.Bound == 0 {
+		return 0
+	}
+	return r.Dist / r.Bound
+}
+
 type output struct {
 	Plan     json.RawMessage `json:"plan"`
 	Releases []struct {
