@@ -28,15 +28,20 @@ type PlanSpec struct {
 	Strategy Strategy
 	Privacy  Privacy
 	// Eta is program perturbation's joint violation probability (default
-	// 0.05); IndividualEta makes it each constraint row's.
+	// 0.05); IndividualEta makes it each constraint row's. Other strategies
+	// have no chance constraint and do not read them.
 	Eta           float64
 	IndividualEta bool
-	// Rho is AdaSSP's failure probability of the λ_min lower bound (default 0.05).
+	// Rho is AdaSSP's failure probability of the λ_min lower bound (default
+	// 0.05; AdaSSP only).
 	Rho float64
 	// Accuracy is the public solver-accuracy target τ: the statistic a
 	// projection or program release adds noise to is within τ (ℓ₂) of the
 	// exact minimizer, certified per release (solveCertified), and the
-	// certificate adds 2τ. 0: 10⁻⁶ of the exact-minimizer bound.
+	// certificate adds 2τ. 0: 10⁻⁶ of the exact-minimizer bound. Objective
+	// perturbation solves to τ as well (default 10⁻⁹·Y; its guarantee does
+	// not include it, as the plan's note says); ssp and adassp release no
+	// solver output and do not read it.
 	Accuracy float64
 }
 

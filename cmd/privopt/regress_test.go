@@ -119,6 +119,30 @@ func TestRegressRefusalsAndDiagnostics(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", st, code, errs)
 		}
 	}
+	// The command: monotone program perturbation at ε = 3.7 used to
+	// refuse on one dataset with a data value in the message and release on
+	// its neighbour. Now the plan refuses it on every dataset of the shape,
+	// with the same public message (the tightened set outgrows the noise at
+	// n = 442, λ = 0.1).
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	lines[1] = "80,2,45,140,320,250,100,9,6.5,130,0"
+	alt := filepath.Join(t.TempDir(), "diabetes.csv")
+	if err := os.WriteFile(alt, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for i, p := range []string{path, alt} {
+		code, _, errs := runRegressCmd("--data", p, "--target", "target", "--model", "monotone", "--strategy", "program",
+			"--noise", "analytic-gaussian", "--epsilon", "3.7", "--delta", "1e-5")
+		if code != 2 || !strings.Contains(errs, "tightened set grows") || (i == 1 && errs != first) {
+			t.Fatalf("%s: exit %d: %s (first: %s)", p, code, errs, first)
+		}
+		first = errs
+	}
 	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge",
 		"--epsilon", "2", "--strategy", "projection", "--json", "--diagnostics")
 	if code != 0 {
