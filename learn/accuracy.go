@@ -235,19 +235,22 @@ func (e *erm) step(w []float64) ([]float64, float64) {
 // minimizer of the (perturbed) objective on clipped data: the
 // interior-point solution if its certificate holds, else that solution
 // polished by projected-gradient steps, else projected-gradient steps from
-// the public start P(0) (see the file comment). It never fails; it stops
-// early only when ctx is cancelled, returning the current point.
-func solveCertified(ctx context.Context, data Data, s Spec, pert *perturbation, tau float64) []float64 {
+// the public start P(0) (see the file comment). It never fails on the
+// data; its only error is ctx's (a cancellation is not data-dependent).
+func solveCertified(ctx context.Context, data Data, s Spec, pert *perturbation, tau float64) ([]float64, error) {
 	e := newERM(data, s, pert)
 	if w, err := fitClipped(ctx, data, s, pert); err == nil && finite(w) {
 		e.project(w)
 		for it := 0; it < 200; it++ {
 			next, bound := e.step(w)
 			if bound <= tau {
-				return w
+				return w, nil
 			}
 			w = next
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	w := make([]float64, e.k)
 	e.project(w)
@@ -260,13 +263,16 @@ func solveCertified(ctx context.Context, data Data, s Spec, pert *perturbation, 
 		steps = int(math.Ceil(math.Log(tau/d0)/math.Log(q))) + 1
 	}
 	for it := 0; it < steps; it++ {
+		if it%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		next, bound := e.step(w)
-		if bound <= tau || (it%1024 == 0 && ctx.Err() != nil) {
-			return w
+		if bound <= tau {
+			return w, nil
 		}
 		w = next
 	}
-	return w
+	return w, nil
 }
 
 func finite(v []float64) bool {

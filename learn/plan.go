@@ -268,7 +268,10 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 		g.state(note + "; projection onto the constraints is post-processing")
 		pl.Guarantee = g
 		pl.draw = func(ctx context.Context, data Data, src noise.Source) ([]float64, error) {
-			w := solveCertified(ctx, data, s, nil, tau)
+			w, err := solveCertified(ctx, data, s, nil, tau)
+			if err != nil {
+				return nil, err
+			}
 			z, err := vn.add(w, src)
 			if err != nil {
 				return nil, err
@@ -293,7 +296,10 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 	}
 	shift := mg
 	pl.draw = func(ctx context.Context, data Data, src noise.Source) ([]float64, error) {
-		w := solveCertified(ctx, data, s, &perturbation{shift: shift}, tau)
+		w, err := solveCertified(ctx, data, s, &perturbation{shift: shift}, tau)
+		if err != nil {
+			return nil, err
+		}
 		return vn.add(w, src)
 	}
 	return nil
@@ -422,7 +428,8 @@ func (pl *Plan) LedgerEntry(query string) ledger.Entry {
 // spend (n and d are public); after it a release always returns a value:
 // non-finite entries are mapped to 0 (a fixed public map, like clipping),
 // solver trouble is repaired by solveCertified, and errors can only come
-// from a cancelled ctx or the ledger. No error text holds a data value.
+// from a cancelled ctx (after the spend: the budget stays spent) or the
+// ledger. No error text holds a data value.
 func (pl *Plan) Release(ctx context.Context, data Data, opt ReleaseOptions) ([]float64, error) {
 	if data.X == nil {
 		return nil, invalidf("data X is nil")

@@ -48,12 +48,18 @@ func TestProgramBoundAdversarial(t *testing.T) {
 		worst := 0.0
 		for trial := 0; trial < 3; trial++ {
 			base := randomData(rng, n, d, c.s)
-			w0 := solveCertified(ctx, base, c.s, &perturbation{shift: mg}, tau)
+			w0, err := solveCertified(ctx, base, c.s, &perturbation{shift: mg}, tau)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if Violation(shiftBack(w0, d, c.s, mg), d, c.s) > 1e-9 {
 				t.Fatalf("%s: minimizer %v outside C̄ (margins %+v)", c.name, w0, mg)
 			}
 			eval := func(x []float64, y float64) float64 {
-				w1 := solveCertified(ctx, Replace(base, 0, x, y), c.s, &perturbation{shift: mg}, tau)
+				w1, err := solveCertified(ctx, Replace(base, 0, x, y), c.s, &perturbation{shift: mg}, tau)
+				if err != nil {
+					t.Fatal(err)
+				}
 				return dist2(w0, w1)
 			}
 			// Extreme rows: ±e_j and random unit directions, y = ±Y.

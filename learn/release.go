@@ -543,7 +543,7 @@ func planObjective(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee
 		pp := *pert
 		pp.b = sample(src)
 		if tau > 0 {
-			return solveCertified(ctx, data, s, &pp, tau), nil
+			return solveCertified(ctx, data, s, &pp, tau)
 		}
 		return fitClipped(ctx, data, s, &pp)
 	}, nil
