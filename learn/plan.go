@@ -267,16 +267,18 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 	if ps.Strategy == Projection {
 		g.state(note + "; projection onto the constraints is post-processing")
 		pl.Guarantee = g
-		pl.draw = func(ctx context.Context, data Data, src noise.Source) ([]float64, error) {
+		pl.draw = func(ctx context.Context, data Data) (drawFn, error) {
 			w, err := solveCertified(ctx, data, s, nil, tau)
 			if err != nil {
 				return nil, err
 			}
-			z, err := vn.add(w, src)
-			if err != nil {
-				return nil, err
-			}
-			return projectOrClean(ctx, z, d, s), nil
+			return func(ctx context.Context, src noise.Source) ([]float64, error) {
+				z, err := vn.add(w, src)
+				if err != nil {
+					return nil, err
+				}
+				return projectOrClean(ctx, z, d, s), nil
+			}, nil
 		}
 		return nil
 	}
@@ -295,12 +297,12 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 		pl.Notes = append(pl.Notes, fmt.Sprintf("program perturbation minimizes over the tightened set C̄ (margins %s), which depends only on the noise law and η; the released weights are the certified minimizer over C̄ plus the noise", mg))
 	}
 	shift := mg
-	pl.draw = func(ctx context.Context, data Data, src noise.Source) ([]float64, error) {
+	pl.draw = func(ctx context.Context, data Data) (drawFn, error) {
 		w, err := solveCertified(ctx, data, s, &perturbation{shift: shift}, tau)
 		if err != nil {
 			return nil, err
 		}
-		return vn.add(w, src)
+		return func(ctx context.Context, src noise.Source) ([]float64, error) { return vn.add(w, src) }, nil
 	}
 	return nil
 }
@@ -451,7 +453,11 @@ func (pl *Plan) Release(ctx context.Context, data Data, opt ReleaseOptions) ([]f
 	if src == nil {
 		src = noise.CryptoSource()
 	}
-	return pl.draw(ctx, clipped, src)
+	draw, err := pl.draw(ctx, clipped)
+	if err != nil {
+		return nil, err
+	}
+	return draw(ctx, src)
 }
 
 // finiteData returns a copy of data with every non-finite entry replaced by

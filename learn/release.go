@@ -267,7 +267,7 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 		if opt.Sampled == nil && (strat == Projection || (!opt.DeclareProgram && opt.Gamma == 0 && opt.Beta == 0)) {
 			pl, err := NewPlan(ctx, PlanSpec{Spec: s, N: n, Features: d, Strategy: strat, Privacy: p, Eta: opt.Eta, IndividualEta: opt.IndividualEta})
 			if err == nil {
-				return bind(pl.Guarantee, pl.draw, clipped), nil
+				return bind(ctx, pl.Guarantee, pl.draw, clipped)
 			}
 		}
 		sens, cert, smp, err := sensitivity(s, n, opt)
@@ -306,19 +306,19 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 		if err != nil {
 			return nil, err
 		}
-		return bind(g, draw, clipped), nil
+		return bind(ctx, g, draw, clipped)
 	case AdaSSP:
 		g, draw, err := planAdaSSP(s, n, d, p, opt.Rho, g)
 		if err != nil {
 			return nil, err
 		}
-		return bind(g, draw, clipped), nil
+		return bind(ctx, g, draw, clipped)
 	case SSP:
 		g, _, draw, err := planSSP(ctx, s, n, d, p, g)
 		if err != nil {
 			return nil, err
 		}
-		return bind(g, draw, clipped), nil
+		return bind(ctx, g, draw, clipped)
 	}
 	return nil, invalidf("strategy is %q, must be projection, objective, program, adassp or ssp", strat)
 }
@@ -539,13 +539,15 @@ func planObjective(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee
 	}
 	g.state(fmt.Sprintf("objective perturbation (the sensitivity is that of the gradient term b, 2L), ‖∇ℓ‖ ≤ L = %.4g, extra ridge Δ = %.4g; b is sampled in floating point (it enters the objective, not the output: no floating-point-safe procedure applies)", lip, extra))
 	pert := &perturbation{extra: extra / fn, radius: radius}
-	return g, func(ctx context.Context, data Data, src noise.Source) ([]float64, error) {
-		pp := *pert
-		pp.b = sample(src)
-		if tau > 0 {
-			return solveCertified(ctx, data, s, &pp, tau)
-		}
-		return fitClipped(ctx, data, s, &pp)
+	return g, func(ctx context.Context, data Data) (drawFn, error) {
+		return func(ctx context.Context, src noise.Source) ([]float64, error) {
+			pp := *pert
+			pp.b = sample(src)
+			if tau > 0 {
+				return solveCertified(ctx, data, s, &pp, tau)
+			}
+			return fitClipped(ctx, data, s, &pp)
+		}, nil
 	}, nil
 }
 
@@ -599,52 +601,61 @@ func planAdaSSP(s Spec, n, d int, p Privacy, rho float64, g Guarantee) (Guarante
 	shift := nl.dist.Quantile(1 - rho) // λ̃_min is a (1−ρ) lower bound of λ_min
 	lam0 := math.Sqrt(float64(k)*math.Log(2*float64(k*k)/rho)) * ng.std()
 	floor := 1e-6 * ng.std()
-	return g, func(ctx context.Context, data Data, src noise.Source) ([]float64, error) {
+	return g, func(ctx context.Context, data Data) (drawFn, error) {
 		gram, xty := s.moments(data)
 		lmin := 0.0
 		var eig mat.EigenSym
 		if eig.Factorize(gram, false) {
 			lmin = eig.Values(nil)[0]
 		}
-		lv, err := nl.release(lmin, src)
-		if err != nil {
-			return nil, err
-		}
-		lt := math.Max(lv-shift, 0)
-		lam := math.Max(0, lam0-lt)
-		h := mat.NewSymDense(k, nil)
-		for i := 0; i < k; i++ {
-			for j := i; j < k; j++ {
-				v, err := ng.release(gram.At(i, j), src)
-				if err != nil {
-					return nil, err
-				}
-				if i == j {
-					v += lam
-				}
-				h.SetSym(i, j, v)
-			}
-		}
-		rhs := make([]float64, k)
-		for i := range rhs {
-			v, err := ny.release(xty.AtVec(i), src)
+		return func(ctx context.Context, src noise.Source) ([]float64, error) {
+			lv, err := nl.release(lmin, src)
 			if err != nil {
 				return nil, err
 			}
-			rhs[i] = v
-		}
-		return projectOrClean(ctx, ridgeSolve(h, rhs, floor, 0, d), d, s), nil
+			lt := math.Max(lv-shift, 0)
+			lam := math.Max(0, lam0-lt)
+			h := mat.NewSymDense(k, nil)
+			for i := 0; i < k; i++ {
+				for j := i; j < k; j++ {
+					v, err := ng.release(gram.At(i, j), src)
+					if err != nil {
+						return nil, err
+					}
+					if i == j {
+						v += lam
+					}
+					h.SetSym(i, j, v)
+				}
+			}
+			rhs := make([]float64, k)
+			for i := range rhs {
+				v, err := ny.release(xty.AtVec(i), src)
+				if err != nil {
+					return nil, err
+				}
+				rhs[i] = v
+			}
+			return projectOrClean(ctx, ridgeSolve(h, rhs, floor, 0, d), d, s), nil
+		}, nil
 	}, nil
 }
 
-// dataDraw draws one release from clipped data.
-type dataDraw func(ctx context.Context, data Data, src noise.Source) ([]float64, error)
+// dataDraw computes a plan's statistic from clipped data (the fit, the
+// moments) and returns the function that adds the noise to it.
+type dataDraw func(ctx context.Context, data Data) (drawFn, error)
 
-// bind returns the Releaser of a plan-style draw on fixed clipped data.
-func bind(g Guarantee, draw dataDraw, data Data) *Releaser {
-	return &Releaser{guarantee: g, draw: func(ctx context.Context, src noise.Source) ([]float64, error) {
-		return draw(ctx, data, src)
-	}}
+// drawFn draws one release (the noise and the post-processing).
+type drawFn func(ctx context.Context, src noise.Source) ([]float64, error)
+
+// bind returns the Releaser of a plan-style draw on fixed clipped data: the
+// statistic is computed once, each Draw adds fresh noise.
+func bind(ctx context.Context, g Guarantee, draw dataDraw, data Data) (*Releaser, error) {
+	d, err := draw(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	return &Releaser{guarantee: g, draw: d}, nil
 }
 
 // NewReleaser wraps a draw function with its guarantee, for strategies

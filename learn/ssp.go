@@ -141,33 +141,35 @@ func planSSP(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee) (Gua
 	}
 	g.state(fmt.Sprintf("SSP: one release of the upper triangle of [X̃ y]ᵀ[X̃ y] (%s); eigenvalues floored at σ = %.4g, ridge σ√k = %.4g (Spec.Lambda not used); the rest is post-processing",
 		vn.detail, sigma, ridge))
-	return g, vn, func(ctx context.Context, data Data, src noise.Source) ([]float64, error) {
+	return g, vn, func(ctx context.Context, data Data) (drawFn, error) {
 		gram, xty := s.moments(data)
-		h := mat.NewSymDense(k, nil)
-		for i := 0; i < k; i++ {
-			for j := i; j < k; j++ {
-				v := gram.At(i, j)
-				if !(s.Intercept && i == d && j == d) { // n·1² is public
-					var err error
-					if v, err = vn.release(v, src); err != nil {
-						return nil, err
+		return func(ctx context.Context, src noise.Source) ([]float64, error) {
+			h := mat.NewSymDense(k, nil)
+			for i := 0; i < k; i++ {
+				for j := i; j < k; j++ {
+					v := gram.At(i, j)
+					if !(s.Intercept && i == d && j == d) { // n·1² is public
+						var err error
+						if v, err = vn.release(v, src); err != nil {
+							return nil, err
+						}
 					}
+					h.SetSym(i, j, v)
 				}
-				h.SetSym(i, j, v)
 			}
-		}
-		rhs := make([]float64, k)
-		for i := range rhs {
-			v, err := vn.release(xty.AtVec(i), src)
-			if err != nil {
+			rhs := make([]float64, k)
+			for i := range rhs {
+				v, err := vn.release(xty.AtVec(i), src)
+				if err != nil {
+					return nil, err
+				}
+				rhs[i] = v
+			}
+			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			rhs[i] = v
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		return projectOrClean(ctx, ridgeSolve(h, rhs, sigma, ridge, d), d, s), nil
+			return projectOrClean(ctx, ridgeSolve(h, rhs, sigma, ridge, d), d, s), nil
+		}, nil
 	}, nil
 }
 
