@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -179,8 +180,12 @@ func laplaceNoise(sens1, eps float64, detail string) (*vectorNoise, error) {
 // of a published weight reveal nothing beyond the guarantee.
 func (v *vectorNoise) release(value float64, src noise.Source) (float64, error) {
 	x, err := v.mech.Release(value, src, v.opts)
-	if err != nil {
+	if errors.Is(err, noise.ErrUnsafeRelease) {
 		return 0, fmt.Errorf("learn: %s release: %w", v.kind, err)
+	}
+	if err != nil {
+		// The noise package names the value; a release error must not.
+		return 0, fmt.Errorf("learn: %s release: the statistic is outside the exact range of the output grid %g (|value/grid| ≥ 2⁵²)", v.kind, v.grid)
 	}
 	return x, nil
 }
