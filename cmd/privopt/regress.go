@@ -27,7 +27,7 @@ const regressUsage = `Usage: privopt regress --data FILE.csv --target COLUMN
        [--strategy program|projection|objective|adassp|ssp|auto]
        [--noise laplace|gaussian|analytic-gaussian|optimal] [--x-bound B] [--y-bound B]
        [--ranges FILE.json] [--no-intercept] [--huber-delta H] [--accuracy TAU]
-       [--seed N] [--json] [--diagnostics] [--ledger FILE --dataset NAME]
+       [--seed N] [--json] [--plan-only] [--diagnostics] [--ledger FILE --dataset NAME]
 
 Plans and prints one differentially private release of the model's weights
 from the CSV file (header row; every column but the target is a feature).
@@ -82,6 +82,9 @@ many extreme values but lowers the noise, e.g. 0.5·√d) and --y-bound to 1 in
 the scaled units; --huber-delta stays in target units. Constraints apply to
 the scaled weights: nonnegativity carries over to the CSV's units, ordering
 only between columns of equal range width.
+
+--plan-only prints the plan alone: it reads the CSV's header and counts its
+rows, and parses no value (publish it first; the release's plan is identical).
 
 --seed N (N > 0) draws the noise from a deterministic generator: INSECURE,
 for tests and audits only (the output says so); without it crypto/rand.
@@ -173,6 +176,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	seed := fs.Uint64("seed", 0, "INSECURE: deterministic noise for tests and audits (0: cryptographic randomness); a seeded release is not private")
 	asJSON := fs.Bool("json", false, "print JSON")
 	diag := fs.Bool("diagnostics", false, "also print the non-private fit (the output is then private)")
+	planOnly := fs.Bool("plan-only", false, "print the public plan (certificate, noise, grid, margins, notes) and read no value of the data (only its header and row count)")
 	var lf ledgerFlags
 	lf.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -233,14 +237,15 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := priv.Validate(); err != nil {
 		return usageError{err}
 	}
+	// The public shape first: column names and n, no value parsed.
 	f, err := os.Open(*dataPath)
 	if err != nil {
 		return err
 	}
-	data, names, err := learn.ReadCSV(f, *target)
+	names, nrows, err := learn.ReadCSVShape(f, *target)
 	f.Close()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	var rs *rangeScaling
 	if *rangesPath != "" {
@@ -258,9 +263,12 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := spec.Validate(len(names)); err != nil {
 		return usageError{err}
 	}
+	if *planOnly && (*diag || lf.file != "") {
+		return usagef("--plan-only reads no value of the data: it takes no --diagnostics or --ledger")
+	}
 	// The plan: public inputs only (the flags, the bounds, the column names
 	// and n); it never sees the rows.
-	plan, err := learn.NewPlan(ctx, learn.PlanSpec{Spec: spec, N: data.N(), Features: len(names), Strategy: strat, Privacy: priv, Accuracy: *accuracy})
+	plan, err := learn.NewPlan(ctx, learn.PlanSpec{Spec: spec, N: nrows, Features: len(names), Strategy: strat, Privacy: priv, Accuracy: *accuracy})
 	if err != nil {
 		if errors.Is(err, learn.ErrInvalid) {
 			return usageError{err}
@@ -281,8 +289,28 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	p := *plan
 	p.Notes = notes
 	out.Plan.Plan = &p
+	if *planOnly {
+		out.Releases = []regressRelease{}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		printRegress(stdout, out, names)
+		return nil
+	}
 	// The release: spend first, then the rows (clamped by the public ranges,
-	// clipped into the bounds) enter the fit.
+	// clipped into the bounds) enter the fit. A value that does not parse is
+	// refused here, before the spend, naming its row and column only.
+	f, err = os.Open(*dataPath)
+	if err != nil {
+		return err
+	}
+	data, _, err := learn.ReadCSV(f, *target)
+	f.Close()
+	if err != nil {
+		return err
+	}
 	led, err := lf.open(ctx)
 	if err != nil {
 		return err

@@ -242,3 +242,53 @@ func TestRegressRanges(t *testing.T) {
 		t.Fatalf("missing range: exit %d, %s", code, errs)
 	}
 }
+
+// --plan-only prints the release's plan without parsing a value: the same
+// plan bytes as a release's JSON, also for a file whose values do not parse
+// (the shape is all it reads); it takes no --ledger.
+func TestRegressPlanOnly(t *testing.T) {
+	path := shareddata.Path(t, "regression/diabetes.csv")
+	args := []string{"--data", path, "--target", "target", "--model", "monotone", "--strategy", "program", "--lambda", "1",
+		"--epsilon", "3.7", "--delta", "1e-5", "--seed", "2", "--json"}
+	code, rel, errs := runRegressCmd(args...)
+	if code != 0 {
+		t.Fatalf("release: exit %d: %s", code, errs)
+	}
+	code, plan, errs := runRegressCmd(append(args, "--plan-only")...)
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errs)
+	}
+	var a, b struct {
+		Plan     json.RawMessage   `json:"plan"`
+		Releases []json.RawMessage `json:"releases"`
+	}
+	if err := json.Unmarshal([]byte(rel), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(plan), &b); err != nil {
+		t.Fatal(err)
+	}
+	if string(a.Plan) != string(b.Plan) || len(a.Releases) != 1 || len(b.Releases) != 0 {
+		t.Fatalf("plan-only plan differs from the release's:\n%s\n----\n%s", b.Plan, a.Plan)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = strings.Repeat("x,", 10) + "x"
+	}
+	garbage := filepath.Join(t.TempDir(), "diabetes.csv")
+	if err := os.WriteFile(garbage, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args[1] = garbage
+	code, plan2, errs := runRegressCmd(append(args, "--plan-only")...)
+	if code != 0 || plan2 != plan {
+		t.Fatalf("plan-only on an unparsable file of the same shape: exit %d %s\n%s", code, errs, plan2)
+	}
+	if code, _, _ := runRegressCmd(append(args, "--plan-only", "--ledger", "x.db", "--dataset", "d")...); code != 2 {
+		t.Fatalf("--plan-only with --ledger: exit %d, want 2", code)
+	}
+}
