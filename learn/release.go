@@ -628,13 +628,9 @@ func planAdaSSP(s Spec, n, d int, p Privacy, rho float64, g Guarantee) (Guarante
 					h.SetSym(i, j, v)
 				}
 			}
-			rhs := make([]float64, k)
-			for i := range rhs {
-				v, err := ny.release(xty.AtVec(i), src)
-				if err != nil {
-					return nil, err
-				}
-				rhs[i] = v
+			rhs, err := ny.add(xty.RawVector().Data, src)
+			if err != nil {
+				return nil, err
 			}
 			return projectOrClean(ctx, ridgeSolve(h, rhs, floor, 0, d), d, s), nil
 		}, nil

@@ -157,13 +157,9 @@ func planSSP(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee) (Gua
 					h.SetSym(i, j, v)
 				}
 			}
-			rhs := make([]float64, k)
-			for i := range rhs {
-				v, err := vn.release(xty.AtVec(i), src)
-				if err != nil {
-					return nil, err
-				}
-				rhs[i] = v
+			rhs, err := vn.add(xty.RawVector().Data, src)
+			if err != nil {
+				return nil, err
 			}
 			if err := ctx.Err(); err != nil {
 				return nil, err

@@ -291,13 +291,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	out.Plan.Plan = &p
 	if *planOnly {
 		out.Releases = []regressRelease{}
-		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
-		}
-		printRegress(stdout, out, names)
-		return nil
+		return emitRegress(stdout, out, names, *asJSON)
 	}
 	// The release: spend first, then the rows (clamped by the public ranges,
 	// clipped into the bounds) enter the fit. A value that does not parse is
@@ -350,12 +344,17 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			NonPrivate: weightMap(names, wnp), ClippedRows: rep.Rows, ClippedTargets: rep.Targets}
 	}
 	out.Releases = []regressRelease{rel}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
+	return emitRegress(stdout, out, names, *asJSON)
+}
+
+// emitRegress prints out as indented JSON or as text.
+func emitRegress(w io.Writer, out regressOutput, names []string, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	printRegress(stdout, out, names)
+	printRegress(w, out, names)
 	return nil
 }
 
