@@ -75,7 +75,7 @@ func ExampleNewPlan() {
 		return
 	}
 	c := plan.Guarantee.Certificate
-	fmt.Printf("certified %s: %.4f (ℓ2), calibrated %.4f, grid %g\n", c.Method, c.Bound, plan.CalibratedSensitivity, plan.Grid)
+	fmt.Printf("certified %s: %.4f (ℓ2), calibrated %.4f, grid %g\n", c.Method, c.Bound, plan.CalibratedSensitivity, plan.ReleaseGrid)
 	fmt.Printf("ordered gap of the tightened set: %.4f\n", plan.ConstraintMargins.Gap)
 	x := mat.NewDense(500, 3, nil)
 	y := make([]float64, 500)

@@ -153,6 +153,17 @@ func (v *vectorNoise) describeRelease() error {
 	return nil
 }
 
+// rms bounds the root mean square of the released noise per coordinate:
+// the released law's std plus the rounding (Minkowski): g/2 for the
+// discrete Gaussian's and snapping's round-to-nearest, g for the
+// piecewise-constant floor.
+func (v *vectorNoise) rms() float64 {
+	if _, ok := v.dist.(*noise.PiecewiseConstant); ok {
+		return v.releasedStd + v.grid
+	}
+	return v.releasedStd + v.grid/2
+}
+
 // snapGrid returns Λ, the smallest power of two ≥ the Laplace scale λ: the
 // output grid of the snapping release (noise.Mechanism.Release).
 func snapGrid(lambda float64) float64 {

@@ -69,14 +69,16 @@ type Plan struct {
 	// certified sensitivity, plus √m·g for a discrete Gaussian release of m
 	// coordinates on the grid g (newVectorNoise).
 	CalibratedSensitivity float64 `json:"calibrated_sensitivity"`
-	// Grid is the output grid of the safe noise release (released values of
-	// the noisy statistic are multiples of it; 0: none).
-	Grid float64 `json:"grid"`
-	// ReleasedNoiseStd is the standard deviation of the noise actually added
-	// (the discrete law's for Gaussian releases).
-	ReleasedNoiseStd float64 `json:"released_noise_std"`
-	// SolverAccuracy is τ (0 when no solver output is released).
-	SolverAccuracy float64 `json:"solver_accuracy"`
+	// ReleaseGrid is the output grid of the safe noise release (the noisy
+	// statistic is a multiple of it; 0: none).
+	ReleaseGrid float64 `json:"release_grid"`
+	// ReleasedNoiseRMS bounds the root mean square of the noise actually
+	// added per coordinate: the released law's standard deviation (the
+	// discrete Gaussian's g√s) plus the rounding to the grid.
+	ReleasedNoiseRMS float64 `json:"released_noise_rms_bound"`
+	// AccuracyTarget is the public solver-accuracy target τ (0 when no
+	// solver output is released).
+	AccuracyTarget float64 `json:"accuracy_target"`
 	// ConstraintMargins are program perturbation's tightening of C.
 	ConstraintMargins *Margins `json:"constraint_margins,omitempty"`
 	Eta               float64  `json:"eta,omitempty"`
@@ -129,24 +131,24 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		pl.Guarantee, pl.draw, pl.SolverAccuracy = g, draw, tau
+		pl.Guarantee, pl.draw, pl.AccuracyTarget = g, draw, tau
 		pl.CalibratedSensitivity = g.Sensitivity
-		pl.ReleasedNoiseStd = g.NoiseStd
+		pl.ReleasedNoiseRMS = g.NoiseStd // b is sampled, not released on a grid
 		pl.Notes = append(pl.Notes, fmt.Sprintf("objective perturbation: the privacy proof assumes the exact minimizer of the perturbed objective; the released weights are within τ = %.3g of it (certified per release), which the guarantee does not cover (partial)", tau))
 	case AdaSSP:
-		g, draw, err := planAdaSSP(s, ps.N, d, p, ps.Rho, g)
+		g, ng, draw, err := planAdaSSP(s, ps.N, d, p, ps.Rho, g)
 		if err != nil {
 			return nil, err
 		}
 		pl.Guarantee, pl.draw = g, draw
-		pl.CalibratedSensitivity, pl.ReleasedNoiseStd = g.Sensitivity, g.NoiseStd
+		pl.CalibratedSensitivity, pl.ReleaseGrid, pl.ReleasedNoiseRMS = ng.calSens, ng.grid, ng.rms() // of X̃ᵀX̃
 	case SSP:
 		g, vn, draw, err := planSSP(ctx, s, ps.N, d, p, g)
 		if err != nil {
 			return nil, err
 		}
 		pl.Guarantee, pl.draw = g, draw
-		pl.CalibratedSensitivity, pl.Grid, pl.ReleasedNoiseStd = vn.calSens, vn.grid, vn.releasedStd
+		pl.CalibratedSensitivity, pl.ReleaseGrid, pl.ReleasedNoiseRMS = vn.calSens, vn.grid, vn.rms()
 		pl.Notes = append(pl.Notes, fmt.Sprintf("the noisy moments are multiples of the grid %g; the weights are computed from them (post-processing)", vn.grid))
 	default:
 		return nil, invalidf("strategy is %q, must be projection, objective, program, adassp or ssp", ps.Strategy)
@@ -263,7 +265,7 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 	} // an ℓ₂ certificate covers ℓ∞ (optimal noise per weight)
 	g.floatSafe([]*vectorNoise{vn}, []int{k})
 	note := vn.detail + fmt.Sprintf("; solver accuracy τ = %.3g included (2τ)", tau)
-	pl.SolverAccuracy, pl.CalibratedSensitivity, pl.Grid, pl.ReleasedNoiseStd = tau, vn.calSens, vn.grid, vn.releasedStd
+	pl.AccuracyTarget, pl.CalibratedSensitivity, pl.ReleaseGrid, pl.ReleasedNoiseRMS = tau, vn.calSens, vn.grid, vn.rms()
 	if ps.Strategy == Projection {
 		g.state(note + "; projection onto the constraints is post-processing")
 		pl.Guarantee = g
@@ -419,7 +421,7 @@ func (pl *Plan) LedgerEntry(query string) ledger.Entry {
 	g := pl.Guarantee
 	return ledger.Entry{Query: query, Mechanism: string(g.Noise),
 		Params: map[string]float64{"sensitivity": g.Sensitivity, "calibrated_sensitivity": pl.CalibratedSensitivity,
-			"noise_std": g.NoiseStd, "weights": float64(pl.Weights), "grid": pl.Grid, "solver_accuracy": pl.SolverAccuracy},
+			"noise_std": g.NoiseStd, "weights": float64(pl.Weights), "release_grid": pl.ReleaseGrid, "accuracy_target": pl.AccuracyTarget},
 		Cost:        accounting.Cost{Epsilon: g.Epsilon, Delta: g.Delta},
 		Sensitivity: fmt.Sprintf("%.6g %s", g.Sensitivity, g.Source), Guarantee: g.Statement}
 }

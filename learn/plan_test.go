@@ -43,7 +43,7 @@ func TestProgramBoundAdversarial(t *testing.T) {
 		if pl.ConstraintMargins != nil {
 			mg = *pl.ConstraintMargins
 		}
-		tau := pl.SolverAccuracy
+		tau := pl.AccuracyTarget
 		rng := rand.New(rand.NewPCG(7, uint64(len(c.name))))
 		worst := 0.0
 		for trial := 0; trial < 3; trial++ {
@@ -142,7 +142,7 @@ func TestPlanRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(js), `"ordered_gap"`) || pl.Guarantee.Source != "certified" || pl.SolverAccuracy <= 0 {
+	if !strings.Contains(string(js), `"ordered_gap"`) || pl.Guarantee.Source != "certified" || pl.AccuracyTarget <= 0 {
 		t.Fatalf("plan %s", js)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))

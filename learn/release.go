@@ -308,7 +308,7 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 		}
 		return bind(ctx, g, draw, clipped)
 	case AdaSSP:
-		g, draw, err := planAdaSSP(s, n, d, p, opt.Rho, g)
+		g, _, draw, err := planAdaSSP(s, n, d, p, opt.Rho, g)
 		if err != nil {
 			return nil, err
 		}
@@ -557,9 +557,9 @@ func uniform(src noise.Source) float64 { return float64(src.Uint64()>>11) / (1 <
 // planAdaSSP calibrates AdaSSP from public inputs and returns the draw on
 // clipped data. The noisy system is solved with its eigenvalues floored at
 // 10⁻⁶ of the noise std of X̃ᵀX̃ (post-processing), so a draw never fails.
-func planAdaSSP(s Spec, n, d int, p Privacy, rho float64, g Guarantee) (Guarantee, dataDraw, error) {
+func planAdaSSP(s Spec, n, d int, p Privacy, rho float64, g Guarantee) (Guarantee, *vectorNoise, dataDraw, error) {
 	if s.Loss != Squared {
-		return g, nil, invalidf("AdaSSP is for the squared loss, got %q", s.Loss)
+		return g, nil, nil, invalidf("AdaSSP is for the squared loss, got %q", s.Loss)
 	}
 	if rho == 0 {
 		rho = 0.05
@@ -575,19 +575,19 @@ func planAdaSSP(s Spec, n, d int, p Privacy, rho float64, g Guarantee) (Guarante
 		return newVectorNoise(context.Background(), p.Noise, 1, coords, s2, e3, d3)
 	}
 	if p.Noise == Optimal {
-		return g, nil, invalidf("AdaSSP supports laplace, gaussian and analytic-gaussian noise, not optimal")
+		return g, nil, nil, invalidf("AdaSSP supports laplace, gaussian and analytic-gaussian noise, not optimal")
 	}
 	nl, err := mk(xt*xt, xt*xt, 1)
 	if err != nil {
-		return g, nil, err
+		return g, nil, nil, err
 	}
 	ng, err := mk(math.Sqrt2*xt*xt, float64(k+1)*xt*xt, k*(k+1)/2)
 	if err != nil {
-		return g, nil, err
+		return g, nil, nil, err
 	}
 	ny, err := mk(2*xt*b.Y, 2*math.Sqrt(float64(k))*xt*b.Y, k)
 	if err != nil {
-		return g, nil, err
+		return g, nil, nil, err
 	}
 	g.Delta = nl.delta + ng.delta + ny.delta
 	g.Sensitivity, g.Norm, g.Source, g.NoiseStd = ng.sens, normName(ng.norm), "certified", ng.std()
@@ -601,7 +601,7 @@ func planAdaSSP(s Spec, n, d int, p Privacy, rho float64, g Guarantee) (Guarante
 	shift := nl.dist.Quantile(1 - rho) // λ̃_min is a (1−ρ) lower bound of λ_min
 	lam0 := math.Sqrt(float64(k)*math.Log(2*float64(k*k)/rho)) * ng.std()
 	floor := 1e-6 * ng.std()
-	return g, func(ctx context.Context, data Data) (drawFn, error) {
+	return g, ng, func(ctx context.Context, data Data) (drawFn, error) {
 		gram, xty := s.moments(data)
 		lmin := 0.0
 		var eig mat.EigenSym

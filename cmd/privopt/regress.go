@@ -376,12 +376,12 @@ func printRegress(w io.Writer, out regressOutput, names []string) {
 	fmt.Fprintf(w, "  model             %s (%s loss, λ = %g, constraints %s, intercept %v), strategy %s\n", p.Model, p.Loss, p.Lambda, p.Constraints, p.Intercept, p.Strategy)
 	fmt.Fprintf(w, "  data              n = %d rows, %d features; rows clipped to ‖x‖₂ ≤ %g, |y| ≤ %g\n", p.N, p.Features, p.BoundX, p.BoundY)
 	fmt.Fprintf(w, "  guarantee         %s\n", g.Statement)
-	fmt.Fprintf(w, "  noise             %s, std %.6g per coordinate (released %.6g), calibrated to sensitivity %.6g\n", g.Noise, g.NoiseStd, p.ReleasedNoiseStd, p.CalibratedSensitivity)
-	if p.Grid > 0 {
-		fmt.Fprintf(w, "  output grid       %g (the noisy statistic is a multiple of it)\n", p.Grid)
+	fmt.Fprintf(w, "  noise             %s, std %.6g per coordinate (released noise RMS ≤ %.6g), calibrated to sensitivity %.6g\n", g.Noise, g.NoiseStd, p.ReleasedNoiseRMS, p.CalibratedSensitivity)
+	if p.ReleaseGrid > 0 {
+		fmt.Fprintf(w, "  output grid       %g (the noisy statistic is a multiple of it)\n", p.ReleaseGrid)
 	}
-	if p.SolverAccuracy > 0 {
-		fmt.Fprintf(w, "  solver accuracy   τ = %.6g (public target, certified per release)\n", p.SolverAccuracy)
+	if p.AccuracyTarget > 0 {
+		fmt.Fprintf(w, "  solver accuracy   τ = %.6g (public target, certified per release)\n", p.AccuracyTarget)
 	}
 	if m := p.ConstraintMargins; m != nil {
 		fmt.Fprintf(w, "  margins           %s (η = %g)\n", m, p.Eta)

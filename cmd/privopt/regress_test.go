@@ -57,8 +57,8 @@ func TestRegressJSONDiabetes(t *testing.T) {
 	// with τ = 10⁻⁶·2L/442 (the default solver accuracy).
 	xt := 400.00125
 	want := 2 * xt * (400 + xt*400) / 442 * (1 + 2e-6)
-	if got.Plan.SolverAccuracy != 1e-6*2*xt*(400+xt*400)/442 && math.Abs(got.Plan.SolverAccuracy/(1e-6*2*xt*(400+xt*400)/442)-1) > 1e-9 {
-		t.Fatalf("solver accuracy %v", got.Plan.SolverAccuracy)
+	if got.Plan.AccuracyTarget != 1e-6*2*xt*(400+xt*400)/442 && math.Abs(got.Plan.AccuracyTarget/(1e-6*2*xt*(400+xt*400)/442)-1) > 1e-9 {
+		t.Fatalf("solver accuracy %v", got.Plan.AccuracyTarget)
 	}
 	if g.Source != "certified" || g.Certificate == nil || g.Certificate.Method != "erm-strong-convexity" ||
 		!(g.Sensitivity > 0.999999*want && g.Sensitivity < 1.000001*want) {

@@ -67,7 +67,7 @@ type output struct {
 type planFields struct {
 	Strategy   string  `json:"strategy"`
 	Calibrated float64 `json:"calibrated_sensitivity"`
-	Grid       float64 `json:"grid"`
+	Grid       float64 `json:"release_grid"`
 	Weights    int     `json:"weights"`
 	Guarantee  struct {
 		Noise string `json:"noise"`
