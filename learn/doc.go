@@ -37,14 +37,18 @@
 // repeated at CertifiedSensitivity). The bound is recorded as a certificate
 // with method "erm-strong-convexity" whose verifier recomputes it from the
 // declared numbers. Without a bound (λ = 0, or the SVM with its unregularized
-// offset) the sensitivity is sampled on the released weights and labelled so.
+// offset) NewPlan refuses projection and program perturbation; only Prepare
+// still accepts a sampled sensitivity, for reproductions of the (ε, γ)
+// notion of Dvorkin et al., and its statement says NotDP.
 //
 // # Release strategies
 //
 // Output perturbation with projection (w* + ζ projected onto C, a
 // post-processing), objective perturbation (Chaudhuri et al. 2011; Kifer,
-// Smith and Thakurta 2012), program perturbation (query.Solve: the released
-// w̄* + ζ satisfies the constraints with probability ≥ 1 − η), AdaSSP
+// Smith and Thakurta 2012), program perturbation (the released w̄* + ζ
+// satisfies the constraints with probability ≥ 1 − η; w̄* minimizes over the
+// tightened set C̄ in a plan, through query.Solve in Prepare's declared and
+// sampled reproductions), AdaSSP
 // (Wang 2018) and SSP (one joint release of X̃ᵀX̃ and X̃ᵀy whose tight
 // sensitivity SSPSensitivity derives, certified for every λ including plain
 // least squares, then a ridge fit chosen from the noise scale), each with
