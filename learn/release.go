@@ -35,13 +35,15 @@ const (
 	// mechanism's σ for sensitivity 2L at (ε/2, δ), (ε, δ)-DP. Optimal noise
 	// does not apply.
 	Objective Strategy = "objective"
-	// Program: program perturbation (Dvorkin et al. 2023) through query.Solve:
-	// the released w̄* + ζ satisfies the constraints of C jointly with
-	// probability ≥ 1 − η (Bonferroni). The noise is calibrated to the
-	// certified sensitivity of w*; w̄* is a different function of the data
-	// whose sensitivity is sampled on the released statistic (or, with
-	// Options.DeclareProgram, assumed equal to w*'s and labelled declared),
-	// unless the loss is squared and C = ℝᵏ (then w̄* = w*).
+	// Program: program perturbation (Dvorkin et al. 2023): the released
+	// w̄* + ζ satisfies the constraints of C jointly with probability ≥ 1 − η
+	// (Bonferroni). In a plan (NewPlan) w̄* is the minimizer over the
+	// tightened set C̄, whose margins depend only on the noise law and η, and
+	// the strong-convexity certificate holds on C̄ (certifiedSensitivityAt).
+	// Prepare with Options.DeclareProgram or a sampled sensitivity keeps the
+	// reproduction of the paper through query.Solve: the sensitivity of w*
+	// assumed for w̄* (declared) or sampled on the released statistic
+	// (NotDP).
 	Program Strategy = "program"
 	// AdaSSP: sufficient-statistics perturbation with adaptive ridge (Wang,
 	// "Revisiting differentially private linear regression", NeurIPS 2018,
