@@ -55,7 +55,29 @@ func init() {
 //
 // It returns an error when λ = 0 or the intercept is free: no bound of this
 // form exists and the sensitivity must be sampled (SampledSensitivity).
+//
+// The certificate assumes the exact minimizer; release plans use
+// certifiedSensitivityAt, which also covers a minimizer over a tightened set
+// and the solver's accuracy.
 func CertifiedSensitivity(s Spec, n int) (*Certificate, error) {
+	return certifiedSensitivityAt(s, n, 0, 0)
+}
+
+// certifiedSensitivityAt is CertifiedSensitivity for the minimizer over any
+// data-independent closed convex set K (C itself, or program perturbation's
+// tightened C̄), computed to a certified accuracy τ (solveCertified):
+//
+//	‖ŵ(D) − ŵ(D′)‖₂ ≤ 2L/(nλ) + 2τ.
+//
+// The proof above holds on K verbatim (it uses only the first-order
+// conditions on a convex set fixed across D and D′). For the squared loss the
+// radius R of the ball holding the minimizers comes from a public point w₀ ∈
+// K with ‖w₀‖ = r0 (r0 = 0 when 0 ∈ K): F_D(w*) ≤ F_D(w₀) ≤ ½(Y + X̃r0)² +
+// (λ/2)r0² =: B and F_D(w*) ≥ (λ/2)‖w*‖², so ‖w*‖ ≤ R = √(2B/λ), which is Y/√λ
+// for r0 = 0. The ℓ₁ radius r is used (R = min(R, r)) only when r0 = 0, i.e.
+// when K is C. Triangle inequality: ‖ŵ(D) − ŵ(D′)‖ ≤ ‖ŵ(D) − w*(D)‖ +
+// ‖w*(D) − w*(D′)‖ + ‖w*(D′) − ŵ(D′)‖.
+func certifiedSensitivityAt(s Spec, n int, r0, tau float64) (*Certificate, error) {
 	if err := s.Validate(dimOf(s)); err != nil {
 		return nil, err
 	}
@@ -74,6 +96,9 @@ func CertifiedSensitivity(s Spec, n int) (*Certificate, error) {
 		"loss": lossCode[s.Loss], "intercept": boolFloat(s.Intercept),
 		"huber_delta": s.HuberDelta, "l1_radius": s.L1Radius,
 	}
+	if r0 > 0 || tau > 0 {
+		p["r0"], p["accuracy"] = r0, tau
+	}
 	xt := featureNorm(b, s.Intercept)
 	var lip float64
 	switch s.Loss {
@@ -82,27 +107,47 @@ func CertifiedSensitivity(s Spec, n int) (*Certificate, error) {
 	case Huber:
 		lip = s.HuberDelta * xt
 	case Squared:
-		r := b.Y / math.Sqrt(s.Lambda)
-		if s.L1Radius > 0 {
-			r = math.Min(r, s.L1Radius)
-		}
+		r := squaredRadius(b.Y, xt, s.Lambda, r0, s.L1Radius)
 		p["R"] = r
 		lip = xt * (b.Y + xt*r)
 	}
 	p["L"] = lip
 	c := &Certificate{
-		Method:    MethodStrongConvexity,
-		Bound:     2 * lip / (float64(n) * s.Lambda),
-		Norm:      2,
-		Adjacency: Adjacency,
-		Domain:    fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", b.X, b.Y, n),
-		Assumptions: []string{
-			"w* is the exact minimizer of (1/n)Σℓ + (λ/2)‖w‖² over a data-independent convex set containing 0",
-			"the released weights are w* itself plus data-independent noise (output perturbation)",
-		},
-		Params: p,
+		Method:      MethodStrongConvexity,
+		Bound:       2*lip/(float64(n)*s.Lambda) + 2*tau,
+		Norm:        2,
+		Adjacency:   Adjacency,
+		Domain:      fmt.Sprintf("‖x‖₂ ≤ %g, |y| ≤ %g (rows clipped), n = %d", b.X, b.Y, n),
+		Assumptions: certAssumptions(r0, tau),
+		Params:      p,
 	}
 	return c, nil
+}
+
+// squaredRadius returns R = √((Y + X̃r0)²/λ + r0²) (Y/√λ for r0 = 0), capped
+// by the ℓ₁ radius r when r0 = 0 and r > 0.
+func squaredRadius(y, xt, lam, r0, l1 float64) float64 {
+	r := math.Sqrt((y+xt*r0)*(y+xt*r0)/lam + r0*r0)
+	if r0 == 0 {
+		r = y / math.Sqrt(lam)
+		if l1 > 0 {
+			r = math.Min(r, l1)
+		}
+	}
+	return r
+}
+
+func certAssumptions(r0, tau float64) []string {
+	if r0 == 0 && tau == 0 {
+		return []string{
+			"w* is the exact minimizer of (1/n)Σℓ + (λ/2)‖w‖² over a data-independent convex set containing 0",
+			"the released weights are w* itself plus data-independent noise (output perturbation)",
+		}
+	}
+	return []string{
+		"ŵ minimizes (1/n)Σℓ + (λ/2)‖w‖² over a data-independent closed convex set K holding a public point of norm r0 to within accuracy τ (certified per release by the projected-gradient bound)",
+		"the released weights are ŵ plus data-independent noise",
+	}
 }
 
 // dimOf returns a feature count consistent with the spec's cone rows (the
@@ -181,8 +226,9 @@ func VerifyStrongConvexity(c *Certificate) error {
 		vals[i] = v
 	}
 	n, lam, x, y, loss, icpt, h, r1 := vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], vals[6], vals[7]
-	if n < 1 || n != math.Trunc(n) || !(lam > 0) || !(x > 0) || !(y > 0) || r1 < 0 {
-		return invalidf("certificate params out of range: n=%v lambda=%v X=%v Y=%v l1_radius=%v", n, lam, x, y, r1)
+	r0, tau := c.Params["r0"], c.Params["accuracy"] // absent: 0 (exact minimizer over C ∋ 0)
+	if n < 1 || n != math.Trunc(n) || !(lam > 0) || !(x > 0) || !(y > 0) || r1 < 0 || !(r0 >= 0) || !(tau >= 0) || math.IsInf(r0+tau, 0) {
+		return invalidf("certificate params out of range: n=%v lambda=%v X=%v Y=%v l1_radius=%v r0=%v accuracy=%v", n, lam, x, y, r1, r0, tau)
 	}
 	xt := x
 	if icpt == 1 {
@@ -197,21 +243,17 @@ func VerifyStrongConvexity(c *Certificate) error {
 			return invalidf("certificate huber_delta is %v, must be > 0", h)
 		}
 		lip = h * xt
-	case 1: // squared: |y − wᵀx̃| ≤ Y + X̃‖w‖, ‖w‖ ≤ min(Y/√λ, r)
-		rad := y / math.Sqrt(lam)
-		if r1 > 0 && r1 < rad {
-			rad = r1
-		}
-		lip = xt * (y + xt*rad)
+	case 1: // squared: |y − wᵀx̃| ≤ Y + X̃‖w‖, ‖w‖ ≤ R
+		lip = xt * (y + xt*squaredRadius(y, xt, lam, r0, r1))
 	default:
 		return invalidf("certificate loss code is %v, unknown", loss)
 	}
-	want := factor * 2 * lip / (n * lam)
+	want := factor * (2*lip/(n*lam) + 2*tau)
 	if got, _ := get("L"); got < lip*(1-1e-12) {
 		return fmt.Errorf("learn: certificate L = %v is below the recomputed Lipschitz constant %v", got, lip)
 	}
 	if c.Bound < want*(1-1e-12) {
-		return fmt.Errorf("learn: certificate bound %v is below the recomputed %v·2L/(nλ) = %v", c.Bound, factor, want)
+		return fmt.Errorf("learn: certificate bound %v is below the recomputed %v·(2L/(nλ) + 2τ) = %v", c.Bound, factor, want)
 	}
 	return nil
 }

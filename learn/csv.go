@@ -40,7 +40,7 @@ func ReadCSV(r io.Reader, target string) (Data, []string, error) {
 		for j, s := range row {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return Data{}, nil, invalidf("csv row %d column %q: %q is not a number", i+2, rows[0][j], s)
+				return Data{}, nil, invalidf("csv row %d column %q is not a number", i+2, rows[0][j])
 			}
 			if j == ti {
 				y[i] = v
@@ -52,6 +52,48 @@ func ReadCSV(r io.Reader, target string) (Data, []string, error) {
 	}
 	data := Data{X: x, Y: y}
 	return data, names, data.Validate()
+}
+
+// ReadCSVShape reads only the public shape of a CSV file in ReadCSV's
+// format: the feature names (every column except target, in file order) and
+// the number of data rows n (public under replace-one adjacency). No value
+// is parsed, so a release plan can be computed before any private value is
+// read.
+func ReadCSVShape(r io.Reader, target string) ([]string, int, error) {
+	rd := csv.NewReader(r)
+	rd.TrimLeadingSpace = true
+	rd.ReuseRecord = true
+	head, err := rd.Read()
+	if err != nil {
+		return nil, 0, invalidf("csv header: %v", err)
+	}
+	var names []string
+	found := false
+	for _, h := range head {
+		if h == target {
+			found = true
+		} else {
+			names = append(names, h)
+		}
+	}
+	if !found {
+		return nil, 0, invalidf("csv has no column %q (columns %v)", target, head)
+	}
+	n := 0
+	for {
+		_, err := rd.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, invalidf("csv: line %d is malformed", n+2)
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, 0, invalidf("csv has no data row")
+	}
+	return names, n, nil
 }
 
 // Affine is a public per-column affine map x_j ← (x_j − Center_j)/Scale_j,

@@ -37,14 +37,18 @@
 // repeated at CertifiedSensitivity). The bound is recorded as a certificate
 // with method "erm-strong-convexity" whose verifier recomputes it from the
 // declared numbers. Without a bound (λ = 0, or the SVM with its unregularized
-// offset) the sensitivity is sampled on the released weights and labelled so.
+// offset) NewPlan refuses projection and program perturbation; only Prepare
+// still accepts a sampled sensitivity, for reproductions of the (ε, γ)
+// notion of Dvorkin et al., and its statement says NotDP.
 //
 // # Release strategies
 //
 // Output perturbation with projection (w* + ζ projected onto C, a
 // post-processing), objective perturbation (Chaudhuri et al. 2011; Kifer,
-// Smith and Thakurta 2012), program perturbation (query.Solve: the released
-// w̄* + ζ satisfies the constraints with probability ≥ 1 − η), AdaSSP
+// Smith and Thakurta 2012), program perturbation (the released w̄* + ζ
+// satisfies the constraints with probability ≥ 1 − η; w̄* minimizes over the
+// tightened set C̄ in a plan, through query.Solve in Prepare's declared and
+// sampled reproductions), AdaSSP
 // (Wang 2018) and SSP (one joint release of X̃ᵀX̃ and X̃ᵀy whose tight
 // sensitivity SSPSensitivity derives, certified for every λ including plain
 // least squares, then a ridge fit chosen from the noise scale), each with
@@ -67,6 +71,26 @@
 // released model is the last or averaged iterate. IterativePrivacy.PerStep
 // reproduces the papers' per-update calibration with any StepMechanisms
 // entry and reports the (much weaker) composed guarantee of the run.
+
+// # Release plans
+//
+// NewPlan computes a Plan from a PlanSpec — the spec with its public bounds,
+// n (public under replace-one adjacency), d, the strategy, (ε, δ) and the
+// public solver-accuracy target τ — and never sees data: the certificate,
+// the calibrated noise, the output grid, program perturbation's constraint
+// margins and the notes are fixed before any row is read, and every refusal
+// (λ = 0 with projection or program, constraint sets without an exact
+// projection, a program perturbation whose tightened set outgrows its noise)
+// happens there. Plan.Release spends the budget first, clips the rows and
+// returns the noisy weights; it never refuses after the spend: solver
+// outputs are certified to within τ of the exact minimizer by the
+// projected-gradient bound and repaired when they are not (solveCertified),
+// and the certificates add 2τ. Program perturbation minimizes over the
+// tightened set C̄ = {w_j ≥ l, w_{j+1} − w_j ≥ γ}, data-independent, so the
+// strong-convexity certificate holds on it (certifiedSensitivityAt). The
+// vector discrete Gaussian is calibrated to Δ + √m·g for m rounded
+// coordinates on the grid g. Prepare keeps the sampled and declared
+// sensitivities of the (ε, γ) reproductions, labelled NotDP.
 //
 // # Invariants
 //

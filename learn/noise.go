@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -43,16 +44,38 @@ type vectorNoise struct {
 	mech   *noise.Mechanism // the per-coordinate mechanism; releases go through mech.Release
 	dist   noise.Distribution
 	k      int
-	sens   float64 // the sensitivity the per-coordinate mechanism is calibrated to
+	sens   float64 // the certified sensitivity (norm below) the release must cover
 	norm   float64 // its norm: 1, 2 or +Inf (per coordinate, composed)
 	eps    float64
 	delta  float64 // guaranteed δ of the vector release
 	detail string
+	// calSens is the sensitivity the mechanism is calibrated to: sens, or for
+	// a discrete Gaussian release of coords > 1 coordinates sens + √coords·grid
+	// (coordinate-wise rounding, see newVectorNoise).
+	calSens float64
+	// grid is the output grid of the floating-point-safe release (the
+	// discrete Gaussian's g, Laplace snapping's Λ, the piecewise-constant
+	// sampler's g); releasedStd the standard deviation of the noise the
+	// release actually adds (the discrete law's).
+	grid, releasedStd float64
+	opts              noise.ReleaseOptions
 }
 
 // newVectorNoise calibrates kind for a k-vector of ℓ₂ sensitivity sens2 at
-// (ε, δ).
-func newVectorNoise(ctx context.Context, kind NoiseKind, k int, sens2, eps, delta float64) (*vectorNoise, error) {
+// (ε, δ). coords is the number of coordinates that share the ℓ₂ sensitivity
+// and are released by the discrete Gaussian (0 when the noise is only
+// sampled, as in objective perturbation).
+//
+// Numerical margin of the vector discrete Gaussian: the safe release rounds
+// each coordinate to the grid g before adding g·Y, Y a discrete Gaussian
+// (noise.DiscreteGaussianFor). Two adjacent vectors whose difference has ℓ₂
+// norm ≤ Δ round to grid points whose difference has ℓ₂ norm ≤ Δ + √m·g
+// (each coordinate moves by < g more), so for m = coords > 1 the mechanism
+// is calibrated to Δ′ = Δ + √m·g with the grid g fixed first from (Δ, σ(Δ));
+// DiscreteGaussianFor then checks the discrete profile at the integer shift
+// ⌊Δ′/g⌋ + 1 ≥ Δ/g + √m. (The scalar calibration alone allows one grid step,
+// which covers m = 1 only.)
+func newVectorNoise(ctx context.Context, kind NoiseKind, k, coords int, sens2, eps, delta float64) (*vectorNoise, error) {
 	v := &vectorNoise{kind: kind, k: k, eps: eps, delta: delta}
 	var m *noise.Mechanism
 	var err error
@@ -61,14 +84,25 @@ func newVectorNoise(ctx context.Context, kind NoiseKind, k int, sens2, eps, delt
 		v.sens, v.norm, v.delta = math.Sqrt(float64(k))*sens2, 1, 0
 		m, err = query.Calibrate(ctx, Laplace, noise.Params{Epsilon: eps, Sensitivity: v.sens})
 		v.detail = fmt.Sprintf("Laplace per weight, ℓ1 sensitivity √%d·Δ₂ = %.4g", k, v.sens)
-	case Gaussian:
+	case Gaussian, AnalyticGaussian:
 		v.sens, v.norm = sens2, 2
-		m, err = query.Calibrate(ctx, Gaussian, noise.Params{Epsilon: eps, Delta: delta, Sensitivity: sens2})
-		v.detail = "classical Gaussian, ℓ2 sensitivity"
-	case AnalyticGaussian:
-		v.sens, v.norm = sens2, 2
-		m, err = query.Calibrate(ctx, AnalyticGaussian, noise.Params{Epsilon: eps, Delta: delta, Sensitivity: sens2})
+		mk := func(p noise.Params) (*noise.Mechanism, error) { return query.Calibrate(ctx, kind, p) }
 		v.detail = "analytic Gaussian, ℓ2 sensitivity"
+		if kind == Gaussian {
+			v.detail = "classical Gaussian, ℓ2 sensitivity"
+		}
+		m, err = mk(noise.Params{Epsilon: eps, Delta: delta, Sensitivity: sens2})
+		if err == nil && coords > 1 {
+			var dg *noise.DiscreteGaussianRelease
+			dg, err = noise.DiscreteGaussianFor(m.Dist.(*noise.Gaussian).Sigma, m.Params, 0)
+			if err == nil {
+				g := dg.Granularity
+				cal := sens2 + math.Sqrt(float64(coords))*g
+				m, err = mk(noise.Params{Epsilon: eps, Delta: delta, Sensitivity: cal})
+				v.opts.Granularity = g
+				v.detail += fmt.Sprintf(" calibrated to Δ + √%d·g = %.6g (grid g = %g: coordinate-wise rounding)", coords, cal, g)
+			}
+		}
 	case Optimal:
 		v.sens, v.norm = sens2, math.Inf(1)
 		m, err = query.Calibrate(ctx, Optimal, noise.Params{Epsilon: eps / float64(k), Delta: delta / float64(k), Sensitivity: sens2})
@@ -86,7 +120,53 @@ func newVectorNoise(ctx context.Context, kind NoiseKind, k int, sens2, eps, delt
 			v.delta = delta
 		}
 	}
+	v.calSens = m.Params.Sensitivity
+	if err := v.describeRelease(); err != nil {
+		return nil, err
+	}
 	return v, nil
+}
+
+// describeRelease sets grid and releasedStd from the mechanism's safe
+// release: the discrete Gaussian's g and g·√s, Laplace snapping's Λ (the
+// released noise is within Λ/2 of the Laplace draw; its std is reported as
+// the Laplace std), the piecewise-constant sampler's grid.
+func (v *vectorNoise) describeRelease() error {
+	v.releasedStd = noise.Std(v.dist)
+	switch d := v.dist.(type) {
+	case *noise.Gaussian:
+		dg, err := noise.DiscreteGaussianFor(d.Sigma, v.mech.Params, v.opts.Granularity)
+		if err != nil {
+			return fmt.Errorf("learn: %s release grid: %w", v.kind, err)
+		}
+		v.grid, v.releasedStd = dg.Granularity, dg.Granularity*math.Sqrt(float64(dg.Variance))
+	case *noise.Laplace:
+		v.grid = snapGrid(d.Scale)
+	case *noise.PiecewiseConstant:
+		v.grid = d.DefaultGranularity()
+	}
+	return nil
+}
+
+// rms bounds the root mean square of the released noise per coordinate:
+// the released law's std plus the rounding (Minkowski): g/2 for the
+// discrete Gaussian's and snapping's round-to-nearest, g for the
+// piecewise-constant floor.
+func (v *vectorNoise) rms() float64 {
+	if _, ok := v.dist.(*noise.PiecewiseConstant); ok {
+		return v.releasedStd + v.grid
+	}
+	return v.releasedStd + v.grid/2
+}
+
+// snapGrid returns Λ, the smallest power of two ≥ the Laplace scale λ: the
+// output grid of the snapping release (noise.Mechanism.Release).
+func snapGrid(lambda float64) float64 {
+	fr, e := math.Frexp(lambda)
+	if fr == 0.5 {
+		return lambda
+	}
+	return math.Ldexp(1, e)
 }
 
 // laplaceNoise calibrates i.i.d. Laplace noise of scale sens1/ε for a
@@ -96,7 +176,8 @@ func laplaceNoise(sens1, eps float64, detail string) (*vectorNoise, error) {
 	if err != nil {
 		return nil, fmt.Errorf("learn: laplace noise: %w", err)
 	}
-	return &vectorNoise{kind: Laplace, mech: m, dist: m.Dist, k: 1, sens: sens1, norm: 1, eps: eps, detail: detail}, nil
+	v := &vectorNoise{kind: Laplace, mech: m, dist: m.Dist, k: 1, sens: sens1, calSens: sens1, norm: 1, eps: eps, detail: detail}
+	return v, v.describeRelease()
 }
 
 // release returns value + ζ by the mechanism's floating-point-safe
@@ -104,9 +185,13 @@ func laplaceNoise(sens1, eps float64, detail string) (*vectorNoise, error) {
 // the exact piecewise-constant sampler; Mironov 2012), so the low-order bits
 // of a published weight reveal nothing beyond the guarantee.
 func (v *vectorNoise) release(value float64, src noise.Source) (float64, error) {
-	x, err := v.mech.Release(value, src, noise.ReleaseOptions{})
-	if err != nil {
+	x, err := v.mech.Release(value, src, v.opts)
+	if errors.Is(err, noise.ErrUnsafeRelease) {
 		return 0, fmt.Errorf("learn: %s release: %w", v.kind, err)
+	}
+	if err != nil {
+		// The noise package names the value; a release error must not.
+		return 0, fmt.Errorf("learn: %s release: the statistic is outside the exact range of the output grid %g (|value/grid| ≥ 2⁵²)", v.kind, v.grid)
 	}
 	return x, nil
 }

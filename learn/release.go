@@ -35,13 +35,15 @@ const (
 	// mechanism's σ for sensitivity 2L at (ε/2, δ), (ε, δ)-DP. Optimal noise
 	// does not apply.
 	Objective Strategy = "objective"
-	// Program: program perturbation (Dvorkin et al. 2023) through query.Solve:
-	// the released w̄* + ζ satisfies the constraints of C jointly with
-	// probability ≥ 1 − η (Bonferroni). The noise is calibrated to the
-	// certified sensitivity of w*; w̄* is a different function of the data
-	// whose sensitivity is sampled on the released statistic (or, with
-	// Options.DeclareProgram, assumed equal to w*'s and labelled declared),
-	// unless the loss is squared and C = ℝᵏ (then w̄* = w*).
+	// Program: program perturbation (Dvorkin et al. 2023): the released
+	// w̄* + ζ satisfies the constraints of C jointly with probability ≥ 1 − η
+	// (Bonferroni). In a plan (NewPlan) w̄* is the minimizer over the
+	// tightened set C̄, whose margins depend only on the noise law and η, and
+	// the strong-convexity certificate holds on C̄ (certifiedSensitivityAt).
+	// Prepare with Options.DeclareProgram or a sampled sensitivity keeps the
+	// reproduction of the paper through query.Solve: the sensitivity of w*
+	// assumed for w̄* (declared) or sampled on the released statistic
+	// (NotDP).
 	Program Strategy = "program"
 	// AdaSSP: sufficient-statistics perturbation with adaptive ridge (Wang,
 	// "Revisiting differentially private linear regression", NeurIPS 2018,
@@ -190,7 +192,15 @@ func (g *Guarantee) state(note string) {
 	if note != "" {
 		g.Statement += "; " + note
 	}
+	if g.Source == "sampled" {
+		g.Statement += "; " + NotDP
+	}
 }
+
+// NotDP labels every release whose noise is calibrated to a sampled
+// sensitivity: it reproduces the (ε, γ)-probabilistic notion of Dvorkin et
+// al. and is no differential-privacy release.
+const NotDP = "not differentially private: calibrated on the data"
 
 // Releaser holds one strategy prepared on one dataset; Draw returns
 // independent releases. It holds private data and must not be published.
@@ -252,11 +262,21 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 	g := Guarantee{Strategy: strat, Noise: p.Noise, Epsilon: p.Epsilon, Delta: p.Delta}
 	switch strat {
 	case Projection, Program:
+		// The certified plan (certified solver accuracy, program perturbation
+		// over the tightened set) unless the caller asks for the sampled or
+		// declared sensitivities of the (ε, γ) reproductions, or the spec is
+		// outside the plan's reach (ℓ₁ ball, cone rows, hinge loss).
+		if opt.Sampled == nil && (strat == Projection || (!opt.DeclareProgram && opt.Gamma == 0 && opt.Beta == 0)) {
+			pl, err := NewPlan(ctx, PlanSpec{Spec: s, N: n, Features: d, Strategy: strat, Privacy: p, Eta: opt.Eta, IndividualEta: opt.IndividualEta})
+			if err == nil {
+				return bind(ctx, pl.Guarantee, pl.draw, clipped)
+			}
+		}
 		sens, cert, smp, err := sensitivity(s, n, opt)
 		if err != nil {
 			return nil, err
 		}
-		vn, err := newVectorNoise(ctx, p.Noise, k, sens, p.Epsilon, p.Delta)
+		vn, err := newVectorNoise(ctx, p.Noise, k, k, sens, p.Epsilon, p.Delta)
 		if err != nil {
 			return nil, err
 		}
@@ -284,11 +304,23 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 		}
 		return prepareProgram(ctx, clipped, s, p, opt, vn, g)
 	case Objective:
-		return prepareObjective(ctx, clipped, s, p, g)
+		g, draw, err := planObjective(ctx, s, n, d, p, g, 0)
+		if err != nil {
+			return nil, err
+		}
+		return bind(ctx, g, draw, clipped)
 	case AdaSSP:
-		return prepareAdaSSP(clipped, s, p, opt, g)
+		g, _, draw, err := planAdaSSP(s, n, d, p, opt.Rho, g)
+		if err != nil {
+			return nil, err
+		}
+		return bind(ctx, g, draw, clipped)
 	case SSP:
-		return prepareSSP(ctx, clipped, s, p, g)
+		g, _, draw, err := planSSP(ctx, s, n, d, p, g)
+		if err != nil {
+			return nil, err
+		}
+		return bind(ctx, g, draw, clipped)
 	}
 	return nil, invalidf("strategy is %q, must be projection, objective, program, adassp or ssp", strat)
 }
@@ -362,13 +394,13 @@ func prepareProgram(ctx context.Context, data Data, s Spec, p Privacy, opt Optio
 		}
 		qspec.Privacy.Sensitivity = sens
 		if sens.Value != vn.sens {
-			vn2, err := newVectorNoise(ctx, p.Noise, k, sens.Value, p.Epsilon, p.Delta)
+			vn2, err := newVectorNoise(ctx, p.Noise, k, k, sens.Value, p.Epsilon, p.Delta)
 			if err != nil {
 				return nil, err
 			}
 			if p.Noise == Laplace {
 				// sens.Value is already an ℓ₁ value: undo the √k factor.
-				vn2, err = newVectorNoise(ctx, p.Noise, k, sens.Value/math.Sqrt(float64(k)), p.Epsilon, p.Delta)
+				vn2, err = newVectorNoise(ctx, p.Noise, k, k, sens.Value/math.Sqrt(float64(k)), p.Epsilon, p.Delta)
 				if err != nil {
 					return nil, err
 				}
@@ -415,22 +447,22 @@ func hessianBound(l Loss) (float64, bool) {
 	return 0, false
 }
 
-func prepareObjective(ctx context.Context, data Data, s Spec, p Privacy, g Guarantee) (*Releaser, error) {
+// objectiveLip returns objective perturbation's gradient bound L, the ball
+// radius R it imposes for the squared loss (0: none), the extra ridge Δ and
+// the Hessian bound β.
+func objectiveLip(s Spec, n int, eps float64) (lip, radius, extra, beta float64, err error) {
 	c, ok := hessianBound(s.Loss)
 	if !ok {
-		return nil, invalidf("objective perturbation needs a twice-differentiable loss (squared or logistic), got %q", s.Loss)
+		return 0, 0, 0, 0, invalidf("objective perturbation needs a twice-differentiable loss (squared or logistic), got %q", s.Loss)
 	}
 	if s.FreeIntercept {
-		return nil, invalidf("objective perturbation needs every weight regularized (free intercept set)")
+		return 0, 0, 0, 0, invalidf("objective perturbation needs every weight regularized (free intercept set)")
 	}
-	n, d := data.X.Dims()
-	k := s.weights(d)
 	b := s.bounds()
 	xt := featureNorm(b, s.Intercept)
-	beta := c * xt * xt
+	beta = c * xt * xt
 	fn := float64(n)
-	extra := math.Max(0, beta/math.Expm1(p.Epsilon/4)-fn*s.Lambda) // Δ (unnormalized)
-	var lip, radius float64
+	extra = math.Max(0, beta/math.Expm1(eps/4)-fn*s.Lambda) // Δ (unnormalized)
 	switch s.Loss {
 	case Logistic:
 		lip = xt
@@ -442,6 +474,20 @@ func prepareObjective(ctx context.Context, data Data, s Spec, p Privacy, g Guara
 		}
 		lip = xt * (b.Y + xt*radius)
 	}
+	return lip, radius, extra, beta, nil
+}
+
+// planObjective calibrates objective perturbation from public inputs and
+// returns the draw on clipped data: b is sampled, the perturbed objective is
+// minimized (solve, see solveCertified).
+func planObjective(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee, tau float64) (Guarantee, dataDraw, error) {
+	lip, radius, extra, beta, err := objectiveLip(s, n, p.Epsilon)
+	if err != nil {
+		return g, nil, err
+	}
+	k := s.weights(d)
+	b := s.bounds()
+	fn := float64(n)
 	g.Sensitivity, g.Norm, g.Source = 2*lip, "l2", "certified"
 	var sample func(src noise.Source) []float64
 	switch p.Noise {
@@ -469,9 +515,9 @@ func prepareObjective(ctx context.Context, data Data, s Spec, p Privacy, g Guara
 		}
 		g.NoiseStd = scale * math.Sqrt(float64(k)*(float64(k)+1)/float64(k))
 	case Gaussian, AnalyticGaussian:
-		vn, err := newVectorNoise(ctx, p.Noise, k, 2*lip, p.Epsilon/2, p.Delta)
+		vn, err := newVectorNoise(ctx, p.Noise, k, 0, 2*lip, p.Epsilon/2, p.Delta)
 		if err != nil {
-			return nil, err
+			return g, nil, err
 		}
 		g.Delta, g.NoiseStd = vn.delta, vn.std()
 		sample = func(src noise.Source) []float64 {
@@ -482,7 +528,7 @@ func prepareObjective(ctx context.Context, data Data, s Spec, p Privacy, g Guara
 			return b
 		}
 	default:
-		return nil, invalidf("objective perturbation supports laplace, gaussian and analytic-gaussian noise, not %q", p.Noise)
+		return g, nil, invalidf("objective perturbation supports laplace, gaussian and analytic-gaussian noise, not %q", p.Noise)
 	}
 	// The certificate records the numbers of the privacy proof (not an
 	// output sensitivity: the noise enters the objective).
@@ -495,55 +541,55 @@ func prepareObjective(ctx context.Context, data Data, s Spec, p Privacy, g Guara
 	}
 	g.state(fmt.Sprintf("objective perturbation (the sensitivity is that of the gradient term b, 2L), ‖∇ℓ‖ ≤ L = %.4g, extra ridge Δ = %.4g; b is sampled in floating point (it enters the objective, not the output: no floating-point-safe procedure applies)", lip, extra))
 	pert := &perturbation{extra: extra / fn, radius: radius}
-	return &Releaser{guarantee: g, draw: func(ctx context.Context, src noise.Source) ([]float64, error) {
-		pp := *pert
-		pp.b = sample(src)
-		return fitClipped(ctx, data, s, &pp)
-	}}, nil
+	return g, func(ctx context.Context, data Data) (drawFn, error) {
+		return func(ctx context.Context, src noise.Source) ([]float64, error) {
+			pp := *pert
+			pp.b = sample(src)
+			if tau > 0 {
+				return solveCertified(ctx, data, s, &pp, tau)
+			}
+			return fitClipped(ctx, data, s, &pp)
+		}, nil
+	}, nil
 }
 
 // uniform returns a uniform in [0, 1) from src.
 func uniform(src noise.Source) float64 { return float64(src.Uint64()>>11) / (1 << 53) }
 
-func prepareAdaSSP(data Data, s Spec, p Privacy, opt Options, g Guarantee) (*Releaser, error) {
+// planAdaSSP calibrates AdaSSP from public inputs and returns the draw on
+// clipped data. The noisy system is solved with its eigenvalues floored at
+// 10⁻⁶ of the noise std of X̃ᵀX̃ (post-processing), so a draw never fails.
+func planAdaSSP(s Spec, n, d int, p Privacy, rho float64, g Guarantee) (Guarantee, *vectorNoise, dataDraw, error) {
 	if s.Loss != Squared {
-		return nil, invalidf("AdaSSP is for the squared loss, got %q", s.Loss)
+		return g, nil, nil, invalidf("AdaSSP is for the squared loss, got %q", s.Loss)
 	}
-	rho := opt.Rho
 	if rho == 0 {
 		rho = 0.05
 	}
-	n, d := data.X.Dims()
 	k := s.weights(d)
 	b := s.bounds()
 	xt := featureNorm(b, s.Intercept)
-	gram, xty := s.moments(data)
-	var eig mat.EigenSym
-	if !eig.Factorize(gram, false) {
-		return nil, fmt.Errorf("learn: adassp: eigendecomposition failed")
-	}
-	lmin := eig.Values(nil)[0]
 	e3, d3 := p.Epsilon/3, p.Delta/3
-	mk := func(s2, s1 float64) (*vectorNoise, error) {
+	mk := func(s2, s1 float64, coords int) (*vectorNoise, error) {
 		if p.Noise == Laplace {
 			return laplaceNoise(s1, e3, "")
 		}
-		return newVectorNoise(context.Background(), p.Noise, 1, s2, e3, d3)
+		return newVectorNoise(context.Background(), p.Noise, 1, coords, s2, e3, d3)
 	}
 	if p.Noise == Optimal {
-		return nil, invalidf("AdaSSP supports laplace, gaussian and analytic-gaussian noise, not optimal")
+		return g, nil, nil, invalidf("AdaSSP supports laplace, gaussian and analytic-gaussian noise, not optimal")
 	}
-	nl, err := mk(xt*xt, xt*xt)
+	nl, err := mk(xt*xt, xt*xt, 1)
 	if err != nil {
-		return nil, err
+		return g, nil, nil, err
 	}
-	ng, err := mk(math.Sqrt2*xt*xt, float64(k+1)*xt*xt)
+	ng, err := mk(math.Sqrt2*xt*xt, float64(k+1)*xt*xt, k*(k+1)/2)
 	if err != nil {
-		return nil, err
+		return g, nil, nil, err
 	}
-	ny, err := mk(2*xt*b.Y, 2*math.Sqrt(float64(k))*xt*b.Y)
+	ny, err := mk(2*xt*b.Y, 2*math.Sqrt(float64(k))*xt*b.Y, k)
 	if err != nil {
-		return nil, err
+		return g, nil, nil, err
 	}
 	g.Delta = nl.delta + ng.delta + ny.delta
 	g.Sensitivity, g.Norm, g.Source, g.NoiseStd = ng.sens, normName(ng.norm), "certified", ng.std()
@@ -556,40 +602,58 @@ func prepareAdaSSP(data Data, s Spec, p Privacy, opt Options, g Guarantee) (*Rel
 	g.state(fmt.Sprintf("AdaSSP: λ_min, X̃ᵀX̃ and X̃ᵀy each at (ε/3, δ/3), composed; ρ = %g", rho))
 	shift := nl.dist.Quantile(1 - rho) // λ̃_min is a (1−ρ) lower bound of λ_min
 	lam0 := math.Sqrt(float64(k)*math.Log(2*float64(k*k)/rho)) * ng.std()
-	return &Releaser{guarantee: g, draw: func(ctx context.Context, src noise.Source) ([]float64, error) {
-		lv, err := nl.release(lmin, src)
-		if err != nil {
-			return nil, err
+	floor := 1e-6 * ng.std()
+	return g, ng, func(ctx context.Context, data Data) (drawFn, error) {
+		gram, xty := s.moments(data)
+		lmin := 0.0
+		var eig mat.EigenSym
+		if eig.Factorize(gram, false) {
+			lmin = eig.Values(nil)[0]
 		}
-		lt := math.Max(lv-shift, 0)
-		lam := math.Max(0, lam0-lt)
-		h := mat.NewSymDense(k, nil)
-		for i := 0; i < k; i++ {
-			for j := i; j < k; j++ {
-				v, err := ng.release(gram.At(i, j), src)
-				if err != nil {
-					return nil, err
-				}
-				if i == j {
-					v += lam
-				}
-				h.SetSym(i, j, v)
-			}
-		}
-		rhs := mat.NewVecDense(k, nil)
-		for i := 0; i < k; i++ {
-			v, err := ny.release(xty.AtVec(i), src)
+		return func(ctx context.Context, src noise.Source) ([]float64, error) {
+			lv, err := nl.release(lmin, src)
 			if err != nil {
 				return nil, err
 			}
-			rhs.SetVec(i, v)
-		}
-		var th mat.VecDense
-		if err := th.SolveVec(h, rhs); err != nil {
-			return nil, fmt.Errorf("learn: adassp: noisy system singular: %w", err)
-		}
-		return Project(ctx, th.RawVector().Data, d, s)
-	}}, nil
+			lt := math.Max(lv-shift, 0)
+			lam := math.Max(0, lam0-lt)
+			h := mat.NewSymDense(k, nil)
+			for i := 0; i < k; i++ {
+				for j := i; j < k; j++ {
+					v, err := ng.release(gram.At(i, j), src)
+					if err != nil {
+						return nil, err
+					}
+					if i == j {
+						v += lam
+					}
+					h.SetSym(i, j, v)
+				}
+			}
+			rhs, err := ny.add(xty.RawVector().Data, src)
+			if err != nil {
+				return nil, err
+			}
+			return projectOrClean(ctx, ridgeSolve(h, rhs, floor, 0, d), d, s), nil
+		}, nil
+	}, nil
+}
+
+// dataDraw computes a plan's statistic from clipped data (the fit, the
+// moments) and returns the function that adds the noise to it.
+type dataDraw func(ctx context.Context, data Data) (drawFn, error)
+
+// drawFn draws one release (the noise and the post-processing).
+type drawFn func(ctx context.Context, src noise.Source) ([]float64, error)
+
+// bind returns the Releaser of a plan-style draw on fixed clipped data: the
+// statistic is computed once, each Draw adds fresh noise.
+func bind(ctx context.Context, g Guarantee, draw dataDraw, data Data) (*Releaser, error) {
+	d, err := draw(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	return &Releaser{guarantee: g, draw: d}, nil
 }
 
 // NewReleaser wraps a draw function with its guarantee, for strategies

@@ -144,20 +144,32 @@ func featureNorm(b Bounds, intercept bool) float64 {
 }
 
 // constrain adds w ∈ C to m for the weight variable w of d features.
-func (s Spec) constrain(m *model.Model, w *model.Var, d int) {
+func (s Spec) constrain(m *model.Model, w *model.Var, d int) { s.constrainShifted(m, w, d, Margins{}) }
+
+// Margins shift the constraints of C to the tightened set C̄ of program
+// perturbation: w_j ≥ Lower (nonnegative features) and w_{j+1} − w_j ≥ Gap
+// (ordered features). Zero margins give C. They are public: computed from
+// the noise law, η and the constraint rows only (NewPlan).
+type Margins struct {
+	Lower float64 `json:"nonnegative_lower,omitempty"`
+	Gap   float64 `json:"ordered_gap,omitempty"`
+}
+
+// constrainShifted adds w ∈ C̄ (C shifted by mg) to m.
+func (s Spec) constrainShifted(m *model.Model, w *model.Var, d int, mg Margins) {
 	k := w.Len()
 	if s.Nonnegative {
 		lo, hi := make([]float64, k), make([]float64, k)
 		for j := range lo {
 			lo[j], hi[j] = math.Inf(-1), math.Inf(1)
 			if j < d {
-				lo[j] = 0
+				lo[j] = mg.Lower
 			}
 		}
 		w.SetBounds(lo, hi)
 	}
 	if s.Ordered && d > 1 {
-		m.GreaterEq("ordered", w.Slice(1, d).Sub(w.Slice(0, d-1)), model.Const(0))
+		m.GreaterEq("ordered", w.Slice(1, d).Sub(w.Slice(0, d-1)), constVec(d-1, mg.Gap))
 	}
 	if s.Cone != nil {
 		m.GreaterEq("cone", model.MulDense(s.Cone, w.Slice(0, d)), model.Const(0))
@@ -176,11 +188,13 @@ func (s Spec) constrained() bool {
 }
 
 // perturbation is the extra objective of objective perturbation: linear term
-// (1/n) bᵀw, extra ridge (extra/2)‖w‖², and the ball ‖w‖₂ ≤ radius (0: none).
+// (1/n) bᵀw, extra ridge (extra/2)‖w‖², and the ball ‖w‖₂ ≤ radius (0: none);
+// shift tightens C to program perturbation's C̄.
 type perturbation struct {
 	b      []float64
 	extra  float64
 	radius float64
+	shift  Margins
 }
 
 // build returns the model of the problem on clipped data.
@@ -255,8 +269,12 @@ func (s Spec) build(data Data, pert *perturbation) (*model.Model, *model.Var, er
 		reg = w.Slice(0, d)
 	}
 	lambda := s.Lambda
+	var mg Margins
 	if pert != nil {
-		lin = lin.Add(w.Expr().Dot(scaled(pert.b, 1/fn)))
+		mg = pert.shift
+		if pert.b != nil {
+			lin = lin.Add(w.Expr().Dot(scaled(pert.b, 1/fn)))
+		}
 		lambda += pert.extra
 		if pert.radius > 0 {
 			m.NormLessEq("radius", w.Expr(), model.Const(pert.radius))
@@ -265,7 +283,7 @@ func (s Spec) build(data Data, pert *perturbation) (*model.Model, *model.Var, er
 	if lambda > 0 {
 		quad = append(quad, model.SumSquares(reg).Scale(lambda/2))
 	}
-	s.constrain(m, w, d)
+	s.constrainShifted(m, w, d, mg)
 	m.Minimize(lin, quad...)
 	return m, w, m.Err()
 }
@@ -373,7 +391,7 @@ func fitClipped(ctx context.Context, data Data, s Spec, pert *perturbation) ([]f
 		return nil, &SolveError{What: "build", Err: err}
 	}
 	what := "fit"
-	if pert != nil {
+	if pert != nil && pert.b != nil {
 		what = "objective perturbation"
 	}
 	return solveModel(ctx, what, m, w, s)
@@ -404,10 +422,18 @@ func Project(ctx context.Context, u []float64, d int, s Spec) ([]float64, error)
 	v := m.Vector("w", len(u))
 	s.constrain(m, v, d)
 	m.Minimize(model.Zeros(1), model.SumSquares(v.Expr().Sub(model.Const(u...))))
-	w, err := solveModel(ctx, fmt.Sprintf("projection of %.6g", u), m, v, s)
+	w, err := solveModel(ctx, "projection", m, v, s)
 	if err != nil {
 		return nil, err
 	}
+	return clean(w, d, s), nil
+}
+
+// clean maps w into C in place and returns it: negative feature weights
+// clamped, order restored by a running maximum, the ℓ₁ ball by scaling
+// (which keeps signs, order and G w ≥ 0). It cleans a QP projection's
+// tolerance errors; on its own it is a feasible-point map, not a projection.
+func clean(w []float64, d int, s Spec) []float64 {
 	if s.Nonnegative {
 		for j := 0; j < d; j++ {
 			w[j] = math.Max(w[j], 0)
@@ -424,14 +450,13 @@ func Project(ctx context.Context, u []float64, d int, s Spec) ([]float64, error)
 			t += math.Abs(x)
 		}
 		if t > s.L1Radius {
-			// Scaling by a factor in (0, 1) keeps signs, order and G w ≥ 0.
 			f := s.L1Radius / t
 			for j := range w {
 				w[j] *= f
 			}
 		}
 	}
-	return w, nil
+	return w
 }
 
 // isotonic replaces w by its least-squares nondecreasing fit

@@ -89,44 +89,50 @@ func verifySSP(c *Certificate) error {
 	return nil
 }
 
-// prepareSSP calibrates one release of the joint moments (SSPSensitivity) and
-// returns the fit computed from them: the noisy X̃ᵀX̃ is projected onto
-// {H ⪰ σI} (eigenvalues floored at the per-entry noise std σ), a ridge
-// ρ = σ√k is added to the feature diagonal (not the intercept), the system
-// H θ = X̃ᵀy is solved and θ is projected onto C. Everything after the noise
-// is post-processing (Dwork and Roth 2014, Prop. 2.1). ρ is the scale of the
-// noise matrix's spectral norm (about 2σ√k for a k×k symmetric Gaussian
-// matrix), a data-independent choice; Spec.Lambda is not used.
-func prepareSSP(ctx context.Context, data Data, s Spec, p Privacy, g Guarantee) (*Releaser, error) {
-	if s.Loss != Squared {
-		return nil, invalidf("SSP is for the squared loss, got %q", s.Loss)
+// sspEntries is the number of entries SSP releases for k weights: the upper
+// triangle of X̃ᵀX̃ and X̃ᵀy, without the public (1, 1) entry n of an
+// intercept.
+func sspEntries(k int, intercept bool) int {
+	e := k*(k+1)/2 + k
+	if intercept {
+		e--
 	}
-	n, d := data.X.Dims()
+	return e
+}
+
+// planSSP calibrates one release of the joint moments (SSPSensitivity) from
+// public inputs and returns the draw computed from the clipped data: the
+// noisy X̃ᵀX̃ is projected onto {H ⪰ σI} (eigenvalues floored at the
+// per-entry noise std σ), a ridge ρ = σ√k is added to the feature diagonal
+// (not the intercept), the system H θ = X̃ᵀy is solved and θ is projected onto
+// C. Everything after the noise is post-processing (Dwork and Roth 2014,
+// Prop. 2.1) and cannot fail: the floored system is positive definite. ρ is
+// the scale of the noise matrix's spectral norm (about 2σ√k for a k×k
+// symmetric Gaussian matrix), a data-independent choice; Spec.Lambda is not
+// used.
+func planSSP(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee) (Guarantee, *vectorNoise, dataDraw, error) {
+	if s.Loss != Squared {
+		return g, nil, nil, invalidf("SSP is for the squared loss, got %q", s.Loss)
+	}
 	k := s.weights(d)
 	l1, l2 := SSPSensitivity(d, s.bounds(), s.Intercept)
+	entries := sspEntries(k, s.Intercept)
 	var vn *vectorNoise
+	var err error
 	switch p.Noise {
 	case Laplace:
-		var err error
-		if vn, err = laplaceNoise(l1, p.Epsilon, fmt.Sprintf("Laplace per entry, ℓ1 sensitivity %.4g", l1)); err != nil {
-			return nil, err
-		}
+		vn, err = laplaceNoise(l1, p.Epsilon, fmt.Sprintf("Laplace per entry, ℓ1 sensitivity %.4g", l1))
 	case Gaussian, AnalyticGaussian:
-		var err error
-		if vn, err = newVectorNoise(ctx, p.Noise, 1, l2, p.Epsilon, p.Delta); err != nil {
-			return nil, err
-		}
+		vn, err = newVectorNoise(ctx, p.Noise, 1, entries, l2, p.Epsilon, p.Delta)
 	default:
-		return nil, invalidf("SSP supports laplace, gaussian and analytic-gaussian noise, not %q", p.Noise)
+		return g, nil, nil, invalidf("SSP supports laplace, gaussian and analytic-gaussian noise, not %q", p.Noise)
 	}
-	gram, xty := s.moments(data)
+	if err != nil {
+		return g, nil, nil, err
+	}
 	sigma := vn.std()
 	ridge := sigma * math.Sqrt(float64(k))
 	g.Delta, g.Sensitivity, g.Norm, g.Source, g.NoiseStd = vn.delta, vn.sens, normName(vn.norm), "certified", sigma
-	entries := k*(k+1)/2 + k
-	if s.Intercept {
-		entries-- // the public (1, 1) entry is not released
-	}
 	g.floatSafe([]*vectorNoise{vn}, []int{entries})
 	g.Certificate = &Certificate{
 		Method: MethodSSP, Bound: vn.sens, Norm: vn.norm, Adjacency: Adjacency,
@@ -135,67 +141,89 @@ func prepareSSP(ctx context.Context, data Data, s Spec, p Privacy, g Guarantee) 
 	}
 	g.state(fmt.Sprintf("SSP: one release of the upper triangle of [X̃ y]ᵀ[X̃ y] (%s); eigenvalues floored at σ = %.4g, ridge σ√k = %.4g (Spec.Lambda not used); the rest is post-processing",
 		vn.detail, sigma, ridge))
-	return &Releaser{guarantee: g, draw: func(ctx context.Context, src noise.Source) ([]float64, error) {
-		h := mat.NewSymDense(k, nil)
-		for i := 0; i < k; i++ {
-			for j := i; j < k; j++ {
-				v := gram.At(i, j)
-				if !(s.Intercept && i == d && j == d) { // n·1² is public
-					var err error
-					if v, err = vn.release(v, src); err != nil {
-						return nil, err
+	return g, vn, func(ctx context.Context, data Data) (drawFn, error) {
+		gram, xty := s.moments(data)
+		return func(ctx context.Context, src noise.Source) ([]float64, error) {
+			h := mat.NewSymDense(k, nil)
+			for i := 0; i < k; i++ {
+				for j := i; j < k; j++ {
+					v := gram.At(i, j)
+					if !(s.Intercept && i == d && j == d) { // n·1² is public
+						var err error
+						if v, err = vn.release(v, src); err != nil {
+							return nil, err
+						}
 					}
+					h.SetSym(i, j, v)
 				}
-				h.SetSym(i, j, v)
 			}
-		}
-		rhs := make([]float64, k)
-		for i := range rhs {
-			v, err := vn.release(xty.AtVec(i), src)
+			rhs, err := vn.add(xty.RawVector().Data, src)
 			if err != nil {
 				return nil, err
 			}
-			rhs[i] = v
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		th, err := ridgeSolve(h, rhs, sigma, ridge, d)
-		if err != nil {
-			return nil, fmt.Errorf("learn: ssp: %w", err)
-		}
-		return Project(ctx, th, d, s)
-	}}, nil
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return projectOrClean(ctx, ridgeSolve(h, rhs, sigma, ridge, d), d, s), nil
+		}, nil
+	}, nil
 }
 
 // ridgeSolve returns θ solving (P(H) + ρ·I_d) θ = r, where P(H) floors the
-// eigenvalues of H at floor and I_d is the identity on the first d
-// coordinates (the features; an intercept coordinate d is not ridged).
-func ridgeSolve(h *mat.SymDense, r []float64, floor, rho float64, d int) ([]float64, error) {
+// eigenvalues of H at floor > 0 and I_d is the identity on the first d
+// coordinates (the features; an intercept coordinate d is not ridged). The
+// system matrix is ⪰ floor·I: it is solved by its own eigendecomposition,
+// with no failure path (a release after the spend must return a value). A
+// non-finite noisy entry (impossible for finite moments) gives θ = 0.
+func ridgeSolve(h *mat.SymDense, r []float64, floor, rho float64, d int) []float64 {
 	k := h.SymmetricDim()
+	p := mat.NewSymDense(k, nil)
+	floorInto(p, h, floor)
+	for i := 0; i < d; i++ {
+		p.SetSym(i, i, p.At(i, i)+rho)
+	}
+	th := make([]float64, k)
 	var eig mat.EigenSym
-	if !eig.Factorize(h, true) {
-		return nil, fmt.Errorf("eigendecomposition of the noisy moments failed")
+	if !eig.Factorize(p, true) {
+		return th
 	}
 	vals := eig.Values(nil)
 	var vec mat.Dense
 	eig.VectorsTo(&vec)
-	p := mat.NewSymDense(k, nil)
+	for l, lv := range vals {
+		c := 0.0
+		for i := 0; i < k; i++ {
+			c += vec.At(i, l) * r[i]
+		}
+		c /= math.Max(lv, floor)
+		for i := 0; i < k; i++ {
+			th[i] += c * vec.At(i, l)
+		}
+	}
+	return th
+}
+
+// floorInto sets p to V·diag(max(λ, floor))·Vᵀ for H = V·diag(λ)·Vᵀ (p = floor·I
+// if the decomposition fails).
+func floorInto(p, h *mat.SymDense, floor float64) {
+	k := h.SymmetricDim()
+	var eig mat.EigenSym
+	if !eig.Factorize(h, true) {
+		for i := 0; i < k; i++ {
+			p.SetSym(i, i, floor)
+		}
+		return
+	}
+	vals := eig.Values(nil)
+	var vec mat.Dense
+	eig.VectorsTo(&vec)
 	for i := 0; i < k; i++ {
 		for j := i; j < k; j++ {
 			v := 0.0
 			for l, lv := range vals {
 				v += vec.At(i, l) * math.Max(lv, floor) * vec.At(j, l)
 			}
-			if i == j && i < d {
-				v += rho
-			}
 			p.SetSym(i, j, v)
 		}
 	}
-	var th mat.VecDense
-	if err := th.SolveVec(p, mat.NewVecDense(k, r)); err != nil {
-		return nil, fmt.Errorf("floored moment system singular: %w", err)
-	}
-	return th.RawVector().Data, nil
 }

@@ -13,9 +13,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/learn"
-	"github.com/privopt/privopt/ledger"
+	"github.com/privopt/privopt/noise"
 )
 
 func init() {
@@ -27,85 +26,130 @@ const regressUsage = `Usage: privopt regress --data FILE.csv --target COLUMN
        [--lambda L] --epsilon E [--delta D]
        [--strategy program|projection|objective|adassp|ssp|auto]
        [--noise laplace|gaussian|analytic-gaussian|optimal] [--x-bound B] [--y-bound B]
-       [--ranges FILE.json] [--no-intercept] [--huber-delta H] [--json] [--diagnostics]
+       [--ranges FILE.json] [--no-intercept] [--huber-delta H] [--accuracy TAU]
+       [--seed N] [--json] [--plan-only] [--diagnostics] [--ledger FILE --dataset NAME]
 
-Fits the model on the CSV file (header row; every column but the target is a
-feature) and prints one differentially private release of the weights, drawn
-from crypto/rand, with its guarantee. The public bounds define the privacy
-domain: each row's feature vector is scaled to ℓ2 norm ≤ --x-bound and the
-target clamped to [−y-bound, y-bound] before fitting (defaults 1 and 1: scale
-the file by published ranges first). They are never computed from the data.
-The intercept (on by default) is a constant-1 feature, regularized like the
-others. Models: least-squares (λ = 0: no certificate, the sensitivity is
-sampled on 99 adjacent datasets and the guarantee is probabilistic), ridge,
-nonnegative (w ≥ 0), monotone (w₁ ≤ w₂ ≤ … in column order), huber, logistic
-(targets ±1; 0 is read as −1). --lambda defaults to 0.1 except for
-least-squares (0). Strategies: projection (output perturbation + projection
-onto the constraints; certified 2L/(nλ) sensitivity), objective (objective
-perturbation; squared and logistic loss), program (program perturbation:
-released weights satisfy the constraints with probability ≥ 95%; its
-sensitivity is sampled on the released weights when there are constraints),
-adassp (Wang 2018: λ_min, X̃ᵀX̃ and X̃ᵀy released at ε/3 each; squared-loss
-models), ssp (one joint release of X̃ᵀX̃ and X̃ᵀy with a certified, tight
-sensitivity, then a ridge fit with ridge σ√k chosen from the noise scale, not
---lambda; squared-loss models, certified even for least-squares), auto (ssp
-for least-squares, ridge, nonnegative and monotone; projection for huber and
-logistic). adassp and ssp project their fit onto the constraints.
+Plans and prints one differentially private release of the model's weights
+from the CSV file (header row; every column but the target is a feature).
+
+Public plan, private release. The plan — certificate, sensitivity, calibrated
+noise, output grid, solver accuracy, constraint margins, notes — is computed
+from public inputs only: the flags, the public bounds, the column names and
+n, the number of rows (public: neighbouring datasets replace one row within
+the bounds and keep n). Then the release spends the budget (--ledger) and
+only after that reads the rows: it clips them into the bounds, fits and adds
+the noise. Everything printed except the released weights is the plan, so
+it is identical for every dataset of the same shape; a release never
+refuses after the spend (solver trouble is repaired until the public
+accuracy target holds) and no message holds a data value.
+
+The public bounds define the privacy domain: each row's feature vector is
+scaled to ℓ2 norm ≤ --x-bound and the target clamped to [−y-bound, y-bound]
+(defaults 1 and 1: scale the file by published ranges first; without
+--ranges, --x-bound and --y-bound the plan warns that the defaults bound the
+data). The intercept (on by default) is a constant-1 feature, regularized
+like the others. Models: least-squares (λ = 0), ridge, nonnegative (w ≥ 0),
+monotone (w₁ ≤ w₂ ≤ … in column order), huber, logistic (target 1 is +1,
+every other value −1: a fixed public map, never a refusal). --lambda
+defaults to 0.1 except for least-squares (0).
+
+Strategies (every one certified; none samples a sensitivity):
+  projection  output perturbation of the minimizer, then the projection onto
+              the constraints; sensitivity 2L/(nλ) + 2τ (needs λ > 0)
+  program     program perturbation: the minimizer over the constraints
+              tightened by public margins, plus noise, so that the released
+              weights satisfy the constraints jointly with probability ≥ 95%;
+              the tightened set is data-independent, so the same certificate
+              holds on it (needs λ > 0)
+  objective   objective perturbation (squared and logistic loss)
+  adassp      Wang 2018: λ_min, X̃ᵀX̃ and X̃ᵀy at ε/3 each (squared loss)
+  ssp         one joint release of X̃ᵀX̃ and X̃ᵀy, certified for every λ, then
+              a ridge fit with ridge σ√k chosen from the noise (squared loss)
+  auto        ssp for least-squares, ridge, nonnegative and monotone;
+              projection for huber and logistic
+projection and program with λ = 0 are refused before anything is read (no
+certified sensitivity): use ssp or adassp. τ (--accuracy, default 10⁻⁶ of
+the exact-minimizer bound) is the public solver-accuracy target.
 --noise defaults to laplace when δ = 0, else analytic-gaussian.
 
 --ranges FILE.json declares public ranges {"column": [lo, hi], ...} for every
 feature column (and optionally the target; not for logistic): each feature is
 clamped to its range and mapped to [−1, 1] by (x − (lo + hi)/2)/((hi − lo)/2),
-the target likewise, and the published weights are converted back to the
-CSV's units (w_j·h_y/h_j and the implied intercept; post-processing). With
---ranges, --x-bound defaults to √d (no row is clipped; a smaller bound clips
-rows with many extreme values but lowers the noise, e.g. 0.5·√d) and
---y-bound to 1 in the scaled units; --huber-delta stays in target units. Constraints apply to
+the target likewise, and the estimate is converted back to the CSV's units
+(w_j·h_y/h_j and the implied intercept; post-processing). With --ranges,
+--x-bound defaults to √d (no row is clipped; a smaller bound clips rows with
+many extreme values but lowers the noise, e.g. 0.5·√d) and --y-bound to 1 in
+the scaled units; --huber-delta stays in target units. Constraints apply to
 the scaled weights: nonnegativity carries over to the CSV's units, ordering
 only between columns of equal range width.
 
-Output: the weights by column name, the intercept, and the guarantee
-(sensitivity, its norm and source: certified, sampled or declared, and the
-certificate). Only published values are printed; --diagnostics adds the
-non-private fit and the number of clipped rows, which are private: the output
-is then not a release. --json prints one object with fields model, strategy,
-n, weights, intercept (if fitted or implied by --ranges), guarantee, bounds,
-scaled (with --ranges: the ranges and the release in their units), private
-(true only with --diagnostics) and diagnostics. Exit status 0 on success, 1 on a failed run, 2
-on bad usage.
+--plan-only prints the plan alone: it reads the CSV's header and counts its
+rows, and parses no value (publish it first; the release's plan is identical).
+
+--seed N (N > 0) draws the noise from a deterministic generator: INSECURE,
+for tests and audits only (the output says so); without it crypto/rand.
+
+Output: the plan, then the release (label "data"): the released weights (in
+the scaled units with --ranges) and the estimate in the CSV's units. --json
+prints {"plan": {…public…}, "releases": [{"label", "released_value",
+"estimate"}]} with the weights keyed by column name and "(intercept)".
+--diagnostics adds the non-private fit and the clipping counts under
+"private_diagnostics": they reveal the data and the output is then not a
+release. Exit status 0 on success, 1 on a failed run, 2 on bad usage.
 
 Flags:
 `
 
+// interceptKey names the intercept in released values and estimates.
+const interceptKey = "(intercept)"
+
+// regressOutput is what `privopt regress --json` prints: the public plan and
+// the releases.
 type regressOutput struct {
-	Model       string             `json:"model"`
-	Strategy    string             `json:"strategy"`
-	N           int                `json:"n"`
-	Weights     map[string]float64 `json:"weights"`
-	Order       []string           `json:"columns"`
-	Intercept   *float64           `json:"intercept,omitempty"`
-	Guarantee   learn.Guarantee    `json:"guarantee"`
-	Bounds      map[string]float64 `json:"bounds"`
-	Private     bool               `json:"private"`
-	Scaled      *scaledOutput      `json:"scaled,omitempty"`
-	Diagnostics *regressDiag       `json:"diagnostics,omitempty"`
+	Plan     regressPlan      `json:"plan"`
+	Releases []regressRelease `json:"releases"`
 }
 
-// scaledOutput is the release in the units of --ranges (features and target
-// scaled to [−1, 1]), from which the published weights are converted.
-type scaledOutput struct {
-	Note      string                `json:"note"`
-	Ranges    map[string][2]float64 `json:"ranges"`
-	Weights   map[string]float64    `json:"weights"`
-	Intercept *float64              `json:"intercept,omitempty"`
+// regressPlan is the learn plan with the command's public inputs.
+type regressPlan struct {
+	*learn.Plan
+	Model   string                `json:"model"`
+	Target  string                `json:"target"`
+	Columns []string              `json:"columns"`
+	Ranges  map[string][2]float64 `json:"ranges,omitempty"`
+	Dataset string                `json:"dataset,omitempty"`
+	Seeded  bool                  `json:"seeded"`
+}
+
+// regressRelease is one release: the released weights (the noisy statistic
+// after the strategy's post-processing, in the model's units) and the
+// estimate (in the CSV's units; equal to the released value without
+// --ranges).
+type regressRelease struct {
+	Label         string             `json:"label"`
+	ReleasedValue map[string]float64 `json:"released_value"`
+	Estimate      map[string]float64 `json:"estimate"`
+	Diagnostics   *regressDiag       `json:"private_diagnostics,omitempty"`
 }
 
 type regressDiag struct {
 	Note           string             `json:"note"`
 	NonPrivate     map[string]float64 `json:"non_private_weights"`
-	NonPrivateB    *float64           `json:"non_private_intercept,omitempty"`
 	ClippedRows    int                `json:"clipped_rows"`
 	ClippedTargets int                `json:"clipped_targets"`
+}
+
+// weightMap keys w by column name, the intercept (if w has one more entry)
+// by interceptKey.
+func weightMap(names []string, w []float64) map[string]float64 {
+	m := map[string]float64{}
+	for j, nm := range names {
+		m[nm] = w[j]
+	}
+	if len(w) > len(names) {
+		m[interceptKey] = w[len(names)]
+	}
+	return m
 }
 
 func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -129,8 +173,11 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	yb := fs.Float64("y-bound", 1, "public bound on |target| (targets are clamped)")
 	noIcpt := fs.Bool("no-intercept", false, "fit without an intercept")
 	huber := fs.Float64("huber-delta", 1, "Huber threshold (target units)")
+	accuracy := fs.Float64("accuracy", 0, "public solver-accuracy target τ (0: 10⁻⁶ of the exact-minimizer sensitivity)")
+	seed := fs.Uint64("seed", 0, "INSECURE: deterministic noise for tests and audits (0: cryptographic randomness); a seeded release is not private")
 	asJSON := fs.Bool("json", false, "print JSON")
 	diag := fs.Bool("diagnostics", false, "also print the non-private fit (the output is then private)")
+	planOnly := fs.Bool("plan-only", false, "print the public plan (certificate, noise, grid, margins, notes) and read no value of the data (only its header and row count)")
 	var lf ledgerFlags
 	lf.register(fs)
 	iter := registerIterativeFlags(fs)
@@ -151,9 +198,9 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case math.IsNaN(*eps):
 		return usagef("--epsilon is required")
 	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	if isIterative(*strategy, *modelName) { // dp-gd, dp-sgd, dp-cd, l1-logistic: regress_iterative.go
-		set := map[string]bool{}
-		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 		return runRegressIterative(ctx, iterativeArgs{data: *dataPath, target: *target, model: *modelName, strategy: *strategy,
 			noise: *noiseName, ranges: *rangesPath, lambda: *lambda, epsilon: *eps, delta: *delta, xBound: *xb, yBound: *yb,
 			intercept: !*noIcpt, json: *asJSON, ledger: lf, set: set, it: iter}, stdout)
@@ -197,24 +244,22 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := priv.Validate(); err != nil {
 		return usageError{err}
 	}
+	// The public shape first: column names and n, no value parsed.
 	f, err := os.Open(*dataPath)
 	if err != nil {
 		return err
 	}
-	data, names, err := learn.ReadCSV(f, *target)
+	names, nrows, err := learn.ReadCSVShape(f, *target)
 	f.Close()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	var rs *rangeScaling
 	if *rangesPath != "" {
-		set := map[string]bool{}
-		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 		rs, err = loadRanges(*rangesPath, names, *target, spec.Loss == learn.Logistic)
 		if err != nil {
 			return usageError{err}
 		}
-		data = rs.apply(data)
 		if !set["x-bound"] {
 			spec.Bounds.X = math.Sqrt(float64(len(names)))
 		}
@@ -222,27 +267,50 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			spec.HuberDelta /= rs.hy
 		}
 	}
-	if spec.Loss == learn.Logistic {
-		for i, y := range data.Y {
-			switch y {
-			case 1:
-			case 0, -1:
-				data.Y[i] = -1
-			default:
-				return fmt.Errorf("logistic target in CSV line %d is %v, must be -1, 0 or 1", i+2, y)
-			}
-		}
-	}
 	if err := spec.Validate(len(names)); err != nil {
 		return usageError{err}
 	}
-	var opt learn.Options
-	if spec.Lambda == 0 && (strat == learn.Projection || strat == learn.Program) {
-		smp, err := learn.SampledSensitivity(ctx, data, spec, 0.1, 0.1, 1)
-		if err != nil {
-			return err
+	if *planOnly && (*diag || lf.file != "") {
+		return usagef("--plan-only reads no value of the data: it takes no --diagnostics or --ledger")
+	}
+	// The plan: public inputs only (the flags, the bounds, the column names
+	// and n); it never sees the rows.
+	plan, err := learn.NewPlan(ctx, learn.PlanSpec{Spec: spec, N: nrows, Features: len(names), Strategy: strat, Privacy: priv, Accuracy: *accuracy})
+	if err != nil {
+		if errors.Is(err, learn.ErrInvalid) {
+			return usageError{err}
 		}
-		opt.Sampled = smp
+		return err
+	}
+	out := regressOutput{Plan: regressPlan{Plan: plan, Model: *modelName, Target: *target, Columns: names, Dataset: lf.dataset, Seeded: *seed != 0}}
+	notes := append([]string(nil), plan.Notes...)
+	if rs != nil {
+		out.Plan.Ranges = rs.ranges
+		notes = append(notes, "features (and the target, if ranged) are clamped to the public ranges and scaled to [−1, 1]; the estimate is converted back to the CSV's units (post-processing)")
+	} else if !set["x-bound"] && !set["y-bound"] {
+		notes = append(notes, fmt.Sprintf("warning: no --ranges, --x-bound or --y-bound: every row is clipped to the default bounds ‖x‖₂ ≤ %g, |y| ≤ %g; unless the CSV is already scaled by public ranges the weights describe the clipped data", spec.Bounds.X, spec.Bounds.Y))
+	}
+	if *seed != 0 {
+		notes = append(notes, "warning: seeded noise (--seed) is for tests and audits only; the release is not private")
+	}
+	p := *plan
+	p.Notes = notes
+	out.Plan.Plan = &p
+	if *planOnly {
+		out.Releases = []regressRelease{}
+		return emitRegress(stdout, out, names, *asJSON)
+	}
+	// The release: spend first, then the rows (clamped by the public ranges,
+	// clipped into the bounds) enter the fit. A value that does not parse is
+	// refused here, before the spend, naming its row and column only.
+	f, err = os.Open(*dataPath)
+	if err != nil {
+		return err
+	}
+	data, _, err := learn.ReadCSV(f, *target)
+	f.Close()
+	if err != nil {
+		return err
 	}
 	led, err := lf.open(ctx)
 	if err != nil {
@@ -251,83 +319,102 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if led != nil {
 		defer led.Close()
 	}
-	rel, err := learn.Prepare(ctx, data, spec, strat, priv, opt)
-	if err != nil {
-		if errors.Is(err, learn.ErrInvalid) {
-			return usageError{err}
-		}
-		return err
+	var src noise.Source
+	if *seed != 0 {
+		src = noise.NewSeededSource(*seed)
 	}
-	g := rel.Guarantee()
-	if led != nil { // check and record the spend before any noise is drawn
-		e := ledger.Entry{Query: "regress " + *modelName + " on " + filepath.Base(*dataPath), Mechanism: string(g.Noise),
-			Params:      map[string]float64{"sensitivity": g.Sensitivity, "noise_std": g.NoiseStd, "weights": float64(len(names))},
-			Cost:        accounting.Cost{Epsilon: g.Epsilon, Delta: g.Delta, Gamma: g.Gamma},
-			Sensitivity: fmt.Sprintf("%.6g %s", g.Sensitivity, g.Source), Guarantee: g.Statement}
-		if err := led.Spend(ctx, lf.dataset, e); err != nil {
-			return err
-		}
+	if spec.Loss == learn.Logistic {
+		labels(data.Y)
 	}
-	w, err := rel.Draw(ctx, nil)
-	if err != nil {
-		return err
-	}
-	out := regressOutput{Model: *modelName, Strategy: string(strat), N: data.N(), Weights: map[string]float64{}, Order: names,
-		Guarantee: g, Bounds: map[string]float64{"x": spec.Bounds.X, "y": spec.Bounds.Y}}
+	model := data
 	if rs != nil {
-		out.Scaled = &scaledOutput{Note: "weights and intercept are in the CSV's units (post-processing of the scaled release below)",
-			Ranges: rs.ranges, Weights: map[string]float64{}}
-		for j, nm := range names {
-			out.Scaled.Weights[nm] = w[j]
-		}
-		if spec.Intercept {
-			out.Scaled.Intercept = &w[len(names)]
-		}
-		w = rs.unscale(w, spec.Intercept)
+		model = rs.apply(data)
 	}
-	for j, nm := range names {
-		out.Weights[nm] = w[j]
+	w, err := plan.Release(ctx, model, learn.ReleaseOptions{Source: src, Ledger: led, Dataset: lf.dataset, Query: "regress " + *modelName + " on " + filepath.Base(*dataPath)})
+	if err != nil {
+		return err
 	}
-	if spec.Intercept || rs != nil {
-		out.Intercept = &w[len(names)]
+	rel := regressRelease{Label: "data", ReleasedValue: weightMap(names, w), Estimate: weightMap(names, w)}
+	if rs != nil {
+		rel.Estimate = weightMap(names, rs.unscale(w, spec.Intercept))
 	}
 	if *diag {
-		out.Private = true
-		wnp, err := learn.Fit(ctx, data, spec)
+		wnp, err := learn.Fit(ctx, model, spec)
 		if err != nil {
 			return err
 		}
-		_, rep := spec.Bounds.Clip(data)
+		_, rep := spec.Bounds.Clip(model)
 		if rs != nil {
 			wnp = rs.unscale(wnp, spec.Intercept)
 		}
-		d := &regressDiag{Note: "PRIVATE: the non-private fit and clipping counts reveal the data; do not publish this output",
-			NonPrivate: map[string]float64{}, ClippedRows: rep.Rows, ClippedTargets: rep.Targets}
-		for j, nm := range names {
-			d.NonPrivate[nm] = wnp[j]
-		}
-		if spec.Intercept || rs != nil {
-			d.NonPrivateB = &wnp[len(names)]
-		}
-		out.Diagnostics = d
+		rel.Diagnostics = &regressDiag{Note: "PRIVATE: the non-private fit and clipping counts reveal the data; do not publish this output",
+			NonPrivate: weightMap(names, wnp), ClippedRows: rep.Rows, ClippedTargets: rep.Targets}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
+	out.Releases = []regressRelease{rel}
+	return emitRegress(stdout, out, names, *asJSON)
+}
+
+// emitRegress prints out as indented JSON or as text.
+func emitRegress(w io.Writer, out regressOutput, names []string, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintf(stdout, "private %s weights (%s, n = %d)\n", *modelName, strat, data.N())
-	for _, nm := range names {
-		fmt.Fprintf(stdout, "  %-16s %12.6g\n", nm, out.Weights[nm])
-	}
-	if out.Intercept != nil {
-		fmt.Fprintf(stdout, "  %-16s %12.6g\n", "(intercept)", *out.Intercept)
-	}
-	fmt.Fprintf(stdout, "guarantee: %s\n", g.Statement)
-	if out.Diagnostics != nil {
-		fmt.Fprintf(stdout, "%s\n  non-private: %v\n  clipped rows %d, clipped targets %d\n", out.Diagnostics.Note, out.Diagnostics.NonPrivate, out.Diagnostics.ClippedRows, out.Diagnostics.ClippedTargets)
-	}
+	printRegress(w, out, names)
 	return nil
+}
+
+// labels maps logistic targets to ±1 in place: 1 stays +1, anything else is
+// −1 (a fixed public map: no target refuses a release).
+func labels(y []float64) {
+	for i, v := range y {
+		if v != 1 {
+			y[i] = -1
+		}
+	}
+}
+
+// printRegress prints the plan (public) and the releases.
+func printRegress(w io.Writer, out regressOutput, names []string) {
+	p := out.Plan
+	g := p.Guarantee
+	fmt.Fprintf(w, "plan (public: computed from the flags, the bounds, the column names and n before any row is read)\n")
+	fmt.Fprintf(w, "  model             %s (%s loss, λ = %g, constraints %s, intercept %v), strategy %s\n", p.Model, p.Loss, p.Lambda, p.Constraints, p.Intercept, p.Strategy)
+	fmt.Fprintf(w, "  data              n = %d rows, %d features; rows clipped to ‖x‖₂ ≤ %g, |y| ≤ %g\n", p.N, p.Features, p.BoundX, p.BoundY)
+	fmt.Fprintf(w, "  guarantee         %s\n", g.Statement)
+	fmt.Fprintf(w, "  noise             %s, std %.6g per coordinate (released noise RMS ≤ %.6g), calibrated to sensitivity %.6g\n", g.Noise, g.NoiseStd, p.ReleasedNoiseRMS, p.CalibratedSensitivity)
+	if p.ReleaseGrid > 0 {
+		fmt.Fprintf(w, "  output grid       %g (the noisy statistic is a multiple of it)\n", p.ReleaseGrid)
+	}
+	if p.AccuracyTarget > 0 {
+		fmt.Fprintf(w, "  solver accuracy   τ = %.6g (public target, certified per release)\n", p.AccuracyTarget)
+	}
+	if m := p.ConstraintMargins; m != nil {
+		fmt.Fprintf(w, "  margins           %s (η = %g)\n", m, p.Eta)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	for _, r := range out.Releases {
+		fmt.Fprintf(w, "release %s: private %s weights\n", r.Label, p.Model)
+		cols := append(append([]string(nil), names...), interceptKey)
+		for _, nm := range cols {
+			v, ok := r.ReleasedValue[nm]
+			e, eok := r.Estimate[nm]
+			if !ok && !eok {
+				continue
+			}
+			if p.Ranges != nil {
+				fmt.Fprintf(w, "  %-16s %14.8g  (estimate in CSV units %14.8g)\n", nm, v, e)
+				continue
+			}
+			fmt.Fprintf(w, "  %-16s %14.8g\n", nm, v)
+		}
+		if d := r.Diagnostics; d != nil {
+			fmt.Fprintf(w, "%s\n  non-private: %v\n  clipped rows %d, clipped targets %d\n", d.Note, d.NonPrivate, d.ClippedRows, d.ClippedTargets)
+		}
+	}
 }
 
 // rangeScaling is the public preprocessing of --ranges: x_j ← (clamp(x_j) −

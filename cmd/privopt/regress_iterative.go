@@ -179,9 +179,24 @@ func runRegressIterative(ctx context.Context, a iterativeArgs, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	out := regressOutput{Model: a.model, Strategy: string(strat), N: data.N(), Weights: map[string]float64{}, Order: names,
-		Guarantee: g, Bounds: map[string]float64{"x": spec.Bounds.X, "y": spec.Bounds.Y}}
-	out.setWeights(w, names, spec.Intercept, rs)
+	out := iterOutput{Plan: iterPlan{Model: a.model, Strategy: string(strat), N: data.N(), Columns: names, Guarantee: g,
+		Bounds: map[string]float64{"x": spec.Bounds.X, "y": spec.Bounds.Y}, Dataset: a.ledger.dataset}}
+	rel1 := regressRelease{Label: "data", ReleasedValue: map[string]float64{}, Estimate: map[string]float64{}}
+	put := func(m map[string]float64, w []float64) {
+		for j, nm := range names {
+			m[nm] = w[j]
+		}
+		if spec.Intercept || rs != nil {
+			m["(intercept)"] = w[len(names)]
+		}
+	}
+	put(rel1.ReleasedValue, w)
+	if rs != nil {
+		put(rel1.Estimate, rs.unscale(w, spec.Intercept)) // the CSV's units: post-processing
+	} else {
+		put(rel1.Estimate, w)
+	}
+	out.Releases = []regressRelease{rel1}
 	if a.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -191,37 +206,37 @@ func runRegressIterative(ctx context.Context, a iterativeArgs, stdout io.Writer)
 	return nil
 }
 
-// setWeights fills the published weights (and, with --ranges, the scaled
-// release they are converted from). The same block of runRegress can call
-// it.
-func (out *regressOutput) setWeights(w []float64, names []string, intercept bool, rs *rangeScaling) {
-	if rs != nil {
-		out.Scaled = &scaledOutput{Note: "weights and intercept are in the CSV's units (post-processing of the scaled release below)",
-			Ranges: rs.ranges, Weights: map[string]float64{}}
-		for j, nm := range names {
-			out.Scaled.Weights[nm] = w[j]
-		}
-		if intercept {
-			out.Scaled.Intercept = &w[len(names)]
-		}
-		w = rs.unscale(w, intercept)
-	}
-	for j, nm := range names {
-		out.Weights[nm] = w[j]
-	}
-	if intercept || rs != nil {
-		out.Intercept = &w[len(names)]
-	}
+// iterOutput is the JSON of an iterative release: the public plan (model,
+// strategy, n, columns, bounds, guarantee with its certificate) and the
+// release, as for the other strategies ({"plan", "releases"}).
+type iterOutput struct {
+	Plan     iterPlan         `json:"plan"`
+	Releases []regressRelease `json:"releases"`
 }
 
-// printText prints the release as text.
-func (out *regressOutput) printText(stdout io.Writer) {
-	fmt.Fprintf(stdout, "private %s weights (%s, n = %d)\n", out.Model, out.Strategy, out.N)
-	for _, nm := range out.Order {
-		fmt.Fprintf(stdout, "  %-16s %12.6g\n", nm, out.Weights[nm])
+type iterPlan struct {
+	Model     string             `json:"model"`
+	Strategy  string             `json:"strategy"`
+	N         int                `json:"n"`
+	Columns   []string           `json:"columns"`
+	Bounds    map[string]float64 `json:"bounds"`
+	Guarantee learn.Guarantee    `json:"guarantee"`
+	Dataset   string             `json:"dataset,omitempty"`
+}
+
+// printText prints the plan and the release as text.
+func (out *iterOutput) printText(stdout io.Writer) {
+	p := out.Plan
+	fmt.Fprintf(stdout, "private %s weights (%s, n = %d)\n", p.Model, p.Strategy, p.N)
+	fmt.Fprintf(stdout, "guarantee: %s\n", p.Guarantee.Statement)
+	for _, r := range out.Releases {
+		fmt.Fprintf(stdout, "release %s:\n", r.Label)
+		names := append([]string(nil), p.Columns...)
+		if _, ok := r.ReleasedValue["(intercept)"]; ok {
+			names = append(names, "(intercept)")
+		}
+		for _, nm := range names {
+			fmt.Fprintf(stdout, "  %-16s %12.6g (estimate %.6g)\n", nm, r.ReleasedValue[nm], r.Estimate[nm])
+		}
 	}
-	if out.Intercept != nil {
-		fmt.Fprintf(stdout, "  %-16s %12.6g\n", "(intercept)", *out.Intercept)
-	}
-	fmt.Fprintf(stdout, "guarantee: %s\n", out.Guarantee.Statement)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/privopt/privopt/internal/invariance"
+
 	"encoding/json"
 	"fmt"
 	"math"
@@ -43,14 +45,14 @@ func TestRegressIterative(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var got regressOutput
+	var got iterOutput
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	g := got.Guarantee
-	if got.Strategy != "dp-cd" || g.Epsilon != 1 || g.Delta != 1e-5 || g.Certificate == nil ||
+	g := got.Plan.Guarantee
+	if got.Plan.Strategy != "dp-cd" || g.Epsilon != 1 || g.Delta != 1e-5 || g.Certificate == nil ||
 		g.Certificate.Method != "clipped-noisy-steps" || g.Certificate.Params["steps"] != 30 ||
-		math.Abs(g.Sensitivity-2.0/40) > 1e-15 || len(got.Weights) != 2 || got.Intercept == nil {
+		math.Abs(g.Sensitivity-2.0/40) > 1e-15 || len(got.Releases) != 1 || len(got.Releases[0].ReleasedValue) != 3 {
 		t.Fatalf("output %+v, guarantee %+v", got, g)
 	}
 	if err := g.Certificate.Verify(); err != nil {
@@ -61,8 +63,8 @@ func TestRegressIterative(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dp-gd: exit %d: %s", code, errs)
 	}
-	got = regressOutput{}
-	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Guarantee.Certificate.Params["steps"] != 30 {
+	got = iterOutput{}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Plan.Guarantee.Certificate.Params["steps"] != 30 {
 		t.Fatalf("dp-gd output %v %s", err, out)
 	}
 	for _, args := range [][]string{
@@ -93,24 +95,16 @@ func TestRegressIterativeAdjacentInvariance(t *testing.T) {
 	if err := os.WriteFile(path2, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	strip := func(p string) map[string]any {
+	out := func(p string) string {
 		code, out, errs := runRegressCmd("--data", p, "--target", "label", "--model", "l1-logistic",
 			"--epsilon", "1", "--delta", "1e-5", "--iterations", "10", "--json")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(out), &m); err != nil {
-			t.Fatal(err)
-		}
-		delete(m, "weights")
-		delete(m, "intercept")
-		return m
+		return out
 	}
-	a, c := strip(path), strip(path2)
-	ja, _ := json.Marshal(a)
-	jc, _ := json.Marshal(c)
-	if string(ja) != string(jc) {
-		t.Fatalf("outputs of adjacent datasets differ beyond the weights:\n%s\n%s", ja, jc)
+	a, c := out(path), out(path2)
+	if d, err := invariance.DiffJSON([]byte(a), []byte(c), "released_value", "estimate"); err != nil || len(d) > 0 {
+		t.Fatalf("outputs of adjacent datasets differ beyond the weights: %v %v", d, err)
 	}
 }

@@ -37,18 +37,29 @@ func TestRegressJSONDiabetes(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, c := range []string{"age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6"} {
-		if _, ok := got.Weights[c]; !ok {
-			t.Fatalf("weights lack column %q: %v", c, got.Weights)
+	if len(got.Releases) != 1 || got.Releases[0].Label != "data" {
+		t.Fatalf("releases %+v", got.Releases)
+	}
+	r := got.Releases[0]
+	for _, c := range []string{"age", "sex", "bmi", "bp", "s1", "s2", "s3", "s4", "s5", "s6", "(intercept)"} {
+		if _, ok := r.ReleasedValue[c]; !ok {
+			t.Fatalf("released value lacks column %q: %v", c, r.ReleasedValue)
+		}
+		if r.Estimate[c] != r.ReleasedValue[c] {
+			t.Fatalf("estimate %v differs from the released value %v without --ranges", r.Estimate, r.ReleasedValue)
 		}
 	}
-	if got.Intercept == nil || got.N != 442 || got.Private || got.Diagnostics != nil {
+	if got.Plan.N != 442 || r.Diagnostics != nil {
 		t.Fatalf("output %+v", got)
 	}
-	g := got.Guarantee
-	// X̃ = √(400² + 1), R = 400/√1, L = X̃(400 + X̃·400), bound 2L/442.
+	g := got.Plan.Guarantee
+	// X̃ = √(400² + 1), R = 400/√1, L = X̃(400 + X̃·400), bound 2L/442 + 2τ
+	// with τ = 10⁻⁶·2L/442 (the default solver accuracy).
 	xt := 400.00125
-	want := 2 * xt * (400 + xt*400) / 442
+	want := 2 * xt * (400 + xt*400) / 442 * (1 + 2e-6)
+	if got.Plan.AccuracyTarget != 1e-6*2*xt*(400+xt*400)/442 && math.Abs(got.Plan.AccuracyTarget/(1e-6*2*xt*(400+xt*400)/442)-1) > 1e-9 {
+		t.Fatalf("solver accuracy %v", got.Plan.AccuracyTarget)
+	}
 	if g.Source != "certified" || g.Certificate == nil || g.Certificate.Method != "erm-strong-convexity" ||
 		!(g.Sensitivity > 0.999999*want && g.Sensitivity < 1.000001*want) {
 		t.Fatalf("guarantee %+v, want certified bound %v", g, want)
@@ -80,10 +91,10 @@ func TestRegressSSPDefault(t *testing.T) {
 		q = alt
 	}
 	want := math.Sqrt(2*x2*x2 + 2*x2 + 2*x2*x2 + q)
-	g := got.Guarantee
-	if got.Strategy != "ssp" || g.Source != "certified" || g.Certificate == nil || g.Certificate.Method != "ssp-joint-moments" ||
+	g := got.Plan.Guarantee
+	if got.Plan.Strategy != "ssp" || g.Source != "certified" || g.Certificate == nil || g.Certificate.Method != "ssp-joint-moments" ||
 		math.Abs(g.Sensitivity-want) > 1e-9*want || !strings.HasPrefix(g.Statement, "(1, 1e-05)-DP; sensitivity") {
-		t.Fatalf("strategy %q, guarantee %+v, want certified ssp bound %v", got.Strategy, g, want)
+		t.Fatalf("strategy %q, guarantee %+v, want certified ssp bound %v", got.Plan.Strategy, g, want)
 	}
 	if code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--strategy", "adassp",
 		"--epsilon", "1", "--delta", "1e-5", "--x-bound", "400", "--y-bound", "400", "--json"); code != 0 || !strings.Contains(out, "adassp-sufficient-statistics") {
@@ -95,13 +106,45 @@ func TestRegressSSPDefault(t *testing.T) {
 	}
 }
 
-// Least squares has no certificate: the sensitivity is sampled and the
-// statement is probabilistic; --diagnostics marks the output private; a bad
-// model is a usage error.
-func TestRegressSampledAndUsage(t *testing.T) {
+// Least squares with projection or program has no certificate: refused
+// before the data are read (exit 2, even for a file that does not parse
+// beyond its header); --diagnostics marks the output private; a bad model
+// is a usage error. The default bounds produce a public warning.
+func TestRegressRefusalsAndDiagnostics(t *testing.T) {
 	path := shareddata.Path(t, "regression/diabetes.csv")
-	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
-		"--epsilon", "2", "--x-bound", "400", "--y-bound", "400", "--strategy", "projection", "--json", "--diagnostics")
+	for _, st := range []string{"projection", "program"} {
+		code, _, errs := runRegressCmd("--data", path, "--target", "target", "--model", "least-squares",
+			"--epsilon", "2", "--x-bound", "400", "--y-bound", "400", "--strategy", st, "--json")
+		if code != 2 || !strings.Contains(errs, "no certified sensitivity") {
+			t.Fatalf("%s: exit %d: %s", st, code, errs)
+		}
+	}
+	// The issue's command: monotone program perturbation at ε = 3.7 used to
+	// refuse on one dataset with a data value in the message and release on
+	// its neighbour. Now the plan refuses it on every dataset of the shape,
+	// with the same public message (the tightened set outgrows the noise at
+	// n = 442, λ = 0.1).
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	lines[1] = "80,2,45,140,320,250,100,9,6.5,130,0"
+	alt := filepath.Join(t.TempDir(), "diabetes.csv")
+	if err := os.WriteFile(alt, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for i, p := range []string{path, alt} {
+		code, _, errs := runRegressCmd("--data", p, "--target", "target", "--model", "monotone", "--strategy", "program",
+			"--noise", "analytic-gaussian", "--epsilon", "3.7", "--delta", "1e-5")
+		if code != 2 || !strings.Contains(errs, "tightened set grows") || (i == 1 && errs != first) {
+			t.Fatalf("%s: exit %d: %s (first: %s)", p, code, errs, first)
+		}
+		first = errs
+	}
+	code, out, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge",
+		"--epsilon", "2", "--strategy", "projection", "--json", "--diagnostics")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -109,11 +152,15 @@ func TestRegressSampledAndUsage(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Guarantee.Source != "sampled" || !strings.Contains(got.Guarantee.Statement, "probabilistic DP") {
-		t.Fatalf("guarantee %+v", got.Guarantee)
+	if d := got.Releases[0].Diagnostics; d == nil || len(d.NonPrivate) != 11 || d.ClippedRows != 442 {
+		t.Fatalf("diagnostics %+v", d)
 	}
-	if !got.Private || got.Diagnostics == nil || len(got.Diagnostics.NonPrivate) != 10 {
-		t.Fatalf("diagnostics %+v", got.Diagnostics)
+	warned := false
+	for _, n := range got.Plan.Notes {
+		warned = warned || strings.Contains(n, "default bounds")
+	}
+	if !warned || strings.Contains(got.Plan.Guarantee.Statement, "sampled") {
+		t.Fatalf("plan notes %q, statement %q", got.Plan.Notes, got.Plan.Guarantee.Statement)
 	}
 	if code, _, _ := runRegressCmd("--data", path, "--target", "target", "--model", "lasso", "--epsilon", "1"); code != 2 {
 		t.Fatalf("unknown model: exit %d, want 2", code)
@@ -148,9 +195,10 @@ func TestRegressRanges(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Scaled == nil || got.Intercept == nil || math.Abs(got.Bounds["x"]-math.Sqrt(10)) > 1e-12 || got.Bounds["y"] != 1 {
+	if got.Plan.Ranges == nil || math.Abs(got.Plan.BoundX-math.Sqrt(10)) > 1e-12 || got.Plan.BoundY != 1 {
 		t.Fatalf("output %+v", got)
 	}
+	est := got.Releases[0].Estimate
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -174,9 +222,9 @@ func TestRegressRanges(t *testing.T) {
 	}
 	rms := 0.0
 	for i := 0; i < n; i++ {
-		p, q := *got.Intercept, ols.AtVec(d)
+		p, q := est["(intercept)"], ols.AtVec(d)
 		for j, nm := range names {
-			p += got.Weights[nm] * data.X.At(i, j)
+			p += est[nm] * data.X.At(i, j)
 			q += ols.AtVec(j) * data.X.At(i, j)
 		}
 		rms += (p - q) * (p - q)
@@ -192,5 +240,55 @@ func TestRegressRanges(t *testing.T) {
 	}
 	if code, _, errs := runRegressCmd("--data", path, "--target", "target", "--model", "ridge", "--epsilon", "1", "--delta", "1e-5", "--ranges", bad); code != 2 || !strings.Contains(errs, `"sex" has no range`) {
 		t.Fatalf("missing range: exit %d, %s", code, errs)
+	}
+}
+
+// --plan-only prints the release's plan without parsing a value: the same
+// plan bytes as a release's JSON, also for a file whose values do not parse
+// (the shape is all it reads); it takes no --ledger.
+func TestRegressPlanOnly(t *testing.T) {
+	path := shareddata.Path(t, "regression/diabetes.csv")
+	args := []string{"--data", path, "--target", "target", "--model", "monotone", "--strategy", "program", "--lambda", "1",
+		"--epsilon", "3.7", "--delta", "1e-5", "--seed", "2", "--json"}
+	code, rel, errs := runRegressCmd(args...)
+	if code != 0 {
+		t.Fatalf("release: exit %d: %s", code, errs)
+	}
+	code, plan, errs := runRegressCmd(append(args, "--plan-only")...)
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errs)
+	}
+	var a, b struct {
+		Plan     json.RawMessage   `json:"plan"`
+		Releases []json.RawMessage `json:"releases"`
+	}
+	if err := json.Unmarshal([]byte(rel), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(plan), &b); err != nil {
+		t.Fatal(err)
+	}
+	if string(a.Plan) != string(b.Plan) || len(a.Releases) != 1 || len(b.Releases) != 0 {
+		t.Fatalf("plan-only plan differs from the release's:\n%s\n----\n%s", b.Plan, a.Plan)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	for i := 1; i < len(lines); i++ {
+		lines[i] = strings.Repeat("x,", 10) + "x"
+	}
+	garbage := filepath.Join(t.TempDir(), "diabetes.csv")
+	if err := os.WriteFile(garbage, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args[1] = garbage
+	code, plan2, errs := runRegressCmd(append(args, "--plan-only")...)
+	if code != 0 || plan2 != plan {
+		t.Fatalf("plan-only on an unparsable file of the same shape: exit %d %s\n%s", code, errs, plan2)
+	}
+	if code, _, _ := runRegressCmd(append(args, "--plan-only", "--ledger", "x.db", "--dataset", "d")...); code != 2 {
+		t.Fatalf("--plan-only with --ledger: exit %d, want 2", code)
 	}
 }

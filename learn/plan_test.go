@@ -1,0 +1,200 @@
+package learn
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/privopt/privopt/noise"
+)
+
+// The certified program-perturbation bound against an adversarial search:
+// ordered and nonnegative ridge regression, the minimizer over the
+// data-independent tightened set C̄ (the plan's public margins), adjacent
+// datasets from a coordinate search over the replaced row (extreme rows on
+// the bounds, random directions, then local refinement maximizing
+// ‖ŵ(D) − ŵ(D′)‖). The largest change found must stay below the certificate
+// 2L/(nλ) + 2τ, and the certificate must verify independently.
+func TestProgramBoundAdversarial(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		s    Spec
+	}{
+		{"ordered", Spec{Loss: Squared, Lambda: 1, Ordered: true, Intercept: true, Bounds: Bounds{X: 1, Y: 1}}},
+		{"nonnegative", Spec{Loss: Squared, Lambda: 1, Nonnegative: true, Bounds: Bounds{X: 1, Y: 1}}},
+		{"huber", Spec{Loss: Huber, HuberDelta: 0.3, Lambda: 0.2, Bounds: Bounds{X: 1, Y: 1}}},
+	} {
+		n, d := 30, 3
+		pl, err := NewPlan(ctx, PlanSpec{Spec: c.s, N: n, Features: d, Strategy: Program, Privacy: Privacy{Epsilon: 60, Delta: 1e-5}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		cert := pl.Guarantee.Certificate
+		if err := VerifyStrongConvexity(cert); err != nil {
+			t.Fatalf("%s: certificate does not verify: %v", c.name, err)
+		}
+		var mg Margins
+		if pl.ConstraintMargins != nil {
+			mg = *pl.ConstraintMargins
+		}
+		tau := pl.AccuracyTarget
+		rng := rand.New(rand.NewPCG(7, uint64(len(c.name))))
+		worst := 0.0
+		for trial := 0; trial < 3; trial++ {
+			base := randomData(rng, n, d, c.s)
+			w0, err := solveCertified(ctx, base, c.s, &perturbation{shift: mg}, tau)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if Violation(shiftBack(w0, d, c.s, mg), d, c.s) > 1e-9 {
+				t.Fatalf("%s: minimizer %v outside C̄ (margins %+v)", c.name, w0, mg)
+			}
+			eval := func(x []float64, y float64) float64 {
+				w1, err := solveCertified(ctx, Replace(base, 0, x, y), c.s, &perturbation{shift: mg}, tau)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return dist2(w0, w1)
+			}
+			// Extreme rows: ±e_j and random unit directions, y = ±Y.
+			bx, by := []float64(nil), 0.0
+			best := -1.0
+			for k := 0; k < 12; k++ {
+				x := make([]float64, d)
+				if k < 2*d {
+					x[k/2] = 1 - 2*float64(k%2)
+				} else {
+					nr := 0.0
+					for j := range x {
+						x[j] = rng.NormFloat64()
+						nr += x[j] * x[j]
+					}
+					for j := range x {
+						x[j] /= math.Sqrt(nr)
+					}
+				}
+				for _, y := range []float64{-1, 1} {
+					if v := eval(x, y); v > best {
+						best, bx, by = v, x, y
+					}
+				}
+			}
+			// Local refinement on the sphere.
+			for step := 0.5; step > 0.02; step /= 2 {
+				for k := 0; k < 6; k++ {
+					x := make([]float64, d)
+					nr := 0.0
+					for j := range x {
+						x[j] = bx[j] + step*rng.NormFloat64()
+						nr += x[j] * x[j]
+					}
+					for j := range x {
+						x[j] /= math.Sqrt(nr)
+					}
+					if v := eval(x, by); v > best {
+						best, bx = v, x
+					}
+				}
+			}
+			worst = math.Max(worst, best)
+		}
+		t.Logf("%s: largest ‖ŵ(D) − ŵ(D′)‖ found %.5g, certified %.5g (ratio %.3f), margins %+v, τ = %.3g", c.name, worst, cert.Bound, worst/cert.Bound, mg, tau)
+		if !(worst <= cert.Bound) || worst == 0 {
+			t.Fatalf("%s: adjacent change %v against certificate %v", c.name, worst, cert.Bound)
+		}
+	}
+}
+
+// shiftBack maps w ∈ C̄ to the corresponding point of C (undoing the
+// margins) so that Violation checks w ∈ C̄.
+func shiftBack(w []float64, d int, s Spec, mg Margins) []float64 {
+	o := append([]float64(nil), w...)
+	for j := 0; j < d; j++ {
+		if s.Nonnegative {
+			o[j] -= mg.Lower
+		}
+		if s.Ordered {
+			o[j] -= float64(j) * mg.Gap
+		}
+	}
+	return o
+}
+
+// A plan is public: NewPlan takes no data, and its JSON is the same for two
+// datasets (it is computed once); the release spends first, never refuses
+// on the data (NaN entries, extreme rows) and the program release satisfies
+// the constraints at the planned rate.
+func TestPlanRelease(t *testing.T) {
+	ctx := context.Background()
+	s := Spec{Loss: Squared, Lambda: 1, Ordered: true, Intercept: true, Bounds: Bounds{X: 1, Y: 1}}
+	n, d := 400, 4
+	pl, err := NewPlan(ctx, PlanSpec{Spec: s, N: n, Features: d, Strategy: Program, Privacy: Privacy{Epsilon: 4, Delta: 1e-6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"ordered_gap"`) || pl.Guarantee.Source != "certified" || pl.AccuracyTarget <= 0 {
+		t.Fatalf("plan %s", js)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	data := randomData(rng, n, d, s)
+	data.X.Set(3, 1, math.NaN())
+	data.Y[5] = math.Inf(1)
+	viol := 0
+	for r := 0; r < 100; r++ {
+		w, err := pl.Release(ctx, data, ReleaseOptions{Source: noise.NewSeededSource(uint64(r + 1))})
+		if err != nil {
+			t.Fatalf("release %d: %v", r, err)
+		}
+		if Violation(w, d, s) > 0 {
+			viol++
+		}
+	}
+	// η = 0.05 jointly; the sub-Gaussian margins are conservative.
+	if viol > 12 {
+		t.Fatalf("%d of 100 releases violate the order, planned ≤ 5%%", viol)
+	}
+	if _, err := pl.Release(ctx, Data{X: mat.NewDense(n-1, d, nil), Y: make([]float64, n-1)}, ReleaseOptions{}); err == nil {
+		t.Fatal("a dataset of another shape was released")
+	}
+	// λ = 0 with projection is refused by the plan, before any data.
+	if _, err := NewPlan(ctx, PlanSpec{Spec: Spec{Loss: Squared}, N: n, Features: d, Strategy: Projection, Privacy: Privacy{Epsilon: 1}}); err == nil {
+		t.Fatal("least squares with projection planned")
+	}
+}
+
+// Numerical margin of the vector discrete Gaussian: the calibration covers
+// an ℓ₂ shift of Δ + √m·g, and the discrete δ at the worst integer shift
+// ⌊Δ/g + √m⌋ + 1 (for m = 76 SSP entries on diabetes-like bounds) is ≤ δ.
+func TestVectorDiscreteGaussianMargin(t *testing.T) {
+	m := sspEntries(11, true)
+	if m != 76 {
+		t.Fatalf("SSP entries %d, want 76", m)
+	}
+	_, l2 := SSPSensitivity(10, Bounds{X: 1, Y: 1}, true)
+	vn, err := newVectorNoise(context.Background(), AnalyticGaussian, 1, m, l2, 1, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := vn.grid
+	if want := l2 + math.Sqrt(float64(m))*g; math.Abs(vn.calSens-want) > 1e-12*want {
+		t.Fatalf("calibrated sensitivity %v, want Δ + √m·g = %v", vn.calSens, want)
+	}
+	dg, err := noise.DiscreteGaussianFor(vn.dist.(*noise.Gaussian).Sigma, vn.mech.Params, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if float64(dg.GridSensitivity) < l2/g+math.Sqrt(float64(m)) {
+		t.Fatalf("grid shift %d below Δ/g + √m = %v", dg.GridSensitivity, l2/g+math.Sqrt(float64(m)))
+	}
+	t.Logf("m = %d, Δ = %.6g, g = %g, calibrated %.6g, grid shift %d", m, l2, g, vn.calSens, dg.GridSensitivity)
+}
