@@ -58,6 +58,8 @@ type vectorNoise struct {
 	// sampler's g); releasedStd the standard deviation of the noise the
 	// release actually adds (the discrete law's).
 	grid, releasedStd float64
+	// rmsBound bounds the root mean square of the released noise.
+	rmsBound float64
 	opts              noise.ReleaseOptions
 }
 
@@ -133,41 +135,26 @@ func newVectorNoise(ctx context.Context, kind NoiseKind, k, coords int, sens2, e
 // the Laplace std), the piecewise-constant sampler's grid.
 func (v *vectorNoise) describeRelease() error {
 	v.releasedStd = noise.Std(v.dist)
-	switch d := v.dist.(type) {
-	case *noise.Gaussian:
-		dg, err := noise.DiscreteGaussianFor(d.Sigma, v.mech.Params, v.opts.Granularity)
-		if err != nil {
-			return fmt.Errorf("learn: %s release grid: %w", v.kind, err)
-		}
-		v.grid, v.releasedStd = dg.Granularity, dg.Granularity*math.Sqrt(float64(dg.Variance))
-	case *noise.Laplace:
-		v.grid = snapGrid(d.Scale)
-	case *noise.PiecewiseConstant:
-		v.grid = d.DefaultGranularity()
+	rg, err := v.mech.ReleaseGrid(v.opts)
+	if errors.Is(err, noise.ErrUnsafeRelease) {
+		v.rmsBound = v.releasedStd
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("learn: %s release grid: %w", v.kind, err)
+	}
+	v.grid, v.rmsBound = rg.Step, rg.RMS
+	if _, ok := v.dist.(*noise.Gaussian); ok {
+		// The discrete Gaussian's own standard deviation g·√s (ReleaseGrid's
+		// RMS adds the rounding g/2).
+		v.releasedStd = rg.RMS - rg.Step/2
 	}
 	return nil
 }
 
-// rms bounds the root mean square of the released noise per coordinate:
-// the released law's std plus the rounding (Minkowski): g/2 for the
-// discrete Gaussian's and snapping's round-to-nearest, g for the
-// piecewise-constant floor.
-func (v *vectorNoise) rms() float64 {
-	if _, ok := v.dist.(*noise.PiecewiseConstant); ok {
-		return v.releasedStd + v.grid
-	}
-	return v.releasedStd + v.grid/2
-}
-
-// snapGrid returns Λ, the smallest power of two ≥ the Laplace scale λ: the
-// output grid of the snapping release (noise.Mechanism.Release).
-func snapGrid(lambda float64) float64 {
-	fr, e := math.Frexp(lambda)
-	if fr == 0.5 {
-		return lambda
-	}
-	return math.Ldexp(1, e)
-}
+// rms bounds the root mean square of the released noise per coordinate
+// (noise.Mechanism.ReleaseGrid: the released law's std plus the rounding).
+func (v *vectorNoise) rms() float64 { return v.rmsBound }
 
 // laplaceNoise calibrates i.i.d. Laplace noise of scale sens1/ε for a
 // vector of ℓ₁ sensitivity sens1.
