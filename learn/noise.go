@@ -60,7 +60,7 @@ type vectorNoise struct {
 	grid, releasedStd float64
 	// rmsBound bounds the root mean square of the released noise.
 	rmsBound float64
-	opts              noise.ReleaseOptions
+	opts     noise.ReleaseOptions
 }
 
 // newVectorNoise calibrates kind for a k-vector of ℓ₂ sensitivity sens2 at
