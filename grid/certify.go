@@ -81,6 +81,8 @@ type CostCertificate struct {
 	Segments  []MeritSegment `json:"segments,omitempty"`
 	// Margin is the least relative slack of a branch limit over the domain.
 	Margin float64 `json:"margin,omitempty"`
+	// LMP is the evidence of the "lmp-bound" method (CertifyLMPBound).
+	LMP *LMPEvidence `json:"lmp,omitempty"`
 }
 
 // ErrNotCertified is wrapped when a certificate fails re-verification.
