@@ -74,6 +74,10 @@ type LMPEvidence struct {
 	VMin         float64 `json:"v_min"`          // min over D of V minus Σ cost_g(Pmin_g), LP (minus a 1e-6 relative margin)
 	LocalCostMax float64 `json:"local_cost_max"` // max over D of the backstop cost of x₀(d)
 	CostGap      float64 `json:"cost_gap"`       // G = LocalCostMax − VMin
+	VMid         float64 `json:"v_mid"`          // V at the domain's centre (plus a 1e-6 relative margin)
+	RefCostMax   float64 `json:"ref_cost_max"`   // max over D of the centre's dispatch repaired by local backstops
+	ShedMax      float64 `json:"shed_max_mw"`    // bound on each shedding backstop at an optimum
+	CurtMax      float64 `json:"curt_max_mw"`    // bound on each curtailment backstop at an optimum
 	// MuUp, MuLo bound the congestion duals of each branch's upper and lower
 	// limit (Network branch order; 0 for an absent limit).
 	MuUp []float64 `json:"mu_up"`
@@ -161,8 +165,8 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	if err != nil {
 		return nil, "", err
 	}
+	defer lp.Close()
 	res, err := lp.Solve(ctx)
-	lp.Close()
 	if err != nil {
 		return nil, "", err
 	}
@@ -175,6 +179,54 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	ev := &LMPEvidence{Capacity: m.capacity}
 	ev.VMin = res.Objective - 1e-6*(1+math.Abs(res.Objective))
 	progress(opt.Progress, "lmp-bound: min over the domain of the dispatch cost %.6g $/h (%d buses, %d segments)", res.Objective, nb, len(m.segs))
+	// Reference solves at the centre and the two corners of the domain: the
+	// centre's dispatch x̂ (plus local backstops for d − centre) is feasible
+	// for every d; each solve gives a subgradient cut V(d) ≥ V_k + π_kᵀ(d − d_k).
+	mid := make([]float64, nb)
+	var width float64
+	for j := range mid {
+		mid[j] = (dom.Lo[j] + dom.Hi[j]) / 2
+		width += dom.Hi[j] - dom.Lo[j]
+	}
+	var flowMid []float64
+	var cuts []subgradientCut
+	for k, d := range [][]float64{mid, dom.Lo, dom.Hi} {
+		for _, j := range m.vars {
+			if err := lp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
+				return nil, "", err
+			}
+		}
+		r, err := lp.Solve(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		if r.Status != solver.Optimal {
+			return nil, fmt.Sprintf("the market LP at a reference point of the domain is %v", r.Status), nil
+		}
+		c := subgradientCut{load: d, v: r.Objective - 1e-6*(1+math.Abs(r.Objective)+width), pi: make([]float64, nb)}
+		for j, row := range m.balance {
+			c.pi[j] = r.RowDual[row]
+		}
+		cuts = append(cuts, c)
+		if k == 0 {
+			ev.VMid = r.Objective + 1e-6*(1+math.Abs(r.Objective))
+			flowMid = make([]float64, n.NumBranches())
+			for l := range flowMid {
+				f := n.Pfinj[l]
+				for t, j := range m.bfBus[l] {
+					f += m.bfVal[l][t] * r.X[m.theta[j]]
+				}
+				flowMid[l] = f
+			}
+		}
+	}
+	ev.RefCostMax = ev.VMid
+	for _, j := range m.vars {
+		ev.RefCostMax += math.Max(C*(dom.Hi[j]-mid[j]), (-F)*(mid[j]-dom.Lo[j]))
+	}
 
 	// B. The local-balance dispatch x₀ and G.
 	pminAt := make([]float64, nb)
@@ -206,6 +258,14 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		return nil, "the backstop capacity does not rule out a backstop at capacity (prices above the cap possible)", nil
 	}
 
+	// Every optimal dispatch costs at most RefCostMax, so σ_j ≤ (RefCostMax −
+	// Σ min(0, c_s) w_s)/PriceCap, and κ_j likewise (or by the balance).
+	ev.ShedMax = math.Min(m.capacity, (ev.RefCostMax-segMin)/C)
+	ev.CurtMax = math.Min(m.capacity, segW+(ev.RefCostMax-segMin)/C-sumLo)
+	if F < 0 {
+		ev.CurtMax = math.Min(ev.CurtMax, (ev.RefCostMax-segMin)/(-F))
+	}
+
 	// C. Congestion dual bounds.
 	nl := n.NumBranches()
 	ev.MuUp, ev.MuLo = make([]float64, nl), make([]float64, nl)
@@ -221,6 +281,14 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			return nil, fmt.Sprintf("branch %d: the zero-injection flow is not strictly inside its limits", n.Branch[l]+1), nil
 		}
 		ev.MuUp[l], ev.MuLo[l] = ev.CostGap/up, ev.CostGap/lo
+		// The centre's dispatch as the repair point, where it has slack.
+		gMid := math.Max(0, ev.RefCostMax-ev.VMin)
+		if s := n.FlowMax[l] - flowMid[l]; s > 1e-6*math.Max(1, math.Abs(n.FlowMax[l])) {
+			ev.MuUp[l] = math.Min(ev.MuUp[l], gMid/s)
+		}
+		if s := flowMid[l] - n.FlowMin[l]; s > 1e-6*math.Max(1, math.Abs(n.FlowMin[l])) {
+			ev.MuLo[l] = math.Min(ev.MuLo[l], gMid/s)
+		}
 	}
 
 	// D. Price bounds per bus.
@@ -261,7 +329,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			ev.MinPrice = 0 // π_i ≥ PriceFloor = 0 at every varying bus
 			continue
 		}
-		r, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, opt)
+		r, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, opt, cuts)
 		if err != nil {
 			return nil, "", err
 		}
@@ -282,6 +350,12 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	ev.Closed, ev.Nodes = closed, nodes
 	ev.Seconds = time.Since(t0).Seconds()
 	return ev, "", nil
+}
+
+// subgradientCut is V(d) ≥ v + piᵀ(d − load), from an LP solve at load.
+type subgradientCut struct {
+	load, pi []float64
+	v        float64
 }
 
 // priceBounds tightens [piLo, piHi] at the buses in need by LPs over the
@@ -383,15 +457,57 @@ func (n *Network) addDual(b *lpBuilder, ev *LMPEvidence, piLo, piHi []float64) (
 // kktMIP builds and solves the KKT mixed-integer program maximizing sign·π_i
 // over the varying buses i.
 func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
-	piLo, piHi []float64, sign float64, opt LMPBoundOptions) (*highs.MIPResult, error) {
+	piLo, piHi []float64, sign float64, opt LMPBoundOptions, cuts []subgradientCut) (*highs.MIPResult, error) {
 	C, F := rules.PriceCap, rules.PriceFloor
 	b := newLPBuilder()
 	m, err := n.newMarketLP(b, dom, rules)
 	if err != nil {
 		return nil, err
 	}
+	cost := append([]float64(nil), b.cost...)
 	for j := range b.cost {
 		b.cost[j] = 0
+	}
+	for j := range m.sigma {
+		if m.sigma[j] >= 0 {
+			b.hi[m.sigma[j]] = ev.ShedMax
+		}
+		if m.kappa[j] >= 0 {
+			b.hi[m.kappa[j]] = ev.CurtMax
+		}
+	}
+	// Valid for optimal dispatches: cost ≤ V(centre) + chord of the local
+	// repair cost, and cost ≥ each subgradient cut.
+	var cidx []int
+	var cval []float64
+	for j, c := range cost {
+		if c != 0 {
+			cidx, cval = append(cidx, j), append(cval, c)
+		}
+	}
+	{
+		idx, val := append([]int(nil), cidx...), append([]float64(nil), cval...)
+		rhs := ev.VMid
+		for _, j := range m.vars {
+			mid := (dom.Lo[j] + dom.Hi[j]) / 2
+			gLo, gHi := (-F)*(mid-dom.Lo[j]), C*(dom.Hi[j]-mid)
+			slope := (gHi - gLo) / (dom.Hi[j] - dom.Lo[j])
+			// cost − slope·d_j ≤ V(centre) + gLo − slope·Lo_j
+			idx, val = append(idx, m.d[j]), append(val, -slope)
+			rhs += gLo - slope*dom.Lo[j]
+		}
+		b.row(math.Inf(-1), rhs+1e-6*(1+math.Abs(rhs)), idx, val)
+	}
+	for _, c := range cuts {
+		idx, val := append([]int(nil), cidx...), append([]float64(nil), cval...)
+		rhs := c.v
+		for j := range c.pi {
+			if m.d[j] >= 0 {
+				idx, val = append(idx, m.d[j]), append(val, -c.pi[j])
+				rhs -= c.pi[j] * c.load[j]
+			}
+		}
+		b.row(rhs, math.Inf(1), idx, val)
 	}
 	pi, muUp, muLo := n.addDual(b, ev, piLo, piHi)
 	nbin0 := len(b.integer)
@@ -412,12 +528,12 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	for j := range m.sigma {
 		if c := m.sigma[j]; c >= 0 {
 			e := b.binary()
-			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -m.capacity})
+			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.ShedMax})
 			b.row(piLo[j], math.Inf(1), []int{pi[j], e}, []float64{1, -(C - piLo[j])})
 		}
 		if c := m.kappa[j]; c >= 0 {
 			e := b.binary()
-			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -m.capacity})
+			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.CurtMax})
 			b.row(math.Inf(-1), piHi[j], []int{pi[j], e}, []float64{1, piHi[j] - F})
 		}
 	}
