@@ -1,6 +1,7 @@
 package grid
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -372,6 +373,8 @@ func (n *Network) VerifyCostCertificate(c *CostCertificate, dom LoadDomain) erro
 		}
 		return nil
 	case "uncongested-merit-order":
+	case "lmp-bound":
+		return n.verifyLMPBound(context.Background(), c, dom)
 	default:
 		return fmt.Errorf("%w: unknown method %q", ErrNotCertified, c.Method)
 	}

@@ -511,10 +511,20 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	}
 	pi, muUp, muLo := n.addDual(b, ev, piLo, piHi)
 	nbin0 := len(b.integer)
-	// Segments: p_s > 0 ⇒ π ≥ c_s; p_s < w_s ⇒ π ≤ c_s.
+	// Segments: p_s > 0 ⇒ π ≥ c_s; p_s < w_s ⇒ π ≤ c_s. Of two segments of
+	// one unit at prices c < c′, the dearer may carry power only when the
+	// cheaper is full (a′ + z ≤ 1; implied by the two rules, stated for the
+	// relaxation).
+	segA, segZ := make([]int, len(m.segs)), make([]int, len(m.segs))
+	lastOf := map[int]int{}
 	for s, sg := range m.segs {
 		j := m.segBus[s]
 		a, z := b.binary(), b.binary() // a: may be > 0; z: may be < w
+		segA[s], segZ[s] = a, z
+		if prev, ok := lastOf[sg.Gen]; ok && m.segs[prev].Price < sg.Price {
+			b.row(math.Inf(-1), 1, []int{a, segZ[prev]}, []float64{1, 1})
+		}
+		lastOf[sg.Gen] = s
 		b.row(math.Inf(-1), 0, []int{m.p[s], a}, []float64{1, -sg.Width})
 		b.row(sg.Width, math.Inf(1), []int{m.p[s], z}, []float64{1, sg.Width})
 		if sg.Price > piLo[j] {
@@ -611,4 +621,71 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 		}
 	}
 	return r, nil
+}
+
+// VerifyCostCertificateContext is VerifyCostCertificate with a context (the
+// "lmp-bound" re-derivation solves the KKT program again).
+func (n *Network) VerifyCostCertificateContext(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
+	if c != nil && c.Method == "lmp-bound" {
+		return n.verifyLMPBound(ctx, c, dom)
+	}
+	return n.VerifyCostCertificate(c, dom)
+}
+
+// verifyLMPBound re-derives an "lmp-bound" certificate: the arithmetic, then
+// every derived constant (the LPs of the cost gap, the backstop and price
+// bounds) and the proven bounds of the KKT program, solved again from scratch
+// with another HiGHS random seed (a different branch-and-bound search). It
+// fails when the re-derived bound exceeds the certified one (e.g. when the
+// re-solve stops at its time limit with a looser bound).
+func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
+	if c == nil {
+		return fmt.Errorf("%w: nil certificate", ErrNotCertified)
+	}
+	if err := c.checkArithmetic(); err != nil {
+		return err
+	}
+	if err := dom.Validate(n); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotCertified, err)
+	}
+	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, LMPBoundOptions{RandomSeed: 7919})
+	if err != nil {
+		return err
+	}
+	if ev == nil {
+		return fmt.Errorf("%w: %s", ErrNotCertified, reason)
+	}
+	if tol := 1e-6 * (1 + math.Abs(ev.CostGap)); math.Abs(ev.CostGap-c.LMP.CostGap) > tol {
+		return fmt.Errorf("%w: re-derived cost gap %v differs from the recorded %v", ErrNotCertified, ev.CostGap, c.LMP.CostGap)
+	}
+	per := math.Max(ev.MaxPrice, ev.MinPrice)
+	if per > c.PerMW*(1+1e-6)+1e-6 {
+		return fmt.Errorf("%w: re-derived LMP bound %v exceeds the certified %v (closed: %v)", ErrNotCertified, per, c.PerMW, ev.Closed)
+	}
+	return nil
+}
+
+// CertifyCostBound returns the tightest certificate grid can give for the
+// cost of the DC-OPF with market rules over dom: the uncongested merit-order
+// bound when it applies (exact without congestion, no solve), otherwise the
+// KKT bound of CertifyLMPBound, otherwise the price cap (with the reasons).
+// It reads only the network and the public domain.
+func (n *Network) CertifyCostBound(ctx context.Context, dom LoadDomain, alpha float64, rules MarketRules, opt LMPBoundOptions) (*CostCertificate, error) {
+	mc, err := n.CertifyCostSensitivity(dom, alpha, rules)
+	if err != nil {
+		return nil, err
+	}
+	if mc.Method != "price-cap" {
+		progress(opt.Progress, "certify: no branch can congest over the domain: merit-order bound %.6g $/MWh", mc.PerMW)
+		return mc, nil
+	}
+	progress(opt.Progress, "certify: merit-order bound not applicable (%s); solving the KKT program", mc.Reason)
+	c, err := n.CertifyLMPBound(ctx, dom, alpha, rules, opt)
+	if err != nil {
+		return nil, err
+	}
+	if c.Method == "price-cap" {
+		c.Reason = mc.Reason + "; " + c.Reason
+	}
+	return c, nil
 }

@@ -20,7 +20,7 @@ func pglibNet(t testing.TB, name string, scale float64) *Network {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, err = c.PiecewiseCosts(8)
+	c, _, err = c.PiecewiseCosts(20)
 	if err != nil {
 		t.Fatal(err)
 	}
