@@ -247,3 +247,13 @@ func (c *CostCertificate) checkArithmetic() error {
 	}
 	return nil
 }
+
+// Write writes the file as indented JSON.
+func (f *CertificateFile) Write(w io.Writer) error {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
