@@ -199,4 +199,3 @@ func TestCertificateFile(t *testing.T) {
 		t.Errorf("per_mw below the proven bound: %v", err)
 	}
 }
-}
