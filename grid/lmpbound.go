@@ -510,6 +510,42 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 		b.row(rhs, math.Inf(1), idx, val)
 	}
 	pi, muUp, muLo := n.addDual(b, ev, piLo, piHi)
+	// Strong duality, implied at integer points and stated for the
+	// relaxation: cost(x) ≤ Σ_j π_j (r_j + d_j) − Σ_l (μ⁺_l u_l − μ⁻_l w_l) −
+	// Σ_s w_s ν̄_s with ν̄_s ≥ max(0, π_b − c_s) and each product π_j d_j of a
+	// varying bus over-estimated by its McCormick envelope on
+	// [piLo_j, piHi_j] × [Lo_j, Hi_j] (McCormick 1976): the right side is at
+	// least the dual objective at every KKT point, where the two are equal.
+	{
+		idx, val := append([]int(nil), cidx...), append([]float64(nil), cval...)
+		for j := range m.balance {
+			r := b.rlo[m.balance[j]]
+			if m.d[j] < 0 {
+				idx, val = append(idx, pi[j]), append(val, -r)
+				continue
+			}
+			if r != 0 {
+				idx, val = append(idx, pi[j]), append(val, -r)
+			}
+			w := b.col(0, math.Inf(-1), math.Inf(1))
+			lo, hi := dom.Lo[j], dom.Hi[j]
+			// w ≤ Hi·π + pLo·d − Hi·pLo ; w ≤ Lo·π + pHi·d − Lo·pHi
+			b.row(math.Inf(-1), -hi*piLo[j], []int{w, pi[j], m.d[j]}, []float64{1, -hi, -piLo[j]})
+			b.row(math.Inf(-1), -lo*piHi[j], []int{w, pi[j], m.d[j]}, []float64{1, -lo, -piHi[j]})
+			idx, val = append(idx, w), append(val, -1)
+		}
+		for l := range muUp {
+			if muUp[l] >= 0 {
+				idx, val = append(idx, muUp[l], muLo[l]), append(val, n.FlowMax[l]-n.Pfinj[l], -(n.FlowMin[l] - n.Pfinj[l]))
+			}
+		}
+		for s, sg := range m.segs {
+			nu := b.col(0, 0, math.Inf(1))
+			b.row(-sg.Price, math.Inf(1), []int{nu, pi[m.segBus[s]]}, []float64{1, -1})
+			idx, val = append(idx, nu), append(val, sg.Width)
+		}
+		b.row(math.Inf(-1), 1e-6*(1+math.Abs(ev.RefCostMax)), idx, val)
+	}
 	nbin0 := len(b.integer)
 	// Segments: p_s > 0 ⇒ π ≥ c_s; p_s < w_s ⇒ π ≤ c_s. Of two segments of
 	// one unit at prices c < c′, the dearer may carry power only when the
@@ -669,9 +705,20 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 // cost of the DC-OPF with market rules over dom: the uncongested merit-order
 // bound when it applies (exact without congestion, no solve), otherwise the
 // KKT bound of CertifyLMPBound, otherwise the price cap (with the reasons).
-// It reads only the network and the public domain.
+// It reads only the network and the public domain (not Network.Load).
 func (n *Network) CertifyCostBound(ctx context.Context, dom LoadDomain, alpha float64, rules MarketRules, opt LMPBoundOptions) (*CostCertificate, error) {
-	mc, err := n.CertifyCostSensitivity(dom, alpha, rules)
+	if err := dom.Validate(n); err != nil {
+		return nil, err
+	}
+	// The merit-order check's fast path evaluates the network's own loads;
+	// here they are replaced by the domain's centre, so that nothing below
+	// reads a load that is not public.
+	pub := *n
+	pub.Load = make([]float64, n.NumBuses())
+	for i := range pub.Load {
+		pub.Load[i] = (dom.Lo[i] + dom.Hi[i]) / 2
+	}
+	mc, err := pub.CertifyCostSensitivity(dom, alpha, rules)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package grid
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"path/filepath"
@@ -63,6 +64,22 @@ func TestLMPBoundClosedForm(t *testing.T) {
 	}
 	if math.Abs(s.PerMW-50) > 1e-6 || s.Bus != 3 {
 		t.Errorf("search found %v at bus %d, want 50 at bus 3", s.PerMW, s.Bus)
+	}
+	// The certificate depends on the network and the domain only: the
+	// network's own loads (private data) do not change a byte of it.
+	c1, err := n.CertifyCostBound(ctx, dom, 2, rules, LMPBoundOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Load[2] = 97
+	c2, err := n.CertifyCostBound(ctx, dom, 2, rules, LMPBoundOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j1, _ := json.Marshal(c1)
+	j2, _ := json.Marshal(c2)
+	if !bytes.Equal(j1, j2) {
+		t.Errorf("certificate changed with the network's loads:\n%s\n%s", j1, j2)
 	}
 	low := LoadDomain{Lo: []float64{0, 0, 30}, Hi: []float64{0, 0, 60}}
 	if c, err := n.CertifyCostBound(ctx, low, 1, rules, LMPBoundOptions{}); err != nil || c.Method != "uncongested-merit-order" || c.PerMW != 10 {
