@@ -105,17 +105,10 @@ type LMPEvidence struct {
 // network is WITHOUT backstops and with linear or piecewise-linear costs.
 // Cancelling ctx stops the search (an error).
 func (n *Network) CertifyLMPBound(ctx context.Context, dom LoadDomain, alpha float64, rules MarketRules, opt LMPBoundOptions) (*CostCertificate, error) {
-	if err := rules.Validate(); err != nil {
+	capCert, err := n.priceCapCertificate(dom, alpha, rules)
+	if err != nil {
 		return nil, err
 	}
-	if !(alpha > 0) || math.IsInf(alpha, 0) {
-		return nil, fmt.Errorf("grid: alpha is %v MW, must be > 0 and finite", alpha)
-	}
-	if err := dom.Validate(n); err != nil {
-		return nil, err
-	}
-	capCert := &CostCertificate{Method: "price-cap", Alpha: alpha, PerMW: rules.MaxPrice(), Rules: rules}
-	capCert.Bound = alpha * capCert.PerMW
 	ev, reason, err := n.lmpBound(ctx, dom, rules, opt)
 	if err != nil {
 		return nil, err

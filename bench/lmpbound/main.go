@@ -102,6 +102,9 @@ func main() {
 				continue
 			}
 			ts := time.Since(t1)
+			if cert.Reason != "" {
+				fmt.Fprintf(os.Stderr, "%s ±%g: %s\n", name, band, cert.Reason)
+			}
 			fmt.Printf("| %s | ±%g%% | %s | %.4g | %.4g | %.3g | %.1f | %.1f | %s |\n", name, 100*band, cert.Method, cert.PerMW, found.PerMW,
 				cert.PerMW/found.PerMW, tc.Seconds(), ts.Seconds(), closed)
 		}
