@@ -626,7 +626,11 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	if err := lp.SetObjectiveSense(true); err != nil {
 		return nil, err
 	}
-	r, err := lp.SolveMIP(ctx, opt.TimeLimit, opt.RelGap)
+	// HiGHS checks its time limit between nodes; the interrupt also stops a
+	// long root (the bound proven by then is still valid).
+	mctx, cancel := context.WithTimeout(ctx, opt.TimeLimit+opt.TimeLimit/10+time.Second)
+	defer cancel()
+	r, err := lp.SolveMIP(mctx, opt.TimeLimit, opt.RelGap)
 	if err != nil {
 		return nil, err
 	}
@@ -717,6 +721,17 @@ func (n *Network) CertifyCostBound(ctx context.Context, dom LoadDomain, alpha fl
 	}
 	if mc.Method != "price-cap" {
 		progress(opt.Progress, "certify: no branch can congest over the domain: merit-order bound %.6g $/MWh", mc.PerMW)
+		return mc, nil
+	}
+	// A short adversarial search first: a load vector of the domain at which
+	// a varying bus's price reaches the cap makes the price-cap bound tight.
+	s, err := n.SearchLMPChange(ctx, dom, alpha, rules, LMPSearchOptions{Starts: 8, Steps: 40, Seed: 1})
+	if err != nil {
+		return nil, err
+	}
+	if s.LMP >= rules.MaxPrice()*(1-1e-9) {
+		mc.Reason = fmt.Sprintf("a load vector of the domain has a price of %.6g $/MWh at a varying bus: the price-cap bound is tight", s.LMP)
+		progress(opt.Progress, "certify: %s", mc.Reason)
 		return mc, nil
 	}
 	progress(opt.Progress, "certify: merit-order bound not applicable (%s); solving the KKT program", mc.Reason)
