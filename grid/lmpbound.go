@@ -37,9 +37,9 @@ import (
 //
 //   - Primal: segment widths w_s, the backstop capacity, and the flow range
 //     FlowMax − FlowMin of each branch.
-//   - Congestion duals: let x₀(d) be the local-balance dispatch (every unit at
-//     Pmin, each bus balanced by its own backstops, θ = 0, flows Pfinj), which
-//     is feasible for every d ∈ D (checked). For an optimal dual at d and a
+//   - Congestion duals: let x₀(d) be the local-balance dispatch (each bus
+//     balanced by its own units, in merit order from Pmin, and its backstops;
+//     θ = 0, flows Pfinj), which is feasible for every d ∈ D (checked). For an optimal dual at d and a
 //     branch's upper limit u, weak duality at the tightened limit u − δ and
 //     the feasible convex combination (1 − ϑ)x*(d) + ϑx₀(d), ϑ = δ/(u − Pfinj),
 //     give μ⁺ ≤ (cost(x₀(d)) − V(d)) / (u − Pfinj) ≤ G / (u − Pfinj) with
@@ -221,23 +221,54 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		ev.RefCostMax += math.Max(C*(dom.Hi[j]-mid[j]), (-F)*(mid[j]-dom.Lo[j]))
 	}
 
-	// B. The local-balance dispatch x₀ and G.
+	// B. The local-balance dispatch x₀ and G: at each bus, the net load above
+	// the units' Pmin, y_j = d_j + Pbusinj_j − Σ Pmin, is served by the bus's
+	// own segments in merit order up to their width W_j, the rest (y_j > W_j,
+	// or y_j < 0) by the bus's backstops; θ = 0 and the flows are Pfinj. Its
+	// cost h_j(y_j) is piecewise linear, so its maximum over [lo_j, hi_j] is at
+	// an end or a breakpoint (0, W_j, the segment ends).
 	pminAt := make([]float64, nb)
 	for g, bi := range n.GenBus {
 		pminAt[bi] += n.Pmin[g]
+	}
+	local := make([][]MeritSegment, nb) // by price (m.segs is sorted)
+	for s, sg := range m.segs {
+		local[m.segBus[s]] = append(local[m.segBus[s]], sg)
 	}
 	bcost := func(x float64) float64 { return C*math.Max(0, x) + (-F)*math.Max(0, -x) }
 	var sumLo float64
 	for j := 0; j < nb; j++ {
 		lo := dom.Lo[j] + n.Pbusinj[j] - pminAt[j]
 		hi := dom.Hi[j] + n.Pbusinj[j] - pminAt[j]
-		if (hi > 0 && !m.shedAt[j]) || (lo < 0 && !m.curtAt[j]) {
-			return nil, fmt.Sprintf("bus %d cannot balance locally with its backstops (net load in [%.6g, %.6g] MW)", n.BusID[j], lo, hi), nil
+		var w float64
+		knots := []float64{lo, hi, 0}
+		for _, sg := range local[j] {
+			w += sg.Width
+			knots = append(knots, w)
+		}
+		if (hi > w && !m.shedAt[j]) || (lo < 0 && !m.curtAt[j]) {
+			return nil, fmt.Sprintf("bus %d cannot balance locally with its units and backstops (net load above Pmin in [%.6g, %.6g] MW, units' range [0, %.6g] MW)", n.BusID[j], lo, hi, w), nil
 		}
 		if math.Max(math.Abs(lo), math.Abs(hi)) > m.capacity {
 			return nil, fmt.Sprintf("bus %d's net load exceeds the backstop capacity", n.BusID[j]), nil
 		}
-		ev.LocalCostMax += math.Max(bcost(lo), bcost(hi))
+		h := func(y float64) float64 {
+			u := math.Min(math.Max(y, 0), w)
+			c := bcost(y - u)
+			for _, sg := range local[j] {
+				f := math.Min(u, sg.Width)
+				c += sg.Price * f
+				u -= f
+			}
+			return c
+		}
+		worst := math.Inf(-1)
+		for _, y := range knots {
+			if y >= lo && y <= hi {
+				worst = math.Max(worst, h(y))
+			}
+		}
+		ev.LocalCostMax += worst
 		sumLo += lo
 	}
 	ev.CostGap = math.Max(0, ev.LocalCostMax-ev.VMin)
