@@ -560,7 +560,7 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 		}
 		for l := range muUp {
 			if muUp[l] >= 0 {
-				idx, val = append(idx, muUp[l], muLo[l]), append(val, n.FlowMax[l]-n.Pfinj[l], -(n.FlowMin[l] - n.Pfinj[l]))
+				idx, val = append(idx, muUp[l], muLo[l]), append(val, n.FlowMax[l]-n.Pfinj[l], -(n.FlowMin[l]-n.Pfinj[l]))
 			}
 		}
 		for s, sg := range m.segs {
