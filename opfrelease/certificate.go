@@ -101,17 +101,27 @@ func param(c *query.Certificate, name string) (float64, error) {
 	return v, nil
 }
 
-// verifyPriceCap recomputes α·max(cap, −floor) + margin.
-func verifyPriceCap(c *query.Certificate) error {
+// marketParams reads α, the price cap and floor and the solver margin and
+// checks their ranges.
+func marketParams(c *query.Certificate) (alpha, pc, pf, m float64, err error) {
 	alpha, err1 := param(c, "alpha")
 	pc, err2 := param(c, "price_cap")
 	pf, err3 := param(c, "price_floor")
 	m, err4 := param(c, "solver_margin")
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		return err
+		return 0, 0, 0, 0, err
 	}
 	if !(alpha > 0 && pc > 0 && pf <= 0 && m >= 0) {
-		return fmt.Errorf("alpha %v, cap %v, floor %v, margin %v out of range", alpha, pc, pf, m)
+		return 0, 0, 0, 0, fmt.Errorf("alpha %v, cap %v, floor %v, margin %v out of range", alpha, pc, pf, m)
+	}
+	return alpha, pc, pf, m, nil
+}
+
+// verifyPriceCap recomputes α·max(cap, −floor) + margin.
+func verifyPriceCap(c *query.Certificate) error {
+	alpha, pc, pf, m, err := marketParams(c)
+	if err != nil {
+		return err
 	}
 	if want := alpha*math.Max(pc, -pf) + m; c.Bound < want*(1-1e-12) {
 		return fmt.Errorf("bound %v < α·max(cap, −floor) + margin = %v", c.Bound, want)
@@ -178,16 +188,13 @@ func verifyLMPBound(c *query.Certificate) error {
 	if err := json.Unmarshal(c.Evidence, &ev); err != nil {
 		return fmt.Errorf("evidence: %v", err)
 	}
-	alpha, e1 := param(c, "alpha")
-	per, e2 := param(c, "per_mw")
-	pc, e3 := param(c, "price_cap")
-	pf, e4 := param(c, "price_floor")
-	m, e5 := param(c, "solver_margin")
-	if err := errors.Join(e1, e2, e3, e4, e5); err != nil {
+	alpha, pc, pf, m, err := marketParams(c)
+	if err != nil {
 		return err
 	}
-	if !(alpha > 0 && pc > 0 && pf <= 0 && m >= 0) {
-		return fmt.Errorf("alpha %v, cap %v, floor %v, margin %v out of range", alpha, pc, pf, m)
+	per, err := param(c, "per_mw")
+	if err != nil {
+		return err
 	}
 	if per < math.Max(ev.MaxPrice, ev.MinPrice) || !(per < math.Max(pc, -pf)) {
 		return fmt.Errorf("per_mw %v must cover the proven bounds %v, %v and lie below the price cap", per, ev.MaxPrice, ev.MinPrice)
