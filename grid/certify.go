@@ -1,6 +1,7 @@
 package grid
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -82,6 +83,8 @@ type CostCertificate struct {
 	Segments  []MeritSegment `json:"segments,omitempty"`
 	// Margin is the least relative slack of a branch limit over the domain.
 	Margin float64 `json:"margin,omitempty"`
+	// LMP is the evidence of the "lmp-bound" method (CertifyLMPBound).
+	LMP *LMPEvidence `json:"lmp,omitempty"`
 }
 
 // ErrNotCertified is wrapped when a certificate fails re-verification.
@@ -98,17 +101,10 @@ const MaxDensePTDF = 60_000_000
 // bound when its conditions hold (see above) and the price-cap bound
 // otherwise, with the reason.
 func (n *Network) CertifyCostSensitivity(dom LoadDomain, alpha float64, rules MarketRules) (*CostCertificate, error) {
-	if err := rules.Validate(); err != nil {
+	capCert, err := n.priceCapCertificate(dom, alpha, rules)
+	if err != nil {
 		return nil, err
 	}
-	if !(alpha > 0) || math.IsInf(alpha, 0) {
-		return nil, fmt.Errorf("grid: alpha is %v MW, must be > 0 and finite", alpha)
-	}
-	if err := dom.Validate(n); err != nil {
-		return nil, err
-	}
-	capCert := &CostCertificate{Method: "price-cap", Alpha: alpha, PerMW: rules.MaxPrice(), Rules: rules}
-	capCert.Bound = alpha * capCert.PerMW
 	mc, reason := n.meritOrder(dom, rules)
 	if mc == nil {
 		capCert.Reason = reason
@@ -121,6 +117,23 @@ func (n *Network) CertifyCostSensitivity(dom LoadDomain, alpha float64, rules Ma
 		return capCert, nil
 	}
 	return mc, nil
+}
+
+// priceCapCertificate validates the inputs of a certification and returns
+// the always-valid price-cap certificate α·max(PriceCap, −PriceFloor).
+func (n *Network) priceCapCertificate(dom LoadDomain, alpha float64, rules MarketRules) (*CostCertificate, error) {
+	if err := rules.Validate(); err != nil {
+		return nil, err
+	}
+	if !(alpha > 0) || math.IsInf(alpha, 0) {
+		return nil, fmt.Errorf("grid: alpha is %v MW, must be > 0 and finite", alpha)
+	}
+	if err := dom.Validate(n); err != nil {
+		return nil, err
+	}
+	c := &CostCertificate{Method: "price-cap", Alpha: alpha, PerMW: rules.MaxPrice(), Rules: rules}
+	c.Bound = alpha * c.PerMW
+	return c, nil
 }
 
 // meritSegments returns the merit order of the network's units (sorted by
@@ -392,6 +405,8 @@ func (n *Network) VerifyCostCertificate(c *CostCertificate, dom LoadDomain) erro
 		}
 		return nil
 	case "uncongested-merit-order":
+	case "lmp-bound":
+		return n.verifyLMPBound(context.Background(), c, dom)
 	default:
 		return fmt.Errorf("%w: unknown method %q", ErrNotCertified, c.Method)
 	}

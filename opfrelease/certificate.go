@@ -20,6 +20,10 @@ const (
 	// MethodMeritOrder: |ΔV| ≤ α·max(|λ(T_lo)|, |λ(T_hi)|) + 2τ where λ is the
 	// merit-order price and no branch can congest over the domain.
 	MethodMeritOrder = "opf-uncongested-merit-order"
+	// MethodLMPBound: |ΔV| ≤ α·P + 2τ where P is the proven bound on the largest
+	// |LMP| over the domain (grid.CertifyLMPBound: KKT mixed-integer program
+	// with derived big-Ms; evidence grid.LMPEvidence).
+	MethodLMPBound = "opf-lmp-bound"
 )
 
 // meritEvidence is the Evidence of MethodMeritOrder.
@@ -33,6 +37,7 @@ type meritEvidence struct {
 func init() {
 	query.RegisterVerifier(MethodPriceCap, verifyPriceCap)
 	query.RegisterVerifier(MethodMeritOrder, verifyMeritOrder)
+	query.RegisterVerifier(MethodLMPBound, verifyLMPBound)
 }
 
 // queryCertificate turns grid's certificate into the record's, adding the
@@ -75,6 +80,14 @@ func queryCertificate(c *grid.CostCertificate, dom grid.LoadDomain, net *grid.Ne
 		}
 		qc.Evidence = ev
 		qc.Assumptions = append(qc.Assumptions, "no branch can reach its limit over the domain under the merit-order dispatch (re-check against the network: grid.Network.VerifyCostCertificate)")
+	case "lmp-bound":
+		qc.Method = MethodLMPBound
+		ev, err := json.Marshal(c.LMP)
+		if err != nil {
+			return nil, err
+		}
+		qc.Evidence = ev
+		qc.Assumptions = append(qc.Assumptions, "every LMP over the domain is bounded by the proven bound of the KKT program (re-derive: grid.Network.VerifyCostCertificate)")
 	default:
 		return nil, fmt.Errorf("opfrelease: unknown grid certificate method %q", c.Method)
 	}
@@ -89,17 +102,27 @@ func param(c *query.Certificate, name string) (float64, error) {
 	return v, nil
 }
 
-// verifyPriceCap recomputes α·max(cap, −floor) + margin.
-func verifyPriceCap(c *query.Certificate) error {
+// marketParams reads α, the price cap and floor and the solver margin and
+// checks their ranges.
+func marketParams(c *query.Certificate) (alpha, pc, pf, m float64, err error) {
 	alpha, err1 := param(c, "alpha")
 	pc, err2 := param(c, "price_cap")
 	pf, err3 := param(c, "price_floor")
 	m, err4 := param(c, "solver_margin")
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		return err
+		return 0, 0, 0, 0, err
 	}
 	if !(alpha > 0 && pc > 0 && pf <= 0 && m >= 0) {
-		return fmt.Errorf("alpha %v, cap %v, floor %v, margin %v out of range", alpha, pc, pf, m)
+		return 0, 0, 0, 0, fmt.Errorf("alpha %v, cap %v, floor %v, margin %v out of range", alpha, pc, pf, m)
+	}
+	return alpha, pc, pf, m, nil
+}
+
+// verifyPriceCap recomputes α·max(cap, −floor) + margin.
+func verifyPriceCap(c *query.Certificate) error {
+	alpha, pc, pf, m, err := marketParams(c)
+	if err != nil {
+		return err
 	}
 	if want := alpha*math.Max(pc, -pf) + m; c.Bound < want*(1-1e-12) {
 		return fmt.Errorf("bound %v < α·max(cap, −floor) + margin = %v", c.Bound, want)
@@ -156,6 +179,33 @@ func verifyMeritOrder(c *query.Certificate) error {
 	per := math.Max(math.Abs(price(tlo)), math.Abs(price(thi)))
 	if want := alpha*per + m; c.Bound < want*(1-1e-12) {
 		return fmt.Errorf("bound %v < α·λ + margin = %v", c.Bound, want)
+	}
+	return nil
+}
+
+// verifyLMPBound checks the arithmetic of an LMP-bound certificate from its
+// evidence: per_mw covers the proven bounds on max π and max −π, lies below
+// max(cap, −floor), and the bound covers α·per_mw + margin. (The bounds
+// themselves are re-derived against the network by
+// grid.Network.VerifyCostCertificate.)
+func verifyLMPBound(c *query.Certificate) error {
+	var ev grid.LMPEvidence
+	if err := json.Unmarshal(c.Evidence, &ev); err != nil {
+		return fmt.Errorf("evidence: %v", err)
+	}
+	alpha, pc, pf, m, err := marketParams(c)
+	if err != nil {
+		return err
+	}
+	per, err := param(c, "per_mw")
+	if err != nil {
+		return err
+	}
+	if per < math.Max(ev.MaxPrice, ev.MinPrice) || !(per < math.Max(pc, -pf)) {
+		return fmt.Errorf("per_mw %v must cover the proven bounds %v, %v and lie below the price cap", per, ev.MaxPrice, ev.MinPrice)
+	}
+	if want := alpha*per + m; c.Bound < want*(1-1e-12) {
+		return fmt.Errorf("bound %v < α·per_mw + margin = %v", c.Bound, want)
 	}
 	return nil
 }

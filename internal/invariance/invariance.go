@@ -209,12 +209,11 @@ func OPFPairs(net *grid.Network, dom grid.LoadDomain, ref []float64, alpha float
 	return out
 }
 
-// WriteDomainCSV writes dom as "bus,min,max".
+// WriteDomainCSV writes dom as "bus,min,max" (grid.LoadDomain.WriteCSV).
 func WriteDomainCSV(path string, net *grid.Network, dom grid.LoadDomain) error {
 	var b bytes.Buffer
-	b.WriteString("bus,min,max\n")
-	for i := range dom.Lo {
-		fmt.Fprintf(&b, "%d,%s,%s\n", net.BusID[i], fmtF(dom.Lo[i]), fmtF(dom.Hi[i]))
+	if err := dom.WriteCSV(&b, net); err != nil {
+		return err
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }

@@ -10,7 +10,8 @@ HighsInt Highs_setCallback(void* highs, HighsCCallbackType user_callback,
 enum {
   privopt_cb_logging = 0,            // kHighsCallbackLogging
   privopt_cb_simplex_interrupt = 1,  // kHighsCallbackSimplexInterrupt
-  privopt_cb_ipm_interrupt = 2       // kHighsCallbackIpmInterrupt
+  privopt_cb_ipm_interrupt = 2,      // kHighsCallbackIpmInterrupt
+  privopt_cb_mip_interrupt = 6       // kHighsCallbackMipInterrupt
 };
 
 extern void privoptHighsLog(uintptr_t handle, char* msg);
@@ -27,7 +28,8 @@ static void privopt_highs_callback(int type, const char* msg,
     }
     return;
   }
-  if (type == privopt_cb_simplex_interrupt || type == privopt_cb_ipm_interrupt) {
+  if (type == privopt_cb_simplex_interrupt || type == privopt_cb_ipm_interrupt ||
+      type == privopt_cb_mip_interrupt) {
     // Set both ways: HiGHS keeps user_interrupt between runs.
     if (in != NULL) {
       in->user_interrupt = __atomic_load_n(&st->interrupt, __ATOMIC_SEQ_CST) != 0;

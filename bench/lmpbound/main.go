@@ -1,0 +1,112 @@
+// Command lmpbound measures the certified LMP bound of the cost release
+// (grid.Network.CertifyCostBound: merit order when nothing can congest, else
+// the KKT mixed-integer bound, else the price cap) against the largest
+// adjacent change an adversarial search finds (grid.Network.SearchLMPChange,
+// started also from the KKT program's incumbent), on PGLib cases with public
+// domains ±band around PGLib's nominal loads (times a scale), costs as 20
+// secant segments, PowerModels DC model, cap 1,000 $/MWh, floor 0, α = 1 MW.
+//
+// Usage:
+//
+//	go run ./bench/lmpbound [-cases 5_pjm,14_ieee,...] [-bands 0.1,0.3] [-time-limit 60s] [-domain-dir DIR]
+//
+// A case name may carry a load scale after "x", e.g. 118_ieee x1.336.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/privopt/privopt/grid"
+	"github.com/privopt/privopt/internal/shareddata"
+)
+
+func main() {
+	cases := flag.String("cases", "5_pjm,14_ieee,24_ieee_rts,30_ieee,57_ieee,118_ieee,118_ieeex1.336,300_ieee", "PGLib case names (suffix xS scales the loads)")
+	bands := flag.String("bands", "0.1,0.3", "domain half-widths as fractions of the nominal loads")
+	limit := flag.Duration("time-limit", 60*time.Second, "time limit of each mixed-integer solve")
+	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
+	flag.Parse()
+	dir, err := shareddata.Dir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lmpbound: shared data absent:", err)
+		os.Exit(1)
+	}
+	rules := grid.DefaultMarketRules()
+	fmt.Println("| case | domain | method | certified $/MWh | found $/MWh | ratio | certify s | search s | MIP closed |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	for _, name := range strings.Split(*cases, ",") {
+		scale := 1.0
+		base := name
+		if k := strings.LastIndex(name, "x"); k > 0 {
+			if s, err := strconv.ParseFloat(name[k+1:], 64); err == nil {
+				base, scale = name[:k], s
+			}
+		}
+		c, err := grid.ReadCase(filepath.Join(dir, "pglib", "pglib_opf_case"+base+".m"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			continue
+		}
+		pw, _, err := c.PiecewiseCosts(20)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			continue
+		}
+		net, err := grid.NewNetwork(pw, grid.PowerModelsDC())
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			continue
+		}
+		for i := range net.Load {
+			net.Load[i] *= scale // the published reference profile
+		}
+		for _, bs := range strings.Split(*bands, ",") {
+			band, err := strconv.ParseFloat(bs, 64)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			dom, _ := net.LoadBand(band)
+			if *domDir != "" {
+				f, err := os.Create(filepath.Join(*domDir, fmt.Sprintf("%s_%g.csv", name, band)))
+				if err == nil {
+					dom.WriteCSV(f, net)
+					f.Close()
+				}
+			}
+			ctx := context.Background()
+			t0 := time.Now()
+			cert, err := net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, name, err)
+				continue
+			}
+			tc := time.Since(t0)
+			var extra [][]float64
+			closed := "–"
+			if cert.LMP != nil {
+				extra = append(extra, cert.LMP.IncumbentLoad)
+				closed = strconv.FormatBool(cert.LMP.Closed)
+			}
+			t1 := time.Now()
+			found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, name, err)
+				continue
+			}
+			ts := time.Since(t1)
+			if cert.Reason != "" {
+				fmt.Fprintf(os.Stderr, "%s ±%g: %s\n", name, band, cert.Reason)
+			}
+			fmt.Printf("| %s | ±%g%% | %s | %.4g | %.4g | %.3g | %.1f | %.1f | %s |\n", name, 100*band, cert.Method, cert.PerMW, found.PerMW,
+				cert.PerMW/found.PerMW, tc.Seconds(), ts.Seconds(), closed)
+		}
+	}
+}

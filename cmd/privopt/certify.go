@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/privopt/privopt/grid"
+)
+
+func init() {
+	register(command{name: "certify", summary: "certify the cost release's sensitivity once for a network and a public load domain (writes CERT.json)", run: runCertify})
+}
+
+func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		casePath, domPath, out, dcModel string
+		alpha, priceCap, priceFloor     float64
+		segments                        int
+		secure, verify, quiet           bool
+		limit                           time.Duration
+	)
+	fs := flag.NewFlagSet("certify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&casePath, "case", "", "MATPOWER case file (.m), required")
+	fs.StringVar(&domPath, "domain", "", "public load domain CSV with header bus,min,max (MW; buses not listed carry no load), required")
+	fs.Float64Var(&alpha, "alpha", 1, "adjacency α in MW: one bus load may differ by at most α")
+	fs.BoolVar(&secure, "n-1", false, "certify for the N-1 secure release (the price-cap bound: the KKT bound covers the base case only)")
+	fs.StringVar(&out, "out", "", "write the certificate (CERT.json) to this file")
+	fs.Float64Var(&priceCap, "price-cap", 1000, "market price cap / value of lost load, $/MWh")
+	fs.Float64Var(&priceFloor, "price-floor", 0, "market price floor, $/MWh, ≤ 0")
+	fs.IntVar(&segments, "cost-segments", 20, "quadratic costs are replaced by this many secant segments per unit (as the release does)")
+	fs.StringVar(&dcModel, "dc-model", "powermodels", "DC model: powermodels | matpower (must match the release)")
+	fs.DurationVar(&limit, "time-limit", 60*time.Second, "time limit of each mixed-integer solve (the bound proven by then is certified)")
+	fs.BoolVar(&verify, "verify", false, "re-derive the certificate after computing it (solves again)")
+	fs.BoolVar(&quiet, "quiet", false, "no progress output on stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments %v", fs.Args())
+	}
+	if casePath == "" || domPath == "" {
+		return usagef("--case FILE.m and --domain DOMAIN.csv are required")
+	}
+	if err := checkFlags(floatIn("alpha", alpha, 0, 1e6, openLo), floatIn("price-cap", priceCap, 0, 1e9, openLo),
+		intIn("cost-segments", segments, 1, 10000), writableFile("out", out)); err != nil {
+		return err
+	}
+	if !(priceFloor <= 0) {
+		return errFlag("price-floor", priceFloor, "must be ≤ 0")
+	}
+	if limit <= 0 {
+		return errFlag("time-limit", limit, "must be > 0")
+	}
+	var dc grid.DCOptions
+	switch dcModel {
+	case "powermodels":
+		dc = grid.PowerModelsDC()
+	case "matpower":
+	default:
+		return usagef("--dc-model %q: must be powermodels or matpower", dcModel)
+	}
+	net, err := certifyNetwork(casePath, dc, segments)
+	if err != nil {
+		return err
+	}
+	df, err := os.Open(domPath)
+	if err != nil {
+		return err
+	}
+	dom, err := grid.ReadLoadDomainCSV(df, net)
+	df.Close()
+	if err != nil {
+		return err
+	}
+	if err := dom.Validate(net); err != nil {
+		return err
+	}
+	rules := grid.MarketRules{PriceCap: priceCap, PriceFloor: priceFloor}
+	var progress io.Writer = stderr
+	if quiet {
+		progress = nil
+	}
+	t0 := time.Now()
+	var cert *grid.CostCertificate
+	if secure {
+		cert, err = net.CertifyCostSensitivity(dom, alpha, rules)
+		if err == nil && cert.Method != "price-cap" {
+			cert = &grid.CostCertificate{Method: "price-cap", Alpha: alpha, PerMW: rules.MaxPrice(), Bound: alpha * rules.MaxPrice(), Rules: rules}
+		}
+		if err == nil {
+			cert.Reason = "N-1: post-contingency redispatch is not covered by the base-case bounds; the price-cap bound holds"
+		}
+	} else {
+		cert, err = net.CertifyCostBound(ctx, dom, alpha, rules, grid.LMPBoundOptions{TimeLimit: limit, Progress: progress})
+	}
+	if err != nil {
+		return err
+	}
+	el := time.Since(t0)
+	if verify {
+		if err := net.VerifyCostCertificateContext(ctx, cert, dom); err != nil {
+			return err
+		}
+	}
+	file := net.NewCertificateFile(cert, dom, secure, segments)
+	fmt.Fprintf(stdout, "certificate: %s, %.6g $/MWh per MW, sensitivity %.6g $/h for α = %g MW (%.1f s)\n", cert.Method, cert.PerMW, cert.Bound, alpha, el.Seconds())
+	if cert.Reason != "" {
+		fmt.Fprintf(stdout, "note: %s\n", cert.Reason)
+	}
+	fmt.Fprintf(stdout, "domain %s\ncase   %s\n", file.DomainDigest, file.CaseDigest)
+	if verify {
+		fmt.Fprintln(stdout, "verified: re-derived independently of the first run")
+	}
+	if out != "" {
+		b, err := json.MarshalIndent(file, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// certifyNetwork reads the case, converts quadratic costs to the release's
+// secant piecewise-linear costs and builds the DC network.
+func certifyNetwork(path string, dc grid.DCOptions, segments int) (*grid.Network, error) {
+	c, err := grid.ReadCase(path)
+	if err != nil {
+		return nil, err
+	}
+	pw, _, err := c.PiecewiseCosts(segments)
+	if err != nil {
+		return nil, err
+	}
+	return grid.NewNetwork(pw, dc)
+}

@@ -1,0 +1,777 @@
+package grid
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+)
+
+// Certified bound on the largest locational marginal price over a load domain.
+//
+// V(d), the optimal value of the DC-OPF with market rules (marketLP), is
+// convex and piecewise linear in the bus loads d; for loads d, d′ = d + t·e_i
+// both in the box D (and so the segment between them),
+//
+//	|V(d′) − V(d)| ≤ |t| · sup_{d ∈ D} max_{π ∈ ∂V(d)} |π_i|,
+//
+// and ∂V(d) is the set of optimal balance duals (the LMPs) at d (LP
+// sensitivity; Schweppe et al. 1988). The supremum is a bilevel problem: the
+// largest |π_i| over all primal–dual optimal pairs of the LP at some d ∈ D.
+// CertifyLMPBound writes the LP's KKT conditions (primal feasibility, dual
+// feasibility in the bus-angle form Bbus π + Bfᵀ(μ⁺ − μ⁻) = 0 on the
+// non-reference buses, and complementary slackness with one binary per bound)
+// as a mixed-integer program with d free in D and maximizes π_i over the
+// buses whose load varies (one selection binary per bus); HiGHS's branch and
+// cut returns a proven dual bound, which is what is certified (never the
+// incumbent, which is only a point found).
+//
+// Every big-M is derived, never tuned (tuned big-Ms cut off KKT points and give
+// wrong bilevel answers: Pineda and Morales, "Solving linear bilevel problems
+// using big-Ms: not all that glitters is gold", IEEE Trans. Power Syst. 34(3),
+// 2019):
+//
+//   - Primal: segment widths w_s, the backstop capacity, and the flow range
+//     FlowMax − FlowMin of each branch.
+//   - Congestion duals: let x₀(d) be the local-balance dispatch (each bus
+//     balanced by its own units, in merit order from Pmin, and its backstops;
+//     θ = 0, flows Pfinj), which is feasible for every d ∈ D (checked). For an optimal dual at d and a
+//     branch's upper limit u, weak duality at the tightened limit u − δ and
+//     the feasible convex combination (1 − ϑ)x*(d) + ϑx₀(d), ϑ = δ/(u − Pfinj),
+//     give μ⁺ ≤ (cost(x₀(d)) − V(d)) / (u − Pfinj) ≤ G / (u − Pfinj) with
+//     G = max_D cost(x₀) − min_D V (the latter one LP over (x, d)); the same
+//     for μ⁻. This holds for EVERY optimal dual, so no KKT point is cut off.
+//   - Prices: π_j ≤ PriceCap at shedding buses and π_j ≥ PriceFloor at
+//     curtailment buses, because no backstop is at its capacity in any
+//     optimal solution (checked: such a dispatch costs more than x₀); other
+//     price bounds by LPs over {Bbus π + Bfᵀμ = 0, μ within its bounds, the
+//     backstop price bounds}.
+//
+// Quadratic costs must first be replaced by their secant piecewise-linear
+// epigraph (Case.PiecewiseCosts), the program the release solves.
+
+// LMPBoundOptions configure CertifyLMPBound.
+type LMPBoundOptions struct {
+	// TimeLimit bounds each MIP solve (0: 60 s). When it is reached the
+	// proven dual bound at that time is certified (looser, still sound).
+	TimeLimit time.Duration
+	// RelGap is the MIP's relative gap at which the search stops (0: 1e-3).
+	RelGap float64
+	// Progress, when not nil, receives one line per step.
+	Progress io.Writer
+	// RandomSeed is passed to HiGHS (verification re-solves with another one).
+	RandomSeed int
+}
+
+// LMPEvidence is the data of an "lmp-bound" certificate: the derived
+// constants of the mixed-integer program and its proven bounds.
+type LMPEvidence struct {
+	Capacity     float64 `json:"capacity_mw"`    // backstop capacity (BackstopCapacity)
+	VMin         float64 `json:"v_min"`          // min over D of V minus Σ cost_g(Pmin_g), LP (minus a 1e-6 relative margin)
+	LocalCostMax float64 `json:"local_cost_max"` // max over D of the backstop cost of x₀(d)
+	CostGap      float64 `json:"cost_gap"`       // G = LocalCostMax − VMin
+	VMid         float64 `json:"v_mid"`          // V at the domain's centre (plus a 1e-6 relative margin)
+	RefCostMax   float64 `json:"ref_cost_max"`   // max over D of the centre's dispatch repaired by local backstops
+	ShedMax      float64 `json:"shed_max_mw"`    // bound on each shedding backstop at an optimum
+	CurtMax      float64 `json:"curt_max_mw"`    // bound on each curtailment backstop at an optimum
+	// MuUp, MuLo bound the congestion duals of each branch's upper and lower
+	// limit (Network branch order; 0 for an absent limit).
+	MuUp []float64 `json:"mu_up"`
+	MuLo []float64 `json:"mu_lo"`
+	// MaxPrice bounds max π_i, MinPrice bounds max −π_i over the varying buses
+	// (proven MIP dual bounds; MinPrice is −PriceFloor without a solve when
+	// PriceFloor = 0 makes π ≥ 0 hold there).
+	MaxPrice float64 `json:"max_price_bound"`
+	MinPrice float64 `json:"neg_price_bound"`
+	// Incumbent is the largest |π_i| at a KKT point found (a lower bound on the
+	// true supremum), at bus IncumbentBus (ID), with loads IncumbentLoad.
+	Incumbent     float64   `json:"incumbent"`
+	IncumbentBus  int       `json:"incumbent_bus"`
+	IncumbentLoad []float64 `json:"-"`
+	Closed        bool      `json:"closed"` // both MIPs reached their gap
+	Binaries      int       `json:"binaries"`
+	Nodes         int       `json:"nodes"`
+	Seconds       float64   `json:"seconds"`
+}
+
+// CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent
+// loads in dom: Method "lmp-bound" with PerMW the proven bound on
+// max_{d ∈ D, i varying, π ∈ ∂V(d)} |π_i| (see above) when it is below the
+// price cap, and the price-cap certificate with the reason otherwise. The
+// network is WITHOUT backstops and with linear or piecewise-linear costs.
+// Cancelling ctx stops the search (an error).
+func (n *Network) CertifyLMPBound(ctx context.Context, dom LoadDomain, alpha float64, rules MarketRules, opt LMPBoundOptions) (*CostCertificate, error) {
+	capCert, err := n.priceCapCertificate(dom, alpha, rules)
+	if err != nil {
+		return nil, err
+	}
+	ev, reason, err := n.lmpBound(ctx, dom, rules, opt)
+	if err != nil {
+		return nil, err
+	}
+	if ev == nil {
+		capCert.Reason = reason
+		return capCert, nil
+	}
+	per := math.Max(ev.MaxPrice, ev.MinPrice)
+	if per >= capCert.PerMW {
+		capCert.Reason = fmt.Sprintf("the LMP bound %.6g $/MWh is not below the price cap", per)
+		return capCert, nil
+	}
+	return &CostCertificate{Method: "lmp-bound", Alpha: alpha, PerMW: per, Bound: alpha * per, Rules: rules, LMP: ev}, nil
+}
+
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+// lmpBound computes the evidence, or a reason why the bound does not apply.
+func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRules, opt LMPBoundOptions) (*LMPEvidence, string, error) {
+	t0 := time.Now()
+	if opt.TimeLimit <= 0 {
+		opt.TimeLimit = 60 * time.Second
+	}
+	if opt.RelGap <= 0 {
+		opt.RelGap = 1e-3
+	}
+	hopt := highs.Options{RandomSeed: opt.RandomSeed}
+	hopt.Threads = 1
+	C, F := rules.PriceCap, rules.PriceFloor
+	nb := n.NumBuses()
+	if len(dom.Variable()) == 0 {
+		return nil, "no bus load varies over the domain", nil
+	}
+
+	// A. min over D of V (one LP over loads and dispatch).
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		return nil, err.Error(), nil
+	}
+	lp, err := b.build(hopt)
+	if err != nil {
+		return nil, "", err
+	}
+	defer lp.Close()
+	res, err := lp.Solve(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	if res.Status != solver.Optimal {
+		return nil, fmt.Sprintf("the market LP over the domain is %v", res.Status), nil
+	}
+	ev := &LMPEvidence{Capacity: m.capacity}
+	ev.VMin = res.Objective - 1e-6*(1+math.Abs(res.Objective))
+	progress(opt.Progress, "lmp-bound: min over the domain of the dispatch cost %.6g $/h (%d buses, %d segments)", res.Objective, nb, len(m.segs))
+	// Reference solves at the centre and the two corners of the domain: the
+	// centre's dispatch x̂ (plus local backstops for d − centre) is feasible
+	// for every d; each solve gives a subgradient cut V(d) ≥ V_k + π_kᵀ(d − d_k).
+	mid := make([]float64, nb)
+	var width float64
+	for j := range mid {
+		mid[j] = (dom.Lo[j] + dom.Hi[j]) / 2
+		width += dom.Hi[j] - dom.Lo[j]
+	}
+	var flowMid []float64
+	var cuts []subgradientCut
+	for k, d := range [][]float64{mid, dom.Lo, dom.Hi} {
+		for _, j := range m.vars {
+			if err := lp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
+				return nil, "", err
+			}
+		}
+		r, err := lp.Solve(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		if r.Status != solver.Optimal {
+			return nil, fmt.Sprintf("the market LP at a reference point of the domain is %v", r.Status), nil
+		}
+		c := subgradientCut{load: d, v: r.Objective - 1e-6*(1+math.Abs(r.Objective)+width), pi: make([]float64, nb)}
+		for j, row := range m.balance {
+			c.pi[j] = r.RowDual[row]
+		}
+		cuts = append(cuts, c)
+		if k == 0 {
+			ev.VMid = r.Objective + 1e-6*(1+math.Abs(r.Objective))
+			flowMid = make([]float64, n.NumBranches())
+			for l := range flowMid {
+				f := n.Pfinj[l]
+				for t, j := range m.bfBus[l] {
+					f += m.bfVal[l][t] * r.X[m.theta[j]]
+				}
+				flowMid[l] = f
+			}
+		}
+	}
+	ev.RefCostMax = ev.VMid
+	for _, j := range m.vars {
+		ev.RefCostMax += math.Max(C*(dom.Hi[j]-mid[j]), (-F)*(mid[j]-dom.Lo[j]))
+	}
+
+	// B. The local-balance dispatch x₀ and G: at each bus, the net load above
+	// the units' Pmin, y_j = d_j + Pbusinj_j − Σ Pmin, is served by the bus's
+	// own segments in merit order up to their width W_j, the rest (y_j > W_j,
+	// or y_j < 0) by the bus's backstops; θ = 0 and the flows are Pfinj. Its
+	// cost h_j(y_j) is piecewise linear, so its maximum over [lo_j, hi_j] is at
+	// an end or a breakpoint (0, W_j, the segment ends).
+	pminAt := make([]float64, nb)
+	for g, bi := range n.GenBus {
+		pminAt[bi] += n.Pmin[g]
+	}
+	local := make([][]MeritSegment, nb) // by price (m.segs is sorted)
+	for s, sg := range m.segs {
+		local[m.segBus[s]] = append(local[m.segBus[s]], sg)
+	}
+	bcost := func(x float64) float64 { return C*math.Max(0, x) + (-F)*math.Max(0, -x) }
+	var sumLo float64
+	for j := 0; j < nb; j++ {
+		lo := dom.Lo[j] + n.Pbusinj[j] - pminAt[j]
+		hi := dom.Hi[j] + n.Pbusinj[j] - pminAt[j]
+		var w float64
+		knots := []float64{lo, hi, 0}
+		for _, sg := range local[j] {
+			w += sg.Width
+			knots = append(knots, w)
+		}
+		if (hi > w && !m.shedAt[j]) || (lo < 0 && !m.curtAt[j]) {
+			return nil, fmt.Sprintf("bus %d cannot balance locally with its units and backstops (net load above Pmin in [%.6g, %.6g] MW, units' range [0, %.6g] MW)", n.BusID[j], lo, hi, w), nil
+		}
+		if math.Max(math.Abs(lo), math.Abs(hi)) > m.capacity {
+			return nil, fmt.Sprintf("bus %d's net load exceeds the backstop capacity", n.BusID[j]), nil
+		}
+		h := func(y float64) float64 {
+			u := math.Min(math.Max(y, 0), w)
+			c := bcost(y - u)
+			for _, sg := range local[j] {
+				f := math.Min(u, sg.Width)
+				c += sg.Price * f
+				u -= f
+			}
+			return c
+		}
+		worst := math.Inf(-1)
+		for _, y := range knots {
+			if y >= lo && y <= hi {
+				worst = math.Max(worst, h(y))
+			}
+		}
+		ev.LocalCostMax += worst
+		sumLo += lo
+	}
+	ev.CostGap = math.Max(0, ev.LocalCostMax-ev.VMin)
+	// No backstop at capacity in an optimal solution (its cost exceeds x₀'s).
+	var segMin, segW float64
+	for _, s := range m.segs {
+		segMin += math.Min(0, s.Price) * s.Width
+		segW += s.Width
+	}
+	if !(C*m.capacity+segMin > ev.LocalCostMax) || !(C*(m.capacity+sumLo-segW)+(-F)*m.capacity+segMin > ev.LocalCostMax) {
+		return nil, "the backstop capacity does not rule out a backstop at capacity (prices above the cap possible)", nil
+	}
+
+	// Every optimal dispatch costs at most RefCostMax, so σ_j ≤ (RefCostMax −
+	// Σ min(0, c_s) w_s)/PriceCap, and κ_j likewise (or by the balance).
+	ev.ShedMax = math.Min(m.capacity, (ev.RefCostMax-segMin)/C)
+	ev.CurtMax = math.Min(m.capacity, segW+(ev.RefCostMax-segMin)/C-sumLo)
+	if F < 0 {
+		ev.CurtMax = math.Min(ev.CurtMax, (ev.RefCostMax-segMin)/(-F))
+	}
+
+	// C. Congestion dual bounds.
+	nl := n.NumBranches()
+	ev.MuUp, ev.MuLo = make([]float64, nl), make([]float64, nl)
+	for l := 0; l < nl; l++ {
+		if m.flow[l] < 0 {
+			continue
+		}
+		if math.IsInf(n.FlowMax[l], 1) || math.IsInf(n.FlowMin[l], -1) {
+			return nil, fmt.Sprintf("branch %d has a one-sided flow limit", n.Branch[l]+1), nil
+		}
+		up, lo := n.FlowMax[l]-n.Pfinj[l], n.Pfinj[l]-n.FlowMin[l]
+		if !(up > 0 && lo > 0) {
+			return nil, fmt.Sprintf("branch %d: the zero-injection flow is not strictly inside its limits", n.Branch[l]+1), nil
+		}
+		ev.MuUp[l], ev.MuLo[l] = ev.CostGap/up, ev.CostGap/lo
+		// The centre's dispatch as the repair point, where it has slack.
+		gMid := math.Max(0, ev.RefCostMax-ev.VMin)
+		if s := n.FlowMax[l] - flowMid[l]; s > 1e-6*math.Max(1, math.Abs(n.FlowMax[l])) {
+			ev.MuUp[l] = math.Min(ev.MuUp[l], gMid/s)
+		}
+		if s := flowMid[l] - n.FlowMin[l]; s > 1e-6*math.Max(1, math.Abs(n.FlowMin[l])) {
+			ev.MuLo[l] = math.Min(ev.MuLo[l], gMid/s)
+		}
+	}
+
+	// D. Price bounds per bus.
+	piLo, piHi := make([]float64, nb), make([]float64, nb)
+	for j := range piLo {
+		piLo[j], piHi[j] = math.Inf(-1), math.Inf(1)
+		if m.shedAt[j] {
+			piHi[j] = C
+		}
+		if m.curtAt[j] {
+			piLo[j] = F
+		}
+	}
+	need := make([]bool, nb)
+	for s := range m.segs {
+		need[m.segBus[s]] = true
+	}
+	for j := 0; j < nb; j++ {
+		if m.shedAt[j] || m.curtAt[j] {
+			need[j] = true
+		}
+	}
+	if err := n.priceBounds(ctx, hopt, ev, piLo, piHi, need); err != nil {
+		return nil, "", err
+	}
+	for j := 0; j < nb; j++ {
+		if need[j] && (math.IsInf(piLo[j], 0) || math.IsInf(piHi[j], 0)) {
+			return nil, fmt.Sprintf("the price at bus %d is not bounded by the derived bounds", n.BusID[j]), nil
+		}
+	}
+	progress(opt.Progress, "lmp-bound: derived big-Ms: cost gap G = %.6g $/h, backstop capacity %.6g MW", ev.CostGap, m.capacity)
+
+	// E. The KKT MIP, once for max π and (if PriceFloor < 0) once for max −π.
+	var nodes int
+	closed := true
+	for _, sign := range []float64{1, -1} {
+		if sign < 0 && F == 0 {
+			ev.MinPrice = 0 // π_i ≥ PriceFloor = 0 at every varying bus
+			continue
+		}
+		r, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, opt, cuts)
+		if err != nil {
+			return nil, "", err
+		}
+		if r.Status == solver.PrimalInfeasible {
+			return nil, "the KKT program is infeasible (the derived bounds contradict the LP; numerical trouble)", nil
+		}
+		bound := r.DualBound + 1e-6*(1+math.Abs(r.DualBound))
+		if sign > 0 {
+			ev.MaxPrice = bound
+		} else {
+			ev.MinPrice = bound
+		}
+		closed = closed && r.Status == solver.Optimal
+		nodes += r.Nodes
+		progress(opt.Progress, "lmp-bound: max %sπ: proven bound %.6g $/MWh, incumbent %.6g (%v, %d nodes, %.1f s)",
+			map[bool]string{true: "", false: "−"}[sign > 0], r.DualBound, r.Objective, r.Status, r.Nodes, r.Time.Seconds())
+	}
+	ev.Closed, ev.Nodes = closed, nodes
+	ev.Seconds = time.Since(t0).Seconds()
+	return ev, "", nil
+}
+
+// subgradientCut is V(d) ≥ v + piᵀ(d − load), from an LP solve at load.
+type subgradientCut struct {
+	load, pi []float64
+	v        float64
+}
+
+// priceBounds tightens [piLo, piHi] at the buses in need by LPs over the
+// dual polyhedron {Bbus π + Bfᵀ(μ⁺ − μ⁻) = 0 at non-reference buses, μ within
+// the evidence's bounds, π within the backstop bounds}, which contains every
+// optimal dual of the market LP at every d ∈ D.
+func (n *Network) priceBounds(ctx context.Context, hopt highs.Options, ev *LMPEvidence, piLo, piHi []float64, need []bool) error {
+	nb := n.NumBuses()
+	todo := false
+	for j := 0; j < nb; j++ {
+		if need[j] && (math.IsInf(piLo[j], 0) || math.IsInf(piHi[j], 0)) {
+			todo = true
+		}
+	}
+	if !todo {
+		return nil
+	}
+	b := newLPBuilder()
+	pi, _, _ := n.addDual(b, ev, piLo, piHi)
+	lp, err := b.build(hopt)
+	if err != nil {
+		return err
+	}
+	defer lp.Close()
+	cost := make([]float64, len(b.cost))
+	for j := 0; j < nb; j++ {
+		for _, sign := range []float64{1, -1} {
+			if !need[j] || (sign > 0 && !math.IsInf(piHi[j], 0)) || (sign < 0 && !math.IsInf(piLo[j], 0)) {
+				continue
+			}
+			cost[pi[j]] = -sign // minimize −π (max π) or π (min π)
+			if err := lp.SetCosts(cost); err != nil {
+				return err
+			}
+			cost[pi[j]] = 0
+			r, err := lp.Solve(ctx)
+			if err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if r.Status != solver.Optimal {
+				continue // unbounded: stays infinite
+			}
+			v := -r.Objective * sign // max π or min π
+			if sign > 0 {
+				piHi[j] = v + 1e-6*(1+math.Abs(v))
+			} else {
+				piLo[j] = v - 1e-6*(1+math.Abs(v))
+			}
+		}
+	}
+	return nil
+}
+
+// addDual appends the dual columns π (per bus, bounds [piLo, piHi]) and μ⁺, μ⁻
+// (per limited branch; −1 otherwise) and the stationarity rows of the angles.
+func (n *Network) addDual(b *lpBuilder, ev *LMPEvidence, piLo, piHi []float64) (pi, muUp, muLo []int) {
+	nb, nl := n.NumBuses(), n.NumBranches()
+	pi = make([]int, nb)
+	for j := range pi {
+		pi[j] = b.col(0, piLo[j], piHi[j])
+	}
+	muUp, muLo = make([]int, nl), make([]int, nl)
+	bfBus, bfVal := n.bfRows()
+	idx := make([][]int, nb)
+	val := make([][]float64, nb)
+	for l := 0; l < nl; l++ {
+		muUp[l], muLo[l] = -1, -1
+		if ev.MuUp[l] == 0 && ev.MuLo[l] == 0 {
+			continue
+		}
+		muUp[l] = b.col(0, 0, ev.MuUp[l])
+		muLo[l] = b.col(0, 0, ev.MuLo[l])
+		for k, j := range bfBus[l] {
+			idx[j] = append(idx[j], muUp[l], muLo[l])
+			val[j] = append(val[j], bfVal[l][k], -bfVal[l][k])
+		}
+	}
+	isRef := make([]bool, nb)
+	for _, r := range n.RefBus {
+		isRef[r] = true
+	}
+	for k := 0; k < nb; k++ {
+		if isRef[k] {
+			continue
+		}
+		for t := n.Bbus.ColPtr[k]; t < n.Bbus.ColPtr[k+1]; t++ {
+			// Σ_j Bbus_jk π_j (Bbus symmetric: row k).
+			idx[k] = append(idx[k], pi[n.Bbus.RowIdx[t]])
+			val[k] = append(val[k], n.Bbus.Val[t])
+		}
+		b.row(0, 0, idx[k], val[k])
+	}
+	return pi, muUp, muLo
+}
+
+// kktMIP builds and solves the KKT mixed-integer program maximizing sign·π_i
+// over the varying buses i.
+func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, sign float64, opt LMPBoundOptions, cuts []subgradientCut) (*highs.MIPResult, error) {
+	C, F := rules.PriceCap, rules.PriceFloor
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		return nil, err
+	}
+	cost := append([]float64(nil), b.cost...)
+	for j := range b.cost {
+		b.cost[j] = 0
+	}
+	for j := range m.sigma {
+		if m.sigma[j] >= 0 {
+			b.hi[m.sigma[j]] = ev.ShedMax
+		}
+		if m.kappa[j] >= 0 {
+			b.hi[m.kappa[j]] = ev.CurtMax
+		}
+	}
+	// Valid for optimal dispatches: cost ≤ V(centre) + chord of the local
+	// repair cost, and cost ≥ each subgradient cut.
+	var cidx []int
+	var cval []float64
+	for j, c := range cost {
+		if c != 0 {
+			cidx, cval = append(cidx, j), append(cval, c)
+		}
+	}
+	{
+		idx, val := append([]int(nil), cidx...), append([]float64(nil), cval...)
+		rhs := ev.VMid
+		for _, j := range m.vars {
+			mid := (dom.Lo[j] + dom.Hi[j]) / 2
+			gLo, gHi := (-F)*(mid-dom.Lo[j]), C*(dom.Hi[j]-mid)
+			slope := (gHi - gLo) / (dom.Hi[j] - dom.Lo[j])
+			// cost − slope·d_j ≤ V(centre) + gLo − slope·Lo_j
+			idx, val = append(idx, m.d[j]), append(val, -slope)
+			rhs += gLo - slope*dom.Lo[j]
+		}
+		b.row(math.Inf(-1), rhs+1e-6*(1+math.Abs(rhs)), idx, val)
+	}
+	for _, c := range cuts {
+		idx, val := append([]int(nil), cidx...), append([]float64(nil), cval...)
+		rhs := c.v
+		for j := range c.pi {
+			if m.d[j] >= 0 {
+				idx, val = append(idx, m.d[j]), append(val, -c.pi[j])
+				rhs -= c.pi[j] * c.load[j]
+			}
+		}
+		b.row(rhs, math.Inf(1), idx, val)
+	}
+	pi, muUp, muLo := n.addDual(b, ev, piLo, piHi)
+	// Strong duality, implied at integer points and stated for the
+	// relaxation: cost(x) ≤ Σ_j π_j (r_j + d_j) − Σ_l (μ⁺_l u_l − μ⁻_l w_l) −
+	// Σ_s w_s ν̄_s with ν̄_s ≥ max(0, π_b − c_s) and each product π_j d_j of a
+	// varying bus over-estimated by its McCormick envelope on
+	// [piLo_j, piHi_j] × [Lo_j, Hi_j] (McCormick 1976): the right side is at
+	// least the dual objective at every KKT point, where the two are equal.
+	{
+		idx, val := append([]int(nil), cidx...), append([]float64(nil), cval...)
+		for j := range m.balance {
+			r := b.rlo[m.balance[j]]
+			if m.d[j] < 0 {
+				idx, val = append(idx, pi[j]), append(val, -r)
+				continue
+			}
+			if r != 0 {
+				idx, val = append(idx, pi[j]), append(val, -r)
+			}
+			w := b.col(0, math.Inf(-1), math.Inf(1))
+			lo, hi := dom.Lo[j], dom.Hi[j]
+			// w ≤ Hi·π + pLo·d − Hi·pLo ; w ≤ Lo·π + pHi·d − Lo·pHi
+			b.row(math.Inf(-1), -hi*piLo[j], []int{w, pi[j], m.d[j]}, []float64{1, -hi, -piLo[j]})
+			b.row(math.Inf(-1), -lo*piHi[j], []int{w, pi[j], m.d[j]}, []float64{1, -lo, -piHi[j]})
+			idx, val = append(idx, w), append(val, -1)
+		}
+		for l := range muUp {
+			if muUp[l] >= 0 {
+				idx, val = append(idx, muUp[l], muLo[l]), append(val, n.FlowMax[l]-n.Pfinj[l], -(n.FlowMin[l]-n.Pfinj[l]))
+			}
+		}
+		for s, sg := range m.segs {
+			nu := b.col(0, 0, math.Inf(1))
+			b.row(-sg.Price, math.Inf(1), []int{nu, pi[m.segBus[s]]}, []float64{1, -1})
+			idx, val = append(idx, nu), append(val, sg.Width)
+		}
+		b.row(math.Inf(-1), 1e-6*(1+math.Abs(ev.RefCostMax)), idx, val)
+	}
+	nbin0 := len(b.integer)
+	// Segments: p_s > 0 ⇒ π ≥ c_s; p_s < w_s ⇒ π ≤ c_s. Of two segments of
+	// one unit at prices c < c′, the dearer may carry power only when the
+	// cheaper is full (a′ + z ≤ 1; implied by the two rules, stated for the
+	// relaxation).
+	segA, segZ := make([]int, len(m.segs)), make([]int, len(m.segs))
+	lastOf := map[int]int{}
+	for s, sg := range m.segs {
+		j := m.segBus[s]
+		a, z := b.binary(), b.binary() // a: may be > 0; z: may be < w
+		segA[s], segZ[s] = a, z
+		if prev, ok := lastOf[sg.Gen]; ok && m.segs[prev].Price < sg.Price {
+			b.row(math.Inf(-1), 1, []int{a, segZ[prev]}, []float64{1, 1})
+		}
+		lastOf[sg.Gen] = s
+		b.row(math.Inf(-1), 0, []int{m.p[s], a}, []float64{1, -sg.Width})
+		b.row(sg.Width, math.Inf(1), []int{m.p[s], z}, []float64{1, sg.Width})
+		if sg.Price > piLo[j] {
+			b.row(piLo[j], math.Inf(1), []int{pi[j], a}, []float64{1, -(sg.Price - piLo[j])})
+		}
+		if piHi[j] > sg.Price {
+			b.row(math.Inf(-1), piHi[j], []int{pi[j], z}, []float64{1, piHi[j] - sg.Price})
+		}
+	}
+	// Backstops: σ_j > 0 ⇒ π_j = C; κ_j > 0 ⇒ π_j = F.
+	for j := range m.sigma {
+		if c := m.sigma[j]; c >= 0 {
+			e := b.binary()
+			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.ShedMax})
+			b.row(piLo[j], math.Inf(1), []int{pi[j], e}, []float64{1, -(C - piLo[j])})
+		}
+		if c := m.kappa[j]; c >= 0 {
+			e := b.binary()
+			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.CurtMax})
+			b.row(math.Inf(-1), piHi[j], []int{pi[j], e}, []float64{1, piHi[j] - F})
+		}
+	}
+	// Branches: μ⁺ > 0 ⇒ flow = FlowMax; μ⁻ > 0 ⇒ flow = FlowMin.
+	for l := range m.flow {
+		if m.flow[l] < 0 || muUp[l] < 0 {
+			continue
+		}
+		span := n.FlowMax[l] - n.FlowMin[l]
+		cols := make([]int, 0, len(m.bfBus[l])+1)
+		for _, j := range m.bfBus[l] {
+			cols = append(cols, m.theta[j])
+		}
+		zu, zl := b.binary(), b.binary()
+		b.row(math.Inf(-1), 0, []int{muUp[l], zu}, []float64{1, -ev.MuUp[l]})
+		b.row(math.Inf(-1), 0, []int{muLo[l], zl}, []float64{1, -ev.MuLo[l]})
+		b.row(n.FlowMin[l]-n.Pfinj[l], math.Inf(1), append(cols, zu), append(append([]float64(nil), m.bfVal[l]...), -span))
+		b.row(math.Inf(-1), n.FlowMax[l]-n.Pfinj[l], append(cols[:len(cols):len(cols)], zl), append(append([]float64(nil), m.bfVal[l]...), span))
+		if span > 0 {
+			b.row(math.Inf(-1), 1, []int{zu, zl}, []float64{1, 1})
+		}
+	}
+	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1.
+	U := C
+	if sign < 0 {
+		U = -F
+	}
+	t := b.col(1, math.Inf(-1), U)
+	var ys []int
+	for _, i := range m.vars {
+		y := b.binary()
+		ys = append(ys, y)
+		li := sign * piLo[i]
+		if sign < 0 {
+			li = -piHi[i]
+		}
+		// t − sign·π_i + (U − li) y_i ≤ U − li
+		b.row(math.Inf(-1), U-li, []int{t, pi[i], y}, []float64{1, -sign, U - li})
+	}
+	ones := make([]float64, len(ys))
+	for k := range ones {
+		ones[k] = 1
+	}
+	b.row(1, 1, ys, ones)
+	ev.Binaries = len(b.integer) - nbin0
+	lp, err := b.build(hopt)
+	if err != nil {
+		return nil, err
+	}
+	defer lp.Close()
+	if err := lp.SetObjectiveSense(true); err != nil {
+		return nil, err
+	}
+	// HiGHS checks its time limit between nodes; the interrupt also stops a
+	// long root (the bound proven by then is still valid).
+	mctx, cancel := context.WithTimeout(ctx, opt.TimeLimit+opt.TimeLimit/10+time.Second)
+	defer cancel()
+	r, err := lp.SolveMIP(mctx, opt.TimeLimit, opt.RelGap)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if r.X != nil && r.Objective > ev.Incumbent {
+		ev.Incumbent = r.Objective
+		best := -1
+		for k, y := range ys {
+			if r.X[y] > 0.5 {
+				best = m.vars[k]
+			}
+		}
+		if best >= 0 {
+			ev.IncumbentBus = n.BusID[best]
+		}
+		ev.IncumbentLoad = append([]float64(nil), dom.Lo...)
+		for _, j := range m.vars {
+			ev.IncumbentLoad[j] = math.Min(dom.Hi[j], math.Max(dom.Lo[j], r.X[m.d[j]]))
+		}
+	}
+	return r, nil
+}
+
+// VerifyCostCertificateContext is VerifyCostCertificate with a context (the
+// "lmp-bound" re-derivation solves the KKT program again).
+func (n *Network) VerifyCostCertificateContext(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
+	if c != nil && c.Method == "lmp-bound" {
+		return n.verifyLMPBound(ctx, c, dom)
+	}
+	return n.VerifyCostCertificate(c, dom)
+}
+
+// verifyLMPBound re-derives an "lmp-bound" certificate: the arithmetic, then
+// every derived constant (the LPs of the cost gap, the backstop and price
+// bounds) and the proven bounds of the KKT program, solved again from scratch
+// with another HiGHS random seed (a different branch-and-bound search). It
+// fails when the re-derived bound exceeds the certified one (e.g. when the
+// re-solve stops at its time limit with a looser bound).
+func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
+	if c == nil {
+		return fmt.Errorf("%w: nil certificate", ErrNotCertified)
+	}
+	if err := c.checkArithmetic(); err != nil {
+		return err
+	}
+	if err := dom.Validate(n); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotCertified, err)
+	}
+	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, LMPBoundOptions{RandomSeed: 7919})
+	if err != nil {
+		return err
+	}
+	if ev == nil {
+		return fmt.Errorf("%w: %s", ErrNotCertified, reason)
+	}
+	if tol := 1e-6 * (1 + math.Abs(ev.CostGap)); math.Abs(ev.CostGap-c.LMP.CostGap) > tol {
+		return fmt.Errorf("%w: re-derived cost gap %v differs from the recorded %v", ErrNotCertified, ev.CostGap, c.LMP.CostGap)
+	}
+	per := math.Max(ev.MaxPrice, ev.MinPrice)
+	if per > c.PerMW*(1+1e-6)+1e-6 {
+		return fmt.Errorf("%w: re-derived LMP bound %v exceeds the certified %v (closed: %v)", ErrNotCertified, per, c.PerMW, ev.Closed)
+	}
+	return nil
+}
+
+// CertifyCostBound returns the tightest certificate grid can give for the
+// cost of the DC-OPF with market rules over dom: the uncongested merit-order
+// bound when it applies (exact without congestion, no solve), otherwise the
+// KKT bound of CertifyLMPBound, otherwise the price cap (with the reasons).
+// It reads only the network and the public domain (not Network.Load).
+func (n *Network) CertifyCostBound(ctx context.Context, dom LoadDomain, alpha float64, rules MarketRules, opt LMPBoundOptions) (*CostCertificate, error) {
+	if err := dom.Validate(n); err != nil {
+		return nil, err
+	}
+	// The merit-order check's fast path evaluates the network's own loads;
+	// here they are replaced by the domain's centre, so that nothing below
+	// reads a load that is not public.
+	pub := *n
+	pub.Load = make([]float64, n.NumBuses())
+	for i := range pub.Load {
+		pub.Load[i] = (dom.Lo[i] + dom.Hi[i]) / 2
+	}
+	mc, err := pub.CertifyCostSensitivity(dom, alpha, rules)
+	if err != nil {
+		return nil, err
+	}
+	if mc.Method != "price-cap" {
+		progress(opt.Progress, "certify: no branch can congest over the domain: merit-order bound %.6g $/MWh", mc.PerMW)
+		return mc, nil
+	}
+	// A short adversarial search first: a load vector of the domain at which
+	// a varying bus's price reaches the cap makes the price-cap bound tight.
+	s, err := n.SearchLMPChange(ctx, dom, alpha, rules, LMPSearchOptions{Starts: 8, Steps: 40, Seed: 1})
+	if err != nil {
+		return nil, err
+	}
+	if s.LMP >= rules.MaxPrice()*(1-1e-9) {
+		mc.Reason = fmt.Sprintf("a load vector of the domain has a price of %.6g $/MWh at a varying bus: the price-cap bound is tight", s.LMP)
+		progress(opt.Progress, "certify: %s", mc.Reason)
+		return mc, nil
+	}
+	progress(opt.Progress, "certify: merit-order bound not applicable (%s); solving the KKT program", mc.Reason)
+	c, err := n.CertifyLMPBound(ctx, dom, alpha, rules, opt)
+	if err != nil {
+		return nil, err
+	}
+	if c.Method == "price-cap" {
+		c.Reason = mc.Reason + "; " + c.Reason
+	}
+	return c, nil
+}

@@ -1,0 +1,219 @@
+package grid
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/privopt/privopt/internal/shareddata"
+)
+
+// pglibNet reads a PGLib case with its quadratic costs as 20 secant
+// segments (the release's default), in the MATPOWER DC model.
+func pglibNet(t testing.TB, name string) *Network {
+	t.Helper()
+	dir, err := shareddata.Dir()
+	if err != nil {
+		t.Skipf("shared data absent (%v): the PGLib cases are needed", err)
+	}
+	c, err := ReadCase(filepath.Join(dir, "pglib", "pglib_opf_case"+name+".m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _, err = c.PiecewiseCosts(20); err != nil {
+		t.Fatal(err)
+	}
+	n, err := NewNetwork(c, DCOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// case3_congested (solved by hand in the file): branch 1–3 carries 2/3 of the
+// cheap unit's output and binds once that output reaches 75 MW, i.e. for a
+// load at bus 3 of 75 MW or more; then the 50 $/MWh unit at bus 3 is marginal
+// and the LMP at bus 3 is exactly 50 (at bus 2: 30). Below 75 MW nothing
+// congests and the price is 10 everywhere. So over d₃ ∈ [81, 99] MW the
+// largest |LMP| is 50 (the KKT bound must prove exactly that), over [30, 60]
+// it is 10 (the merit-order bound applies), and with a cap of 40 the shedding
+// backstop at bus 3 undercuts the 50 $/MWh unit: the bound is the cap.
+func TestLMPBoundClosedForm(t *testing.T) {
+	n := loadNet(t, "testdata/case3_congested.m", DCOptions{})
+	ctx := context.Background()
+	rules := MarketRules{PriceCap: 1000}
+	dom := LoadDomain{Lo: []float64{0, 0, 81}, Hi: []float64{0, 10, 99}}
+	c, err := n.CertifyLMPBound(ctx, dom, 2, rules, LMPBoundOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Method != "lmp-bound" || math.Abs(c.PerMW-50) > 1e-3 || math.Abs(c.Bound-100) > 2e-3 || !c.LMP.Closed {
+		t.Fatalf("congested domain: %s per_mw %v bound %v, want lmp-bound 50 and 100", c.Method, c.PerMW, c.Bound)
+	}
+	if err := n.VerifyCostCertificate(c, dom); err != nil {
+		t.Error(err)
+	}
+	s, err := n.SearchLMPChange(ctx, dom, 2, rules, LMPSearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(s.PerMW-50) > 1e-6 || s.Bus != 3 {
+		t.Errorf("search found %v at bus %d, want 50 at bus 3", s.PerMW, s.Bus)
+	}
+	// The certificate depends on the network and the domain only: the
+	// network's own loads (private data) do not change a byte of it.
+	c1, err := n.CertifyCostBound(ctx, dom, 2, rules, LMPBoundOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Load[2] = 97
+	c2, err := n.CertifyCostBound(ctx, dom, 2, rules, LMPBoundOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1.LMP.Seconds, c2.LMP.Seconds = 0, 0 // wall time
+	j1, _ := json.Marshal(c1)
+	j2, _ := json.Marshal(c2)
+	if !bytes.Equal(j1, j2) {
+		t.Errorf("certificate changed with the network's loads:\n%s\n%s", j1, j2)
+	}
+	low := LoadDomain{Lo: []float64{0, 0, 30}, Hi: []float64{0, 0, 60}}
+	if c, err := n.CertifyCostBound(ctx, low, 1, rules, LMPBoundOptions{}); err != nil || c.Method != "uncongested-merit-order" || c.PerMW != 10 {
+		t.Errorf("uncongested domain: %+v, %v; want merit order 10", c, err)
+	}
+	if c, err := n.CertifyLMPBound(ctx, low, 1, rules, LMPBoundOptions{}); err != nil || c.Method != "lmp-bound" || math.Abs(c.PerMW-10) > 1e-3 {
+		t.Errorf("uncongested domain, KKT bound: %+v, %v; want 10", c, err)
+	}
+	if c, err := n.CertifyLMPBound(ctx, dom, 1, MarketRules{PriceCap: 40}, LMPBoundOptions{}); err != nil || c.Method != "price-cap" || c.PerMW != 40 {
+		t.Errorf("cap 40: %+v, %v; want the price cap", c, err)
+	}
+	// A tampered certificate fails re-verification.
+	bad := *c
+	bad.PerMW, bad.Bound = 45, 90
+	if err := n.VerifyCostCertificate(&bad, dom); !errors.Is(err, ErrNotCertified) {
+		t.Errorf("tampered bound 45 < 50 verified: %v", err)
+	}
+}
+
+// The certified bound is never below the largest change the adversarial
+// search finds, and within 1.5× of it, on PGLib cases (±10% and ±30% around
+// the nominal loads for 5_pjm, ±10% for 14 and 30 — the 30_ieee bound is
+// below the cap only there; the sweep over all cases is bench/lmpbound).
+func TestLMPBoundCoversSearch(t *testing.T) {
+	ctx := context.Background()
+	rules := DefaultMarketRules()
+	for _, tc := range []struct {
+		name string
+		band float64
+	}{{"5_pjm", 0.1}, {"5_pjm", 0.3}, {"14_ieee", 0.1}, {"30_ieee", 0.1}} {
+		n := pglibNet(t, tc.name)
+		dom, _ := n.LoadBand(tc.band)
+		c, err := n.CertifyCostBound(ctx, dom, 1, rules, LMPBoundOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var extra [][]float64
+		if c.LMP != nil {
+			extra = append(extra, c.LMP.IncumbentLoad)
+		}
+		s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Extra: extra, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s ±%v: %s %.6g, found %.6g at bus %d", tc.name, tc.band, c.Method, c.PerMW, s.PerMW, s.Bus)
+		if c.PerMW < s.PerMW*(1-1e-9) {
+			t.Errorf("%s ±%v: certified %v below the change found %v (bus %d)", tc.name, tc.band, c.PerMW, s.PerMW, s.Bus)
+		}
+		if c.PerMW > 1.5*s.PerMW {
+			t.Errorf("%s ±%v: certified %v more than 1.5× the change found %v", tc.name, tc.band, c.PerMW, s.PerMW)
+		}
+		if c.Method == "price-cap" {
+			t.Errorf("%s ±%v: no bound below the cap (%s)", tc.name, tc.band, c.Reason)
+		}
+	}
+}
+
+// The domain CSV round-trips, unlisted buses carry no load, and bad rows are
+// refused with their row number.
+func TestReadLoadDomainCSV(t *testing.T) {
+	n := loadNet(t, "testdata/case3_congested.m", DCOptions{})
+	dom, err := ReadLoadDomainCSV(strings.NewReader("bus,min,max\n3, 81, 99\n2,0,10\n"), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := LoadDomain{Lo: []float64{0, 0, 81}, Hi: []float64{0, 10, 99}}
+	for i := range want.Lo {
+		if dom.Lo[i] != want.Lo[i] || dom.Hi[i] != want.Hi[i] {
+			t.Fatalf("got %+v, want %+v", dom, want)
+		}
+	}
+	var buf bytes.Buffer
+	if err := dom.WriteCSV(&buf, n); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadLoadDomainCSV(&buf, n)
+	if err != nil || back.Digest(n) != dom.Digest(n) {
+		t.Errorf("round trip: %v, digests %s vs %s", err, back.Digest(n), dom.Digest(n))
+	}
+	for in, frag := range map[string]string{
+		"bus,lo,hi\n":                 "header",
+		"bus,min,max\n9,0,1\n":        "bus 9",
+		"bus,min,max\n3,5,1\n":        "min 5 > max 1",
+		"bus,min,max\n3,0,1\n3,0,2\n": "listed twice",
+		"bus,min,max\n3,0,NaN\n":      "row 2",
+		"bus,min,max\nx,0,1\n":        "not an integer",
+		"bus,min,max\n2,0,1,7\n":      "row 2",
+		"bus,min,max\n2,0,+Inf\n":     "finite",
+	} {
+		if _, err := ReadLoadDomainCSV(strings.NewReader(in), n); err == nil || !strings.Contains(err.Error(), frag) {
+			t.Errorf("%q: error %v, want one naming %q", in, err, frag)
+		}
+	}
+}
+
+// A certificate file loads only against its network and domain, and a
+// changed number is caught.
+func TestCertificateFile(t *testing.T) {
+	n := loadNet(t, "testdata/case3_congested.m", DCOptions{})
+	ctx := context.Background()
+	dom := LoadDomain{Lo: []float64{0, 0, 81}, Hi: []float64{0, 10, 99}}
+	c, err := n.CertifyCostBound(ctx, dom, 1, DefaultMarketRules(), LMPBoundOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := n.NewCertificateFile(c, dom, false, 20).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	f, err := LoadCostCertificate(ctx, strings.NewReader(text), n, dom, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Method != "lmp-bound" || f.PerMW != c.PerMW {
+		t.Errorf("loaded %+v", f)
+	}
+	other := LoadDomain{Lo: []float64{0, 0, 80}, Hi: []float64{0, 10, 99}}
+	if _, err := LoadCostCertificate(ctx, strings.NewReader(text), n, other, false); !errors.Is(err, ErrNotCertified) || !strings.Contains(err.Error(), "domain digest") {
+		t.Errorf("other domain: %v", err)
+	}
+	n2 := loadNet(t, "testdata/case3_loop.m", DCOptions{})
+	if _, err := LoadCostCertificate(ctx, strings.NewReader(text), n2, LoadDomain{Lo: make([]float64, n2.NumBuses()), Hi: make([]float64, n2.NumBuses())}, false); !errors.Is(err, ErrNotCertified) {
+		t.Errorf("other network: %v", err)
+	}
+	// A per-MW value below the proven bound, consistent otherwise.
+	low := *c
+	low.PerMW, low.Bound = c.LMP.MaxPrice/2, c.LMP.MaxPrice/2
+	buf.Reset()
+	if err := n.NewCertificateFile(&low, dom, false, 20).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadCostCertificate(ctx, &buf, n, dom, false); !errors.Is(err, ErrNotCertified) || !strings.Contains(err.Error(), "below the recorded price bounds") {
+		t.Errorf("per_mw below the proven bound: %v", err)
+	}
+}
