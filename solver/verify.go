@@ -39,6 +39,11 @@ type Accuracy struct {
 	Sensitivity float64
 	// PrimalObjective and DualObjective are pobj and dobj above.
 	PrimalObjective, DualObjective float64
+	// Rows is the row-by-row and column-by-column re-check (see RowAccuracy):
+	// the global residuals above are relative to the largest terms of the
+	// whole problem and cannot see a violation of a row whose terms are
+	// small; Certify requires both.
+	Rows RowAccuracy
 }
 
 // Max returns the largest of the five relative violations (+Inf when any is NaN).
@@ -157,6 +162,8 @@ func Measure(p *Problem, x, s, y []float64) (Accuracy, error) {
 	scale := math.Max(1, math.Min(math.Abs(a.PrimalObjective), math.Abs(a.DualObjective)))
 	a.Gap = math.Abs(a.PrimalObjective-a.DualObjective) / scale
 	a.Sensitivity = sens / scale
+
+	a.Rows = measureRows(p, x, s, y, px, ax, aty)
 
 	off := 0
 	for _, c := range p.Cones {

@@ -1,4 +1,4 @@
-package badscale
+package solvertest
 
 import (
 	"fmt"
