@@ -91,7 +91,6 @@ const (
 // instances the IPM's optimal answers reach 10⁻³ here).
 const ComplementarityTolerance = 1e-2
 
-
 // String lists the row-wise violations with the rows and column attaining
 // them, for diagnostics.
 func (r RowAccuracy) String() string {

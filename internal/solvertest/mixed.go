@@ -335,9 +335,10 @@ func Judge(p *solver.Problem, sol *solver.Solution, want, tol float64) string {
 // motivating failure: 16 free variables and 35 inequality rows, 16 of them
 // active at a planted optimum (y* ∈ [0.1, 1.1]), A dense with N(0, 1) entries,
 // every row scaled by 10^U(3, 6) except row 0, which is active and scaled by
-// small (its terms are then about small·|x*|, e.g. 10⁻⁵). The planted point
-// is the unique optimum (Objective, X).
-func OneSmallRow(rng *rand.Rand, small float64) MixedInstance {
+// small (its terms are then about small·|x*|, e.g. 10⁻⁵), and every column
+// by 10^U(−colSpan, colSpan). The planted point is the unique optimum
+// (Objective, X).
+func OneSmallRow(rng *rand.Rand, small, colSpan float64) MixedInstance {
 	const n, m, active = 16, 35, 16
 	A := make([][]float64, m)
 	for i := range A {
@@ -372,6 +373,16 @@ func OneSmallRow(rng *rand.Rand, small float64) MixedInstance {
 			q[j] -= a * y[i]
 		}
 	}
-	return MixedInstance{Name: fmt.Sprintf("one-small-row-%g", small), Objective: dot(q, x), X: x,
-		Problem: &solver.Problem{Q: q, A: tr.ToCSC(), B: b, Cones: []cone.Cone{cone.NewNonnegative(m)}}}
+	obj := dot(q, x)
+	A0 := tr.ToCSC()
+	for j := 0; j < n; j++ {
+		c := math.Pow(10, -colSpan+2*colSpan*rng.Float64())
+		for k := A0.ColPtr[j]; k < A0.ColPtr[j+1]; k++ {
+			A0.Val[k] *= c
+		}
+		q[j] *= c
+		x[j] /= c
+	}
+	return MixedInstance{Name: fmt.Sprintf("one-small-row-%g-%g", small, colSpan), Objective: obj, X: x,
+		Problem: &solver.Problem{Q: q, A: A0, B: b, Cones: []cone.Cone{cone.NewNonnegative(m)}}}
 }

@@ -59,6 +59,8 @@ type Solver struct {
 
 // New returns the automatic backend with HiGHS and the IPM at their default
 // options.
+func init() { solver.Register("auto", func() solver.Solver { return New() }) }
+
 func New() *Solver { return &Solver{highs: highs.New(), ipm: ipm.New()} }
 
 // NewWith returns the automatic backend over the given LP/QP backend (used

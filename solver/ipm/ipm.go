@@ -30,6 +30,8 @@ type Solver struct {
 }
 
 // New returns an interior-point solver with default settings.
+func init() { solver.Register("ipm", func() solver.Solver { return New() }) }
+
 func New() *Solver { return &Solver{} }
 
 // NewWithSettings returns a solver with the given settings (zero fields mean
