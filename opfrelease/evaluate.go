@@ -13,6 +13,10 @@ import (
 // perturbation baselines over simulated releases (Dvorkin et al., Section
 // 4.1), with query's definitions of infeasibility, optimality loss and CVaR
 // (query.Evaluation). It is a private diagnostic: it uses the unperturbed data.
+// A baseline that does not apply to the release's mechanism (input
+// perturbation, one noise value per varying load, with the scalar-only
+// truncated Laplace mechanism) is returned with its NotApplicable reason
+// ("not applicable: …") and zero numbers; the other strategies still run.
 type Evaluation struct {
 	Program, Output, Input *query.Evaluation
 }

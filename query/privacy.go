@@ -223,6 +223,15 @@ func (p Privacy) components(k int) ([]lindecision.Distribution, float64, error) 
 	return d, delta, err
 }
 
+// scalarOnlyError marks the error of a mechanism that releases one value
+// only, asked for k > 1 noise components: a baseline that needs a vector of
+// noise (OutputPerturbation of a k-row query, input perturbation of k data
+// entries) does not apply to it (Evaluation.NotApplicable). It wraps an error
+// of ErrInvalid.
+type scalarOnlyError struct{ error }
+
+func (e scalarOnlyError) Unwrap() error { return e.error }
+
 // mechanism also returns the noise.Mechanism used for floating-point-safe
 // releases (nil when the noise is not a noise.Distribution).
 func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.Mechanism, error) {
@@ -241,7 +250,7 @@ func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.M
 		m, err = noise.AnalyticGaussianMechanism(par)
 	case TruncatedLaplace:
 		if k != 1 {
-			return nil, 0, nil, invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)
+			return nil, 0, nil, scalarOnlyError{invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)}
 		}
 		m, err = noise.TruncatedLaplaceMechanism(par)
 	case Optimal:
