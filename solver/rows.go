@@ -15,7 +15,9 @@ import (
 // Numer. Math. 6, 1964), extended to the cone conditions. With the row term
 // magnitude Tᵢ = |bᵢ| + Σₖ|aᵢₖxₖ| + |sᵢ|, the column term magnitude
 // Uⱼ = |qⱼ| + Σₖ|pⱼₖxₖ| + Σᵢ|aᵢⱼyᵢ|, and the global scales mapped into row i
-// and column j, Gᵢ = maxₖ|aᵢₖ|·‖x‖∞ and Hⱼ = maxᵢ|aᵢⱼ|·‖y‖∞ + maxₖ|pⱼₖ|·‖x‖∞:
+// and column j, Gᵢ = maxₖ|aᵢₖ|·‖x‖∞ (for an empty row the global scale
+// 1 + max(‖b‖∞, ‖Ax‖∞, ‖s‖∞) of Accuracy.PrimalResidual) and
+// Hⱼ = maxᵢ|aᵢⱼ|·‖y‖∞ + maxₖ|pⱼₖ|·‖x‖∞:
 //
 //	Primal = max over rows i of (|(Ax + s − b)ᵢ| + vᵢ) / (Tᵢ + ϕGᵢ)
 //	Dual   = max over columns j of (|(Px + q + Aᵀy)ⱼ| + Σᵢ|aᵢⱼwᵢ|) / (Uⱼ + ϕHⱼ)
@@ -140,8 +142,15 @@ func measureRows(p *Problem, x, s, y, px, ax, aty []float64, objScale float64) R
 		}
 		H[j] = amax * yInf
 	}
+	// An empty row (aᵢ = 0) has no coefficients to carry the global scale:
+	// it gets the global primal scale 1 + max(‖b‖∞, ‖Ax‖∞, ‖s‖∞) itself.
+	global := 1 + math.Max(normInf(p.B), math.Max(normInf(ax), normInf(s)))
 	for i := range G {
-		G[i] *= xInf
+		if G[i] == 0 {
+			G[i] = global
+		} else {
+			G[i] *= xInf
+		}
 	}
 	if p.P != nil {
 		P := p.P
