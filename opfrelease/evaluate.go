@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/query"
 	"github.com/privopt/privopt/solver"
 )
@@ -115,7 +114,10 @@ func (pr *Program) Evaluate(ctx context.Context, eo EvalOptions) (*Evaluation, e
 func solveNominal(ctx context.Context, p *solver.Problem, o query.EvalOptions) (*solver.Solution, error) {
 	s := o.Solver
 	if s == nil {
-		s = chance.Auto(p)
+		var err error
+		if s, err = solver.ByName("auto"); err != nil {
+			return nil, err
+		}
 	}
 	sol, err := s.Solve(ctx, p, o.Settings)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/solver"
@@ -117,7 +116,7 @@ func reference(ctx context.Context, p *solver.Problem, o *EvalOptions) (float64,
 
 func solveBase(ctx context.Context, p *solver.Problem, s solver.Solver, set solver.Settings) (*solver.Solution, error) {
 	if s == nil {
-		s = chance.Auto(p)
+		s = defaultSolver()
 	}
 	sol, err := s.Solve(ctx, p, set)
 	if err != nil {
@@ -465,7 +464,7 @@ func QueryRange(ctx context.Context, p *solver.Problem, q Query, s solver.Solver
 		}
 		sv := s
 		if sv == nil {
-			sv = chance.Auto(&c)
+			sv = defaultSolver()
 		}
 		sol, err := sv.Solve(ctx, &c, set)
 		if err != nil {
@@ -538,7 +537,7 @@ func inputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 	f, _ := pert.Factor()
 	s := opts.Solver
 	if s == nil {
-		s = chance.Auto(p)
+		s = defaultSolver()
 	}
 	var lo, hi float64
 	if q != nil {
@@ -618,4 +617,14 @@ func inputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 		acc.add(d.obj, d.feasible, nil)
 	}
 	return acc.result("input", opts.N, opts.CVaRLevel), nil
+}
+
+// defaultSolver is the default route, solver.ByName("auto") (registered by
+// the import of solver/auto in package chance, which this package imports).
+func defaultSolver() solver.Solver {
+	s, err := solver.ByName("auto")
+	if err != nil {
+		panic(err) // unreachable: chance imports solver/auto
+	}
+	return s
 }

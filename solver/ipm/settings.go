@@ -8,8 +8,15 @@ import (
 	"github.com/privopt/privopt/solver"
 )
 
-// ErrInvalidSettings is wrapped by every error Settings.Validate returns.
-var ErrInvalidSettings = errors.New("ipm: invalid settings")
+// ErrInvalid is wrapped by every error Settings.Validate returns (the
+// module's shape: "ipm: invalid settings: <the bad value>"); an invalid
+// problem is reported with solver.ErrInvalid.
+var ErrInvalid = errors.New("ipm: invalid settings")
+
+// ErrInvalidSettings is the former name of ErrInvalid (the same value).
+//
+// Deprecated: use ErrInvalid.
+var ErrInvalidSettings = ErrInvalid
 
 // Settings are the interior-point method's options. The zero value of every
 // field means its default (DefaultSettings); the embedded solver.Settings carry
