@@ -208,6 +208,7 @@ type workspace struct {
 	tailRule  bool                    // the tail rule applies (eliminated PSD blocks)
 	muHist    [tailWindow + 1]float64 // μ of the last tailWindow+1 iterations, by iteration modulo tailWindow+1
 	logged    int                     // last iteration logged
+	loop      loopState               // run's termination state
 }
 
 type iterInfo struct {
