@@ -42,6 +42,11 @@ import (
 // cone violations (Accuracy's counts the equation residuals only): a slack
 // reported as b − Ax that leaves its cone moves the objective by yᵢ times the
 // violation, however small the row's terms.
+//
+// The row terms Tᵢ and column terms Uⱼ are invariant under positive scalings
+// of the rows (per cone block) and columns; the floors Gᵢ and Hⱼ are not (a
+// global scale cannot be), so Primal is invariant under row scalings and the
+// measures are exact ratios to the own terms wherever those exceed the floor.
 type RowAccuracy struct {
 	Primal, Dual, Complementarity, Sensitivity float64
 	// Row is the row (Primal) and Column the column (Dual) that attain the

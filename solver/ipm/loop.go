@@ -811,6 +811,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	w.logged = -1
 	it := 0
 	w.loop = loopState{}
+	w.muHist = make([]float64, set.Termination.TailWindow+1)
 	for ; ; it++ {
 		if st, stop := w.checkTermination(ctx, it); stop {
 			status = st
@@ -846,7 +847,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 // loopState is the state of run's termination rules carried between
 // iterations.
 type loopState struct {
-	stalls    int       // consecutive steps below 1e-10
+	stalls    int       // consecutive steps below Termination.StallStep
 	diverging int       // iterations past the divergence test
 	dualCert  []float64 // x at the first dual infeasibility detection
 	// dualCertIt is the iteration of that detection.
@@ -856,9 +857,10 @@ type loopState struct {
 // checkTermination is the first step of an iteration: it computes the
 // residuals of the current iterate, logs it, and applies the termination
 // rules in order — verified optimum, refinement without verification
-// (maxUnverified), divergence (divergenceFactor, divergenceGrace), the tail
-// plateau (tailWindow, tailProgress, tailPlateau), primal infeasibility, dual
-// infeasibility after dualInfeasibleGrace more iterations, the iteration and
+// (Termination.MaxUnverified), divergence (DivergenceFactor, DivergenceGrace),
+// the tail plateau (TailWindow, TailProgress, TailPlateau), primal
+// infeasibility, dual infeasibility after DualInfeasibleGrace more iterations,
+// the iteration and
 // time limits and cancellation. It returns the status and true when a rule
 // ends the solve.
 func (w *workspace) checkTermination(ctx context.Context, it int) (solver.Status, bool) {
@@ -875,7 +877,7 @@ func (w *workspace) checkTermination(ctx context.Context, it int) (solver.Status
 		if w.verified(set.tol()) {
 			return solver.Optimal, true
 		}
-		if w.unverified++; w.unverified > maxUnverified {
+		if w.unverified++; w.unverified > set.Termination.MaxUnverified {
 			// Refining does not reach the tolerances on the caller's data:
 			// the best iterate is evaluated (and re-checked) below.
 			return solver.NumericalError, true
@@ -883,29 +885,30 @@ func (w *workspace) checkTermination(ctx context.Context, it int) (solver.Status
 	}
 	if m := w.merit(); m < w.best.merit {
 		w.saveBest(m)
-		if m <= w.tailMerit/tailProgress {
+		if m <= w.tailMerit/set.Termination.TailProgress {
 			w.tailMerit, w.tailIt = m, it
 		}
-	} else if m > divergenceFactor*w.best.merit && w.best.merit < set.ReducedFeasTol {
+	} else if m > set.Termination.DivergenceFactor*w.best.merit && w.best.merit < set.ReducedFeasTol {
 		// The residuals grow again near the solution: either the KKT
 		// solves have lost accuracy, or the iterates turn towards an
 		// infeasibility certificate (a problem infeasible or unbounded by
-		// a small margin: τ → 0). Allow divergenceGrace more iterations
+		// a small margin: τ → 0). Allow DivergenceGrace more iterations
 		// for a certificate to form; then stop, and the best iterate is
 		// evaluated below.
 		w.loop.diverging++
-		if w.loop.diverging > divergenceGrace {
+		if w.loop.diverging > set.Termination.DivergenceGrace {
 			return solver.NumericalError, true
 		}
 	}
 	w.muHist[it%len(w.muHist)] = w.info.mu
-	muOld := w.muHist[(it+1)%len(w.muHist)] // μ tailWindow iterations ago
-	if w.tailRule && w.best.reduced && it-w.tailIt >= tailWindow && !(w.info.mu <= muOld/tailProgress) &&
-		w.merit() <= tailPlateau*w.best.merit && w.loop.dualCert == nil {
+	muOld := w.muHist[(it+1)%len(w.muHist)] // μ TailWindow iterations ago
+	if w.tailRule && w.best.reduced && it-w.tailIt >= set.Termination.TailWindow && !(w.info.mu <= muOld/set.Termination.TailProgress) &&
+		w.merit() <= set.Termination.TailPlateau*w.best.merit && w.loop.dualCert == nil {
 		// The best iterate meets the reduced tolerances and the last
-		// tailWindow iterations have halved neither its merit nor μ:
+		// TailWindow iterations have reduced neither its merit nor μ by
+		// TailProgress:
 		// the round-off plateau that the guards above would end only
-		// after many more iterations (see tailWindow). Stop; the best
+		// after many more iterations (see Termination). Stop; the best
 		// iterate is evaluated below.
 		w.tailStopped = true
 		return solver.NumericalError, true
@@ -916,12 +919,12 @@ func (w *workspace) checkTermination(ctx context.Context, it int) (solver.Status
 	if w.loop.dualCert == nil && w.dualInfeasible() {
 		// A problem can be primal and dual infeasible at once; then
 		// "unbounded" would wrongly claim a feasible point. Keep the
-		// certificate and iterate up to dualInfeasibleGrace more times:
+		// certificate and iterate up to DualInfeasibleGrace more times:
 		// if a primal certificate forms, the problem is infeasible
 		// (HiGHS's convention), else it is dual infeasible.
 		w.loop.dualCert, w.loop.dualCertIt = append([]float64(nil), w.x...), it
 	}
-	if w.loop.dualCert != nil && it-w.loop.dualCertIt >= dualInfeasibleGrace {
+	if w.loop.dualCert != nil && it-w.loop.dualCertIt >= set.Termination.DualInfeasibleGrace {
 		return solver.DualInfeasible, true
 	}
 	if it >= set.MaxIterations {
@@ -1002,7 +1005,7 @@ func (w *workspace) predict() (sigma, dtauAff, dkappaAff float64, ok bool) {
 // third-order retry of the non-symmetric cones, the centrality correctors,
 // the step length, the switch between the non-symmetric cones' scalings
 // (redo: the iteration is redone with the other scaling) and the stall rules
-// (tailTinyStep, three steps below 1e-10). It returns the step length, or a
+// (Termination.TailTinyStep, TailTinySteps, StallStep, StallSteps). It returns the step length, or a
 // status other than StatusUnknown when the solve must end.
 func (w *workspace) correct(sigma, mu, dtauAff, dkappaAff float64) (a float64, status solver.Status, redo bool) {
 	set := w.set
@@ -1048,22 +1051,22 @@ func (w *workspace) correct(sigma, mu, dtauAff, dkappaAff float64) (a float64, s
 		}
 	}
 	w.info.step, w.info.sigma = a, sigma
-	if a < tailTinyStep {
+	if a < set.Termination.TailTinyStep {
 		w.tinySteps++
 	} else {
 		w.tinySteps = 0
 	}
-	if w.tailRule && w.best.reduced && w.tinySteps >= tailTinySteps && w.loop.dualCert == nil {
+	if w.tailRule && w.best.reduced && w.tinySteps >= set.Termination.TailTinySteps && w.loop.dualCert == nil {
 		// The best iterate meets the reduced tolerances and the
 		// directions no longer move the point: the round-off plateau
-		// again (see tailTinyStep). Stop; the best iterate is evaluated
+		// again (see Termination.TailTinyStep). Stop; the best iterate is evaluated
 		// below.
 		w.tailStopped = true
 		return 0, solver.NumericalError, false
 	}
-	if a < 1e-10 {
+	if a < set.Termination.StallStep {
 		w.loop.stalls++
-		if w.loop.stalls >= 3 {
+		if w.loop.stalls >= set.Termination.StallSteps {
 			return 0, solver.NumericalError, false
 		}
 	} else {
@@ -1102,7 +1105,8 @@ func (w *workspace) fallback(status solver.Status, it int) *solver.Solution {
 			sol := w.finish(status, it)
 			why := fmt.Sprintf("stopped by %v", stopped)
 			if w.tailStopped {
-				why = fmt.Sprintf("stopped without progress (neither the merit nor μ halved in %d iterations, or %d steps below %g in a row)", tailWindow, tailTinySteps, tailTinyStep)
+				t := &set.Termination
+				why = fmt.Sprintf("stopped without progress (neither the merit nor μ fell by a factor %g in %d iterations, or %d steps below %g in a row)", t.TailProgress, t.TailWindow, t.TailTinySteps, t.TailTinyStep)
 			}
 			sol.Diagnostic = fmt.Sprintf("ipm: %s after %d iterations; the best iterate meets only the reduced tolerances (primal residual %.2g, dual residual %.2g, relative gap %.2g)",
 				why, it, in.pres, in.dres, math.Min(in.gap, in.relgap))
@@ -1111,76 +1115,6 @@ func (w *workspace) fallback(status solver.Status, it int) *solver.Solution {
 	}
 	return w.finish(status, it)
 }
-
-// maxUnverified is the number of iterations the method continues after its
-// internal stopping rule holds but the re-check on the caller's data
-// (solver.Measure) does not.
-const maxUnverified = 15
-
-// divergenceFactor: the solve stops when the merit of the current iterate
-// exceeds this multiple of the best one, once the best is within the reduced
-// tolerances.
-const divergenceFactor = 100
-
-// dualInfeasibleGrace is the number of iterations run past the detection of
-// dual infeasibility, looking for a primal infeasibility certificate (see run).
-const dualInfeasibleGrace = 10
-
-// divergenceGrace is the number of iterations allowed past the divergence
-// test before the solve stops (see run).
-const divergenceGrace = 30
-
-// tailWindow, tailProgress and tailPlateau end the tail of a solve that has
-// reached the reduced tolerances but not the full ones: once the best
-// iterate meets Settings.ReducedFeasTol and ReducedGapTol, the solve stops
-// when during the last tailWindow iterations neither its merit (see merit)
-// nor μ has fallen by the factor tailProgress, while the current merit stays
-// within tailPlateau times the best one. A healthy interior-point iteration
-// reduces both by about 1 − α per step (α the step length, 0.5 or more near
-// the solution), i.e. by 2⁴ or more in four steps; four steps with less than
-// a halving of both in total are the round-off plateau of the KKT solves,
-// which the divergence and stall guards would end 5 to 30 iterations later
-// with the same best iterate (SDPLIB's gpp124-1: 45 → 41 iterations, the
-// same answer, with a window of five). A window of four instead of five ends
-// hinf14, qap7 and qap10 one iteration sooner with the same answers (qap10:
-// 2.4 → 1.9 CPU seconds, its last iterations use the dense Schur rule); a
-// window of three stopped hinf3 at 16 iterations, 5.9e-2 from its reference
-// (tolerance 5e-2; 4.2e-2 after 41). The test on μ keeps the iterations whose complementarity
-// still falls while the dual residual stalls: on SDPLIB's hinf2 (whose small
-// blocks are not eliminated, so the rule does not apply, see below) they
-// moved the objective from 5.6e-4 to 4.3e-4 off the published value
-// (tolerance 5e-4).
-// Iterates moving away from the best (merit above tailPlateau times it) are
-// left to the divergence test, whose grace lets an infeasibility certificate
-// form.
-//
-// The rule applies only to problems with PSD blocks eliminated into a Schur
-// complement (kktSystem), where no such plateau was seen to end otherwise
-// than by the guards (SDPLIB). Elsewhere the adaptation of the static
-// regularization can still end it: Maros–Mészáros QSHARE1B's dual residual
-// stalled at 1e-6 for 47 iterations before it converged to Optimal, and
-// CBLIB's nql60 plateaued for 5 iterations 2 iterations before Optimal.
-const (
-	tailWindow   = 4
-	tailProgress = 2
-	tailPlateau  = 10
-)
-
-// tailTinyStep and tailTinySteps end the same plateau sooner when it shows
-// as steps that no longer move the point: once the best iterate meets the
-// reduced tolerances (and under the same condition as tailWindow: PSD blocks
-// eliminated), tailTinySteps consecutive step lengths below tailTinyStep
-// stop the solve. On SDPLIB the directions of such a plateau are
-// round-off (steps 0 to 0.008) and no step after two of them in a row
-// improved the best iterate: gpp124-1, -3, -4 end after 30, 27 and 26
-// iterations instead of 34, 31 and 29, hinf1 after 30 instead of 33, hinf10
-// after 24 instead of 26, with the same answers to the last bit; a single short
-// step followed by long ones (gpp124-3 at iteration 19, hinf1 at 17) is
-// left alone.
-const (
-	tailTinyStep  = 0.01
-	tailTinySteps = 2
-)
 
 // merit is max(pres, dres, min(gap, relative gap)) of the current iterate.
 func (w *workspace) merit() float64 {

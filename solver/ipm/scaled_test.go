@@ -82,7 +82,7 @@ func TestBadlyScaledStatuses(t *testing.T) {
 // solvertest.PrimalDualSuite, primal and dual infeasible at once. Neither
 // backend may call one "optimal"; a returned "infeasible" certificate must
 // check. The IPM detects the dual certificate first and iterates
-// dualInfeasibleGrace more times looking for a primal one; on some SOCPs its
+// Termination.DualInfeasibleGrace more times looking for a primal one; on some SOCPs its
 // z iterate does not turn into one and "unbounded" remains, and HiGHS stops
 // with numerical errors on some LPs: both are counted and logged. The default
 // route confirms every "unbounded" with a feasibility solve and answers
