@@ -110,32 +110,7 @@ func Random(rng *rand.Rand, kind Kind, k int, lp bool) Instance {
 					}
 				}
 			case cone.SecondOrder:
-				u := make([]float64, c.Dim-1)
-				var nu float64
-				for t := range u {
-					u[t] = rng.NormFloat64()
-					nu += u[t] * u[t]
-				}
-				nu = math.Sqrt(nu)
-				switch rng.IntN(3) {
-				case 0: // s interior, y = 0
-					s[off] = 1 + rng.Float64()
-					for t := range u {
-						s[off+1+t] = 0.5 * u[t] / nu
-					}
-				case 1: // y interior, s = 0
-					y[off] = 1 + rng.Float64()
-					for t := range u {
-						y[off+1+t] = 0.5 * u[t] / nu
-					}
-				default: // both on the boundary, sᵀy = 0
-					a, b := 0.5+rng.Float64(), 0.5+rng.Float64()
-					s[off], y[off] = a, b
-					for t := range u {
-						s[off+1+t] = a * u[t] / nu
-						y[off+1+t] = -b * u[t] / nu
-					}
-				}
+				socPair(rng, s[off:off+c.Dim], y[off:off+c.Dim])
 			}
 			off += c.Dim
 		}
@@ -444,6 +419,39 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 		}
 	}
 	return ""
+}
+
+// socPair sets a complementary pair of a second-order block of dimension
+// len(s): s interior and y = 0, y interior and s = 0, or both on the boundary
+// with sᵀy = 0 (one of the three at random), drawing the same numbers in the
+// same order whichever it is.
+func socPair(rng *rand.Rand, s, y []float64) {
+	u := make([]float64, len(s)-1)
+	var nu float64
+	for t := range u {
+		u[t] = rng.NormFloat64()
+		nu += u[t] * u[t]
+	}
+	nu = math.Sqrt(nu)
+	switch rng.IntN(3) {
+	case 0: // s interior, y = 0
+		s[0] = 1 + rng.Float64()
+		for t := range u {
+			s[1+t] = 0.5 * u[t] / nu
+		}
+	case 1: // y interior, s = 0
+		y[0] = 1 + rng.Float64()
+		for t := range u {
+			y[1+t] = 0.5 * u[t] / nu
+		}
+	default: // both on the boundary, sᵀy = 0
+		a, b := 0.5+rng.Float64(), 0.5+rng.Float64()
+		s[0], y[0] = a, b
+		for t := range u {
+			s[1+t] = a * u[t] / nu
+			y[1+t] = -b * u[t] / nu
+		}
+	}
 }
 
 // dot is Σᵢ uᵢvᵢ, summed in order (the instances stay bit-identical).

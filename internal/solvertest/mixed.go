@@ -106,32 +106,7 @@ func Mixed(rng *rand.Rand, f Family, k int) MixedInstance {
 	})
 	off := nz + nn
 	for _, d := range socDims {
-		u := make([]float64, d-1)
-		var nu float64
-		for t := range u {
-			u[t] = rng.NormFloat64()
-			nu += u[t] * u[t]
-		}
-		nu = math.Sqrt(nu)
-		switch rng.IntN(3) {
-		case 0: // s interior, y = 0
-			s[off] = 1 + rng.Float64()
-			for t := range u {
-				s[off+1+t] = 0.5 * u[t] / nu
-			}
-		case 1: // y interior, s = 0
-			y[off] = 1 + rng.Float64()
-			for t := range u {
-				y[off+1+t] = 0.5 * u[t] / nu
-			}
-		default: // both on the boundary, sᵀy = 0
-			a, b := 0.5+rng.Float64(), 0.5+rng.Float64()
-			s[off], y[off] = a, b
-			for t := range u {
-				s[off+1+t] = a * u[t] / nu
-				y[off+1+t] = -b * u[t] / nu
-			}
-		}
+		socPair(rng, s[off:off+d], y[off:off+d])
 		off += d
 	}
 	// P = LLᵀ (dense n×n) for QP.
