@@ -826,6 +826,10 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 			break
 		}
 		sigma, dtauAff, dkappaAff, ok := w.predict()
+		if !ok && w.retryLargerReg() {
+			it-- // the iteration is redone with a larger static regularization
+			continue
+		}
 		if !ok {
 			status = solver.NumericalError
 			break
@@ -844,6 +848,27 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	return w.fallback(status, it)
 }
 
+// retryLargerReg is the fallback of a predictor whose Newton system gave no
+// finite direction (the factorization lost all accuracy, typically at μ
+// below 10⁻⁸ on LPs with free variables): the static regularization ε is
+// multiplied by regRetryFactor and the iteration redone, at most
+// maxRegRetries times per solve. It reports whether to redo the iteration.
+func (w *workspace) retryLargerReg() bool {
+	if w.loop.regRetries >= maxRegRetries {
+		return false
+	}
+	w.loop.regRetries++
+	w.kkt.setStaticReg(w.kkt.eps * regRetryFactor)
+	w.regLocked = true // the adaptation must not cut it again at once
+	return true
+}
+
+// regRetryFactor and maxRegRetries bound retryLargerReg.
+const (
+	regRetryFactor = 100
+	maxRegRetries  = 2
+)
+
 // loopState is the state of run's termination rules carried between
 // iterations.
 type loopState struct {
@@ -852,6 +877,7 @@ type loopState struct {
 	dualCert  []float64 // x at the first dual infeasibility detection
 	// dualCertIt is the iteration of that detection.
 	dualCertIt int
+	regRetries int // retryLargerReg's retries so far
 }
 
 // checkTermination is the first step of an iteration: it computes the
