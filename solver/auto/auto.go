@@ -265,7 +265,11 @@ func (s *Solver) concurrent(ctx context.Context, p *solver.Problem, set solver.S
 		r.add(res.b, res.sol, res.err)
 		if res.sol != nil && accepted(res.sol) && r.best == res.sol {
 			winner = res.b.Name()
-			r.note = fmt.Sprintf("concurrent route: %s answered first after %v", winner, res.at.Round(time.Millisecond))
+			first := "answered first"
+			if len(r.tried) > 1 {
+				first = "answered second, the first answer not ending the route,"
+			}
+			r.note = fmt.Sprintf("concurrent route: %s %s after %v", winner, first, res.at.Round(time.Millisecond))
 			res.sol.SolveTime = res.at
 			cancel()
 		}
