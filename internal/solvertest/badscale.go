@@ -253,15 +253,7 @@ func Random(rng *rand.Rand, kind Kind, k int, lp bool) Instance {
 	for j := range colScale {
 		colScale[j] = math.Pow(10, -4+8*rng.Float64())
 	}
-	tr := sparse.NewTriplets(m, n, m*n)
-	for i := range A {
-		for j, a := range A[i] {
-			if a != 0 {
-				tr.Append(i, j, rowScale[i]*a*colScale[j])
-			}
-		}
-		b[i] *= rowScale[i]
-	}
+	scaledA := scaleRowsCols(A, b, rowScale, colScale)
 	for j := range q {
 		q[j] *= colScale[j]
 	}
@@ -270,7 +262,7 @@ func Random(rng *rand.Rand, kind Kind, k int, lp bool) Instance {
 		family = "socp"
 	}
 	inst.Name = fmt.Sprintf("%s-%d-%v", family, k, inst.Want)
-	inst.Problem = &solver.Problem{Q: q, A: tr.ToCSC(), B: b, Cones: cones}
+	inst.Problem = &solver.Problem{Q: q, A: scaledA, B: b, Cones: cones}
 	return inst
 }
 
@@ -419,6 +411,21 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 		}
 	}
 	return ""
+}
+
+// scaleRowsCols returns diag(rowScale)·A·diag(colScale) in CSC form (A dense,
+// row by row, zeros left out) and scales b by rowScale in place.
+func scaleRowsCols(A [][]float64, b, rowScale, colScale []float64) *sparse.CSC {
+	tr := sparse.NewTriplets(len(A), len(colScale), len(A)*len(colScale))
+	for i := range A {
+		for j, a := range A[i] {
+			if a != 0 {
+				tr.Append(i, j, rowScale[i]*a*colScale[j])
+			}
+		}
+		b[i] *= rowScale[i]
+	}
+	return tr.ToCSC()
 }
 
 // socPair sets a complementary pair of a second-order block of dimension

@@ -171,15 +171,7 @@ func Mixed(rng *rand.Rand, f Family, k int) MixedInstance {
 	for j := range colScale {
 		colScale[j] = math.Pow(10, -2+4*rng.Float64())
 	}
-	tr := sparse.NewTriplets(m, n, m*n)
-	for i := range A {
-		for j, a := range A[i] {
-			if a != 0 {
-				tr.Append(i, j, rowScale[i]*a*colScale[j])
-			}
-		}
-		b[i] *= rowScale[i]
-	}
+	scaledA := scaleRowsCols(A, b, rowScale, colScale)
 	var obj float64
 	xs := make([]float64, n)
 	for j := range x {
@@ -200,7 +192,7 @@ func Mixed(rng *rand.Rand, f Family, k int) MixedInstance {
 		pc = pt.ToCSC()
 	}
 	inst.Objective = obj
-	inst.Problem = &solver.Problem{P: pc, Q: q, A: tr.ToCSC(), B: b, Cones: cones}
+	inst.Problem = &solver.Problem{P: pc, Q: q, A: scaledA, B: b, Cones: cones}
 	return inst
 }
 
