@@ -14,7 +14,7 @@ import (
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/solver"
-	"github.com/privopt/privopt/solver/auto"
+	_ "github.com/privopt/privopt/solver/auto" // registers auto, highs and ipm for solver.ByName
 	"github.com/privopt/privopt/sparse"
 	"gonum.org/v1/gonum/mat"
 )
@@ -1106,11 +1106,25 @@ type Result struct {
 	Objective float64
 }
 
-// Auto returns privopt's default route (package solver/auto): HiGHS first
-// for LPs, the interior-point solver first for QPs and conic problems, every
-// answer re-checked on the counterpart's data with a fallback to the other
-// backend when it is not a verified optimum or a certified infeasibility.
-func Auto(p *solver.Problem) solver.Solver { return auto.New() }
+// Auto returns privopt's default route (package solver/auto, through
+// solver.ByName("auto")): HiGHS first for LPs, the interior-point solver
+// first for QPs and conic problems, every answer re-checked on the
+// counterpart's data with a fallback to the other backend when it is not a
+// verified optimum or a certified infeasibility. The route is chosen per
+// problem by solver/auto when solving; p is not used.
+//
+// Deprecated: use solver.ByName("auto") (or "" for the default route).
+func Auto(p *solver.Problem) solver.Solver { return defaultSolver() }
+
+// defaultSolver is solver.ByName("auto"); package solver/auto is imported
+// here, so the name is registered.
+func defaultSolver() solver.Solver {
+	s, err := solver.ByName("auto")
+	if err != nil {
+		panic(err) // unreachable: solver/auto registers "auto" when imported
+	}
+	return s
+}
 
 // Solve solves the counterpart with s (nil: Auto) and decodes the decision rule.
 // A primal-infeasible counterpart returns *InfeasibleError; other non-optimal
@@ -1123,7 +1137,7 @@ func Auto(p *solver.Problem) solver.Solver { return auto.New() }
 // (solver.Certify); when that fails, the counterpart is solved whole.
 func Solve(ctx context.Context, c *Counterpart, s solver.Solver, set solver.Settings) (*Result, error) {
 	if s == nil {
-		s = Auto(c.Problem)
+		s = defaultSolver()
 	}
 	var sol *solver.Solution
 	ok := false

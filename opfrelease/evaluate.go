@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/query"
 	"github.com/privopt/privopt/solver"
 )
@@ -13,6 +12,10 @@ import (
 // perturbation baselines over simulated releases (Dvorkin et al., Section
 // 4.1), with query's definitions of infeasibility, optimality loss and CVaR
 // (query.Evaluation). It is a private diagnostic: it uses the unperturbed data.
+// A baseline that does not apply to the release's mechanism (input
+// perturbation, one noise value per varying load, with the scalar-only
+// truncated Laplace mechanism) is returned with its NotApplicable reason
+// ("not applicable: …") and zero numbers; the other strategies still run.
 type Evaluation struct {
 	Program, Output, Input *query.Evaluation
 }
@@ -111,7 +114,10 @@ func (pr *Program) Evaluate(ctx context.Context, eo EvalOptions) (*Evaluation, e
 func solveNominal(ctx context.Context, p *solver.Problem, o query.EvalOptions) (*solver.Solution, error) {
 	s := o.Solver
 	if s == nil {
-		s = chance.Auto(p)
+		var err error
+		if s, err = solver.ByName("auto"); err != nil {
+			return nil, err
+		}
 	}
 	sol, err := s.Solve(ctx, p, o.Settings)
 	if err != nil {

@@ -18,14 +18,25 @@ func releases(t *testing.T, net *grid.Network, opt Options, n int, seed uint64) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Plan.Release solves the program, then adds the noise to its statistic;
+	// the statistic is deterministic, so n releases are one solve and n
+	// draws of the same procedure (one full release checks the equivalence).
 	src := noise.NewSeededSource(seed)
+	r0, err := pr.releaseOnce(noise.NewSeededSource(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat := pr.statistic()
 	out := make([]float64, n)
 	for i := range out {
-		r, err := pr.releaseOnce(src)
+		v, err := pr.mech.Release(stat, src, noise.ReleaseOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[i] = r.ReleasedValue
+		out[i] = v
+	}
+	if out[0] != r0.ReleasedValue {
+		t.Fatalf("a draw of the statistic %v differs from the release %v", out[0], r0.ReleasedValue)
 	}
 	return out
 }

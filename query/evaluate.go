@@ -2,15 +2,16 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/solver"
@@ -84,6 +85,22 @@ type Evaluation struct {
 	// QueryStd is the empirical standard deviation of each released query
 	// component around Q x̄*.
 	QueryStd []float64
+	// NotApplicable, when not empty, is "not applicable: <reason>": the
+	// strategy cannot be run with this release's mechanism (a baseline that
+	// needs a vector of noise with a scalar-only mechanism such as truncated
+	// Laplace), so nothing was simulated and the numbers above are zero. A
+	// comparison reports it and goes on with the other strategies.
+	NotApplicable string
+}
+
+// notApplicable returns the Evaluation of a strategy that does not apply
+// when err says the mechanism is scalar-only, and nil otherwise.
+func notApplicable(strategy string, err error) *Evaluation {
+	var so scalarOnlyError
+	if !errors.As(err, &so) {
+		return nil
+	}
+	return &Evaluation{Strategy: strategy, NotApplicable: "not applicable: " + strings.TrimPrefix(so.Error(), ErrInvalid.Error()+": ")}
 }
 
 func reference(ctx context.Context, p *solver.Problem, o *EvalOptions) (float64, error) {
@@ -99,7 +116,7 @@ func reference(ctx context.Context, p *solver.Problem, o *EvalOptions) (float64,
 
 func solveBase(ctx context.Context, p *solver.Problem, s solver.Solver, set solver.Settings) (*solver.Solution, error) {
 	if s == nil {
-		s = chance.Auto(p)
+		s = defaultSolver()
 	}
 	sol, err := s.Solve(ctx, p, set)
 	if err != nil {
@@ -386,7 +403,9 @@ func simulate(ctx context.Context, name string, p *solver.Problem, q Query, pert
 // noise, x̃ = x* + X₀ζ with X₀ = Qᵀ(QQᵀ)⁻¹ (X₀ = I on the queried columns for an
 // identity query), so that Q x̃ = Q x* + ζ. It reports how often the release is
 // infeasible (Evaluation.InfeasibleRate: for one-row queries, the released
-// value lies outside QueryRange) and the optimality loss of x̃.
+// value lies outside QueryRange) and the optimality loss of x̃. With a
+// scalar-only mechanism and a query of k > 1 rows it returns an Evaluation
+// whose NotApplicable says so, and no error.
 func OutputPerturbation(ctx context.Context, p *solver.Problem, q Query, priv Privacy, opts EvalOptions) (*Evaluation, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -395,6 +414,9 @@ func OutputPerturbation(ctx context.Context, p *solver.Problem, q Query, priv Pr
 		return nil, err
 	}
 	comps, _, err := priv.components(ctx, q.K())
+	if na := notApplicable("output", err); na != nil {
+		return na, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -442,7 +464,7 @@ func QueryRange(ctx context.Context, p *solver.Problem, q Query, s solver.Solver
 		}
 		sv := s
 		if sv == nil {
-			sv = chance.Auto(&c)
+			sv = defaultSolver()
 		}
 		sol, err := sv.Solve(ctx, &c, set)
 		if err != nil {
@@ -474,7 +496,9 @@ type PerturbedProblem func(draw []float64) (*solver.Problem, error)
 // check the solution against the original problem p (in parallel over
 // GOMAXPROCS, draw t seeded by (Seed, t)). A perturbed problem
 // without a solution counts as an infeasible release. k is the number of
-// perturbed data entries. This costs N solves.
+// perturbed data entries. This costs N solves. With a scalar-only mechanism
+// and k > 1 it returns an Evaluation whose NotApplicable says so, and no
+// error.
 func InputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Privacy, build PerturbedProblem, opts EvalOptions) (*Evaluation, error) {
 	return inputPerturbation(ctx, p, k, priv, build, opts, nil)
 }
@@ -499,6 +523,9 @@ func inputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 		return nil, invalidf("input perturbation needs k ≥ 1 (got %d) and a problem builder", k)
 	}
 	comps, _, err := priv.components(ctx, k)
+	if na := notApplicable("input", err); na != nil {
+		return na, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -510,7 +537,7 @@ func inputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 	f, _ := pert.Factor()
 	s := opts.Solver
 	if s == nil {
-		s = chance.Auto(p)
+		s = defaultSolver()
 	}
 	var lo, hi float64
 	if q != nil {
@@ -590,4 +617,14 @@ func inputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 		acc.add(d.obj, d.feasible, nil)
 	}
 	return acc.result("input", opts.N, opts.CVaRLevel), nil
+}
+
+// defaultSolver is the default route, solver.ByName("auto") (registered by
+// the import of solver/auto in package chance, which this package imports).
+func defaultSolver() solver.Solver {
+	s, err := solver.ByName("auto")
+	if err != nil {
+		panic(err) // unreachable: chance imports solver/auto
+	}
+	return s
 }

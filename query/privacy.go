@@ -230,6 +230,15 @@ func (p Privacy) components(ctx context.Context, k int) ([]lindecision.Distribut
 	return d, delta, err
 }
 
+// scalarOnlyError marks the error of a mechanism that releases one value
+// only, asked for k > 1 noise components: a baseline that needs a vector of
+// noise (OutputPerturbation of a k-row query, input perturbation of k data
+// entries) does not apply to it (Evaluation.NotApplicable). It wraps an error
+// of ErrInvalid.
+type scalarOnlyError struct{ error }
+
+func (e scalarOnlyError) Unwrap() error { return e.error }
+
 // mechanism also returns the noise.Mechanism used for floating-point-safe
 // releases (nil when the noise is not a noise.Distribution).
 func (p Privacy) mechanism(ctx context.Context, k int) ([]lindecision.Distribution, float64, *noise.Mechanism, error) {
@@ -242,7 +251,7 @@ func (p Privacy) mechanism(ctx context.Context, k int) ([]lindecision.Distributi
 	switch p.Mechanism {
 	case TruncatedLaplace:
 		if k != 1 {
-			return nil, 0, nil, invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)
+			return nil, 0, nil, scalarOnlyError{invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)}
 		}
 	case Optimal:
 		m, err := Calibrate(ctx, Optimal, par)

@@ -64,8 +64,17 @@ func (p *Problem) IsLinearConic() bool {
 	return true
 }
 
-// ErrInvalidProblem is wrapped by every error Validate returns.
-var ErrInvalidProblem = errors.New("solver: invalid problem")
+// ErrInvalid is wrapped by every error of this package and its backends that
+// reports invalid input (a problem that fails Validate, a point of the wrong
+// length, an unknown backend name): the shape every package of the module
+// uses is "<package>: invalid <what>: <the bad value>", wrapping the
+// package's one ErrInvalid, so callers test errors.Is(err, solver.ErrInvalid).
+var ErrInvalid = errors.New("solver: invalid problem")
+
+// ErrInvalidProblem is the former name of ErrInvalid (the same value).
+//
+// Deprecated: use ErrInvalid.
+var ErrInvalidProblem = ErrInvalid
 
 // Validate checks shapes, finiteness and cone dimensions. It does not check that P
 // is positive semidefinite (backends that factor P report that).

@@ -39,6 +39,11 @@ type Accuracy struct {
 	Sensitivity float64
 	// PrimalObjective and DualObjective are pobj and dobj above.
 	PrimalObjective, DualObjective float64
+	// Rows is the row-by-row and column-by-column re-check (see RowAccuracy):
+	// the global residuals above are relative to the largest terms of the
+	// whole problem and cannot see a violation of a row whose terms are
+	// small; Certify requires both.
+	Rows RowAccuracy
 }
 
 // Max returns the largest of the five relative violations (+Inf when any is NaN).
@@ -158,6 +163,8 @@ func Measure(p *Problem, x, s, y []float64) (Accuracy, error) {
 	a.Gap = math.Abs(a.PrimalObjective-a.DualObjective) / scale
 	a.Sensitivity = sens / scale
 
+	a.Rows = measureRows(p, x, s, y, px, ax, aty, scale)
+
 	off := 0
 	for _, c := range p.Cones {
 		sk, yk := s[off:off+c.Dim], y[off:off+c.Dim]
@@ -180,9 +187,15 @@ func Measure(p *Problem, x, s, y []float64) (Accuracy, error) {
 }
 
 // Certify checks an OK solution against p with Measure and, when it misses
-// tol (or reducedTol), lowers its status: a point that Meets tol stays as it is,
-// one within reducedTol (its Sensitivity within SensitivityFactor·reducedTol)
-// becomes AlmostOptimal, any other NumericalError. The
+// tol (or reducedTol), lowers its status: a point that Meets tol and whose
+// row-wise re-check (Accuracy.Rows, see RowAccuracy) passes tol stays as it
+// is, one within reducedTol in both (its Sensitivity within
+// SensitivityFactor·reducedTol) becomes AlmostOptimal, any other
+// NumericalError. The row-wise re-check passes for Optimal when its Primal and
+// Dual are at most RowTolerance and its Sensitivity at most
+// OptimalSensitivityFactor·tol (AlmostOptimal: RowReducedTolerance and
+// SensitivityFactor·reducedTol), its Complementarity at most
+// ComplementarityTolerance. The
 // reason is appended to sol.Diagnostic. Statuses other than Optimal and
 // AlmostOptimal are left alone. It returns the measured accuracy (zero when
 // the status was not OK).
@@ -200,16 +213,17 @@ func Certify(p *Problem, sol *Solution, tol, reducedTol float64) Accuracy {
 		sol.addDiagnostic(err.Error())
 		return acc
 	}
+	rowsOK, rowsAlmost := acc.Rows.meets(RowTolerance, OptimalSensitivityFactor*tol), acc.Rows.meets(RowReducedTolerance, SensitivityFactor*reducedTol)
 	switch {
-	case sol.Status == Optimal && acc.Meets(tol):
-	case acc.almost(reducedTol):
+	case sol.Status == Optimal && acc.Meets(tol) && rowsOK:
+	case acc.almost(reducedTol) && rowsAlmost:
 		if sol.Status == Optimal {
 			sol.Status = AlmostOptimal
-			sol.addDiagnostic(fmt.Sprintf("re-check on the original data misses the tolerance %g (%v): almost optimal; the objective may be off by about gap + sensitivity (relative)", tol, acc))
+			sol.addDiagnostic(fmt.Sprintf("re-check on the original data misses the tolerance %g (%v; %v): almost optimal; the objective may be off by about gap + sensitivity (relative)", tol, acc, acc.Rows))
 		}
 	default:
 		sol.Status = NumericalError
-		sol.addDiagnostic(fmt.Sprintf("re-check on the original data misses the reduced tolerance %g (%v)", reducedTol, acc))
+		sol.addDiagnostic(fmt.Sprintf("re-check on the original data misses the reduced tolerance %g (%v; %v)", reducedTol, acc, acc.Rows))
 	}
 	return acc
 }

@@ -1,5 +1,5 @@
 // Command scaledstatus cross-checks the statuses of privopt's backends on the
-// badly scaled instances of the hostile-input benchmark (internal/badscale:
+// badly scaled instances of the hostile-input benchmark (internal/solvertest:
 // 500 LPs and SOCPs with a constructed status, 100 primal-and-dual
 // infeasible ones) against CVXOPT, an independent interior-point solver.
 //
@@ -29,7 +29,7 @@ import (
 	"strings"
 
 	"github.com/privopt/privopt/bench/internal/cvxoptjson"
-	"github.com/privopt/privopt/internal/badscale"
+	"github.com/privopt/privopt/internal/solvertest"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/auto"
 	"github.com/privopt/privopt/solver/highs"
@@ -44,8 +44,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "scaledstatus: -every is %d, must be ≥ 1\n", *every)
 		os.Exit(2)
 	}
-	var insts []badscale.Instance
-	for si, suite := range [][]badscale.Instance{badscale.Suite(), badscale.PrimalDualSuite()} {
+	var insts []solvertest.Instance
+	for si, suite := range [][]solvertest.Instance{solvertest.Suite(), solvertest.PrimalDualSuite()} {
 		for k, in := range suite {
 			if k%*every != 0 {
 				continue

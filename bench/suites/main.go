@@ -121,6 +121,9 @@ type outcome struct {
 	Seconds    float64 `json:"seconds"`
 	CPUSeconds float64 `json:"cpu_seconds"` // process CPU time (user + system, all threads) of the solve
 	Diagnostic string  `json:"diagnostic,omitempty"`
+	// Rows is the row-wise re-check of an OK answer (solver.RowAccuracy:
+	// primal, dual, complementarity).
+	Rows [3]float64 `json:"rows,omitempty"`
 	// peers
 	CSDPSeconds   float64 `json:"csdp_seconds,omitempty"`
 	CSDPCPU       float64 `json:"csdp_cpu_seconds,omitempty"` // csdp's user + system time
@@ -215,8 +218,8 @@ func run(args []string, stdout io.Writer) error {
 		if *csdp && in.Set == "sdplib" {
 			runCSDP(dir, in, &o, *limit)
 		}
-		fmt.Fprintf(stdout, "%-8s %-24s %-6s %-15s obj %-14.8g ref %-14.8g %6.2fs (CPU %.2fs) %s%s\n", o.Set, o.Name, o.Grade, o.Status,
-			o.Objective, o.Reference, o.Seconds, o.CPUSeconds, o.Solver, csdpNote(&o))
+		fmt.Fprintf(stdout, "%-8s %-24s %-6s %-15s obj %-14.8g ref %-14.8g %6.2fs (CPU %.2fs) %s rows %.1e/%.1e/%.1e%s\n", o.Set, o.Name, o.Grade, o.Status,
+			o.Objective, o.Reference, o.Seconds, o.CPUSeconds, o.Solver, o.Rows[0], o.Rows[1], o.Rows[2], csdpNote(&o))
 		results = append(results, o)
 	}
 	table := markdown(results, *route)
@@ -342,6 +345,9 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 		return o, nil
 	}
 	o.Status, o.Solver, o.Fallback, o.Iterations, o.Diagnostic = sol.Status.String(), sol.Solver, sol.Fallback, sol.Iterations, sol.Diagnostic
+	if r := sol.Accuracy.Rows; sol.Status.OK() {
+		o.Rows = [3]float64{r.Primal, r.Dual, r.Complementarity}
+	}
 	if sol.Status.OK() {
 		o.Objective = sol.Objective
 		if maximize {

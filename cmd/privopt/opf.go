@@ -292,6 +292,8 @@ type evalOutput struct {
 }
 
 type evalJSON struct {
+	// NotApplicable says why a baseline was not simulated (the others still are).
+	NotApplicable string  `json:"not_applicable,omitempty"`
 	N             int     `json:"n"`
 	LossPct       float64 `json:"loss_pct"`
 	InfeasiblePct float64 `json:"infeasible_pct"`
@@ -423,7 +425,7 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 			out.Evaluation = &evalOutput{Warning: privateWarning, Label: out.Releases[0].Label, Strategies: map[string]evalJSON{}}
 			for name, e := range map[string]*query.Evaluation{"program": ev.Program, "output": ev.Output, "input": ev.Input} {
 				if e != nil {
-					out.Evaluation.Strategies[name] = evalJSON{N: e.N, LossPct: e.MeanLossPct, InfeasiblePct: 100 * e.InfeasibleRate, CVaRPct: e.CVaRLossPct}
+					out.Evaluation.Strategies[name] = evalJSON{NotApplicable: e.NotApplicable, N: e.N, LossPct: e.MeanLossPct, InfeasiblePct: 100 * e.InfeasibleRate, CVaRPct: e.CVaRLossPct}
 				}
 			}
 		}
@@ -502,7 +504,9 @@ func printOPF(stdout io.Writer, f *opfFlags, out *opfOutput) error {
 	if ev := out.Evaluation; ev != nil {
 		fmt.Fprintf(stdout, "\nsimulated releases at %s:\n%-10s %8s %10s %14s %10s\n", ev.Label, "strategy", "N", "loss (%)", "infeasible (%)", "CVaR (%)")
 		for _, name := range []string{"program", "output", "input"} {
-			if e, ok := ev.Strategies[name]; ok {
+			if e, ok := ev.Strategies[name]; ok && e.NotApplicable != "" {
+				fmt.Fprintf(stdout, "%-10s %s\n", name, e.NotApplicable)
+			} else if ok {
 				fmt.Fprintf(stdout, "%-10s %8d %10.3f %14.2f %10.3f\n", name, e.N, e.LossPct, e.InfeasiblePct, e.CVaRPct)
 			}
 		}

@@ -18,9 +18,7 @@ import (
 	"github.com/privopt/privopt/internal/fileio"
 	"github.com/privopt/privopt/mathprog"
 	"github.com/privopt/privopt/solver"
-	"github.com/privopt/privopt/solver/auto"
-	"github.com/privopt/privopt/solver/highs"
-	"github.com/privopt/privopt/solver/ipm"
+	_ "github.com/privopt/privopt/solver/auto" // registers auto, highs and ipm for solver.ByName
 )
 
 func init() {
@@ -378,14 +376,9 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	var s solver.Solver
-	switch backend {
-	case "highs":
-		s = highs.New()
-	case "ipm":
-		s = ipm.New()
-	default:
-		s = auto.New()
+	s, err := solver.ByName(backend) // checked by parseSolveArgs
+	if err != nil {
+		return err
 	}
 	settings := solver.Settings{TimeLimit: limit}
 	tBuild := time.Since(buildStart)

@@ -9,10 +9,14 @@ import (
 // Errors reported by the package. Every error returned by Analyze, Factor and
 // Refactor wraps one of them, so callers can branch with errors.Is.
 var (
-	// ErrInvalidInput marks a malformed argument: a non-square or structurally
+	// ErrInvalid marks a malformed argument: a non-square or structurally
 	// invalid matrix, an entry below the diagonal, a missing diagonal entry, a
 	// NaN or infinite value, wrong slice lengths, invalid options.
-	ErrInvalidInput = errors.New("ldl: invalid input")
+	ErrInvalid = errors.New("ldl: invalid input")
+	// ErrInvalidInput is the former name of ErrInvalid (the same value).
+	//
+	// Deprecated: use ErrInvalid.
+	ErrInvalidInput = ErrInvalid
 	// ErrPatternMismatch marks a matrix whose sparsity pattern has an entry that
 	// is not in the pattern given to Analyze, or whose size differs from it.
 	ErrPatternMismatch = errors.New("ldl: matrix pattern differs from the analyzed pattern")

@@ -6,6 +6,7 @@
 // Route (first backend, then the fallback):
 //
 //	LP (zero/nonnegative cones, P = 0)   highs → ipm
+//	  with ≥ DefaultConcurrentNnz nonzeros   highs ∥ ipm (concurrent: first certified answer)
 //	convex QP (same cones, P ≠ 0)        ipm → highs
 //	any other cone                       ipm
 //
@@ -42,6 +43,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/privopt/privopt/cone"
@@ -55,10 +57,16 @@ var _ solver.Solver = (*Solver)(nil)
 // Solver is the automatic backend. The zero value is not usable; call New.
 type Solver struct {
 	highs, ipm solver.Solver
+	// ConcurrentNnz overrides DefaultConcurrentNnz, the number of nonzeros
+	// of A from which an LP takes the concurrent route (see Concurrent): 0
+	// means the default, a negative value never.
+	ConcurrentNnz int
 }
 
 // New returns the automatic backend with HiGHS and the IPM at their default
 // options.
+func init() { solver.Register("auto", func() solver.Solver { return New() }) }
+
 func New() *Solver { return &Solver{highs: highs.New(), ipm: ipm.New()} }
 
 // NewWith returns the automatic backend over the given LP/QP backend (used
@@ -89,81 +97,187 @@ func (s *Solver) Route(p *solver.Problem) []solver.Solver {
 	return []solver.Solver{s.highs, s.ipm}
 }
 
-// Solve solves p along Route(p). The error is non-nil only when every backend
-// rejects the input (invalid problem, non-convex P, bad settings); it is then
-// the first backend's error.
+// Solve solves p along Route(p), or on the concurrent route when
+// Concurrent(p) holds. The error is non-nil only when every backend rejects
+// the input (invalid problem, non-convex P, bad settings); it is then the
+// first backend's error.
 func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settings) (*solver.Solution, error) {
 	if p == nil {
-		return nil, fmt.Errorf("%w: problem is nil", solver.ErrInvalidProblem)
+		return nil, fmt.Errorf("%w: problem is nil", solver.ErrInvalid)
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	route := s.Route(p)
-	var best *solver.Solution
-	var tried []string
-	var firstErr error
-	for _, b := range route {
-		st := set
-		if set.TimeLimit > 0 {
-			st.TimeLimit = set.TimeLimit - time.Since(start)
-			if st.TimeLimit <= 0 {
+	var r race
+	if s.Concurrent(p) {
+		r = s.concurrent(ctx, p, set, route)
+	} else {
+		for _, b := range route {
+			st := set
+			if set.TimeLimit > 0 {
+				st.TimeLimit = set.TimeLimit - time.Since(start)
+				if st.TimeLimit <= 0 {
+					break
+				}
+			}
+			sol, err := s.try(ctx, b, p, st)
+			r.add(b, sol, err)
+			if sol != nil && (accepted(sol) || sol.Status.Early()) || ctx.Err() != nil {
 				break
 			}
 		}
-		sol, err := b.Solve(ctx, p, st)
-		if err != nil {
-			// A backend may refuse what the other accepts (the IPM's
-			// convexity test of P is stricter than HiGHS's): go on.
-			if firstErr == nil {
-				firstErr = err
-			}
-			tried = append(tried, fmt.Sprintf("%s refused the problem (%v)", b.Name(), err))
-			continue
-		}
-		if sol.Solver == "" {
-			sol.Solver = b.Name()
-		}
-		if sol.Status == solver.PrimalInfeasible || sol.Status == solver.DualInfeasible {
-			if err := solver.CheckCertificate(p, sol, CertificateTolerance); err != nil {
-				sol.Diagnostic = appendMsg(sol.Diagnostic, "certificate rejected: "+err.Error())
-				if sol.Status == solver.PrimalInfeasible {
-					sol.Y = nil
-				} else {
-					sol.X = nil
-				}
-			}
-		}
-		tried = append(tried, describe(sol))
-		if best == nil || rank(sol) > rank(best) || (rank(sol) == rank(best) && sol.Status.OK() && sol.Accuracy.Max() < best.Accuracy.Max()) {
-			if best != nil {
-				sol.Fallback = best.Solver
-			}
-			best = sol
-		}
-		if accepted(sol) || sol.Status.Early() || ctx.Err() != nil {
-			break
-		}
 	}
+	best := r.best
 	if best == nil {
-		if firstErr != nil {
-			return nil, firstErr
+		if r.firstErr != nil {
+			return nil, r.firstErr
 		}
 		return &solver.Solution{Status: solver.TimeLimit, Solver: route[0].Name()}, nil
 	}
 	if best.Status == solver.DualInfeasible && accepted(best) {
 		best = s.confirmFeasible(ctx, p, set, start, best)
 	}
-	if len(tried) > 1 {
-		msg := "tried " + joinTried(tried) + "; answered by " + best.Solver
+	if len(r.tried) > 1 {
+		msg := "tried " + joinTried(r.tried) + "; answered by " + best.Solver
 		if best.Diagnostic != "" {
 			msg = best.Diagnostic + "; " + msg
 		}
 		best.Diagnostic = msg
 	}
+	if r.note != "" {
+		best.Diagnostic = appendMsg(best.Diagnostic, r.note)
+	}
 	best.SolveTime = time.Since(start)
 	return best, nil
+}
+
+// try runs backend b on p and checks an infeasibility or unboundedness
+// certificate on p's data (CheckCertificate at CertificateTolerance),
+// removing a certificate that fails, so that the answer no longer ends the
+// route.
+func (s *Solver) try(ctx context.Context, b solver.Solver, p *solver.Problem, set solver.Settings) (*solver.Solution, error) {
+	sol, err := b.Solve(ctx, p, set)
+	if err != nil {
+		return nil, err
+	}
+	if sol.Solver == "" {
+		sol.Solver = b.Name()
+	}
+	if sol.Status == solver.PrimalInfeasible || sol.Status == solver.DualInfeasible {
+		if err := solver.CheckCertificate(p, sol, CertificateTolerance); err != nil {
+			sol.Diagnostic = appendMsg(sol.Diagnostic, "certificate rejected: "+err.Error())
+			if sol.Status == solver.PrimalInfeasible {
+				sol.Y = nil
+			} else {
+				sol.X = nil
+			}
+		}
+	}
+	return sol, nil
+}
+
+// race collects the answers of the backends tried, keeping the best (rank,
+// then the smaller re-checked violation between two OK answers).
+type race struct {
+	best     *solver.Solution
+	tried    []string
+	firstErr error
+	note     string // the concurrent route's account of the race
+}
+
+func (r *race) add(b solver.Solver, sol *solver.Solution, err error) {
+	if err != nil {
+		// A backend may refuse what the other accepts (the IPM's
+		// convexity test of P is stricter than HiGHS's): go on.
+		if r.firstErr == nil {
+			r.firstErr = err
+		}
+		r.tried = append(r.tried, fmt.Sprintf("%s refused the problem (%v)", b.Name(), err))
+		return
+	}
+	r.tried = append(r.tried, describe(sol))
+	best := r.best
+	if best == nil || rank(sol) > rank(best) || (rank(sol) == rank(best) && sol.Status.OK() && sol.Accuracy.Max() < best.Accuracy.Max()) {
+		if best != nil {
+			sol.Fallback = best.Solver
+		}
+		r.best = sol
+	}
+}
+
+// DefaultConcurrentNnz is the size from which an LP takes the concurrent
+// route: A with at least this many nonzeros (see Concurrent).
+const DefaultConcurrentNnz = 20000
+
+// Concurrent reports whether Solve runs both backends of p's route side by
+// side: p is an LP (zero and nonnegative cones, no P) whose A has at least
+// DefaultConcurrentNnz nonzeros (or Solver.ConcurrentNnz), and at least two
+// CPUs are available to the Go scheduler (runtime.GOMAXPROCS). The size is
+// where a second solve stops costing more than it saves: from about 10⁴
+// nonzeros HiGHS's simplex needs seconds on random sparse LPs and the IPM
+// less (BENCHMARKS.md, "Concurrent LP route"); on the structured LPs of the
+// releases (DC-OPF) the simplex stays the faster, and racing keeps both
+// cases at the faster backend's time.
+func (s *Solver) Concurrent(p *solver.Problem) bool {
+	k := s.ConcurrentNnz
+	if k == 0 {
+		k = DefaultConcurrentNnz
+	}
+	return k > 0 && p.IsLinearConic() && (p.P == nil || p.P.Nnz() == 0) && p.A.Nnz() >= k && runtime.GOMAXPROCS(0) >= 2
+}
+
+// concurrent runs the backends of route side by side, as commercial
+// solvers' concurrent LP mode does: the first answer that ends the route (a
+// verified optimum or a certified infeasibility) wins and the other solve is
+// cancelled (both backends stop at their next iteration when the context is
+// cancelled); when the first answer does not end the route, the other
+// backend's answer is awaited and the better of the two kept. The race is
+// recorded in Solution.Diagnostic ("concurrent route: highs answered first
+// after 1.2s; ipm cancelled") and Solution.Solver names the winner.
+func (s *Solver) concurrent(ctx context.Context, p *solver.Problem, set solver.Settings, route []solver.Solver) race {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		b   solver.Solver
+		sol *solver.Solution
+		err error
+		at  time.Duration
+	}
+	start := time.Now()
+	ch := make(chan result, len(route))
+	for _, b := range route {
+		go func() {
+			sol, err := s.try(rctx, b, p, set)
+			ch <- result{b, sol, err, time.Since(start)}
+		}()
+	}
+	var r race
+	var winner string
+	for range route {
+		res := <-ch
+		if winner != "" {
+			// the loser, back after the cancellation: not an answer
+			r.note += fmt.Sprintf("; %s cancelled (stopped %v later)", res.b.Name(), (res.at - r.best.SolveTime).Round(time.Millisecond))
+			continue
+		}
+		r.add(res.b, res.sol, res.err)
+		if res.sol != nil && accepted(res.sol) && r.best == res.sol {
+			winner = res.b.Name()
+			first := "answered first"
+			if len(r.tried) > 1 {
+				first = "answered second, the first answer not ending the route,"
+			}
+			r.note = fmt.Sprintf("concurrent route: %s %s after %v", winner, first, res.at.Round(time.Millisecond))
+			res.sol.SolveTime = res.at
+			cancel()
+		}
+	}
+	if winner == "" {
+		r.note = "concurrent route: no backend ended the route, the better answer is kept"
+	}
+	return r
 }
 
 func describe(sol *solver.Solution) string {

@@ -4,17 +4,17 @@ import (
 	"context"
 	"testing"
 
-	"github.com/privopt/privopt/internal/badscale"
+	"github.com/privopt/privopt/internal/solvertest"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/auto"
 )
 
 // solveScaled runs the default route on inst and returns an error message
 // when the status differs from the constructed one or its solution or
-// certificate fails the independent check on the scaled data (badscale.Check:
+// certificate fails the independent check on the scaled data (solvertest.Check:
 // tolerance 10⁻⁶ for optimal points, 10⁻⁵ for certificates). AlmostOptimal
 // counts as Optimal when its point checks out.
-func solveScaled(t *testing.T, inst badscale.Instance) (*solver.Solution, string) {
+func solveScaled(t *testing.T, inst solvertest.Instance) (*solver.Solution, string) {
 	t.Helper()
 	sol, err := auto.New().Solve(context.Background(), inst.Problem, solver.Settings{})
 	if err != nil {
@@ -31,20 +31,20 @@ func solveScaled(t *testing.T, inst badscale.Instance) (*solver.Solution, string
 	if got == solver.Optimal {
 		tol = 1e-6
 	}
-	if msg := badscale.Check(inst.Problem, sol, inst.Objective, tol); msg != "" {
+	if msg := solvertest.Check(inst.Problem, sol, inst.Objective, tol); msg != "" {
 		return sol, sol.Status.String() + " fails the independent check: " + msg + " (" + sol.Diagnostic + ")"
 	}
 	return sol, ""
 }
 
 // TestBadlyScaledStatuses is the acceptance test of the default route on the
-// 500 badly scaled LPs and SOCPs of badscale.Suite: every status equals the
+// 500 badly scaled LPs and SOCPs of solvertest.Suite: every status equals the
 // constructed one and every optimum and certificate checks out on the scaled
 // data (so zero wrong "optimal").
 func TestBadlyScaledStatuses(t *testing.T) {
 	byBackend := map[string]int{}
 	fallbacks := 0
-	for _, inst := range badscale.Suite() {
+	for _, inst := range solvertest.Suite() {
 		sol, msg := solveScaled(t, inst)
 		if msg != "" {
 			t.Errorf("%s: %s", inst.Name, msg)
@@ -59,13 +59,13 @@ func TestBadlyScaledStatuses(t *testing.T) {
 }
 
 // TestBadlyScaledPrimalDualInfeasible: the 100 primal-and-dual infeasible
-// instances of badscale.PrimalDualSuite are "infeasible" on the default route
+// instances of solvertest.PrimalDualSuite are "infeasible" on the default route
 // (the primal certificate takes precedence, as in HiGHS), never "unbounded",
 // which would claim a feasible point; the Farkas ray checks out.
 func TestBadlyScaledPrimalDualInfeasible(t *testing.T) {
 	byBackend := map[string]int{}
 	both := 0
-	for _, inst := range badscale.PrimalDualSuite() {
+	for _, inst := range solvertest.PrimalDualSuite() {
 		sol, msg := solveScaled(t, inst)
 		if msg != "" {
 			t.Errorf("%s: %s", inst.Name, msg)

@@ -29,6 +29,8 @@ type Solver struct {
 }
 
 // New returns a HiGHS solver with default options (HiGHS defaults, output off).
+func init() { solver.Register("highs", func() solver.Solver { return New() }) }
+
 func New() *Solver { return &Solver{} }
 
 // NewWithOptions returns a HiGHS solver with options o, or an error if o is

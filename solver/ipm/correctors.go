@@ -29,15 +29,14 @@ import "math"
 // replaces Δ when its step is at least α + corrGamma·corrDelta (Gondzio's
 // acceptance test); at most corrMax correctors are tried. Only the outliers
 // of the spectrum are moved, towards the central path, which lengthens the
-// steps that a point close to the boundary of one cone shortens (SDPLIB's
-// gpp124-1: steps alternating between 0.8 and 0.45 without correctors).
+// steps that a point close to the boundary of one cone shortens.
 //
 // A corrector costs one KKT solve, one symmetric eigendecomposition and a
-// few n×n products per PSD block of order n, about 20n³ multiply-adds
-// (measured: one corrector adds 35–45% to an iteration of gpp124-1 and
-// arch8). It pays where the Schur complement assembly dominates an
-// iteration, see correctorCount; the second one only where it dominates
-// more clearly (corrSecondRatio).
+// few n×n products per PSD block of order n, about 20n³ multiply-adds. It
+// pays where the Schur complement assembly dominates an iteration, see
+// correctorCount; the second one only where it dominates more clearly
+// (corrSecondRatio). The measurements are in BENCHMARKS.md ("IPM
+// termination rules").
 const (
 	corrMax     = 2
 	corrDelta   = 0.1
@@ -48,22 +47,15 @@ const (
 
 // corrCostRatio: the centrality correctors are used when the estimated
 // multiply-adds of one Schur complement assembly are at least this multiple
-// of Σ n³ over the PSD blocks (correctorCount). Measured on SDPLIB (loaded
-// machine, CPU seconds, BENCHMARKS.md): the instances above it (control
-// 15–400, qap 9–10, gpp 1.5) need 4–56% fewer iterations (437 → 277 in
-// total) and less CPU time (qap10 9.7 → 2.0 s); those below (arch 0.7, theta
-// 0.6–0.7, ss30 0.36, mcp 0.01–0.02) needed 20–35% fewer iterations but
-// 10–90% more CPU time.
+// of Σ n³ over the PSD blocks (correctorCount): above it the iterations they
+// save cost less than the correctors' eigendecompositions and products,
+// below it more (BENCHMARKS.md).
 const corrCostRatio = 1
 
 // corrSecondRatio: the second corrector (corrMax) is tried only when the
-// assembly-to-Σn³ ratio of correctorCount is at least this. Measured on
-// SDPLIB (BENCHMARKS.md): gpp124-1, -3, -4 (ratio 1.5, one block of order
-// 124, where the corrector's eigendecomposition and products cost as much as
-// the assembly) take less CPU time with one corrector, with the same grades;
-// the hinf problems (ratio 3.1–12) need the second one (hinf10 ends with a
-// numerical error with one), and qap6 (9.7) ended 1.0e-2 from its reference
-// with one (tolerance 5e-3).
+// assembly-to-Σn³ ratio of correctorCount is at least this: below it a
+// corrector's eigendecomposition and products cost about as much as the
+// assembly they are meant to save (BENCHMARKS.md).
 const corrSecondRatio = 2
 
 // correctorCount is the number of centrality correctors tried per
@@ -73,11 +65,7 @@ const corrSecondRatio = 2
 // denseSchurCost for the dense one) is at least corrCostRatio·Σ n³ over the
 // PSD blocks; one when it is below corrSecondRatio·Σ n³, else corrMax.
 // Problems whose PSD blocks all stay in the KKT matrix (eliminatePSD: blocks
-// touching more than 2d columns) are left without correctors. SDPLIB's hinf
-// problems, now eliminated (ratio 3–12), use them: hinf1 33 iterations
-// against 44 without, hinf2 24 against 35; hinf10 ends almost-optimal within
-// the published digits in 26, and with a numerical error after 41 without
-// them.
+// touching more than 2d columns) are left without correctors.
 func (w *workspace) correctorCount() int {
 	if w.nonsym || len(w.kkt.elims) == 0 {
 		return 0

@@ -30,6 +30,8 @@ type Solver struct {
 }
 
 // New returns an interior-point solver with default settings.
+func init() { solver.Register("ipm", func() solver.Solver { return New() }) }
+
 func New() *Solver { return &Solver{} }
 
 // NewWithSettings returns a solver with the given settings (zero fields mean
@@ -196,16 +198,17 @@ type workspace struct {
 	scalingLocked bool
 	best          snapshot
 	unverified    int // iterations that met the internal but not the re-checked tolerances
-	// tailMerit is the best merit when it last fell by tailProgress, at
+	// tailMerit is the best merit when it last fell by TailProgress, at
 	// iteration tailIt; tailStopped: the solve ended by the tail rule (run)
 	tailMerit   float64
 	tailIt      int
 	tailStopped bool
-	// tinySteps counts the consecutive steps below tailTinyStep (run)
+	// tinySteps counts the consecutive steps below TailTinyStep (run)
 	tinySteps int
-	tailRule  bool                    // the tail rule applies (eliminated PSD blocks)
-	muHist    [tailWindow + 1]float64 // μ of the last tailWindow+1 iterations, by iteration modulo tailWindow+1
-	logged    int                     // last iteration logged
+	tailRule  bool      // the tail rule applies (eliminated PSD blocks)
+	muHist    []float64 // μ of the last TailWindow+1 iterations, by iteration modulo TailWindow+1
+	logged    int       // last iteration logged
+	loop      loopState // run's termination state
 }
 
 type iterInfo struct {

@@ -762,13 +762,10 @@ func (ks *kktSystem) denseSchurCheap() bool {
 
 // densePrecaution bounds the cost ratio dense/sparse assembly up to which
 // regularized pivots of the sparse rule's Schur complement switch to the
-// dense rule at once (update). Measured on SDPLIB (BENCHMARKS.md): hinf1–8
-// (ratio 5.4) and hinf10 (9.0) need the early switch (hinf10 ends with a
-// numerical error without it); qap6 (ratio 31), qap10 (198) and hinf14 (32)
-// reach the same grades without it, their refined solves succeeding, and
-// qap6 and qap10 then use half the CPU time (the dense rule costs them
-// nc²d/2 per iteration against the sparse rule's 5·10⁵ and 10⁷); gpp124
-// (51) still switches, on failed solves.
+// dense rule at once (update): where the dense assembly costs at most this
+// multiple of the sparse one, switching early keeps the directions accurate
+// for little time; above it the refined solves of the sparse rule are kept
+// until one actually fails (BENCHMARKS.md, "IPM termination rules").
 const densePrecaution = 10
 
 func (ks *kktSystem) useDenseSchur() bool {

@@ -810,210 +810,305 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	w.tailRule = len(w.kkt.elims) > 0
 	w.logged = -1
 	it := 0
-	stalls := 0
-	diverging := 0
-	var dualCert []float64 // x at the first dual infeasibility detection
-	dualCertIt := 0
+	w.loop = loopState{}
+	w.muHist = make([]float64, set.Termination.TailWindow+1)
 	for ; ; it++ {
-		w.residuals()
-		w.measure()
-		w.info.mu = (dot(w.s, w.z) + w.tau*w.kappa) / (w.nu + 1)
-		w.logIter(it)
-		if w.converged(set.FeasTol, set.GapTol) {
-			// The internal residuals are measured on the presolved,
-			// equilibrated problem; stop only when the point also meets the
-			// tolerances on the caller's data, else keep refining it (the
-			// stall and divergence guards below end a hopeless refinement).
-			if w.verified(set.tol()) {
-				status = solver.Optimal
-				break
-			}
-			if w.unverified++; w.unverified > maxUnverified {
-				// Refining does not reach the tolerances on the caller's data:
-				// the best iterate is evaluated (and re-checked) below.
-				status = solver.NumericalError
-				break
-			}
-		}
-		if m := w.merit(); m < w.best.merit {
-			w.saveBest(m)
-			if m <= w.tailMerit/tailProgress {
-				w.tailMerit, w.tailIt = m, it
-			}
-		} else if m > divergenceFactor*w.best.merit && w.best.merit < set.ReducedFeasTol {
-			// The residuals grow again near the solution: either the KKT
-			// solves have lost accuracy, or the iterates turn towards an
-			// infeasibility certificate (a problem infeasible or unbounded by
-			// a small margin: τ → 0). Allow divergenceGrace more iterations
-			// for a certificate to form; then stop, and the best iterate is
-			// evaluated below.
-			diverging++
-			if diverging > divergenceGrace {
-				status = solver.NumericalError
-				break
-			}
-		}
-		w.muHist[it%len(w.muHist)] = w.info.mu
-		muOld := w.muHist[(it+1)%len(w.muHist)] // μ tailWindow iterations ago
-		if w.tailRule && w.best.reduced && it-w.tailIt >= tailWindow && !(w.info.mu <= muOld/tailProgress) &&
-			w.merit() <= tailPlateau*w.best.merit && dualCert == nil {
-			// The best iterate meets the reduced tolerances and the last
-			// tailWindow iterations have halved neither its merit nor μ:
-			// the round-off plateau that the guards above would end only
-			// after many more iterations (see tailWindow). Stop; the best
-			// iterate is evaluated below.
-			w.tailStopped = true
-			status = solver.NumericalError
-			break
-		}
-		if w.primalInfeasible() {
-			status = solver.PrimalInfeasible
-			break
-		}
-		if dualCert == nil && w.dualInfeasible() {
-			// A problem can be primal and dual infeasible at once; then
-			// "unbounded" would wrongly claim a feasible point. Keep the
-			// certificate and iterate up to dualInfeasibleGrace more times:
-			// if a primal certificate forms, the problem is infeasible
-			// (HiGHS's convention), else it is dual infeasible.
-			dualCert, dualCertIt = append([]float64(nil), w.x...), it
-		}
-		if dualCert != nil && it-dualCertIt >= dualInfeasibleGrace {
-			status = solver.DualInfeasible
-			break
-		}
-		if it >= set.MaxIterations {
-			status = solver.IterationLimit
-			break
-		}
-		if set.TimeLimit > 0 && time.Since(w.start) > set.TimeLimit {
-			status = solver.TimeLimit
-			break
-		}
-		if ctx.Err() != nil {
-			status = solver.Cancelled
+		if st, stop := w.checkTermination(ctx, it); stop {
+			status = st
 			break
 		}
 		mu := w.info.mu
-		// scaling and factorization
-		ok := true
-		for i, c := range w.cones {
-			if !c.updateScaling(w.block(w.s, i), w.block(w.z, i), mu) {
-				ok = false
-				break
-			}
-		}
-		if !ok {
-			status = solver.NumericalError
+		if st, redo := w.factor(ctx, mu); redo {
+			it-- // the iteration is redone (adapted static regularization)
+			continue
+		} else if st != solver.StatusUnknown {
+			status = st
 			break
 		}
-		if err := w.kkt.update(); err != nil {
-			status = solver.NumericalError
-			if errors.Is(err, ldl.ErrInterrupted) {
-				status = solver.Cancelled
-				if ctx.Err() == nil {
-					status = solver.TimeLimit
-				}
-			}
-			break
-		}
-		// constant part (x₂, z₂) = K⁻¹[−q; b]
-		clear(w.rhs)
-		for j := 0; j < w.n; j++ {
-			w.rhs[j] = -w.q[j]
-		}
-		copy(w.rhs[w.n:w.n+w.m], w.b)
-		w.kkt.solve(w.sol, w.rhs)
-		copy(w.x2, w.sol[:w.n])
-		copy(w.z2, w.sol[w.n:w.n+w.m])
-		if w.adaptStaticReg() {
-			it--
+		sigma, dtauAff, dkappaAff, ok := w.predict()
+		if !ok && w.retryLargerReg() {
+			it-- // the iteration is redone with a larger static regularization
 			continue
 		}
-
-		// predictor
-		for i, c := range w.cones {
-			c.affineDs(w.block(w.rS, i), w.block(w.s, i))
-		}
-		if !w.solveNewton(w.rx, w.rz, w.rtau, w.rS, w.tau*w.kappa) {
-			status = solver.NumericalError
-			break
-		}
-		aAff := w.stepLength(1)
-		sigma := math.Pow(1-aAff, 3)
-		sigma = math.Min(math.Max(sigma, 0), 1)
-		dtauAff, dkappaAff := w.dtau, w.dkappa
-
-		// corrector
-		if w.nonsym {
-			copy(w.dsAff, w.ds)
-			copy(w.dzAff, w.dz)
-		}
-		a, ok := w.combinedStep(sigma, mu, dtauAff, dkappaAff, true)
-		if ok && w.nonsym && a < thirdOrderRetryStep {
-			// The third-order term of the non-symmetric cones can shorten
-			// the step far from the central path: retry without it and keep
-			// the longer of the two steps.
-			w.keepStep()
-			if a2, ok2 := w.combinedStep(sigma, mu, dtauAff, dkappaAff, false); ok2 && a2 > a {
-				a = a2
-			} else {
-				w.restoreStep()
-			}
-		}
 		if !ok {
 			status = solver.NumericalError
 			break
 		}
-		if w.correctors > 0 {
-			a = w.centralityCorrect(a, sigma*mu)
+		a, st, redo := w.correct(sigma, mu, dtauAff, dkappaAff)
+		if redo {
+			it-- // the iteration is redone with the other scaling
+			continue
 		}
-		a *= set.MaxStepFraction
-		if w.nonsym && !w.scalingLocked {
-			switch {
-			case !w.dualScaling && a < minSwitchStep:
-				// The primal–dual scaling of the non-symmetric cones gave a
-				// poor direction: fall back to the dual scaling and redo the
-				// iteration (Clarabel's strategy).
-				w.setDualScaling(true)
-				it--
-				continue
-			case w.dualScaling && a < minDualStep:
-				// The dual scaling stalls (typically when z approaches the
-				// boundary of K*, as for infeasibility certificates): use the
-				// primal–dual scaling for the rest of the solve.
-				w.setDualScaling(false)
-				w.scalingLocked = true
-				it--
-				continue
-			}
-		}
-		w.info.step, w.info.sigma = a, sigma
-		if a < tailTinyStep {
-			w.tinySteps++
-		} else {
-			w.tinySteps = 0
-		}
-		if w.tailRule && w.best.reduced && w.tinySteps >= tailTinySteps && dualCert == nil {
-			// The best iterate meets the reduced tolerances and the
-			// directions no longer move the point: the round-off plateau
-			// again (see tailTinyStep). Stop; the best iterate is evaluated
-			// below.
-			w.tailStopped = true
-			status = solver.NumericalError
+		if st != solver.StatusUnknown {
+			status = st
 			break
-		}
-		if a < 1e-10 {
-			stalls++
-			if stalls >= 3 {
-				status = solver.NumericalError
-				break
-			}
-		} else {
-			stalls = 0
 		}
 		w.takeStep(a)
 	}
+	return w.fallback(status, it)
+}
+
+// retryLargerReg is the fallback of a predictor whose Newton system gave no
+// finite direction (the factorization lost all accuracy, typically at μ
+// below 10⁻⁸ on LPs with free variables): the static regularization ε is
+// multiplied by regRetryFactor and the iteration redone, at most
+// maxRegRetries times per solve. It reports whether to redo the iteration.
+func (w *workspace) retryLargerReg() bool {
+	if w.loop.regRetries >= maxRegRetries {
+		return false
+	}
+	w.loop.regRetries++
+	w.kkt.setStaticReg(w.kkt.eps * regRetryFactor)
+	w.regLocked = true // the adaptation must not cut it again at once
+	return true
+}
+
+// regRetryFactor and maxRegRetries bound retryLargerReg.
+const (
+	regRetryFactor = 100
+	maxRegRetries  = 2
+)
+
+// loopState is the state of run's termination rules carried between
+// iterations.
+type loopState struct {
+	stalls    int       // consecutive steps below Termination.StallStep
+	diverging int       // iterations past the divergence test
+	dualCert  []float64 // x at the first dual infeasibility detection
+	// dualCertIt is the iteration of that detection.
+	dualCertIt int
+	regRetries int // retryLargerReg's retries so far
+}
+
+// checkTermination is the first step of an iteration: it computes the
+// residuals of the current iterate, logs it, and applies the termination
+// rules in order — verified optimum, refinement without verification
+// (Termination.MaxUnverified), divergence (DivergenceFactor, DivergenceGrace),
+// the tail plateau (TailWindow, TailProgress, TailPlateau), primal
+// infeasibility, dual infeasibility after DualInfeasibleGrace more iterations,
+// the iteration and
+// time limits and cancellation. It returns the status and true when a rule
+// ends the solve.
+func (w *workspace) checkTermination(ctx context.Context, it int) (solver.Status, bool) {
+	set := w.set
+	w.residuals()
+	w.measure()
+	w.info.mu = (dot(w.s, w.z) + w.tau*w.kappa) / (w.nu + 1)
+	w.logIter(it)
+	if w.converged(set.FeasTol, set.GapTol) {
+		// The internal residuals are measured on the presolved,
+		// equilibrated problem; stop only when the point also meets the
+		// tolerances on the caller's data, else keep refining it (the
+		// stall and divergence guards below end a hopeless refinement).
+		if w.verified(set.tol()) {
+			return solver.Optimal, true
+		}
+		if w.unverified++; w.unverified > set.Termination.MaxUnverified {
+			// Refining does not reach the tolerances on the caller's data:
+			// the best iterate is evaluated (and re-checked) below.
+			return solver.NumericalError, true
+		}
+	}
+	if m := w.merit(); m < w.best.merit {
+		w.saveBest(m)
+		if m <= w.tailMerit/set.Termination.TailProgress {
+			w.tailMerit, w.tailIt = m, it
+		}
+	} else if m > set.Termination.DivergenceFactor*w.best.merit && w.best.merit < set.ReducedFeasTol {
+		// The residuals grow again near the solution: either the KKT
+		// solves have lost accuracy, or the iterates turn towards an
+		// infeasibility certificate (a problem infeasible or unbounded by
+		// a small margin: τ → 0). Allow DivergenceGrace more iterations
+		// for a certificate to form; then stop, and the best iterate is
+		// evaluated below.
+		w.loop.diverging++
+		if w.loop.diverging > set.Termination.DivergenceGrace {
+			return solver.NumericalError, true
+		}
+	}
+	w.muHist[it%len(w.muHist)] = w.info.mu
+	muOld := w.muHist[(it+1)%len(w.muHist)] // μ TailWindow iterations ago
+	if w.tailRule && w.best.reduced && it-w.tailIt >= set.Termination.TailWindow && !(w.info.mu <= muOld/set.Termination.TailProgress) &&
+		w.merit() <= set.Termination.TailPlateau*w.best.merit && w.loop.dualCert == nil {
+		// The best iterate meets the reduced tolerances and the last
+		// TailWindow iterations have reduced neither its merit nor μ by
+		// TailProgress:
+		// the round-off plateau that the guards above would end only
+		// after many more iterations (see Termination). Stop; the best
+		// iterate is evaluated below.
+		w.tailStopped = true
+		return solver.NumericalError, true
+	}
+	if w.primalInfeasible() {
+		return solver.PrimalInfeasible, true
+	}
+	if w.loop.dualCert == nil && w.dualInfeasible() {
+		// A problem can be primal and dual infeasible at once; then
+		// "unbounded" would wrongly claim a feasible point. Keep the
+		// certificate and iterate up to DualInfeasibleGrace more times:
+		// if a primal certificate forms, the problem is infeasible
+		// (HiGHS's convention), else it is dual infeasible.
+		w.loop.dualCert, w.loop.dualCertIt = append([]float64(nil), w.x...), it
+	}
+	if w.loop.dualCert != nil && it-w.loop.dualCertIt >= set.Termination.DualInfeasibleGrace {
+		return solver.DualInfeasible, true
+	}
+	if it >= set.MaxIterations {
+		return solver.IterationLimit, true
+	}
+	if set.TimeLimit > 0 && time.Since(w.start) > set.TimeLimit {
+		return solver.TimeLimit, true
+	}
+	if ctx.Err() != nil {
+		return solver.Cancelled, true
+	}
+	return solver.StatusUnknown, false
+}
+
+// factor is the second step: it updates the cones' scalings at μ, factors
+// the KKT matrix and solves for the constant part (x₂, z₂) = K⁻¹[−q; b].
+// It returns a status other than StatusUnknown when the solve must end, and
+// redo when the static regularization was adapted and the iteration must be
+// redone.
+func (w *workspace) factor(ctx context.Context, mu float64) (status solver.Status, redo bool) {
+	// scaling and factorization
+	ok := true
+	for i, c := range w.cones {
+		if !c.updateScaling(w.block(w.s, i), w.block(w.z, i), mu) {
+			ok = false
+			break
+		}
+	}
+	if !ok {
+		return solver.NumericalError, false
+	}
+	if err := w.kkt.update(); err != nil {
+		status := solver.NumericalError
+		if errors.Is(err, ldl.ErrInterrupted) {
+			status = solver.Cancelled
+			if ctx.Err() == nil {
+				status = solver.TimeLimit
+			}
+		}
+		return status, false
+	}
+	// constant part (x₂, z₂) = K⁻¹[−q; b]
+	clear(w.rhs)
+	for j := 0; j < w.n; j++ {
+		w.rhs[j] = -w.q[j]
+	}
+	copy(w.rhs[w.n:w.n+w.m], w.b)
+	w.kkt.solve(w.sol, w.rhs)
+	copy(w.x2, w.sol[:w.n])
+	copy(w.z2, w.sol[w.n:w.n+w.m])
+	if w.adaptStaticReg() {
+		return solver.StatusUnknown, true
+	}
+
+	return solver.StatusUnknown, false
+}
+
+// predict is the third step: the affine-scaling (predictor) direction, its
+// step length and the centering parameter σ = (1 − α_aff)³ (Mehrotra). It
+// returns false when the Newton system cannot be solved.
+func (w *workspace) predict() (sigma, dtauAff, dkappaAff float64, ok bool) {
+	// predictor
+	for i, c := range w.cones {
+		c.affineDs(w.block(w.rS, i), w.block(w.s, i))
+	}
+	if !w.solveNewton(w.rx, w.rz, w.rtau, w.rS, w.tau*w.kappa) {
+		return 0, 0, 0, false
+	}
+	aAff := w.stepLength(1)
+	sigma = math.Pow(1-aAff, 3)
+	sigma = math.Min(math.Max(sigma, 0), 1)
+	dtauAff, dkappaAff = w.dtau, w.dkappa
+
+	return sigma, dtauAff, dkappaAff, true
+}
+
+// correct is the fourth step: the combined (corrector) direction with the
+// third-order retry of the non-symmetric cones, the centrality correctors,
+// the step length, the switch between the non-symmetric cones' scalings
+// (redo: the iteration is redone with the other scaling) and the stall rules
+// (Termination.TailTinyStep, TailTinySteps, StallStep, StallSteps). It returns the step length, or a
+// status other than StatusUnknown when the solve must end.
+func (w *workspace) correct(sigma, mu, dtauAff, dkappaAff float64) (a float64, status solver.Status, redo bool) {
+	set := w.set
+	// corrector
+	if w.nonsym {
+		copy(w.dsAff, w.ds)
+		copy(w.dzAff, w.dz)
+	}
+	a, ok := w.combinedStep(sigma, mu, dtauAff, dkappaAff, true)
+	if ok && w.nonsym && a < thirdOrderRetryStep {
+		// The third-order term of the non-symmetric cones can shorten
+		// the step far from the central path: retry without it and keep
+		// the longer of the two steps.
+		w.keepStep()
+		if a2, ok2 := w.combinedStep(sigma, mu, dtauAff, dkappaAff, false); ok2 && a2 > a {
+			a = a2
+		} else {
+			w.restoreStep()
+		}
+	}
+	if !ok {
+		return 0, solver.NumericalError, false
+	}
+	if w.correctors > 0 {
+		a = w.centralityCorrect(a, sigma*mu)
+	}
+	a *= set.MaxStepFraction
+	if w.nonsym && !w.scalingLocked {
+		switch {
+		case !w.dualScaling && a < minSwitchStep:
+			// The primal–dual scaling of the non-symmetric cones gave a
+			// poor direction: fall back to the dual scaling and redo the
+			// iteration (Clarabel's strategy).
+			w.setDualScaling(true)
+			return 0, solver.StatusUnknown, true
+		case w.dualScaling && a < minDualStep:
+			// The dual scaling stalls (typically when z approaches the
+			// boundary of K*, as for infeasibility certificates): use the
+			// primal–dual scaling for the rest of the solve.
+			w.setDualScaling(false)
+			w.scalingLocked = true
+			return 0, solver.StatusUnknown, true
+		}
+	}
+	w.info.step, w.info.sigma = a, sigma
+	if a < set.Termination.TailTinyStep {
+		w.tinySteps++
+	} else {
+		w.tinySteps = 0
+	}
+	if w.tailRule && w.best.reduced && w.tinySteps >= set.Termination.TailTinySteps && w.loop.dualCert == nil {
+		// The best iterate meets the reduced tolerances and the
+		// directions no longer move the point: the round-off plateau
+		// again (see Termination.TailTinyStep). Stop; the best iterate is evaluated
+		// below.
+		w.tailStopped = true
+		return 0, solver.NumericalError, false
+	}
+	if a < set.Termination.StallStep {
+		w.loop.stalls++
+		if w.loop.stalls >= set.Termination.StallSteps {
+			return 0, solver.NumericalError, false
+		}
+	} else {
+		w.loop.stalls = 0
+	}
+	return a, solver.StatusUnknown, false
+}
+
+// fallback is the last step: it maps the iterate at which the loop stopped
+// to the answer — the dual infeasibility certificate kept since its
+// detection, or, when the loop ended without an optimum or a certificate, the
+// best iterate seen (by merit), reported Optimal or AlmostOptimal when it
+// meets the full or the reduced tolerances.
+func (w *workspace) fallback(status solver.Status, it int) *solver.Solution {
+	set := w.set
+	dualCert := w.loop.dualCert
 	if dualCert != nil && status != solver.PrimalInfeasible {
 		// The iterations after the detection ended without a primal
 		// certificate (or stopped): report the dual one found.
@@ -1036,7 +1131,8 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 			sol := w.finish(status, it)
 			why := fmt.Sprintf("stopped by %v", stopped)
 			if w.tailStopped {
-				why = fmt.Sprintf("stopped without progress (neither the merit nor μ halved in %d iterations, or %d steps below %g in a row)", tailWindow, tailTinySteps, tailTinyStep)
+				t := &set.Termination
+				why = fmt.Sprintf("stopped without progress (neither the merit nor μ fell by a factor %g in %d iterations, or %d steps below %g in a row)", t.TailProgress, t.TailWindow, t.TailTinySteps, t.TailTinyStep)
 			}
 			sol.Diagnostic = fmt.Sprintf("ipm: %s after %d iterations; the best iterate meets only the reduced tolerances (primal residual %.2g, dual residual %.2g, relative gap %.2g)",
 				why, it, in.pres, in.dres, math.Min(in.gap, in.relgap))
@@ -1045,76 +1141,6 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	}
 	return w.finish(status, it)
 }
-
-// maxUnverified is the number of iterations the method continues after its
-// internal stopping rule holds but the re-check on the caller's data
-// (solver.Measure) does not.
-const maxUnverified = 15
-
-// divergenceFactor: the solve stops when the merit of the current iterate
-// exceeds this multiple of the best one, once the best is within the reduced
-// tolerances.
-const divergenceFactor = 100
-
-// dualInfeasibleGrace is the number of iterations run past the detection of
-// dual infeasibility, looking for a primal infeasibility certificate (see run).
-const dualInfeasibleGrace = 10
-
-// divergenceGrace is the number of iterations allowed past the divergence
-// test before the solve stops (see run).
-const divergenceGrace = 30
-
-// tailWindow, tailProgress and tailPlateau end the tail of a solve that has
-// reached the reduced tolerances but not the full ones: once the best
-// iterate meets Settings.ReducedFeasTol and ReducedGapTol, the solve stops
-// when during the last tailWindow iterations neither its merit (see merit)
-// nor μ has fallen by the factor tailProgress, while the current merit stays
-// within tailPlateau times the best one. A healthy interior-point iteration
-// reduces both by about 1 − α per step (α the step length, 0.5 or more near
-// the solution), i.e. by 2⁴ or more in four steps; four steps with less than
-// a halving of both in total are the round-off plateau of the KKT solves,
-// which the divergence and stall guards would end 5 to 30 iterations later
-// with the same best iterate (SDPLIB's gpp124-1: 45 → 41 iterations, the
-// same answer, with a window of five). A window of four instead of five ends
-// hinf14, qap7 and qap10 one iteration sooner with the same answers (qap10:
-// 2.4 → 1.9 CPU seconds, its last iterations use the dense Schur rule); a
-// window of three stopped hinf3 at 16 iterations, 5.9e-2 from its reference
-// (tolerance 5e-2; 4.2e-2 after 41). The test on μ keeps the iterations whose complementarity
-// still falls while the dual residual stalls: on SDPLIB's hinf2 (whose small
-// blocks are not eliminated, so the rule does not apply, see below) they
-// moved the objective from 5.6e-4 to 4.3e-4 off the published value
-// (tolerance 5e-4).
-// Iterates moving away from the best (merit above tailPlateau times it) are
-// left to the divergence test, whose grace lets an infeasibility certificate
-// form.
-//
-// The rule applies only to problems with PSD blocks eliminated into a Schur
-// complement (kktSystem), where no such plateau was seen to end otherwise
-// than by the guards (SDPLIB). Elsewhere the adaptation of the static
-// regularization can still end it: Maros–Mészáros QSHARE1B's dual residual
-// stalled at 1e-6 for 47 iterations before it converged to Optimal, and
-// CBLIB's nql60 plateaued for 5 iterations 2 iterations before Optimal.
-const (
-	tailWindow   = 4
-	tailProgress = 2
-	tailPlateau  = 10
-)
-
-// tailTinyStep and tailTinySteps end the same plateau sooner when it shows
-// as steps that no longer move the point: once the best iterate meets the
-// reduced tolerances (and under the same condition as tailWindow: PSD blocks
-// eliminated), tailTinySteps consecutive step lengths below tailTinyStep
-// stop the solve. On SDPLIB the directions of such a plateau are
-// round-off (steps 0 to 0.008) and no step after two of them in a row
-// improved the best iterate: gpp124-1, -3, -4 end after 30, 27 and 26
-// iterations instead of 34, 31 and 29, hinf1 after 30 instead of 33, hinf10
-// after 24 instead of 26, with the same answers to the last bit; a single short
-// step followed by long ones (gpp124-3 at iteration 19, hinf1 at 17) is
-// left alone.
-const (
-	tailTinyStep  = 0.01
-	tailTinySteps = 2
-)
 
 // merit is max(pres, dres, min(gap, relative gap)) of the current iterate.
 func (w *workspace) merit() float64 {

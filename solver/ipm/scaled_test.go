@@ -4,17 +4,17 @@ import (
 	"context"
 	"testing"
 
-	"github.com/privopt/privopt/internal/badscale"
+	"github.com/privopt/privopt/internal/solvertest"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
 	"github.com/privopt/privopt/solver/ipm"
 )
 
 // TestBadlyScaledStatuses: the 500 random badly scaled LPs and SOCPs of
-// badscale.Suite, whose status is known by construction (250 LPs, 250 SOCPs;
+// solvertest.Suite, whose status is known by construction (250 LPs, 250 SOCPs;
 // optimal, infeasible and unbounded in turn). The IPM must return the
 // constructed status on every one, with a solution or certificate that passes
-// the independent check on the scaled data (badscale.Check, tolerance 10⁻⁶
+// the independent check on the scaled data (solvertest.Check, tolerance 10⁻⁶
 // for optimal points, 10⁻⁵ for certificates). HiGHS (LPs) must never return a
 // wrong "optimal"; its other disagreements (numerical errors, wrong
 // infeasibility statuses, invalid rays) are counted and logged: the default
@@ -24,7 +24,7 @@ func TestBadlyScaledStatuses(t *testing.T) {
 	type tally struct{ agree, disagree, wrongOptimal, badCert int }
 	counts := map[string]*tally{"ipm": {}, "highs": {}}
 	var highsMisses []string
-	for k, inst := range badscale.Suite() {
+	for k, inst := range solvertest.Suite() {
 		backends := []solver.Solver{ipm.New()}
 		if k%2 == 0 {
 			backends = append(backends, highs.New())
@@ -56,7 +56,7 @@ func TestBadlyScaledStatuses(t *testing.T) {
 			if got == solver.Optimal {
 				tol = 1e-6
 			}
-			if msg := badscale.Check(inst.Problem, sol, inst.Objective, tol); msg != "" {
+			if msg := solvertest.Check(inst.Problem, sol, inst.Objective, tol); msg != "" {
 				if sol.Status.OK() {
 					c.wrongOptimal++
 					t.Errorf("%s on %s: %v fails the independent check: %s", s.Name(), inst.Name, sol.Status, msg)
@@ -79,17 +79,17 @@ func TestBadlyScaledStatuses(t *testing.T) {
 }
 
 // TestBadlyScaledPrimalDualInfeasible: the 100 badly scaled LPs and SOCPs of
-// badscale.PrimalDualSuite, primal and dual infeasible at once. Neither
+// solvertest.PrimalDualSuite, primal and dual infeasible at once. Neither
 // backend may call one "optimal"; a returned "infeasible" certificate must
 // check. The IPM detects the dual certificate first and iterates
-// dualInfeasibleGrace more times looking for a primal one; on some SOCPs its
+// Termination.DualInfeasibleGrace more times looking for a primal one; on some SOCPs its
 // z iterate does not turn into one and "unbounded" remains, and HiGHS stops
 // with numerical errors on some LPs: both are counted and logged. The default
 // route confirms every "unbounded" with a feasibility solve and answers
 // "infeasible" on all 100 (solver/auto, TestBadlyScaledPrimalDualInfeasible).
 func TestBadlyScaledPrimalDualInfeasible(t *testing.T) {
 	tally := map[string]map[solver.Status]int{"ipm": {}, "highs": {}}
-	for k, inst := range badscale.PrimalDualSuite() {
+	for k, inst := range solvertest.PrimalDualSuite() {
 		backends := []solver.Solver{ipm.New()}
 		if k%2 == 0 {
 			backends = append(backends, highs.New())
@@ -108,7 +108,7 @@ func TestBadlyScaledPrimalDualInfeasible(t *testing.T) {
 			if sol.Status != solver.PrimalInfeasible {
 				continue
 			}
-			if msg := badscale.Check(inst.Problem, sol, 0, 1e-5); msg != "" && !(s.Name() == "highs" && sol.Y == nil) {
+			if msg := solvertest.Check(inst.Problem, sol, 0, 1e-5); msg != "" && !(s.Name() == "highs" && sol.Y == nil) {
 				t.Errorf("%s on %s: certificate fails the independent check: %s", s.Name(), inst.Name, msg)
 			}
 		}

@@ -8,8 +8,15 @@ import (
 	"github.com/privopt/privopt/solver"
 )
 
-// ErrInvalidSettings is wrapped by every error Settings.Validate returns.
-var ErrInvalidSettings = errors.New("ipm: invalid settings")
+// ErrInvalid is wrapped by every error Settings.Validate returns (the
+// module's shape: "ipm: invalid settings: <the bad value>"); an invalid
+// problem is reported with solver.ErrInvalid.
+var ErrInvalid = errors.New("ipm: invalid settings")
+
+// ErrInvalidSettings is the former name of ErrInvalid (the same value).
+//
+// Deprecated: use ErrInvalid.
+var ErrInvalidSettings = ErrInvalid
 
 // Settings are the interior-point method's options. The zero value of every
 // field means its default (DefaultSettings); the embedded solver.Settings carry
@@ -136,6 +143,114 @@ type Settings struct {
 	// random sparse LP with 180,000 nonzeros filled in to about 5 GB). 0 means
 	// 4 GiB; negative means no limit.
 	MaxFactorBytes int64
+
+	// Termination holds the rules that end a solve short of a verified
+	// optimum or a certificate (zero fields: defaults).
+	Termination Termination
+}
+
+// Termination is the set of rules, in the order the main loop applies them,
+// that end an interior-point solve other than by a verified optimum, an
+// infeasibility certificate or a limit. Each is stated in quantities the loop
+// measures: the merit max(pres, dres, min(gap, relative gap)) of an iterate
+// (see Iteration), μ = (sᵀz + τκ)/(ν + 1), and the step length α. The zero
+// value of every field means its default; the measurements behind the
+// defaults are in BENCHMARKS.md ("IPM termination rules").
+type Termination struct {
+	// MaxUnverified is the number of iterations the method continues after
+	// its internal stopping rule holds (on the presolved, equilibrated
+	// problem) while the re-check on the caller's data (solver.Measure)
+	// does not; then the best iterate is evaluated. Default 15.
+	MaxUnverified int
+	// DivergenceFactor and DivergenceGrace: once the best iterate meets
+	// ReducedFeasTol, an iterate whose merit exceeds DivergenceFactor times
+	// the best one counts as diverging (the KKT solves have lost accuracy,
+	// or the iterates turn towards an infeasibility certificate, τ → 0);
+	// after DivergenceGrace such iterations the solve stops, the grace
+	// letting a certificate form. Defaults 100 and 30.
+	DivergenceFactor float64
+	DivergenceGrace  int
+	// DualInfeasibleGrace is the number of iterations run past the detection
+	// of dual infeasibility, looking for a primal infeasibility certificate
+	// (a problem can be primal and dual infeasible; the primal certificate
+	// then takes precedence). Default 10.
+	DualInfeasibleGrace int
+	// TailWindow, TailProgress and TailPlateau end the round-off plateau of a
+	// solve whose best iterate meets the reduced tolerances (ReducedFeasTol,
+	// ReducedGapTol) but not the full ones: it stops when, during the last
+	// TailWindow iterations, neither the best merit nor μ has fallen by the
+	// factor TailProgress while the current merit stays within TailPlateau
+	// times the best. A healthy iteration reduces both by about 1 − α
+	// (α ≥ 0.5 near a solution), i.e. by 2⁴ or more in four iterations;
+	// less than TailProgress in TailWindow iterations is a plateau of the
+	// KKT solves' round-off. Iterates moving away from the best (merit above
+	// TailPlateau times it) are left to the divergence rule. The rule (and
+	// TailTinyStep's) applies to problems with PSD blocks eliminated into a
+	// Schur complement, where such a plateau was never seen to end otherwise
+	// than by the guards; elsewhere the adaptation of the static
+	// regularization can still end it. Defaults 4, 2 and 10.
+	TailWindow   int
+	TailProgress float64
+	TailPlateau  float64
+	// TailTinyStep and TailTinySteps end the same plateau when it shows as
+	// steps that no longer move the point: TailTinySteps consecutive step
+	// lengths below TailTinyStep stop the solve (same conditions as
+	// TailWindow). Defaults 0.01 and 2.
+	TailTinyStep  float64
+	TailTinySteps int
+	// StallStep and StallSteps: StallSteps consecutive step lengths below
+	// StallStep end any solve (the directions no longer move the point).
+	// Defaults 1e-10 and 3.
+	StallStep  float64
+	StallSteps int
+}
+
+// fill replaces zero fields by their defaults.
+func (t *Termination) fill() {
+	defInt := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defFloat := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defInt(&t.MaxUnverified, 15)
+	defFloat(&t.DivergenceFactor, 100)
+	defInt(&t.DivergenceGrace, 30)
+	defInt(&t.DualInfeasibleGrace, 10)
+	defInt(&t.TailWindow, 4)
+	defFloat(&t.TailProgress, 2)
+	defFloat(&t.TailPlateau, 10)
+	defFloat(&t.TailTinyStep, 0.01)
+	defInt(&t.TailTinySteps, 2)
+	defFloat(&t.StallStep, 1e-10)
+	defInt(&t.StallSteps, 3)
+}
+
+// validate reports the first inadmissible field (zero fields are defaults).
+func (t *Termination) validate() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"MaxUnverified", t.MaxUnverified}, {"DivergenceGrace", t.DivergenceGrace}, {"DualInfeasibleGrace", t.DualInfeasibleGrace},
+		{"TailWindow", t.TailWindow}, {"TailTinySteps", t.TailTinySteps}, {"StallSteps", t.StallSteps}} {
+		if f.v < 0 {
+			return fmt.Errorf("Termination.%s is %d, must be ≥ 0 (0 means default)", f.name, f.v)
+		}
+	}
+	for _, f := range []struct {
+		name  string
+		v, lo float64
+	}{{"DivergenceFactor", t.DivergenceFactor, 1}, {"TailProgress", t.TailProgress, 1}, {"TailPlateau", t.TailPlateau, 1},
+		{"TailTinyStep", t.TailTinyStep, 0}, {"StallStep", t.StallStep, 0}} {
+		if f.v != 0 && !(f.v > f.lo && !math.IsInf(f.v, 0)) {
+			return fmt.Errorf("Termination.%s is %v, must be finite and > %v (0 means default)", f.name, f.v, f.lo)
+		}
+	}
+	return nil
 }
 
 // PSDSchurRule is the assembly rule of the Schur complement of an eliminated
@@ -200,6 +315,7 @@ func (s *Settings) fill() {
 	if s.MaxFactorBytes == 0 {
 		s.MaxFactorBytes = 4 << 30
 	}
+	s.Termination.fill()
 }
 
 // tol is the tolerance of solver.Certify for an Optimal status: the larger of
@@ -255,6 +371,9 @@ func (s *Settings) Validate() error {
 	r, f := s.ReducedFeasTol, s.FeasTol
 	if r != 0 && f != 0 && r < f {
 		return bad("ReducedFeasTol %v is below FeasTol %v", r, f)
+	}
+	if err := s.Termination.validate(); err != nil {
+		return bad("%v", err)
 	}
 	return nil
 }

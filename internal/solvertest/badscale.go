@@ -1,4 +1,4 @@
-package badscale
+package solvertest
 
 import (
 	"fmt"
@@ -110,32 +110,7 @@ func Random(rng *rand.Rand, kind Kind, k int, lp bool) Instance {
 					}
 				}
 			case cone.SecondOrder:
-				u := make([]float64, c.Dim-1)
-				var nu float64
-				for t := range u {
-					u[t] = rng.NormFloat64()
-					nu += u[t] * u[t]
-				}
-				nu = math.Sqrt(nu)
-				switch rng.IntN(3) {
-				case 0: // s interior, y = 0
-					s[off] = 1 + rng.Float64()
-					for t := range u {
-						s[off+1+t] = 0.5 * u[t] / nu
-					}
-				case 1: // y interior, s = 0
-					y[off] = 1 + rng.Float64()
-					for t := range u {
-						y[off+1+t] = 0.5 * u[t] / nu
-					}
-				default: // both on the boundary, sᵀy = 0
-					a, b := 0.5+rng.Float64(), 0.5+rng.Float64()
-					s[off], y[off] = a, b
-					for t := range u {
-						s[off+1+t] = a * u[t] / nu
-						y[off+1+t] = -b * u[t] / nu
-					}
-				}
+				socPair(rng, s[off:off+c.Dim], y[off:off+c.Dim])
 			}
 			off += c.Dim
 		}
@@ -278,15 +253,7 @@ func Random(rng *rand.Rand, kind Kind, k int, lp bool) Instance {
 	for j := range colScale {
 		colScale[j] = math.Pow(10, -4+8*rng.Float64())
 	}
-	tr := sparse.NewTriplets(m, n, m*n)
-	for i := range A {
-		for j, a := range A[i] {
-			if a != 0 {
-				tr.Append(i, j, rowScale[i]*a*colScale[j])
-			}
-		}
-		b[i] *= rowScale[i]
-	}
+	scaledA := scaleRowsCols(A, b, rowScale, colScale)
 	for j := range q {
 		q[j] *= colScale[j]
 	}
@@ -295,7 +262,7 @@ func Random(rng *rand.Rand, kind Kind, k int, lp bool) Instance {
 		family = "socp"
 	}
 	inst.Name = fmt.Sprintf("%s-%d-%v", family, k, inst.Want)
-	inst.Problem = &solver.Problem{Q: q, A: tr.ToCSC(), B: b, Cones: cones}
+	inst.Problem = &solver.Problem{Q: q, A: scaledA, B: b, Cones: cones}
 	return inst
 }
 
@@ -444,6 +411,54 @@ func Check(p *solver.Problem, sol *solver.Solution, want float64, tol float64) s
 		}
 	}
 	return ""
+}
+
+// scaleRowsCols returns diag(rowScale)·A·diag(colScale) in CSC form (A dense,
+// row by row, zeros left out) and scales b by rowScale in place.
+func scaleRowsCols(A [][]float64, b, rowScale, colScale []float64) *sparse.CSC {
+	tr := sparse.NewTriplets(len(A), len(colScale), len(A)*len(colScale))
+	for i := range A {
+		for j, a := range A[i] {
+			if a != 0 {
+				tr.Append(i, j, rowScale[i]*a*colScale[j])
+			}
+		}
+		b[i] *= rowScale[i]
+	}
+	return tr.ToCSC()
+}
+
+// socPair sets a complementary pair of a second-order block of dimension
+// len(s): s interior and y = 0, y interior and s = 0, or both on the boundary
+// with sᵀy = 0 (one of the three at random), drawing the same numbers in the
+// same order whichever it is.
+func socPair(rng *rand.Rand, s, y []float64) {
+	u := make([]float64, len(s)-1)
+	var nu float64
+	for t := range u {
+		u[t] = rng.NormFloat64()
+		nu += u[t] * u[t]
+	}
+	nu = math.Sqrt(nu)
+	switch rng.IntN(3) {
+	case 0: // s interior, y = 0
+		s[0] = 1 + rng.Float64()
+		for t := range u {
+			s[1+t] = 0.5 * u[t] / nu
+		}
+	case 1: // y interior, s = 0
+		y[0] = 1 + rng.Float64()
+		for t := range u {
+			y[1+t] = 0.5 * u[t] / nu
+		}
+	default: // both on the boundary, sᵀy = 0
+		a, b := 0.5+rng.Float64(), 0.5+rng.Float64()
+		s[0], y[0] = a, b
+		for t := range u {
+			s[1+t] = a * u[t] / nu
+			y[1+t] = -b * u[t] / nu
+		}
+	}
 }
 
 // dot is Σᵢ uᵢvᵢ, summed in order (the instances stay bit-identical).

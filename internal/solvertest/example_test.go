@@ -1,10 +1,10 @@
-package badscale_test
+package solvertest_test
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/privopt/privopt/internal/badscale"
+	"github.com/privopt/privopt/internal/solvertest"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/ipm"
 )
@@ -12,7 +12,7 @@ import (
 // Example solves the first six instances of the suite with the IPM and
 // checks each answer independently on the badly scaled data.
 func Example() {
-	for _, inst := range badscale.Suite()[:6] {
+	for _, inst := range solvertest.Suite()[:6] {
 		sol, err := ipm.New().Solve(context.Background(), inst.Problem, solver.Settings{})
 		if err != nil {
 			fmt.Println(err)
@@ -23,7 +23,7 @@ func Example() {
 			tol = 1e-6
 		}
 		verdict := "checks out"
-		if msg := badscale.Check(inst.Problem, sol, inst.Objective, tol); msg != "" {
+		if msg := solvertest.Check(inst.Problem, sol, inst.Objective, tol); msg != "" {
 			verdict = msg
 		}
 		fmt.Printf("%-20s %-10v %s\n", inst.Name, sol.Status, verdict)

@@ -1,0 +1,121 @@
+// Command lpconcurrent times the default route (solver/auto, whose LPs of at
+// least auto.ConcurrentNnz nonzeros run HiGHS's simplex and the IPM side by
+// side) against each backend alone on random sparse LPs
+//
+//	minimize qᵀx  subject to  Ax ≤ b   (x free)
+//
+// with A m×n holding nnz N(0, 1) entries at uniformly random positions (at
+// least one per row and column), b = Ax₀ + s₀ for x₀ uniform on [−1, 1]ⁿ and
+// s₀ uniform on [0, 1]ᵐ, and q = −Aᵀy₀ for y₀ uniform on [0, 1] on a random
+// half of the rows and 0 elsewhere: primal and dual feasible, so optimal.
+//
+//	go run ./bench/lpconcurrent [-m 6000] [-n 5000] [-nnz 53000] [-seed 1]
+//	    [-backends auto,ipm,highs,highs-ipm] [-time-limit 900s]
+//
+// Each solve reports wall and process CPU time (user + system, all threads),
+// status, objective and, for auto, which backend won the race.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/solver"
+	_ "github.com/privopt/privopt/solver/auto" // registers auto, highs and ipm for solver.ByName
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/sparse"
+)
+
+func main() {
+	m := flag.Int("m", 6000, "rows")
+	n := flag.Int("n", 5000, "columns")
+	nnz := flag.Int("nnz", 53000, "nonzeros of A")
+	seed := flag.Uint64("seed", 1, "random seed")
+	backends := flag.String("backends", "auto,ipm,highs,highs-ipm", "comma-separated: auto, ipm, highs (its default, dual simplex), highs-ipm (HiGHS's IPM)")
+	limit := flag.Duration("time-limit", 900*time.Second, "time limit per solve")
+	logIt := flag.Bool("log", false, "write the backends' iteration logs to standard error")
+	flag.Parse()
+	p := randomLP(*m, *n, *nnz, *seed)
+	fmt.Printf("random sparse LP %d × %d, %d nonzeros (seed %d), time limit %v\n", *m, *n, p.A.Nnz(), *seed, *limit)
+	for _, name := range strings.Split(*backends, ",") {
+		var b solver.Solver
+		var err error
+		if name == "highs-ipm" {
+			b, err = highs.NewWithOptions(highs.Options{Method: "ipm"})
+		} else {
+			b, err = solver.ByName(name)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "lpconcurrent:", err)
+			os.Exit(2)
+		}
+		cpu0 := cpuTime()
+		t0 := time.Now()
+		set := solver.Settings{TimeLimit: *limit}
+		if *logIt {
+			set.Log = os.Stderr
+		}
+		sol, err := b.Solve(context.Background(), p, set)
+		wall, cpu := time.Since(t0), cpuTime()-cpu0
+		if err != nil {
+			fmt.Printf("%-10s error: %v\n", name, err)
+			continue
+		}
+		fmt.Printf("%-10s %-15v obj %-16.10g wall %8.2fs  CPU %8.2fs  answered by %s\n", name, sol.Status, sol.Objective, wall.Seconds(), cpu.Seconds(), sol.Solver)
+		if name == "auto" {
+			fmt.Printf("           %s\n", sol.Diagnostic)
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func randomLP(m, n, nnz int, seed uint64) *solver.Problem {
+	rng := rand.New(rand.NewPCG(seed, 6000))
+	type key struct{ i, j int }
+	seen := make(map[key]bool, nnz)
+	t := sparse.NewTriplets(m, n, nnz+m+n)
+	add := func(i, j int) {
+		if !seen[key{i, j}] {
+			seen[key{i, j}] = true
+			t.Append(i, j, rng.NormFloat64())
+		}
+	}
+	for i := 0; i < m; i++ {
+		add(i, rng.IntN(n))
+	}
+	for j := 0; j < n; j++ {
+		add(rng.IntN(m), j)
+	}
+	for len(seen) < nnz {
+		add(rng.IntN(m), rng.IntN(n))
+	}
+	A := t.ToCSC()
+	x0 := make([]float64, n)
+	for j := range x0 {
+		x0[j] = 2*rng.Float64() - 1
+	}
+	b := A.MulVecTo(nil, 1, x0, 0)
+	y0 := make([]float64, m)
+	for i := range b {
+		b[i] += rng.Float64()
+		if rng.IntN(2) == 0 {
+			y0[i] = rng.Float64()
+		}
+	}
+	q := A.MulTransVecTo(nil, -1, y0, 0)
+	return &solver.Problem{Q: q, A: A, B: b, Cones: []cone.Cone{cone.NewNonnegative(m)}}
+}
