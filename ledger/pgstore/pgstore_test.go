@@ -3,25 +3,21 @@ package pgstore
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/ledger"
+	"github.com/privopt/privopt/ledger/ledgertest"
+	"github.com/privopt/privopt/ledger/pgstore/pgtest"
 )
 
 // TestPostgresContract runs the ledger contract on a PostgreSQL database:
 // 8 goroutines (each with its own pool) spend ε = 1/64 against ε = 1 until
 // refused; exactly 64 spends must be admitted and the chain must verify.
-// It needs PRIVOPT_POSTGRES_URL and skips without it.
+// It needs PRIVOPT_TEST_PG_URL (set by make test; see package pgtest).
 func TestPostgresContract(t *testing.T) {
-	url := os.Getenv("PRIVOPT_POSTGRES_URL")
-	if url == "" {
-		t.Skip("PRIVOPT_POSTGRES_URL not set: no PostgreSQL server to test against")
-	}
+	url := pgtest.URL(t)
 	ctx := context.Background()
 	s, err := Open(ctx, url)
 	if err != nil {
@@ -29,7 +25,7 @@ func TestPostgresContract(t *testing.T) {
 	}
 	l := ledger.New(s)
 	defer l.Close()
-	ds := fmt.Sprintf("test-%d", time.Now().UnixNano())
+	ds := pgtest.Name("contract")
 	if err := l.Init(ctx, ds, accounting.Budget{Epsilon: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -77,4 +73,16 @@ func TestPostgresContract(t *testing.T) {
 	if _, err := s.pool.Exec(ctx, "DELETE FROM privopt_datasets WHERE name = $1", ds); err == nil {
 		t.Fatal("DELETE of a budget succeeded")
 	}
+}
+
+// TestPostgresStoreContract runs the store contract of package ledgertest.
+func TestPostgresStoreContract(t *testing.T) {
+	url := pgtest.URL(t)
+	ledgertest.Contract(t, "pg", func(t *testing.T) ledger.Store {
+		s, err := Open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
 }
