@@ -256,3 +256,24 @@ func (s *Store) Datasets(ctx context.Context) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// IsURL reports whether target names a PostgreSQL database (a postgres:// or
+// postgresql:// URL) rather than a ledger file.
+func IsURL(target string) bool {
+	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+}
+
+// OpenLedger opens the ledger named by target: a PostgreSQL URL opens this
+// store (creating its tables if needed), anything else the SQLite file of
+// ledger.Open with opt. It is what --ledger FILE|postgres://… means in the
+// command-line tool and the service.
+func OpenLedger(ctx context.Context, target string, opt ledger.Options) (*ledger.Ledger, error) {
+	if !IsURL(target) {
+		return ledger.Open(ctx, target, opt)
+	}
+	s, err := Open(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	return ledger.New(s), nil
+}
