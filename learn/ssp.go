@@ -98,10 +98,17 @@ func verifySSP(c *Certificate) error {
 // noise matrix's spectral norm (about 2σ√k for a k×k symmetric Gaussian
 // matrix), a data-independent choice; Spec.Lambda is not used.
 func prepareSSP(ctx context.Context, data Data, s Spec, p Privacy, g Guarantee) (*Releaser, error) {
+	n, d := data.X.Dims()
+	gram, xty := s.moments(data)
+	return prepareSSPMoments(ctx, gram, xty, n, d, s, p, g)
+}
+
+// prepareSSPMoments is prepareSSP on the moments X̃ᵀX̃ (gram) and X̃ᵀy (xty)
+// of n clipped rows with d features (in memory or streamed, see Moments).
+func prepareSSPMoments(ctx context.Context, gram *mat.SymDense, xty *mat.VecDense, n, d int, s Spec, p Privacy, g Guarantee) (*Releaser, error) {
 	if s.Loss != Squared {
 		return nil, invalidf("SSP is for the squared loss, got %q", s.Loss)
 	}
-	n, d := data.X.Dims()
 	k := s.weights(d)
 	l1, l2 := SSPSensitivity(d, s.bounds(), s.Intercept)
 	var vn *vectorNoise
@@ -119,7 +126,6 @@ func prepareSSP(ctx context.Context, data Data, s Spec, p Privacy, g Guarantee) 
 	default:
 		return nil, invalidf("SSP supports laplace, gaussian and analytic-gaussian noise, not %q", p.Noise)
 	}
-	gram, xty := s.moments(data)
 	sigma := vn.std()
 	ridge := sigma * math.Sqrt(float64(k))
 	g.Delta, g.Sensitivity, g.Norm, g.Source, g.NoiseStd = vn.delta, vn.sens, normName(vn.norm), "certified", sigma

@@ -188,17 +188,25 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := priv.Validate(); err != nil {
 		return usageError{err}
 	}
-	f, err := os.Open(*dataPath)
+	// SSP needs only the clipped moments: stream the CSV in one pass, or
+	// aggregate inside PostgreSQL (regress_stream.go); nil otherwise.
+	moments, names, rs, err := regressMoments(ctx, fs, *dataPath, *target, *rangesPath, strat, *diag, &spec)
 	if err != nil {
 		return err
 	}
-	data, names, err := learn.ReadCSV(f, *target)
-	f.Close()
-	if err != nil {
-		return err
+	var data learn.Data
+	if moments == nil {
+		f, err := os.Open(*dataPath)
+		if err != nil {
+			return err
+		}
+		data, names, err = learn.ReadCSV(f, *target)
+		f.Close()
+		if err != nil {
+			return err
+		}
 	}
-	var rs *rangeScaling
-	if *rangesPath != "" {
+	if *rangesPath != "" && moments == nil {
 		set := map[string]bool{}
 		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 		rs, err = loadRanges(*rangesPath, names, *target, spec.Loss == learn.Logistic)
@@ -242,7 +250,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if led != nil {
 		defer led.Close()
 	}
-	rel, err := learn.Prepare(ctx, data, spec, strat, priv, opt)
+	rel, err := prepareRegress(ctx, data, moments, spec, strat, priv, opt)
 	if err != nil {
 		if errors.Is(err, learn.ErrInvalid) {
 			return usageError{err}
@@ -263,7 +271,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	out := regressOutput{Model: *modelName, Strategy: string(strat), N: data.N(), Weights: map[string]float64{}, Order: names,
+	out := regressOutput{Model: *modelName, Strategy: string(strat), N: nRows(data, moments), Weights: map[string]float64{}, Order: names,
 		Guarantee: g, Bounds: map[string]float64{"x": spec.Bounds.X, "y": spec.Bounds.Y}}
 	if rs != nil {
 		out.Scaled = &scaledOutput{Note: "weights and intercept are in the CSV's units (post-processing of the scaled release below)",
@@ -307,7 +315,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintf(stdout, "private %s weights (%s, n = %d)\n", *modelName, strat, data.N())
+	fmt.Fprintf(stdout, "private %s weights (%s, n = %d)\n", *modelName, strat, nRows(data, moments))
 	for _, nm := range names {
 		fmt.Fprintf(stdout, "  %-16s %12.6g\n", nm, out.Weights[nm])
 	}
