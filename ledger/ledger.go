@@ -150,8 +150,22 @@ type Store interface {
 // store transaction: call it before drawing any noise, and release only if it
 // returns nil.
 type Ledger struct {
-	store Store
+	store  Store
+	labels Labels
 }
+
+// Labels are the labels WithLabels puts on every entry that leaves them
+// empty (see Entry).
+type Labels struct {
+	Case, Label, UserLabel string
+}
+
+// WithLabels returns a ledger on the same store whose spends fill empty
+// Case, Label and UserLabel fields of their entries from lb (before the
+// entry is hashed): a release path that builds its own entries (package
+// query) then records the caller's labels. Close the original ledger, not
+// the copy.
+func (l *Ledger) WithLabels(lb Labels) *Ledger { return &Ledger{store: l.store, labels: lb} }
 
 // New returns a ledger on s.
 func New(s Store) *Ledger { return &Ledger{store: s} }
@@ -340,6 +354,15 @@ func (l *Ledger) spend(ctx context.Context, dataset string, b *Batch, es []Entry
 		}
 		if es[i].Time.IsZero() {
 			es[i].Time = now
+		}
+		if es[i].Case == "" {
+			es[i].Case = l.labels.Case
+		}
+		if es[i].Label == "" {
+			es[i].Label = l.labels.Label
+		}
+		if es[i].UserLabel == "" {
+			es[i].UserLabel = l.labels.UserLabel
 		}
 		es[i].Time = es[i].Time.UTC()
 	}
