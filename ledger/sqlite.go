@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -84,6 +85,10 @@ var schema = []string{
 type SQLiteStore struct {
 	db   *sql.DB
 	path string
+	// mu serializes this process's Appends: SQLite's busy handler polls with
+	// sleeps of up to 100 ms, so goroutines of one process queue here
+	// instead (other processes still wait on the database lock).
+	mu sync.Mutex
 }
 
 var _ Store = (*SQLiteStore)(nil)
@@ -404,6 +409,8 @@ func loadLog(ctx context.Context, q querier, name string, newest bool) ([]Entry,
 // busy timeout), read the dataset and the newest entries (an index lookup on
 // the primary key), prepare, INSERT, COMMIT.
 func (s *SQLiteStore) Append(ctx context.Context, dataset string, prepare func(Dataset, []Entry) ([]Entry, error)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.wrap("begin", err)
