@@ -11,7 +11,6 @@ import (
 	"math"
 	"os"
 
-	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/learn"
@@ -179,10 +178,7 @@ func (Adapter) Regress(ctx context.Context, led *ledger.Ledger, req RegressReque
 		}
 	}
 	g := rel.Guarantee()
-	e := ledger.Entry{Query: "regress " + req.Model + " on " + req.Data, Mechanism: string(g.Noise),
-		Params:      map[string]float64{"sensitivity": g.Sensitivity, "noise_std": g.NoiseStd, "weights": float64(len(names))},
-		Cost:        accounting.Cost{Epsilon: g.Epsilon, Delta: g.Delta, Gamma: g.Gamma},
-		Sensitivity: fmt.Sprintf("%.6g %s", g.Sensitivity, g.Source), Guarantee: g.Statement}
+	e := g.LedgerEntry("regress "+req.Model+" on "+req.Data, len(names))
 	if err := led.Spend(ctx, req.Dataset, e); err != nil {
 		return nil, err
 	}

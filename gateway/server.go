@@ -117,7 +117,9 @@ func (s *Server) route(pattern string, auth bool, h handler) {
 	s.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 		t0 := time.Now()
 		status, who := 0, "-"
-		defer func() { s.logf("gateway: %s %s %d %s %v", r.Method, r.URL.Path, status, who, time.Since(t0).Round(time.Microsecond)) }()
+		defer func() {
+			s.logf("gateway: %s %s %d %s %v", r.Method, r.URL.Path, status, who, time.Since(t0).Round(time.Microsecond))
+		}()
 		if r.Method != method {
 			status = http.StatusMethodNotAllowed
 			w.Header().Set("Allow", method)

@@ -11,6 +11,9 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/privopt/privopt/accounting"
+	"github.com/privopt/privopt/ledger"
 )
 
 // Moments are the sufficient statistics of the squared loss over n rows
@@ -340,4 +343,15 @@ func MomentsFromRow(row []float64, d int, s Spec) (Moments, error) {
 		}
 	}
 	return Moments{N: int(row[0]), D: d, Intercept: s.Intercept, Gram: g, XTy: mat.NewVecDense(k, append([]float64(nil), row[p:]...))}, nil
+}
+
+// LedgerEntry is the audit-log entry of a release with guarantee g: query
+// names it, weights is the number of released weights. The release's
+// privacy curve is derived by ledger.CurveOf from the mechanism, the
+// sensitivity and the noise std recorded here.
+func (g Guarantee) LedgerEntry(query string, weights int) ledger.Entry {
+	return ledger.Entry{Query: query, Mechanism: string(g.Noise),
+		Params:      map[string]float64{"sensitivity": g.Sensitivity, "noise_std": g.NoiseStd, "weights": float64(weights)},
+		Cost:        accounting.Cost{Epsilon: g.Epsilon, Delta: g.Delta, Gamma: g.Gamma},
+		Sensitivity: fmt.Sprintf("%.6g %s", g.Sensitivity, g.Source), Guarantee: g.Statement}
 }

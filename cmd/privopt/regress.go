@@ -13,9 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/learn"
-	"github.com/privopt/privopt/ledger"
 )
 
 func init() {
@@ -259,10 +257,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	g := rel.Guarantee()
 	if led != nil { // check and record the spend before any noise is drawn
-		e := ledger.Entry{Query: "regress " + *modelName + " on " + filepath.Base(*dataPath), Mechanism: string(g.Noise),
-			Params:      map[string]float64{"sensitivity": g.Sensitivity, "noise_std": g.NoiseStd, "weights": float64(len(names))},
-			Cost:        accounting.Cost{Epsilon: g.Epsilon, Delta: g.Delta, Gamma: g.Gamma},
-			Sensitivity: fmt.Sprintf("%.6g %s", g.Sensitivity, g.Source), Guarantee: g.Statement}
+		e := g.LedgerEntry("regress "+*modelName+" on "+filepath.Base(*dataPath), len(names))
 		if err := led.Spend(ctx, lf.dataset, e); err != nil {
 			return err
 		}

@@ -92,7 +92,14 @@ func TestServeSIGKILLLosesNoSpend(t *testing.T) {
 		if code, _, errs := runCmd(t, "ledger", "init", "--ledger", file, "--dataset", "grid", "--epsilon", "100"); code != 0 {
 			t.Fatal(errs)
 		}
-		killDuringLoad(t, bin, file, "grid")
+		killDuringLoad(t, bin, file, "grid", syscall.SIGKILL)
+	})
+	t.Run("sqlite-sigterm", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "budget.db")
+		if code, _, errs := runCmd(t, "ledger", "init", "--ledger", file, "--dataset", "grid", "--epsilon", "100"); code != 0 {
+			t.Fatal(errs)
+		}
+		killDuringLoad(t, bin, file, "grid", syscall.SIGTERM)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		url := pgtest.URL(t)
@@ -100,18 +107,21 @@ func TestServeSIGKILLLosesNoSpend(t *testing.T) {
 		if code, _, errs := runCmd(t, "ledger", "init", "--ledger", url, "--dataset", ds, "--epsilon", "100"); code != 0 {
 			t.Fatal(errs)
 		}
-		killDuringLoad(t, bin, url, ds)
+		killDuringLoad(t, bin, url, ds, syscall.SIGKILL)
 	})
 }
 
-func killDuringLoad(t *testing.T, bin, ledgerArg, ds string) {
+// killDuringLoad sends sig once 60 releases were answered. With SIGTERM
+// (graceful shutdown) every request in flight is answered: no spend is left
+// without its answer.
+func killDuringLoad(t *testing.T, bin, ledgerArg, ds string, sig syscall.Signal) {
 	dir, tokens := serveFixture(t, ds, "")
 	cmd, url := startServe(t, bin, ledgerArg, tokens, dir)
 	var mu sync.Mutex
 	answered := map[string]bool{}
 	var nAnswered, lost atomic.Int64
 	var once sync.Once
-	kill := func() { once.Do(func() { cmd.Process.Signal(syscall.SIGKILL) }) }
+	kill := func() { once.Do(func() { cmd.Process.Signal(sig) }) }
 	body := func(label string) []byte {
 		return []byte(fmt.Sprintf(`{"dataset": %q, "data": "rows.csv", "target": "y", "model": "ridge", "epsilon": 0.0625, "noise": "laplace", "label": %q}`, ds, label))
 	}
@@ -155,7 +165,10 @@ func killDuringLoad(t *testing.T, bin, ledgerArg, ds string) {
 		}()
 	}
 	wg.Wait()
-	cmd.Wait()
+	werr := cmd.Wait()
+	if sig == syscall.SIGTERM && werr != nil {
+		t.Errorf("serve after SIGTERM: %v (want a clean exit)", werr)
+	}
 	ctx := context.Background()
 	l, err := pgstore.OpenLedger(ctx, ledgerArg, ledger.Options{})
 	if err != nil {
@@ -176,8 +189,8 @@ func killDuringLoad(t *testing.T, bin, ledgerArg, ds string) {
 		}
 	}
 	unanswered := st.Count - int64(len(answered))
-	t.Logf("killed after %d answered releases: %d requests failed, %d spends recorded, %d of them without an answer (in flight at the kill)", len(answered), lost.Load(), st.Count, unanswered)
-	if len(answered) < 60 || lost.Load() == 0 || unanswered < 0 || unanswered > 8 {
+	t.Logf("%v after %d answered releases: %d requests failed, %d spends recorded, %d of them without an answer (in flight at the signal)", sig, len(answered), lost.Load(), st.Count, unanswered)
+	if len(answered) < 60 || lost.Load() == 0 || unanswered < 0 || unanswered > 8 || sig == syscall.SIGTERM && unanswered != 0 {
 		t.Fatalf("answered %d, lost %d, logged %d", len(answered), lost.Load(), st.Count)
 	}
 	// A restarted service continues on the same budget.
