@@ -323,7 +323,10 @@ func MomentsSQL(table string, features []string, target string, maps []ColumnMap
 	for i := 0; i < k; i++ {
 		aggs = append(aggs, fmt.Sprintf("COALESCE(sum(%s*y), 0)", v(i)))
 	}
-	q := fmt.Sprintf(`SELECT %s FROM (SELECT %s FROM (SELECT *, CASE WHEN %s > %s THEN %s / %s ELSE 1 END AS f FROM (SELECT %s FROM %s) AS s) AS r) AS c`,
+	// OFFSET 0 keeps PostgreSQL from inlining the per-row expressions into
+	// every aggregate (it does not share common subexpressions): each row's
+	// z, f, x and y are computed once.
+	q := fmt.Sprintf(`SELECT %s FROM (SELECT %s FROM (SELECT *, CASE WHEN %s > %s THEN %s / %s ELSE 1 END AS f FROM (SELECT %s FROM %s OFFSET 0) AS s OFFSET 0) AS r OFFSET 0) AS c`,
 		strings.Join(aggs, ", "), strings.Join(cl, ", "), norm, lit(b.X), lit(b.X), norm, strings.Join(z, ", "), table)
 	return q, nil
 }
