@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -257,7 +256,8 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	g := rel.Guarantee()
 	if led != nil { // check and record the spend before any noise is drawn
-		e := g.LedgerEntry("regress "+*modelName+" on "+filepath.Base(*dataPath), len(names))
+		e := g.LedgerEntry("regress "+*modelName+" on "+dataName(*dataPath), len(names))
+		e.Case = dataName(*dataPath)
 		if err := led.Spend(ctx, lf.dataset, e); err != nil {
 			return err
 		}

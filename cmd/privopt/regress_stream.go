@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -178,4 +179,17 @@ func nRows(data learn.Data, m *learn.Moments) int {
 		return m.N
 	}
 	return data.N()
+}
+
+// dataName is the public name of --data in the ledger: the file's base name,
+// or "table NAME" for a PostgreSQL URL (never the URL, which may hold
+// credentials).
+func dataName(path string) string {
+	if !pgstore.IsURL(path) {
+		return filepath.Base(path)
+	}
+	if u, err := url.Parse(path); err == nil && u.Query().Get("table") != "" {
+		return "table " + u.Query().Get("table")
+	}
+	return "a PostgreSQL table"
 }
