@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/ledger"
-	"github.com/privopt/privopt/ledger/ledgertest"
+	"github.com/privopt/privopt/ledger/internal/ledgertest"
 )
 
 func TestSQLiteStoreContract(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/ledger"
-	"github.com/privopt/privopt/ledger/ledgertest"
+	"github.com/privopt/privopt/ledger/internal/ledgertest"
 	"github.com/privopt/privopt/ledger/pgstore/pgtest"
 )
 
