@@ -329,23 +329,6 @@ func (s *Server) openapi(w http.ResponseWriter, r *http.Request, _ *Grant) (int,
 	return http.StatusOK, json.RawMessage(OpenAPI), nil
 }
 
-// BudgetJSON is the answer of GET /v1/budgets/{dataset}.
-type BudgetJSON struct {
-	Dataset     string            `json:"dataset"`
-	Filter      string            `json:"filter"`
-	Composition string            `json:"composition"`
-	Budget      accounting.Budget `json:"budget"`
-	Spent       accounting.Cost   `json:"spent"`
-	Remaining   accounting.Cost   `json:"remaining"`
-	Releases    int64             `json:"releases"`
-	Created     time.Time         `json:"created"`
-}
-
-func budgetJSON(st ledger.Status) BudgetJSON {
-	return BudgetJSON{Dataset: st.Dataset, Filter: st.Filter, Composition: st.Composition, Budget: st.Budget, Spent: st.Spent,
-		Remaining: st.Remaining, Releases: st.Count, Created: st.Created}
-}
-
 func (s *Server) budget(w http.ResponseWriter, r *http.Request, g *Grant) (int, any, error) {
 	ds := r.PathValue("dataset")
 	if err := s.grant(g, ds); err != nil {
@@ -355,7 +338,7 @@ func (s *Server) budget(w http.ResponseWriter, r *http.Request, g *Grant) (int, 
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, budgetJSON(st), nil
+	return http.StatusOK, st, nil
 }
 
 func (s *Server) audit(w http.ResponseWriter, r *http.Request, g *Grant) (int, any, error) {
@@ -401,7 +384,7 @@ func (s *Server) createBudget(w http.ResponseWriter, r *http.Request, g *Grant) 
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, budgetJSON(st), nil
+	return http.StatusCreated, st, nil
 }
 
 func (s *Server) opf(w http.ResponseWriter, r *http.Request, g *Grant) (int, any, error) {

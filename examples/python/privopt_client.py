@@ -105,7 +105,7 @@ def main():
             print(json.dumps({"exhausted_after_extra": extra, "status": e.status, "code": e.code}))
             break
     b = c.budget(args.dataset)
-    print(json.dumps({"releases": b["releases"], "spent": b["spent"], "remaining": b["remaining"]}))
+    print(json.dumps({"releases": b["count"], "spent": b["spent"], "remaining": b["remaining"]}))
     return 0
 
 
