@@ -329,6 +329,13 @@ func (s *Server) openapi(w http.ResponseWriter, r *http.Request, _ *Grant) (int,
 	return http.StatusOK, json.RawMessage(OpenAPI), nil
 }
 
+// budgetAnswer is ledger.Status without its releases: the answer of GET
+// /v1/budgets/{dataset} and POST /v1/budgets.
+type budgetAnswer struct {
+	ledger.Status
+	Releases *struct{} `json:"releases,omitempty"` // shadows Status.Releases: never sent
+}
+
 func (s *Server) budget(w http.ResponseWriter, r *http.Request, g *Grant) (int, any, error) {
 	ds := r.PathValue("dataset")
 	if err := s.grant(g, ds); err != nil {
@@ -338,7 +345,7 @@ func (s *Server) budget(w http.ResponseWriter, r *http.Request, g *Grant) (int, 
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, st, nil
+	return http.StatusOK, budgetAnswer{Status: st}, nil
 }
 
 func (s *Server) audit(w http.ResponseWriter, r *http.Request, g *Grant) (int, any, error) {
@@ -384,7 +391,7 @@ func (s *Server) createBudget(w http.ResponseWriter, r *http.Request, g *Grant) 
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, st, nil
+	return http.StatusCreated, budgetAnswer{Status: st}, nil
 }
 
 func (s *Server) opf(w http.ResponseWriter, r *http.Request, g *Grant) (int, any, error) {

@@ -444,7 +444,7 @@ type Status struct {
 	Remaining   accounting.Cost   `json:"remaining"`
 	Created     time.Time         `json:"created"`
 	Count       int64             `json:"count"`              // recorded releases
-	Releases    []Entry           `json:"releases,omitempty"` // the audit log (Status; not Budget)
+	Releases    []Entry           `json:"releases"` // the audit log (Status; nil from Budget)
 }
 
 func status(d Dataset, f accounting.Filter, state accounting.State, count int64) (Status, error) {

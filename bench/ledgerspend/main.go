@@ -29,6 +29,7 @@ func main() {
 	reps := flag.Int("reps", 200, "spends measured at each size")
 	sizes := flag.String("sizes", "100,1000,10000,100000", "log sizes (entries) at which to measure")
 	pg := flag.String("pg", "", "PostgreSQL URL (also measure the PostgreSQL store)")
+	warmup := flag.Int("warmup", 1000, "spends on a separate dataset before measuring (fresh servers and files are slower at first)")
 	flag.Parse()
 	ctx := context.Background()
 	var ns []int
@@ -62,6 +63,15 @@ func main() {
 		l, err := st.open()
 		if err != nil {
 			fail(err)
+		}
+		wds := fmt.Sprintf("warmup-%d", time.Now().UnixNano())
+		if err := l.Init(ctx, wds, accounting.Budget{Epsilon: 1e12, Delta: 0.5}); err != nil {
+			fail(err)
+		}
+		for i := 0; i < *warmup; i++ {
+			if err := l.Spend(ctx, wds, entry(i)); err != nil {
+				fail(err)
+			}
 		}
 		ds := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 		if err := l.Init(ctx, ds, accounting.Budget{Epsilon: 1e12, Delta: 0.5}); err != nil {
