@@ -169,8 +169,8 @@ func (Adapter) Regress(ctx context.Context, led *ledger.Ledger, req RegressReque
 		}
 	} else {
 		data, nm, err := learn.ReadCSV(f, req.Target)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		if err != nil { // ReadCSV's message may quote a cell of the private file
+			return nil, fmt.Errorf("%w: data %q is not a numeric CSV with a header and the column %q", ErrBadRequest, req.Data, req.Target)
 		}
 		names, n = nm, data.N()
 		if rel, err = learn.Prepare(ctx, data, s, strat, p, learn.Options{}); err != nil {
