@@ -76,7 +76,13 @@ if [ "$(id -u)" = 0 ]; then
 	RUNAS=("$RUNUSER" -u postgres --)
 fi
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/privopt-pg.XXXXXX")
+# As root the server runs as "postgres", which must reach the folder: /tmp
+# (a private TMPDIR such as /root/tmp is not traversable by other users).
+BASE=${TMPDIR:-/tmp}
+if [ "${#RUNAS[@]}" -gt 0 ]; then
+	BASE=/tmp
+fi
+TMP=$(mktemp -d "$BASE/privopt-pg.XXXXXX")
 chmod 755 "$TMP"
 mkdir -p "$TMP/data" "$TMP/sock"
 if [ "${#RUNAS[@]}" -gt 0 ]; then
