@@ -443,7 +443,7 @@ type Status struct {
 	Spent       accounting.Cost   `json:"spent"`
 	Remaining   accounting.Cost   `json:"remaining"`
 	Created     time.Time         `json:"created"`
-	Count       int64             `json:"count"`              // recorded releases
+	Count       int64             `json:"count"`    // recorded releases
 	Releases    []Entry           `json:"releases"` // the audit log (Status; nil from Budget)
 }
 
