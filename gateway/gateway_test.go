@@ -334,3 +334,74 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// fake is a Releaser that signals entered, then waits for block (or, when
+// block is nil, for the request's deadline), or fails with a
+// private-looking error.
+type fake struct {
+	entered chan struct{}
+	block   chan struct{}
+	err     error
+}
+
+func (f fake) OPF(ctx context.Context, led *ledger.Ledger, req gateway.OPFRequest, _ gateway.OPFFiles) (json.RawMessage, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	if f.entered != nil {
+		f.entered <- struct{}{}
+	}
+	if f.block == nil {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	<-f.block
+	return json.RawMessage(`{"plan": {}, "releases": []}`), nil
+}
+
+func (f fake) Regress(ctx context.Context, led *ledger.Ledger, req gateway.RegressRequest, _ gateway.RegressFiles) (json.RawMessage, error) {
+	return f.OPF(ctx, led, gateway.OPFRequest{}, gateway.OPFFiles{})
+}
+
+// The time limit answers 504 timeout, a full set of release slots 503
+// overloaded, and an unexpected release error 500 internal without its text.
+func TestLimitsAndInternalErrors(t *testing.T) {
+	ctx := context.Background()
+	l := sqliteLedger(t)
+	must(t, l.Init(ctx, "a", accounting.Budget{Epsilon: 1}))
+	dir := writeData(t, 10)
+	tok, _ := gateway.ParseTokens([]byte(tokensJSON))
+	body := []byte(`{"dataset": "a", "case": "demo6.m", "epsilon": 1}`)
+	serve := func(f fake, slots int, timeout time.Duration) service {
+		srv, err := gateway.New(gateway.Config{Ledger: l, Tokens: tok, DataDir: dir, MaxConcurrent: slots, Timeout: timeout, Releaser: f, Log: log.New(io.Discard, "", 0)})
+		must(t, err)
+		hs := httptest.NewServer(srv)
+		t.Cleanup(hs.Close)
+		return service{url: hs.URL, led: l}
+	}
+	// A release that outlives the time limit.
+	if st, out := serve(fake{}, 1, 50*time.Millisecond).do(t, "POST", "/v1/opf/releases", aliceTok, body); st != 504 || errCode(out) != "timeout" {
+		t.Fatalf("slow release: %d %v", st, out)
+	}
+	// One slot, held by a release until block is closed: the second request
+	// waits until its deadline and is refused.
+	f := fake{entered: make(chan struct{}, 1), block: make(chan struct{})}
+	s := serve(f, 1, 200*time.Millisecond)
+	first := make(chan int)
+	go func() {
+		st, _ := s.do(t, "POST", "/v1/opf/releases", aliceTok, body)
+		first <- st
+	}()
+	<-f.entered
+	if st, out := s.do(t, "POST", "/v1/opf/releases", aliceTok, body); st != 503 || errCode(out) != "overloaded" {
+		t.Fatalf("second request with the slot busy: %d %v", st, out)
+	}
+	close(f.block)
+	if st := <-first; st != 200 {
+		t.Fatalf("first request: %d", st)
+	}
+	st, out := serve(fake{err: fmt.Errorf("solver moved by 2.7599692649990386")}, 1, 0).do(t, "POST", "/v1/opf/releases", aliceTok, body)
+	if st != 500 || errCode(out) != "internal" || strings.Contains(fmt.Sprint(out), "2.7599") {
+		t.Fatalf("internal error: %d %v", st, out)
+	}
+}
