@@ -375,6 +375,14 @@ func (l *Ledger) spend(ctx context.Context, dataset string, b *Batch, es []Entry
 		if err != nil {
 			return nil, err // never spend on a log that was edited
 		}
+		if seq > 0 && tail[len(tail)-1].Composition == "" {
+			// The newest entry predates running totals (a ledger written
+			// by schema version 1): replay the whole log once. The store
+			// holds the dataset's write lock, so the log cannot change.
+			if state, err = l.replay(ctx, d.Name); err != nil {
+				return nil, err
+			}
+		}
 		requested := es[0].Cost
 		if c := charge(es[0]); c != nil {
 			next, ok, err := f.Add(d.Budget, state, *c)
@@ -476,6 +484,11 @@ func (l *Ledger) Budget(ctx context.Context, dataset string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
+	if seq > 0 && tail[len(tail)-1].Composition == "" { // written by schema version 1
+		if state, err = l.replay(ctx, d.Name); err != nil {
+			return Status{}, err
+		}
+	}
 	return status(d, f, state, seq)
 }
 
@@ -495,18 +508,9 @@ func (l *Ledger) Status(ctx context.Context, dataset string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	var state accounting.State
-	for _, e := range log {
-		if c := charge(e); c != nil {
-			next, ok, err := f.Add(d.Budget, state, *c)
-			if err != nil || !ok {
-				return Status{}, fmt.Errorf("%w: dataset %q: entry %d is not admitted by the %s filter on replay", ErrCorrupt, d.Name, e.Seq, f.Name())
-			}
-			state = next
-		}
-		if state != e.State {
-			return Status{}, fmt.Errorf("%w: dataset %q: entry %d records running totals %q, the replay gives %q", ErrCorrupt, d.Name, e.Seq, e.State, state)
-		}
+	state, err := replayLog(d, f, log)
+	if err != nil {
+		return Status{}, err
 	}
 	st, err := status(d, f, state, int64(len(log)))
 	if err != nil {
@@ -534,6 +538,42 @@ func (l *Ledger) Statuses(ctx context.Context) ([]Status, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// replayLog recomputes the filter's running totals over log and checks
+// every stored State (entries without a Composition predate running totals
+// and store none).
+func replayLog(d Dataset, f accounting.Filter, log []Entry) (accounting.State, error) {
+	var state accounting.State
+	for _, e := range log {
+		if c := charge(e); c != nil {
+			next, ok, err := f.Add(d.Budget, state, *c)
+			if err != nil || !ok {
+				return "", fmt.Errorf("%w: dataset %q: entry %d is not admitted by the %s filter on replay", ErrCorrupt, d.Name, e.Seq, f.Name())
+			}
+			state = next
+		}
+		if e.Composition != "" && state != e.State {
+			return "", fmt.Errorf("%w: dataset %q: entry %d records running totals %q, the replay gives %q", ErrCorrupt, d.Name, e.Seq, e.State, state)
+		}
+	}
+	return state, nil
+}
+
+// replay verifies the whole log of dataset and returns its running totals.
+func (l *Ledger) replay(ctx context.Context, dataset string) (accounting.State, error) {
+	d, log, err := l.store.Load(ctx, dataset)
+	if err != nil {
+		return "", err
+	}
+	if err := verifyChain(d.Name, log); err != nil {
+		return "", err
+	}
+	f, err := accounting.FilterByName(d.Filter)
+	if err != nil {
+		return "", err
+	}
+	return replayLog(d, f, log)
 }
 
 // verifyChain recomputes the hash chain and the sequence numbers of a log.

@@ -209,7 +209,7 @@ func (s *SQLiteStore) init(ctx context.Context) error {
 		if app != applicationID {
 			return fmt.Errorf("%w: %s is a SQLite database with application id %#x, not a privopt ledger (%#x)", ErrNotLedger, s.path, app, applicationID)
 		}
-		if ver != schemaVersion {
+		if ver != schemaVersion && ver != 1 {
 			return fmt.Errorf("%w: %s has ledger schema version %d, this privopt reads version %d", ErrNotLedger, s.path, ver, schemaVersion)
 		}
 		var res string
@@ -241,6 +241,9 @@ func (s *SQLiteStore) init(ctx context.Context) error {
 		return s.wrap("set WAL mode", err)
 	}
 	if !fresh {
+		if ver == 1 {
+			return s.migrate1(ctx)
+		}
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -260,6 +263,31 @@ func (s *SQLiteStore) init(ctx context.Context) error {
 		return s.wrap("create schema", err)
 	}
 	return s.wrap("create schema", tx.Commit())
+}
+
+// v2Columns are the spends columns schema version 2 added (labels, curve,
+// composition, running totals).
+var v2Columns = []string{"curve", "case_name", "label", "user_label", "batch", "composition", "state"}
+
+// migrate1 upgrades a version-1 ledger in one transaction: the new columns
+// are added empty. The old entries keep their hashes (every new field is
+// omitted from the hashed JSON when empty) and have no running totals; the
+// first spend after the upgrade replays the log once (see Ledger.Spend).
+func (s *SQLiteStore) migrate1(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.wrap("upgrade schema", err)
+	}
+	defer tx.Rollback()
+	for _, c := range v2Columns {
+		if _, err := tx.ExecContext(ctx, "ALTER TABLE spends ADD COLUMN "+c+" TEXT NOT NULL DEFAULT ''"); err != nil {
+			return s.wrap("upgrade schema", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version=%d", schemaVersion)); err != nil {
+		return s.wrap("upgrade schema", err)
+	}
+	return s.wrap("upgrade schema", tx.Commit())
 }
 
 // Close closes the database.

@@ -50,6 +50,15 @@ var schema = []string{
 		state       TEXT NOT NULL,
 		hash        TEXT NOT NULL,
 		PRIMARY KEY (dataset, seq))`,
+	// Tables created before labels and running totals get the new columns
+	// (empty: the ledger replays such a log once, see ledger.Ledger.Spend).
+	`ALTER TABLE privopt_spends ADD COLUMN IF NOT EXISTS curve TEXT NOT NULL DEFAULT '',
+		ADD COLUMN IF NOT EXISTS case_name TEXT NOT NULL DEFAULT '',
+		ADD COLUMN IF NOT EXISTS label TEXT NOT NULL DEFAULT '',
+		ADD COLUMN IF NOT EXISTS user_label TEXT NOT NULL DEFAULT '',
+		ADD COLUMN IF NOT EXISTS batch TEXT NOT NULL DEFAULT '',
+		ADD COLUMN IF NOT EXISTS composition TEXT NOT NULL DEFAULT '',
+		ADD COLUMN IF NOT EXISTS state TEXT NOT NULL DEFAULT ''`,
 	`CREATE OR REPLACE FUNCTION privopt_append_only() RETURNS trigger AS $$
 	BEGIN RAISE EXCEPTION 'privopt ledger: % on % is refused (append-only)', TG_OP, TG_TABLE_NAME; END $$ LANGUAGE plpgsql`,
 	`CREATE OR REPLACE TRIGGER privopt_spends_append_only BEFORE UPDATE OR DELETE ON privopt_spends
