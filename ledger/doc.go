@@ -61,7 +61,10 @@
 // quick_check, or with a broken hash chain — gives an error wrapping
 // ErrCorrupt that names the file; Open writes nothing to such a file, so the
 // recorded spends in it (and in its backups) are never replaced by a fresh,
-// empty budget. A missing file is an error unless Options.Create is set.
+// empty budget. A missing file is an error unless Options.Create is set. A
+// file of schema version 1 (before labels and running totals) is upgraded in
+// place by Open: its entries keep their hashes, and the first spend replays
+// the old log once.
 //
 // # Other stores
 //
