@@ -34,8 +34,11 @@ private inputs are files under DIR named by the requests; they never travel
 in a response. Every release is spent in the ledger (a SQLite file that must
 exist, or a PostgreSQL URL) before its noise is drawn. The address the
 service listens on is printed as "listening on HOST:PORT" (port 0 picks a
-free one). SIGTERM (and SIGINT) stop it gracefully: requests in flight
-finish within --grace; a recorded spend is never lost, even by SIGKILL.
+free one). SIGTERM stops it gracefully: no new connections, requests in
+flight finish within --grace. SIGINT (Ctrl-C) starts the same shutdown but,
+as for every privopt command, exits within a second. Either way, and after
+SIGKILL too, a recorded spend is never lost and no release is answered
+without its spend; a request cut off may have spent without an answer.
 
 Flags:
 `
