@@ -191,18 +191,7 @@ func GDPDelta(mu, eps float64) float64 {
 // GDPMu returns the largest μ (to relative 10⁻¹², rounded down) with
 // GDPDelta(μ, eps) ≤ delta.
 func GDPMu(eps, delta float64) float64 {
-	lo, hi := 0.0, 1.0
-	for GDPDelta(hi, eps) <= delta && hi < 1e6 {
-		lo, hi = hi, 2*hi
-	}
-	for hi-lo > 1e-12*hi {
-		mid := (lo + hi) / 2
-		if GDPDelta(mid, eps) <= delta {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
+	lo, _ := boundary(func(mu float64) bool { return GDPDelta(mu, eps) > delta })
 	return lo
 }
 
@@ -212,19 +201,27 @@ func GDPEpsilon(mu, delta float64) float64 {
 	if GDPDelta(mu, 0) <= delta {
 		return 0
 	}
-	lo, hi := 0.0, 1.0
-	for GDPDelta(mu, hi) > delta {
+	_, hi := boundary(func(e float64) bool { return GDPDelta(mu, e) <= delta })
+	return hi
+}
+
+// boundary brackets the point on (0, 10⁶] where the monotone predicate
+// above turns from false to true: it returns lo < hi with above(lo) false
+// (or lo = 0) and above(hi) true (or hi ≥ 10⁶), hi − lo ≤ 10⁻¹²·hi.
+func boundary(above func(float64) bool) (lo, hi float64) {
+	lo, hi = 0, 1
+	for !above(hi) && hi < 1e6 {
 		lo, hi = hi, 2*hi
 	}
 	for hi-lo > 1e-12*hi {
 		mid := (lo + hi) / 2
-		if GDPDelta(mu, mid) <= delta {
+		if above(mid) {
 			hi = mid
 		} else {
 			lo = mid
 		}
 	}
-	return hi
+	return lo, hi
 }
 
 // Check needs δ > 0 and γ = 0.
