@@ -51,14 +51,17 @@ var schema = []string{
 		hash        TEXT NOT NULL,
 		PRIMARY KEY (dataset, seq))`,
 	// Tables created before labels and running totals get the new columns
-	// (empty: the ledger replays such a log once, see ledger.Ledger.Spend).
-	`ALTER TABLE privopt_spends ADD COLUMN IF NOT EXISTS curve TEXT NOT NULL DEFAULT '',
-		ADD COLUMN IF NOT EXISTS case_name TEXT NOT NULL DEFAULT '',
-		ADD COLUMN IF NOT EXISTS label TEXT NOT NULL DEFAULT '',
-		ADD COLUMN IF NOT EXISTS user_label TEXT NOT NULL DEFAULT '',
-		ADD COLUMN IF NOT EXISTS batch TEXT NOT NULL DEFAULT '',
-		ADD COLUMN IF NOT EXISTS composition TEXT NOT NULL DEFAULT '',
-		ADD COLUMN IF NOT EXISTS state TEXT NOT NULL DEFAULT ''`,
+	// (empty: the ledger replays such a log once, see ledger.Ledger.Spend);
+	// the ALTER (an exclusive lock) runs only when they are missing.
+	`DO $$ BEGIN
+		IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = 'privopt_spends' AND column_name = 'state') THEN
+			ALTER TABLE privopt_spends ADD COLUMN curve TEXT NOT NULL DEFAULT '',
+				ADD COLUMN case_name TEXT NOT NULL DEFAULT '', ADD COLUMN label TEXT NOT NULL DEFAULT '',
+				ADD COLUMN user_label TEXT NOT NULL DEFAULT '', ADD COLUMN batch TEXT NOT NULL DEFAULT '',
+				ADD COLUMN composition TEXT NOT NULL DEFAULT '', ADD COLUMN state TEXT NOT NULL DEFAULT '';
+		END IF;
+	END $$`,
 	`CREATE OR REPLACE FUNCTION privopt_append_only() RETURNS trigger AS $$
 	BEGIN RAISE EXCEPTION 'privopt ledger: % on % is refused (append-only)', TG_OP, TG_TABLE_NAME; END $$ LANGUAGE plpgsql`,
 	`CREATE OR REPLACE TRIGGER privopt_spends_append_only BEFORE UPDATE OR DELETE ON privopt_spends
