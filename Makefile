@@ -19,10 +19,11 @@ build: deps
 vet: deps
 	$(GO) vet ./...
 
-## test: the full test suite (what CI runs).
+## test: the full test suite (what CI runs), with a throwaway local
+## PostgreSQL server (scripts/with-postgres.sh exports PRIVOPT_TEST_PG_URL).
 test: deps
 	$(GO) vet ./...
-	$(GO) test -timeout 20m ./...
+	bash scripts/with-postgres.sh $(GO) test -timeout 20m ./...
 
 ## demo: the main job on a bundled example.
 demo: build

@@ -4,15 +4,19 @@
 //
 // # Filters
 //
-// A Filter decides, given a budget fixed in advance and the costs of the
-// releases so far (each possibly chosen after seeing earlier outputs),
-// whether one more release may run (Rogers, Roth, Ullman and Vadhan,
-// "Privacy odometers and filters: pay-as-you-go composition", NeurIPS 2016;
-// Whitehouse, Ramdas, Rogers and Wu, "Fully-adaptive composition in
-// differential privacy", ICML 2023). BasicFilter — admit while Σε ≤ ε_g,
-// Σδ ≤ δ_g, Σγ ≤ γ_g, summed exactly — is the filter of package ledger.
-// Fixed-parameter theorems (advanced composition, or the better of basic and
-// advanced) are not filters and are not used to admit releases.
+// A Filter decides, given a budget fixed in advance and the releases so far
+// (each possibly chosen after seeing earlier outputs), whether one more
+// release may run (Rogers, Roth, Ullman and Vadhan, "Privacy odometers and
+// filters: pay-as-you-go composition", NeurIPS 2016; Whitehouse, Ramdas,
+// Rogers and Wu, "Fully-adaptive composition in differential privacy", ICML
+// 2023). It keeps running totals in a State, so one more release costs O(1).
+// BasicFilter — admit while Σε ≤ ε_g, Σδ ≤ δ_g, Σγ ≤ γ_g, summed exactly;
+// RDPFilter — Σρ(α) ≤ ε_g − ln(1/δ_g)/(α−1) at one order α (Feldman and
+// Zrnic, NeurIPS 2021); GDPFilter — Σμ² ≤ μ_g² for Gaussian releases (Smith
+// and Thakurta 2022). Fixed-parameter theorems (advanced composition, PLD
+// composition) are not filters and are not used to admit adaptively chosen
+// releases; a batch fixed in advance is composed by its PLD (BatchCost) and
+// charged to a filter as one release.
 //
 // # Privacy-loss distributions
 //

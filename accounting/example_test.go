@@ -7,18 +7,23 @@ import (
 )
 
 // The basic-composition filter admits adaptively chosen releases while the
-// exact sums fit the budget.
+// exact sums fit the budget; its State holds the running sums.
 func ExampleBasicFilter() {
 	f := accounting.BasicFilter{}
 	budget := accounting.Budget{Epsilon: 1, Delta: 1e-6}
-	var spent []accounting.Cost
+	var s accounting.State
 	for _, eps := range []float64{0.5, 0.3, 0.3, 0.2} {
-		next := accounting.Cost{Epsilon: eps}
-		if f.Admit(budget, spent, next) {
-			spent = append(spent, next)
+		next, ok, err := f.Add(budget, s, accounting.Charge{Cost: accounting.Cost{Epsilon: eps}})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if ok {
+			s = next
 			fmt.Printf("ε %.1f admitted\n", eps)
 		} else {
-			fmt.Printf("ε %.1f refused, remaining ε %.1f\n", eps, f.Remaining(budget, spent).Epsilon)
+			rem, _ := f.Remaining(budget, s)
+			fmt.Printf("ε %.1f refused, remaining ε %.1f\n", eps, rem.Epsilon)
 		}
 	}
 	// Output:

@@ -86,6 +86,9 @@ type Plan struct {
 
 	spec Spec
 	draw dataDraw
+	// moments draws an SSP release from precomputed moments (nil for the
+	// other strategies).
+	moments func(m Moments) drawFn
 }
 
 // NewPlan computes the public release plan of ps. Every refusal happens
@@ -148,6 +151,9 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 			return nil, err
 		}
 		pl.Guarantee, pl.draw = g, draw
+		sigma := vn.std()
+		ridge := sigma * math.Sqrt(float64(s.weights(d)))
+		pl.moments = func(m Moments) drawFn { return sspDraw(s, d, vn, sigma, ridge, m.Gram, m.XTy) }
 		pl.CalibratedSensitivity, pl.ReleaseGrid, pl.ReleasedNoiseRMS = vn.calSens, vn.grid, vn.rms()
 		pl.Notes = append(pl.Notes, fmt.Sprintf("the noisy moments are multiples of the grid %g; the weights are computed from them (post-processing)", vn.grid))
 	default:
@@ -460,6 +466,34 @@ func (pl *Plan) Release(ctx context.Context, data Data, opt ReleaseOptions) ([]f
 		return nil, err
 	}
 	return draw(ctx, src)
+}
+
+// ReleaseMoments is Release for the SSP strategy from moments computed
+// elsewhere — streamed from a CSV in one pass or aggregated inside a
+// database (Moments, StreamMoments, MomentsSQL) — of n rows clipped to the
+// plan's bounds: it spends first, then adds the noise to the moments and
+// solves (post-processing). The moments must match the plan's n, features
+// and intercept.
+func (pl *Plan) ReleaseMoments(ctx context.Context, m Moments, opt ReleaseOptions) ([]float64, error) {
+	if pl.moments == nil {
+		return nil, invalidf("strategy %q releases from the rows, not from moments (use ssp)", pl.Strategy)
+	}
+	if m.N != pl.N || m.D != pl.Features || m.Intercept != pl.spec.Intercept || m.Gram == nil || m.XTy == nil {
+		return nil, invalidf("moments of n = %d rows, %d features (intercept %v); the plan is for n = %d, %d features (intercept %v)", m.N, m.D, m.Intercept, pl.N, pl.Features, pl.spec.Intercept)
+	}
+	if opt.Ledger != nil {
+		if opt.Dataset == "" {
+			return nil, invalidf("a release with a ledger needs ReleaseOptions.Dataset")
+		}
+		if err := opt.Ledger.Spend(ctx, opt.Dataset, pl.LedgerEntry(opt.Query)); err != nil {
+			return nil, err
+		}
+	}
+	src := opt.Source
+	if src == nil {
+		src = noise.CryptoSource()
+	}
+	return pl.moments(m)(ctx, src)
 }
 
 // finiteData returns a copy of data with every non-finite entry replaced by

@@ -143,30 +143,52 @@ func planSSP(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee) (Gua
 		vn.detail, sigma, ridge))
 	return g, vn, func(ctx context.Context, data Data) (drawFn, error) {
 		gram, xty := s.moments(data)
-		return func(ctx context.Context, src noise.Source) ([]float64, error) {
-			h := mat.NewSymDense(k, nil)
-			for i := 0; i < k; i++ {
-				for j := i; j < k; j++ {
-					v := gram.At(i, j)
-					if !(s.Intercept && i == d && j == d) { // n·1² is public
-						var err error
-						if v, err = vn.release(v, src); err != nil {
-							return nil, err
-						}
-					}
-					h.SetSym(i, j, v)
-				}
-			}
-			rhs, err := vn.add(xty.RawVector().Data, src)
-			if err != nil {
-				return nil, err
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			return projectOrClean(ctx, ridgeSolve(h, rhs, sigma, ridge, d), d, s), nil
-		}, nil
+		return sspDraw(s, d, vn, sigma, ridge, gram, xty), nil
 	}, nil
+}
+
+// sspDraw returns the draw of an SSP release from the clipped moments X̃ᵀX̃
+// (gram) and X̃ᵀy (xty): noise on every released entry, then the
+// post-processing of planSSP.
+func sspDraw(s Spec, d int, vn *vectorNoise, sigma, ridge float64, gram *mat.SymDense, xty *mat.VecDense) drawFn {
+	k := s.weights(d)
+	return func(ctx context.Context, src noise.Source) ([]float64, error) {
+		h := mat.NewSymDense(k, nil)
+		for i := 0; i < k; i++ {
+			for j := i; j < k; j++ {
+				v := gram.At(i, j)
+				if !(s.Intercept && i == d && j == d) { // n·1² is public
+					var err error
+					if v, err = vn.release(v, src); err != nil {
+						return nil, err
+					}
+				}
+				h.SetSym(i, j, v)
+			}
+		}
+		rhs, err := vn.add(xty.RawVector().Data, src)
+		if err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return projectOrClean(ctx, ridgeSolve(h, rhs, sigma, ridge, d), d, s), nil
+	}
+}
+
+// prepareSSPMoments prepares an SSP release from moments already computed
+// from n clipped rows with d features (streamed from a CSV or aggregated in
+// a database, see Moments): the same plan as planSSP, the draw from the
+// moments.
+func prepareSSPMoments(ctx context.Context, gram *mat.SymDense, xty *mat.VecDense, n, d int, s Spec, p Privacy, g Guarantee) (*Releaser, error) {
+	g, vn, _, err := planSSP(ctx, s, n, d, p, g)
+	if err != nil {
+		return nil, err
+	}
+	sigma := vn.std()
+	ridge := sigma * math.Sqrt(float64(s.weights(d)))
+	return &Releaser{guarantee: g, draw: sspDraw(s, d, vn, sigma, ridge, gram, xty)}, nil
 }
 
 // ridgeSolve returns θ solving (P(H) + ρ·I_d) θ = r, where P(H) floors the

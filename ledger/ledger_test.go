@@ -51,7 +51,7 @@ func TestSpendUntilBudget(t *testing.T) {
 		if !errors.As(err, &be) || !errors.Is(err, ErrBudgetExceeded) {
 			t.Fatalf("spend %d: %v", i, err)
 		}
-		if be.Releases != n || be.Dataset != "d" || be.Budget.Epsilon != 1 {
+		if be.Releases != int64(n) || be.Dataset != "d" || be.Budget.Epsilon != 1 {
 			t.Fatalf("budget error %+v", be)
 		}
 		if !strings.Contains(err.Error(), `dataset "d"`) || !strings.Contains(err.Error(), "remaining") {

@@ -39,8 +39,15 @@ func (s *MemoryStore) CreateDataset(_ context.Context, d Dataset) error {
 	return nil
 }
 
+func tailOf(log []Entry) []Entry {
+	if len(log) > TailLen {
+		log = log[len(log)-TailLen:]
+	}
+	return append([]Entry(nil), log...)
+}
+
 // Append implements Store.
-func (s *MemoryStore) Append(ctx context.Context, dataset string, prepare func(Dataset, []Entry) (Entry, error)) error {
+func (s *MemoryStore) Append(ctx context.Context, dataset string, prepare func(Dataset, []Entry) ([]Entry, error)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -51,12 +58,23 @@ func (s *MemoryStore) Append(ctx context.Context, dataset string, prepare func(D
 		return fmt.Errorf("%w: %q", ErrUnknownDataset, dataset)
 	}
 	log := s.logs[dataset]
-	e, err := prepare(d, append([]Entry(nil), log...))
+	es, err := prepare(d, tailOf(log))
 	if err != nil {
 		return err
 	}
-	s.logs[dataset] = append(log, e)
+	s.logs[dataset] = append(log, es...)
 	return nil
+}
+
+// Tail implements Store.
+func (s *MemoryStore) Tail(_ context.Context, dataset string) (Dataset, []Entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.datasets[dataset]
+	if !ok {
+		return d, nil, fmt.Errorf("%w: %q", ErrUnknownDataset, dataset)
+	}
+	return d, tailOf(s.logs[dataset]), nil
 }
 
 // Load implements Store.

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -21,7 +23,7 @@ import (
 const applicationID = 0x70726976
 
 // schemaVersion is PRAGMA user_version of the current schema.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // busyTimeout is how long a spend waits for another process's transaction
 // (SQLite busy handler) before failing: generous, because spends are short
@@ -57,6 +59,13 @@ var schema = []string{
 		gamma       REAL NOT NULL,
 		sensitivity TEXT NOT NULL,
 		guarantee   TEXT NOT NULL,
+		curve       TEXT NOT NULL,
+		case_name   TEXT NOT NULL,
+		label       TEXT NOT NULL,
+		user_label  TEXT NOT NULL,
+		batch       TEXT NOT NULL,
+		composition TEXT NOT NULL,
+		state       TEXT NOT NULL,
 		hash        TEXT NOT NULL,
 		PRIMARY KEY (dataset, seq)
 	) STRICT`,
@@ -76,6 +85,10 @@ var schema = []string{
 type SQLiteStore struct {
 	db   *sql.DB
 	path string
+	// mu serializes this process's Appends: SQLite's busy handler polls with
+	// sleeps of up to 100 ms, so goroutines of one process queue here
+	// instead (other processes still wait on the database lock).
+	mu sync.Mutex
 }
 
 var _ Store = (*SQLiteStore)(nil)
@@ -196,7 +209,7 @@ func (s *SQLiteStore) init(ctx context.Context) error {
 		if app != applicationID {
 			return fmt.Errorf("%w: %s is a SQLite database with application id %#x, not a privopt ledger (%#x)", ErrNotLedger, s.path, app, applicationID)
 		}
-		if ver != schemaVersion {
+		if ver != schemaVersion && ver != 1 {
 			return fmt.Errorf("%w: %s has ledger schema version %d, this privopt reads version %d", ErrNotLedger, s.path, ver, schemaVersion)
 		}
 		var res string
@@ -228,6 +241,9 @@ func (s *SQLiteStore) init(ctx context.Context) error {
 		return s.wrap("set WAL mode", err)
 	}
 	if !fresh {
+		if ver == 1 {
+			return s.migrate1(ctx)
+		}
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -247,6 +263,31 @@ func (s *SQLiteStore) init(ctx context.Context) error {
 		return s.wrap("create schema", err)
 	}
 	return s.wrap("create schema", tx.Commit())
+}
+
+// v2Columns are the spends columns schema version 2 added (labels, curve,
+// composition, running totals).
+var v2Columns = []string{"curve", "case_name", "label", "user_label", "batch", "composition", "state"}
+
+// migrate1 upgrades a version-1 ledger in one transaction: the new columns
+// are added empty. The old entries keep their hashes (every new field is
+// omitted from the hashed JSON when empty) and have no running totals; the
+// first spend after the upgrade replays the log once (see Ledger.Spend).
+func (s *SQLiteStore) migrate1(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.wrap("upgrade schema", err)
+	}
+	defer tx.Rollback()
+	for _, c := range v2Columns {
+		if _, err := tx.ExecContext(ctx, "ALTER TABLE spends ADD COLUMN "+c+" TEXT NOT NULL DEFAULT ''"); err != nil {
+			return s.wrap("upgrade schema", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version=%d", schemaVersion)); err != nil {
+		return s.wrap("upgrade schema", err)
+	}
+	return s.wrap("upgrade schema", tx.Commit())
 }
 
 // Close closes the database.
@@ -300,35 +341,104 @@ func loadDataset(ctx context.Context, q querier, name string) (Dataset, error) {
 	return d, nil
 }
 
-func loadLog(ctx context.Context, q querier, name string) ([]Entry, error) {
-	rows, err := q.QueryContext(ctx, "SELECT seq, time, query, mechanism, params, epsilon, delta, gamma, sensitivity, guarantee, hash FROM spends WHERE dataset = ? ORDER BY seq", name)
+// entryColumns are the spends columns in the order of scanEntry and
+// entryArgs.
+const entryColumns = "seq, time, query, mechanism, params, epsilon, delta, gamma, sensitivity, guarantee, curve, case_name, label, user_label, batch, composition, state, hash"
+
+// EntryRow is an entry as stored in one table row (times RFC 3339 with
+// nanoseconds, params and curve JSON), shared by the SQL stores.
+type EntryRow struct {
+	Time, Params, Curve string
+	E                   Entry
+}
+
+// Dest returns the scan destinations in the order of entryColumns.
+func (r *EntryRow) Dest() []any {
+	e := &r.E
+	return []any{&e.Seq, &r.Time, &e.Query, &e.Mechanism, &r.Params, &e.Cost.Epsilon, &e.Cost.Delta, &e.Cost.Gamma,
+		&e.Sensitivity, &e.Guarantee, &r.Curve, &e.Case, &e.Label, &e.UserLabel, &e.Batch, &e.Composition, (*string)(&e.State), &e.Hash}
+}
+
+// Entry decodes the text columns.
+func (r *EntryRow) Entry(dataset string) (Entry, error) {
+	e := r.E
+	var err error
+	if e.Time, err = time.Parse(time.RFC3339Nano, r.Time); err != nil {
+		return e, fmt.Errorf("%w: dataset %q entry %d has time %q", ErrCorrupt, dataset, e.Seq, r.Time)
+	}
+	if r.Params != "" {
+		if err := json.Unmarshal([]byte(r.Params), &e.Params); err != nil {
+			return e, fmt.Errorf("%w: dataset %q entry %d has parameters %q", ErrCorrupt, dataset, e.Seq, r.Params)
+		}
+	}
+	if r.Curve != "" {
+		if err := json.Unmarshal([]byte(r.Curve), &e.Curve); err != nil {
+			return e, fmt.Errorf("%w: dataset %q entry %d has curve %q", ErrCorrupt, dataset, e.Seq, r.Curve)
+		}
+	}
+	return e, nil
+}
+
+// EntryColumns returns the column list of a spends row (after dataset) and
+// the values of e in that order.
+func EntryColumns(e Entry) (string, []any, error) {
+	params := "{}"
+	if len(e.Params) > 0 {
+		b, err := json.Marshal(e.Params)
+		if err != nil {
+			return "", nil, fmt.Errorf("%w: parameters: %v", ErrInvalid, err)
+		}
+		params = string(b)
+	}
+	curve := ""
+	if e.Curve != nil {
+		b, err := json.Marshal(e.Curve)
+		if err != nil {
+			return "", nil, fmt.Errorf("%w: curve: %v", ErrInvalid, err)
+		}
+		curve = string(b)
+	}
+	return entryColumns, []any{e.Seq, e.Time.UTC().Format(time.RFC3339Nano), e.Query, e.Mechanism, params,
+		e.Cost.Epsilon, e.Cost.Delta, e.Cost.Gamma, e.Sensitivity, e.Guarantee, curve, e.Case, e.Label, e.UserLabel,
+		e.Batch, e.Composition, string(e.State), e.Hash}, nil
+}
+
+// loadLog reads the whole log (newest = false) or the newest TailLen
+// entries (newest = true), oldest first.
+func loadLog(ctx context.Context, q querier, name string, newest bool) ([]Entry, error) {
+	sql := "SELECT " + entryColumns + " FROM spends WHERE dataset = ? ORDER BY seq"
+	if newest {
+		sql += fmt.Sprintf(" DESC LIMIT %d", TailLen)
+	}
+	rows, err := q.QueryContext(ctx, sql, name)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var log []Entry
 	for rows.Next() {
-		var e Entry
-		var t, params string
-		if err := rows.Scan(&e.Seq, &t, &e.Query, &e.Mechanism, &params, &e.Cost.Epsilon, &e.Cost.Delta, &e.Cost.Gamma, &e.Sensitivity, &e.Guarantee, &e.Hash); err != nil {
+		var r EntryRow
+		if err := rows.Scan(r.Dest()...); err != nil {
 			return nil, err
 		}
-		if e.Time, err = time.Parse(time.RFC3339Nano, t); err != nil {
-			return nil, fmt.Errorf("%w: dataset %q entry %d has time %q", ErrCorrupt, name, e.Seq, t)
-		}
-		if params != "" {
-			if err := json.Unmarshal([]byte(params), &e.Params); err != nil {
-				return nil, fmt.Errorf("%w: dataset %q entry %d has parameters %q", ErrCorrupt, name, e.Seq, params)
-			}
+		e, err := r.Entry(name)
+		if err != nil {
+			return nil, err
 		}
 		log = append(log, e)
+	}
+	if newest {
+		slices.Reverse(log)
 	}
 	return log, rows.Err()
 }
 
 // Append implements Store: BEGIN IMMEDIATE (the write lock, waiting up to the
-// busy timeout), read the dataset and its log, prepare, INSERT, COMMIT.
-func (s *SQLiteStore) Append(ctx context.Context, dataset string, prepare func(Dataset, []Entry) (Entry, error)) error {
+// busy timeout), read the dataset and the newest entries (an index lookup on
+// the primary key), prepare, INSERT, COMMIT.
+func (s *SQLiteStore) Append(ctx context.Context, dataset string, prepare func(Dataset, []Entry) ([]Entry, error)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.wrap("begin", err)
@@ -341,32 +451,41 @@ func (s *SQLiteStore) Append(ctx context.Context, dataset string, prepare func(D
 		}
 		return s.wrap("read dataset", err)
 	}
-	log, err := loadLog(ctx, tx, dataset)
+	tail, err := loadLog(ctx, tx, dataset, true)
 	if err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			return err
+		}
 		return s.wrap("read log", err)
 	}
-	e, err := prepare(d, log)
+	es, err := prepare(d, tail)
 	if err != nil {
 		return err
 	}
-	params := "{}"
-	if len(e.Params) > 0 {
-		b, err := json.Marshal(e.Params)
+	for _, e := range es {
+		cols, args, err := EntryColumns(e)
 		if err != nil {
-			return fmt.Errorf("%w: parameters: %v", ErrInvalid, err)
+			return err
 		}
-		params = string(b)
-	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO spends(dataset, seq, time, query, mechanism, params, epsilon, delta, gamma, sensitivity, guarantee, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		dataset, e.Seq, e.Time.UTC().Format(time.RFC3339Nano), e.Query, e.Mechanism, params,
-		e.Cost.Epsilon, e.Cost.Delta, e.Cost.Gamma, e.Sensitivity, e.Guarantee, e.Hash); err != nil {
-		return s.wrap("record spend", err)
+		if _, err := tx.ExecContext(ctx, "INSERT INTO spends(dataset, "+cols+") VALUES (?"+strings.Repeat(", ?", len(args))+")",
+			append([]any{dataset}, args...)...); err != nil {
+			return s.wrap("record spend", err)
+		}
 	}
 	return s.wrap("commit spend", tx.Commit())
 }
 
+// Tail implements Store.
+func (s *SQLiteStore) Tail(ctx context.Context, dataset string) (Dataset, []Entry, error) {
+	return s.load(ctx, dataset, true)
+}
+
 // Load implements Store.
 func (s *SQLiteStore) Load(ctx context.Context, dataset string) (Dataset, []Entry, error) {
+	return s.load(ctx, dataset, false)
+}
+
+func (s *SQLiteStore) load(ctx context.Context, dataset string, newest bool) (Dataset, []Entry, error) {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return Dataset{}, nil, s.wrap("begin", err)
@@ -379,8 +498,11 @@ func (s *SQLiteStore) Load(ctx context.Context, dataset string) (Dataset, []Entr
 		}
 		return d, nil, s.wrap("read dataset", err)
 	}
-	log, err := loadLog(ctx, tx, dataset)
+	log, err := loadLog(ctx, tx, dataset, newest)
 	if err != nil {
+		if errors.Is(err, ErrCorrupt) {
+			return d, nil, err
+		}
 		return d, nil, s.wrap("read log", err)
 	}
 	return d, log, nil

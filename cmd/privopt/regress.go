@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -244,27 +243,44 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := priv.Validate(); err != nil {
 		return usageError{err}
 	}
-	// The public shape first: column names and n, no value parsed.
-	f, err := os.Open(*dataPath)
-	if err != nil {
-		return err
-	}
-	names, nrows, err := learn.ReadCSVShape(f, *target)
-	f.Close()
-	if err != nil {
-		return usageError{err}
-	}
+	// SSP needs only the clipped moments: streamed from the CSV in one pass
+	// (constant memory) or aggregated inside PostgreSQL (regress_stream.go);
+	// the shape (column names, n) comes with them. Nothing computed from
+	// them is printed before the release.
+	var moments *learn.Moments
+	var names []string
+	var nrows int
 	var rs *rangeScaling
-	if *rangesPath != "" {
-		rs, err = loadRanges(*rangesPath, names, *target, spec.Loss == learn.Logistic)
+	if !*planOnly {
+		var err error
+		if moments, names, rs, err = regressMoments(ctx, fs, *dataPath, *target, *rangesPath, strat, *diag, &spec); err != nil {
+			return err
+		}
+	}
+	if moments != nil {
+		nrows = moments.N
+	} else {
+		// The public shape first: column names and n, no value parsed.
+		f, err := os.Open(*dataPath)
+		if err != nil {
+			return err
+		}
+		names, nrows, err = learn.ReadCSVShape(f, *target)
+		f.Close()
 		if err != nil {
 			return usageError{err}
 		}
-		if !set["x-bound"] {
-			spec.Bounds.X = math.Sqrt(float64(len(names)))
-		}
-		if rs.hy != 1 && spec.Loss == learn.Huber {
-			spec.HuberDelta /= rs.hy
+		if *rangesPath != "" {
+			rs, err = loadRanges(*rangesPath, names, *target, spec.Loss == learn.Logistic)
+			if err != nil {
+				return usageError{err}
+			}
+			if !set["x-bound"] {
+				spec.Bounds.X = math.Sqrt(float64(len(names)))
+			}
+			if rs.hy != 1 && spec.Loss == learn.Huber {
+				spec.HuberDelta /= rs.hy
+			}
 		}
 	}
 	if err := spec.Validate(len(names)); err != nil {
@@ -300,18 +316,6 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		out.Releases = []regressRelease{}
 		return emitRegress(stdout, out, names, *asJSON)
 	}
-	// The release: spend first, then the rows (clamped by the public ranges,
-	// clipped into the bounds) enter the fit. A value that does not parse is
-	// refused here, before the spend, naming its row and column only.
-	f, err = os.Open(*dataPath)
-	if err != nil {
-		return err
-	}
-	data, _, err := learn.ReadCSV(f, *target)
-	f.Close()
-	if err != nil {
-		return err
-	}
 	led, err := lf.open(ctx)
 	if err != nil {
 		return err
@@ -323,16 +327,37 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *seed != 0 {
 		src = noise.NewSeededSource(*seed)
 	}
-	if spec.Loss == learn.Logistic {
-		labels(data.Y)
-	}
-	model := data
-	if rs != nil {
-		model = rs.apply(data)
-	}
-	w, err := plan.Release(ctx, model, learn.ReleaseOptions{Source: src, Ledger: led, Dataset: lf.dataset, Query: "regress " + *modelName + " on " + filepath.Base(*dataPath)})
-	if err != nil {
-		return err
+	ro := learn.ReleaseOptions{Source: src, Ledger: led, Dataset: lf.dataset, Query: "regress " + *modelName + " on " + dataName(*dataPath)}
+	var w []float64
+	var model learn.Data
+	if moments != nil {
+		if w, err = plan.ReleaseMoments(ctx, *moments, ro); err != nil {
+			return err
+		}
+	} else {
+		// The release: spend first, then the rows (clamped by the public
+		// ranges, clipped into the bounds) enter the fit. A value that does
+		// not parse is refused here, before the spend, naming its row and
+		// column only.
+		f, err := os.Open(*dataPath)
+		if err != nil {
+			return err
+		}
+		data, _, err := learn.ReadCSV(f, *target)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if spec.Loss == learn.Logistic {
+			labels(data.Y)
+		}
+		model = data
+		if rs != nil {
+			model = rs.apply(data)
+		}
+		if w, err = plan.Release(ctx, model, ro); err != nil {
+			return err
+		}
 	}
 	rel := regressRelease{Label: "data", ReleasedValue: weightMap(names, w), Estimate: weightMap(names, w)}
 	if rs != nil {

@@ -14,6 +14,11 @@
 // over the exact values, verifies after a round trip; ε, δ, γ are double
 // precision (exact for float64).
 //
-// Driver: github.com/jackc/pgx/v5 (pure Go). The tests run only when
-// PRIVOPT_POSTGRES_URL names a database they may create tables in.
+// Spends are O(1) in the log's length: Append reads the newest
+// ledger.TailLen entries through the primary-key index (their running
+// totals continue the filter), never the whole log.
+//
+// Driver: github.com/jackc/pgx/v5 (pure Go). The tests run when
+// PRIVOPT_TEST_PG_URL names a database they may create tables in (make test
+// starts a throwaway server and sets it; see package pgtest).
 package pgstore

@@ -2,9 +2,10 @@ package pgstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,8 +41,27 @@ var schema = []string{
 		gamma       DOUBLE PRECISION NOT NULL,
 		sensitivity TEXT NOT NULL,
 		guarantee   TEXT NOT NULL,
+		curve       TEXT NOT NULL,
+		case_name   TEXT NOT NULL,
+		label       TEXT NOT NULL,
+		user_label  TEXT NOT NULL,
+		batch       TEXT NOT NULL,
+		composition TEXT NOT NULL,
+		state       TEXT NOT NULL,
 		hash        TEXT NOT NULL,
 		PRIMARY KEY (dataset, seq))`,
+	// Tables created before labels and running totals get the new columns
+	// (empty: the ledger replays such a log once, see ledger.Ledger.Spend);
+	// the ALTER (an exclusive lock) runs only when they are missing.
+	`DO $$ BEGIN
+		IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = 'privopt_spends' AND column_name = 'state') THEN
+			ALTER TABLE privopt_spends ADD COLUMN curve TEXT NOT NULL DEFAULT '',
+				ADD COLUMN case_name TEXT NOT NULL DEFAULT '', ADD COLUMN label TEXT NOT NULL DEFAULT '',
+				ADD COLUMN user_label TEXT NOT NULL DEFAULT '', ADD COLUMN batch TEXT NOT NULL DEFAULT '',
+				ADD COLUMN composition TEXT NOT NULL DEFAULT '', ADD COLUMN state TEXT NOT NULL DEFAULT '';
+		END IF;
+	END $$`,
 	`CREATE OR REPLACE FUNCTION privopt_append_only() RETURNS trigger AS $$
 	BEGIN RAISE EXCEPTION 'privopt ledger: % on % is refused (append-only)', TG_OP, TG_TABLE_NAME; END $$ LANGUAGE plpgsql`,
 	`CREATE OR REPLACE TRIGGER privopt_spends_append_only BEFORE UPDATE OR DELETE ON privopt_spends
@@ -135,35 +155,41 @@ func loadDataset(ctx context.Context, q querier, name string, forUpdate bool) (l
 	return d, nil
 }
 
-func loadLog(ctx context.Context, q querier, name string) ([]ledger.Entry, error) {
-	rows, err := q.Query(ctx, `SELECT seq, time, query, mechanism, params, epsilon, delta, gamma, sensitivity, guarantee, hash
-		FROM privopt_spends WHERE dataset = $1 ORDER BY seq`, name)
+// loadLog reads the whole log (newest = false) or the newest
+// ledger.TailLen entries (newest = true; an index scan on the primary key),
+// oldest first.
+func loadLog(ctx context.Context, q querier, name string, newest bool) ([]ledger.Entry, error) {
+	cols, _, _ := ledger.EntryColumns(ledger.Entry{})
+	sql := "SELECT " + cols + " FROM privopt_spends WHERE dataset = $1 ORDER BY seq"
+	if newest {
+		sql += fmt.Sprintf(" DESC LIMIT %d", ledger.TailLen)
+	}
+	rows, err := q.Query(ctx, sql, name)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: read log of %q: %w", name, err)
 	}
 	defer rows.Close()
 	var log []ledger.Entry
 	for rows.Next() {
-		var e ledger.Entry
-		var t, params string
-		if err := rows.Scan(&e.Seq, &t, &e.Query, &e.Mechanism, &params, &e.Cost.Epsilon, &e.Cost.Delta, &e.Cost.Gamma,
-			&e.Sensitivity, &e.Guarantee, &e.Hash); err != nil {
+		var r ledger.EntryRow
+		if err := rows.Scan(r.Dest()...); err != nil {
 			return nil, fmt.Errorf("pgstore: read log of %q: %w", name, err)
 		}
-		if e.Time, err = time.Parse(time.RFC3339Nano, t); err != nil {
-			return nil, fmt.Errorf("%w: dataset %q entry %d has time %q", ledger.ErrCorrupt, name, e.Seq, t)
-		}
-		if err := json.Unmarshal([]byte(params), &e.Params); err != nil {
-			return nil, fmt.Errorf("%w: dataset %q entry %d has parameters %q", ledger.ErrCorrupt, name, e.Seq, params)
+		e, err := r.Entry(name)
+		if err != nil {
+			return nil, err
 		}
 		log = append(log, e)
+	}
+	if newest {
+		slices.Reverse(log)
 	}
 	return log, rows.Err()
 }
 
 // Append implements ledger.Store: the dataset row is locked FOR UPDATE for
-// the whole transaction.
-func (s *Store) Append(ctx context.Context, dataset string, prepare func(ledger.Dataset, []ledger.Entry) (ledger.Entry, error)) error {
+// the whole transaction; only the newest entries are read.
+func (s *Store) Append(ctx context.Context, dataset string, prepare func(ledger.Dataset, []ledger.Entry) ([]ledger.Entry, error)) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("pgstore: begin: %w", err)
@@ -173,27 +199,27 @@ func (s *Store) Append(ctx context.Context, dataset string, prepare func(ledger.
 	if err != nil {
 		return err
 	}
-	log, err := loadLog(ctx, tx, dataset)
+	tail, err := loadLog(ctx, tx, dataset, true)
 	if err != nil {
 		return err
 	}
-	e, err := prepare(d, log)
+	es, err := prepare(d, tail)
 	if err != nil {
 		return err
 	}
-	params := "{}"
-	if len(e.Params) > 0 {
-		b, err := json.Marshal(e.Params)
+	for _, e := range es {
+		cols, args, err := ledger.EntryColumns(e)
 		if err != nil {
-			return fmt.Errorf("%w: parameters: %v", ledger.ErrInvalid, err)
+			return err
 		}
-		params = string(b)
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO privopt_spends(dataset, seq, time, query, mechanism, params, epsilon, delta, gamma, sensitivity, guarantee, hash)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		dataset, e.Seq, e.Time.UTC().Format(time.RFC3339Nano), e.Query, e.Mechanism, params,
-		e.Cost.Epsilon, e.Cost.Delta, e.Cost.Gamma, e.Sensitivity, e.Guarantee, e.Hash); err != nil {
-		return fmt.Errorf("pgstore: record spend on %q: %w", dataset, err)
+		ph := make([]string, len(args)+1)
+		for i := range ph {
+			ph[i] = fmt.Sprintf("$%d", i+1)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO privopt_spends(dataset, "+cols+") VALUES ("+strings.Join(ph, ", ")+")",
+			append([]any{dataset}, args...)...); err != nil {
+			return fmt.Errorf("pgstore: record spend on %q: %w", dataset, err)
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("pgstore: commit spend on %q: %w", dataset, err)
@@ -201,8 +227,17 @@ func (s *Store) Append(ctx context.Context, dataset string, prepare func(ledger.
 	return nil
 }
 
+// Tail implements ledger.Store.
+func (s *Store) Tail(ctx context.Context, dataset string) (ledger.Dataset, []ledger.Entry, error) {
+	return s.load(ctx, dataset, true)
+}
+
 // Load implements ledger.Store.
 func (s *Store) Load(ctx context.Context, dataset string) (ledger.Dataset, []ledger.Entry, error) {
+	return s.load(ctx, dataset, false)
+}
+
+func (s *Store) load(ctx context.Context, dataset string, newest bool) (ledger.Dataset, []ledger.Entry, error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return ledger.Dataset{}, nil, fmt.Errorf("pgstore: begin: %w", err)
@@ -212,7 +247,7 @@ func (s *Store) Load(ctx context.Context, dataset string) (ledger.Dataset, []led
 	if err != nil {
 		return d, nil, err
 	}
-	log, err := loadLog(ctx, tx, dataset)
+	log, err := loadLog(ctx, tx, dataset, newest)
 	return d, log, err
 }
 
@@ -232,4 +267,25 @@ func (s *Store) Datasets(ctx context.Context) ([]string, error) {
 		out = append(out, n)
 	}
 	return out, rows.Err()
+}
+
+// IsURL reports whether target names a PostgreSQL database (a postgres:// or
+// postgresql:// URL) rather than a ledger file.
+func IsURL(target string) bool {
+	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+}
+
+// OpenLedger opens the ledger named by target: a PostgreSQL URL opens this
+// store (creating its tables if needed), anything else the SQLite file of
+// ledger.Open with opt. It is what --ledger FILE|postgres://… means in the
+// command-line tool and the service.
+func OpenLedger(ctx context.Context, target string, opt ledger.Options) (*ledger.Ledger, error) {
+	if !IsURL(target) {
+		return ledger.Open(ctx, target, opt)
+	}
+	s, err := Open(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	return ledger.New(s), nil
 }

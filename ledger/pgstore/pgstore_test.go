@@ -2,26 +2,19 @@ package pgstore
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"os"
-	"sync"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/ledger"
+	"github.com/privopt/privopt/ledger/internal/ledgertest"
+	"github.com/privopt/privopt/ledger/pgstore/pgtest"
 )
 
-// TestPostgresContract runs the ledger contract on a PostgreSQL database:
-// 8 goroutines (each with its own pool) spend ε = 1/64 against ε = 1 until
-// refused; exactly 64 spends must be admitted and the chain must verify.
-// It needs PRIVOPT_POSTGRES_URL and skips without it.
-func TestPostgresContract(t *testing.T) {
-	url := os.Getenv("PRIVOPT_POSTGRES_URL")
-	if url == "" {
-		t.Skip("PRIVOPT_POSTGRES_URL not set: no PostgreSQL server to test against")
-	}
+// TestPostgresAppendOnly: UPDATE and DELETE on the audit log and the
+// budgets are refused by the triggers.
+func TestPostgresAppendOnly(t *testing.T) {
+	url := pgtest.URL(t)
 	ctx := context.Background()
 	s, err := Open(ctx, url)
 	if err != nil {
@@ -29,46 +22,12 @@ func TestPostgresContract(t *testing.T) {
 	}
 	l := ledger.New(s)
 	defer l.Close()
-	ds := fmt.Sprintf("test-%d", time.Now().UnixNano())
+	ds := pgtest.Name("append-only")
 	if err := l.Init(ctx, ds, accounting.Budget{Epsilon: 1}); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	total := 0
-	var wg sync.WaitGroup
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s2, err := Open(ctx, url)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			l2 := ledger.New(s2)
-			defer l2.Close()
-			for {
-				err := l2.Spend(ctx, ds, ledger.Entry{Query: "q", Mechanism: "laplace", Cost: accounting.Cost{Epsilon: 1.0 / 64}})
-				if errors.Is(err, ledger.ErrBudgetExceeded) {
-					return
-				}
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				mu.Lock()
-				total++
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	st, err := l.Status(ctx, ds)
-	if err != nil {
+	if err := l.Spend(ctx, ds, ledger.Entry{Query: "q", Mechanism: "laplace", Cost: accounting.Cost{Epsilon: 0.5}}); err != nil {
 		t.Fatal(err)
-	}
-	if total != 64 || len(st.Releases) != 64 || st.Spent.Epsilon != 1 {
-		t.Fatalf("admitted %d, logged %d, spent %v; want 64, 64, 1", total, len(st.Releases), st.Spent.Epsilon)
 	}
 	// The log is append-only.
 	if _, err := s.pool.Exec(ctx, "UPDATE privopt_spends SET epsilon = 0 WHERE dataset = $1", ds); err == nil {
@@ -76,5 +35,61 @@ func TestPostgresContract(t *testing.T) {
 	}
 	if _, err := s.pool.Exec(ctx, "DELETE FROM privopt_datasets WHERE name = $1", ds); err == nil {
 		t.Fatal("DELETE of a budget succeeded")
+	}
+}
+
+// TestPostgresStoreContract runs the store contract of package ledgertest.
+func TestPostgresStoreContract(t *testing.T) {
+	url := pgtest.URL(t)
+	ledgertest.Contract(t, "pg", func(t *testing.T) ledger.Store {
+		s, err := Open(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestPostgresUpgradesVersion1Table: a privopt_spends table without the
+// columns of labels and running totals (as created before them) gets them
+// on Open, in a schema of its own.
+func TestPostgresUpgradesVersion1Table(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	s, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	schema := strings.ReplaceAll(pgtest.Name("v1"), "-", "_")
+	for _, q := range []string{
+		"CREATE SCHEMA " + schema,
+		"CREATE TABLE " + schema + ".privopt_datasets (name TEXT PRIMARY KEY, epsilon DOUBLE PRECISION NOT NULL, delta DOUBLE PRECISION NOT NULL, gamma DOUBLE PRECISION NOT NULL, filter TEXT NOT NULL, created TEXT NOT NULL)",
+		"CREATE TABLE " + schema + ".privopt_spends (dataset TEXT NOT NULL REFERENCES " + schema + ".privopt_datasets(name), seq BIGINT NOT NULL, time TEXT NOT NULL, query TEXT NOT NULL, mechanism TEXT NOT NULL, params TEXT NOT NULL, epsilon DOUBLE PRECISION NOT NULL, delta DOUBLE PRECISION NOT NULL, gamma DOUBLE PRECISION NOT NULL, sensitivity TEXT NOT NULL, guarantee TEXT NOT NULL, hash TEXT NOT NULL, PRIMARY KEY (dataset, seq))",
+	} {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer s.pool.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE")
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	s2, err := Open(ctx, url+sep+"search_path="+schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ledger.New(s2)
+	defer l.Close()
+	if err := l.Init(ctx, "d", accounting.Budget{Epsilon: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Spend(ctx, "d", ledger.Entry{Query: "q", Mechanism: "laplace", Cost: accounting.Cost{Epsilon: 0.5}, Label: "h01"}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := l.Status(ctx, "d")
+	if err != nil || st.Count != 1 || st.Releases[0].Label != "h01" {
+		t.Fatalf("upgraded table: %+v %v", st, err)
 	}
 }
