@@ -396,8 +396,8 @@ func (d *MultiGaussian) diffTerms(eps, phi float64) []gaussTerm {
 	if phi == D {
 		for j := -K; j <= K+1; j++ {
 			hasF, hasG := j <= K, j-1 >= -K
-			a := -math.Abs(float64(j)) * e         // ln weight of f's component j
-			b := eps - math.Abs(float64(j-1))*e    // ln weight of e^eps·f(x − Δ) at mean jΔ
+			a := -math.Abs(float64(j)) * e      // ln weight of f's component j
+			b := eps - math.Abs(float64(j-1))*e // ln weight of e^eps·f(x − Δ) at mean jΔ
 			exact := eps == e && -iabs(j) == 1-iabs(j-1)
 			mu := float64(j) * D
 			switch {

@@ -131,13 +131,17 @@ const (
 	// bound only; certified exactly like Custom). Bounded support, so the
 	// Robust chance method applies. Needs δ > 0; k > 1 rows compose.
 	Optimal Mechanism = "optimal"
+	// MultiGaussian: the multi-Gaussian mixture of Liu and Selvi (Definition
+	// 3, Theorem 5), the K in 1..10 with the smallest E|ζ| at η = 0.01,
+	// certified by noise.CertifyMultiGaussian; k = 1 only (scalar).
+	MultiGaussian Mechanism = "multi-gaussian"
 )
 
 // mechanismNames lists the mechanisms ParseMechanism accepts, in order.
-var mechanismNames = []Mechanism{Laplace, Gaussian, AnalyticGaussian, TruncatedLaplace, Optimal}
+var mechanismNames = []Mechanism{Laplace, Gaussian, AnalyticGaussian, TruncatedLaplace, Optimal, MultiGaussian}
 
 // ParseMechanism returns the mechanism named s ("laplace", "gaussian",
-// "analytic-gaussian", "truncated-laplace" or "optimal"; Custom needs a
+// "analytic-gaussian", "truncated-laplace", "optimal" or "multi-gaussian"; Custom needs a
 // distribution and is not parsed). It is the one name → mechanism registry of
 // the CLI and the applications.
 func ParseMechanism(s string) (Mechanism, error) {
@@ -202,7 +206,7 @@ func (p Privacy) Validate() error {
 		if p.Sensitivity.Norm != 2 {
 			return invalidf("the %s mechanism needs an ℓ2 sensitivity, got ℓ%v", p.Mechanism, p.Sensitivity.Norm)
 		}
-	case TruncatedLaplace, Optimal:
+	case TruncatedLaplace, Optimal, MultiGaussian:
 	case Custom:
 		if p.Noise == nil {
 			return invalidf("custom mechanism without a noise distribution")
@@ -244,6 +248,11 @@ func (p Privacy) mechanism(k int) ([]lindecision.Distribution, float64, *noise.M
 			return nil, 0, nil, invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)
 		}
 		m, err = noise.TruncatedLaplaceMechanism(par)
+	case MultiGaussian:
+		if k != 1 {
+			return nil, 0, nil, invalidf("the multi-Gaussian mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)
+		}
+		m, err = noise.MultiGaussianMechanism(par, noise.MultiGaussianOptions{})
 	case Optimal:
 		r, err := noise.Optimize(context.Background(), par, noise.OptimalOptions{Intervals: 200, Symmetric: true, SkipLowerBound: true})
 		if err != nil {
