@@ -152,9 +152,9 @@ func TestNoiseMultiGaussian(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
 		}
 		var got struct {
-			Mechanism                                                 string
+			Mechanism                                                  string
 			Epsilon, Delta, Sensitivity, Std, MeanAbs, Variance, Sigma float64
-			K                                                         *int
+			K                                                          *int
 		}
 		dec := json.NewDecoder(strings.NewReader(out))
 		if err := dec.Decode(&struct {
