@@ -338,6 +338,14 @@ func MultiGaussianSigma(p Params, k int, eta float64) (float64, error) {
 	return s, nil
 }
 
+// MaxHockeyStick returns max_{0 ≤ φ ≤ Δ} H(φ) at eps (the privacy profile of
+// the mechanism at eps, in float64: a 24-point scan of the shifts refined by
+// golden section; CertifyMultiGaussian bounds it rigorously).
+func (d *MultiGaussian) MaxHockeyStick(eps float64) float64 {
+	h, _ := d.maxHockeyStick(eps)
+	return h
+}
+
 // maxHockeyStick returns max_{0 ≤ φ ≤ Δ} H(φ) at the guarantee's eps and a
 // maximizer: a 24-point scan of (0, Δ] refined by golden section around the
 // best scan point (H(0) = 0 for eps ≥ 0).
