@@ -22,6 +22,7 @@ vet: deps
 ## test: the full test suite (what CI runs).
 test: deps
 	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) build ./noise/ ./accounting/
 	$(GO) test -timeout 20m ./...
 
 ## demo: the main job on a bundled example.

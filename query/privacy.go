@@ -8,6 +8,7 @@ import (
 
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/noise"
+	_ "github.com/privopt/privopt/noise/lphighs"
 )
 
 // SensitivitySource says how a sensitivity is known. Every release records

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/noise"
+	_ "github.com/privopt/privopt/noise/lphighs"
 )
 
 func main() {
