@@ -66,16 +66,7 @@ func TestSubsampledGaussianPLD(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mu := math.Sqrt(float64(k)) / sigma
-		lo, hi := 0.0, 50.0
-		for hi-lo > 1e-12 {
-			m := (lo + hi) / 2
-			if gdpDelta(mu, m) <= delta {
-				hi = m
-			} else {
-				lo = m
-			}
-		}
+		hi := gdpEpsilon(math.Sqrt(float64(k))/sigma, delta)
 		if got < hi-1e-9 || got > hi+float64(k)*h {
 			t.Errorf("q = 1, k = %d: ε %.6f outside [%.6f, %.6f]", k, got, hi, hi+float64(k)*h)
 		}
