@@ -110,14 +110,14 @@ func ProfilePLD(profile func(eps float64) (float64, error), epsMax, step float64
 
 // MultiGaussianProfile returns an upper bound on the privacy profile of the
 // multi-Gaussian noise d at eps (sup over shifts |φ| ≤ Δ): the float64
-// maximum of the hockey-stick divergence, raised until
+// maximum of the hockey-stick divergence plus 1%, raised until
 // noise.CertifyMultiGaussian proves it (rigorous), at least 10⁻¹². ε above
 // noise.MaxMultiGaussianEpsilon is answered with the value there.
 func MultiGaussianProfile(d *noise.MultiGaussian) func(eps float64) (float64, error) {
 	return func(eps float64) (float64, error) {
 		eps = math.Min(eps, noise.MaxMultiGaussianEpsilon)
 		h := d.MaxHockeyStick(eps)
-		target := math.Min(0.999999, math.Max(h*(1+1e-3), 1e-12))
+		target := math.Min(0.999999, math.Max(h*(1+1e-2), 1e-12))
 		for i := 0; i < 60; i++ {
 			c, err := noise.CertifyMultiGaussian(d, noise.Params{Epsilon: eps, Delta: target, Sensitivity: d.Sensitivity})
 			if err != nil {
@@ -147,7 +147,7 @@ func PiecewiseProfile(d *noise.PiecewiseConstant, sensitivity float64) func(eps 
 }
 
 // MechanismPLD returns a dominating PLD (ProfilePLD with nodes every 0.05 in
-// ε, up to the ε where the profile bound falls to 10⁻¹² or stops
+// ε — 0.1 for the multi-Gaussian, whose nodes are certificates — up to the ε where the profile bound falls to 10⁻¹² or stops
 // decreasing, at most 40) for mechanisms whose
 // privacy profile package noise bounds rigorously:
 //
@@ -164,6 +164,7 @@ func PiecewiseProfile(d *noise.PiecewiseConstant, sensitivity float64) func(eps 
 func MechanismPLD(m *noise.Mechanism, step float64) (*PLD, error) {
 	sens := m.Params.Sensitivity
 	var prof func(float64) (float64, error)
+	spacing := 0.05 // ε between profile nodes
 	switch d := m.Dist.(type) {
 	case *noise.Laplace:
 		return LaplacePLD(d.Scale, sens, step)
@@ -173,6 +174,7 @@ func MechanismPLD(m *noise.Mechanism, step float64) (*PLD, error) {
 		return TruncatedLaplacePLD(d.Scale, d.Bound, sens, step)
 	case *noise.MultiGaussian:
 		prof = MultiGaussianProfile(d)
+		spacing = 0.1 // each node is a certificate
 	case *noise.PiecewiseConstant:
 		prof = PiecewiseProfile(d, sens)
 	case *noise.Staircase:
@@ -202,9 +204,9 @@ func MechanismPLD(m *noise.Mechanism, step float64) (*PLD, error) {
 		prev = v
 		epsMax *= 1.5
 	}
-	// Nodes at the multiples of 0.05 (rounded to the grid), so that an ε₀
-	// on that lattice — the staircase's — is a node.
-	w := math.Max(1, math.Round(0.05/step))
+	// Nodes at the multiples of the spacing (rounded to the grid), so that an
+	// ε₀ on that lattice — the staircase's — is a node.
+	w := math.Max(1, math.Round(spacing/step))
 	n := math.Ceil(epsMax / (w * step))
 	return ProfilePLD(prof, n*w*step, step, int(n))
 }
