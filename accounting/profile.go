@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -160,8 +161,10 @@ func PiecewiseProfile(d *noise.PiecewiseConstant, sensitivity float64) func(eps 
 //     (LaplacePLD, GaussianPLD, TruncatedLaplacePLD).
 //
 // Quasi-Gaussian noise has no rigorous profile bound here yet and returns an
-// error naming it.
-func MechanismPLD(m *noise.Mechanism, step float64) (*PLD, error) {
+// error naming it. Each multi-Gaussian node is a certificate (a fraction of
+// a second to seconds at small δ and large K): ctx stops the work between
+// nodes.
+func MechanismPLD(ctx context.Context, m *noise.Mechanism, step float64) (*PLD, error) {
 	sens := m.Params.Sensitivity
 	var prof func(float64) (float64, error)
 	spacing := 0.05 // ε between profile nodes
@@ -189,6 +192,13 @@ func MechanismPLD(m *noise.Mechanism, step float64) (*PLD, error) {
 		}
 	default:
 		return nil, fmt.Errorf("%w: no privacy-loss distribution for %s noise (%T)", ErrInvalid, m.Name, m.Dist)
+	}
+	base := prof
+	prof = func(eps float64) (float64, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		return base(eps)
 	}
 	// Profile nodes every 0.05 in ε up to where the bound falls to 10⁻¹²
 	// or stops decreasing (rounding dominates), at most ε = 40.

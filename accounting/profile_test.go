@@ -101,7 +101,7 @@ func TestMechanismPLDs(t *testing.T) {
 	}
 	// Staircase ε₀ = 1.
 	sc, _ := noise.StaircaseMechanism(noise.Params{Epsilon: 1, Sensitivity: 1}, noise.L1())
-	ps, err := MechanismPLD(sc, h)
+	ps, err := MechanismPLD(context.Background(), sc, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestMechanismPLDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	po, err := MechanismPLD(r.Mechanism, h)
+	po, err := MechanismPLD(context.Background(), r.Mechanism, h)
 	if err != nil {
 		t.Fatal(err)
 	}

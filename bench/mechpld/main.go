@@ -33,8 +33,8 @@ func main() {
 		{"analytic-gaussian (1, 1e-5)", func() (*noise.Mechanism, error) { return noise.AnalyticGaussianMechanism(p1) }},
 		{"truncated-laplace (1, 1e-5)", func() (*noise.Mechanism, error) { return noise.TruncatedLaplaceMechanism(p1) }},
 		{"staircase (1, 0)", func() (*noise.Mechanism, error) { return noise.StaircaseMechanism(p1, noise.L1()) }},
-		{"multi-gaussian (1, 1e-3), K = 9", func() (*noise.Mechanism, error) {
-			return noise.MultiGaussianMechanism(noise.Params{Epsilon: 1, Delta: 1e-3, Sensitivity: 1}, noise.MultiGaussianOptions{K: 9})
+		{"multi-gaussian (1, 0.1), K = 2", func() (*noise.Mechanism, error) {
+			return noise.MultiGaussianMechanism(noise.Params{Epsilon: 1, Delta: 0.1, Sensitivity: 1}, noise.MultiGaussianOptions{K: 2})
 		}},
 		{"optimal (1, 1e-3), 200 cells", func() (*noise.Mechanism, error) {
 			r, err := noise.Optimize(ctx, noise.Params{Epsilon: 1, Delta: 1e-3, Sensitivity: 1}, noise.OptimalOptions{Intervals: 200, Symmetric: true, SkipLowerBound: true})
@@ -52,7 +52,7 @@ func main() {
 			fail(err)
 		}
 		t0 := time.Now()
-		p, err := accounting.MechanismPLD(mech, h)
+		p, err := accounting.MechanismPLD(ctx, mech, h)
 		if err != nil {
 			fail(err)
 		}
