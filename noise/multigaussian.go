@@ -100,23 +100,7 @@ func (d *MultiGaussian) Quantile(p float64) float64 {
 	if p >= 1 {
 		return math.Inf(1)
 	}
-	w := float64(d.K)*d.Sensitivity + d.Sigma
-	lo, hi := -w, w
-	for d.CDF(lo) > p {
-		lo *= 2
-	}
-	for d.CDF(hi) < p {
-		hi *= 2
-	}
-	for k := 0; k < 200 && hi-lo > 1e-13*math.Max(1, math.Abs(lo)+math.Abs(hi)); k++ {
-		mid := 0.5 * (lo + hi)
-		if d.CDF(mid) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return 0.5 * (lo + hi)
+	return bisectQuantile(d.CDF, p, float64(d.K)*d.Sensitivity+d.Sigma)
 }
 
 // Mean returns 0.

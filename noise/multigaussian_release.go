@@ -146,13 +146,5 @@ func releaseDiscreteMultiGaussian(v float64, d *MultiGaussian, p Params, src Sou
 		}
 		dmgCache.Store(key, c)
 	}
-	k0 := math.RoundToEven(v / c.Granularity)
-	if math.Abs(k0) >= 1<<52 {
-		return 0, paramErr("Value", v, fmt.Sprintf("is too large for the grid %g (|v/g| ≥ 2⁵²)", c.Granularity))
-	}
-	t := k0 + float64(sampleDiscreteMultiGaussian(c.Variance, c.GridSensitivity, c.K, d.Epsilon, src))
-	if math.Abs(t) >= 1<<53 {
-		return 0, fmt.Errorf("noise: release %v·%g is not representable exactly", t, c.Granularity)
-	}
-	return t * c.Granularity, nil
+	return onGrid(v, c.Granularity, func() int64 { return sampleDiscreteMultiGaussian(c.Variance, c.GridSensitivity, c.K, d.Epsilon, src) })
 }

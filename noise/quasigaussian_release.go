@@ -184,13 +184,19 @@ func releaseDiscreteQuasiGaussian(v, sigma float64, p Params, src Source, g floa
 		}
 		dqgCache.Store(key, d)
 	}
-	k0 := math.RoundToEven(v / d.Granularity)
+	return onGrid(v, d.Granularity, func() int64 { return sampleDiscreteQuasiGaussian(d.Variance, d.GridSensitivity, d.Epsilon, src) })
+}
+
+// onGrid returns g·(round(v/g) + y()) for a power-of-two grid g, or an error
+// when round(v/g) or the sum leaves the exactly representable integers.
+func onGrid(v, g float64, y func() int64) (float64, error) {
+	k0 := math.RoundToEven(v / g)
 	if math.Abs(k0) >= 1<<52 {
-		return 0, paramErr("Value", v, fmt.Sprintf("is too large for the grid %g (|v/g| ≥ 2⁵²)", d.Granularity))
+		return 0, paramErr("Value", v, fmt.Sprintf("is too large for the grid %g (|v/g| ≥ 2⁵²)", g))
 	}
-	t := k0 + float64(sampleDiscreteQuasiGaussian(d.Variance, d.GridSensitivity, d.Epsilon, src))
+	t := k0 + float64(y())
 	if math.Abs(t) >= 1<<53 {
-		return 0, fmt.Errorf("noise: release %v·%g is not representable exactly", t, d.Granularity)
+		return 0, fmt.Errorf("noise: release %v·%g is not representable exactly", t, g)
 	}
-	return t * d.Granularity, nil
+	return t * g, nil
 }
