@@ -29,9 +29,10 @@ func main() {
 	plainN := flag.Int("plain", 200, "size of the structured-vs-pairwise comparison (0: skip)")
 	gapRun := flag.Bool("gap-run", true, "also refine Example 1 (ℓ₂, Δ = 360) to a certified gap below 1%")
 	large := flag.Bool("large", false, "only the large-ε diagnosis: bounds against the staircase and the multi-Gaussian")
+	kl := flag.Int("kl", 0, "with -large: the lower bound's granularity (OptimalOptions.LowerGranularity; 0: automatic)")
 	flag.Parse()
 	if *large {
-		largeEps()
+		largeEps(*kl)
 		return
 	}
 	p := noise.Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}
@@ -111,13 +112,14 @@ func main() {
 
 // largeEps prints, at (9, 0.01), (9, 1e-4) and (5, 0.01) with Δ = 1 and the
 // ℓ₁ loss, the optimal-noise bounds next to the staircase's and the best
-// multi-Gaussian's E|X| (both reference upper bounds).
-func largeEps() {
+// multi-Gaussian's E|X| (both reference upper bounds); kl > 0 sets the lower
+// bound's granularity.
+func largeEps(kl int) {
 	fmt.Printf("%4s %7s %10s %10s %8s %6s %14s %10s %10s %8s\n", "ε", "δ", "upper", "lower", "gap%", "cells", "lower_method", "staircase", "multi-G", "wall_s")
 	for _, c := range [][2]float64{{9, 0.01}, {9, 1e-4}, {5, 0.01}} {
 		p := noise.Params{Epsilon: c[0], Delta: c[1], Sensitivity: 1}
 		t0 := time.Now()
-		r, err := noise.Optimize(context.Background(), p, noise.OptimalOptions{Symmetric: true})
+		r, err := noise.Optimize(context.Background(), p, noise.OptimalOptions{Symmetric: true, LowerGranularity: kl})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
