@@ -23,6 +23,7 @@ vet: deps
 ## PostgreSQL server (scripts/with-postgres.sh exports PRIVOPT_TEST_PG_URL).
 test: deps
 	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) build ./noise/ ./accounting/
 	bash scripts/with-postgres.sh $(GO) test -timeout 20m ./...
 
 ## demo: the main job on a bundled example.

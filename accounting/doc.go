@@ -32,6 +32,22 @@
 // package noise, which no other DP library can account). Every PLD carries
 // Err, a bound on the floating-point error of its masses, which Delta adds.
 //
+// Every mechanism. ProfilePLD turns an upper bound on a mechanism's privacy
+// profile (sup over neighbours of the hockey-stick divergence) into a
+// dominating discrete pair — the "connect the dots" construction — so that
+// mechanisms whose worst shift is not Δ compose tightly too: MechanismPLD
+// does it for the multi-Gaussian (MultiGaussianProfile, from the rigorous
+// noise.CertifyMultiGaussian), staircase and piecewise-constant/optimal noise
+// (PiecewiseProfile, from the big-float noise.Certify), and returns the
+// closed-form PLDs for Laplace, Gaussian and truncated Laplace.
+//
+// Minibatch methods. SubsampledGaussianPLD is the PLD of one step of the
+// Poisson-subsampled Gaussian mechanism (DP-SGD with clipping norm Δ) for
+// the add/remove adjacency, in either direction (Neighbour);
+// SubsampledGaussianEpsilon and SubsampledGaussianDelta compose k steps in
+// both directions and keep the worse, SubsampledGaussianSigma finds the
+// smallest σ for a target (ε, δ) by bisection.
+//
 // Invariants: Mass ≥ 0, Σ Mass + Inf ≈ 1 (within Err); the loss value of
 // Mass[i] is (Offset + i)·Step; PLDs compose only on the same Step. The
 // excess of the accountant's ε over the exact one is at most k·Step for k

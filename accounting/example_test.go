@@ -50,3 +50,17 @@ func ExamplePLD_ComposeK() {
 	// Output:
 	// PLD ε = 4.70, advanced composition ε = 6.31
 }
+
+// DP-SGD accounting: 10 steps of the Poisson-subsampled Gaussian mechanism
+// (sampling rate 1%, clipping norm 1, noise σ = 1) at δ = 10⁻⁵
+// (SubsampledGaussianSigma inverts this for a target ε).
+func ExampleSubsampledGaussianEpsilon() {
+	eps, err := accounting.SubsampledGaussianEpsilon(1, 0.01, 1, 10, 1e-5, accounting.SubsampledGaussianOptions{Step: 1e-3})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("ε = %.2f\n", eps)
+	// Output:
+	// ε = 0.38
+}

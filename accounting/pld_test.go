@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/noise"
+	_ "github.com/privopt/privopt/noise/lphighs"
 )
 
 func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
@@ -35,16 +36,7 @@ func TestGaussianPLDvsGDP(t *testing.T) {
 		}
 		mu := math.Sqrt(float64(c.k)) / c.sigma
 		const delta = 1e-5
-		// exact ε by bisection on the GDP profile
-		lo, hi := 0.0, 50.0
-		for hi-lo > 1e-12 {
-			m := (lo + hi) / 2
-			if gdpDelta(mu, m) <= delta {
-				hi = m
-			} else {
-				lo = m
-			}
-		}
+		hi := gdpEpsilon(mu, delta) // exact ε by bisection on the GDP profile
 		got := pk.Epsilon(delta)
 		slack := float64(c.k) * c.step
 		t.Logf("k = %d, σ = %g: ε exact %.6f, PLD %.6f (bound +%.4f), Err %.2g", c.k, c.sigma, hi, got, slack, pk.Err)

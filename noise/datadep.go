@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/solver"
-	"github.com/privopt/privopt/solver/highs"
 )
 
 // DataDependentOptions configure OptimizeDataDependent.
@@ -431,7 +430,10 @@ func (dd *ddProblem) solve(ctx context.Context, deltaLP, accept float64) (probs 
 	n := len(g.width)
 	K := len(dd.edges) - 1
 	lo, hi := g.idx[0], g.idx[len(g.idx)-1]
-	lp := highs.NewLP(lpOptions)
+	lp, err := newLP()
+	if err != nil {
+		return nil, 0, 0, err
+	}
 	defer lp.Close()
 	cost := make([]float64, K*n)
 	up := make([]float64, K*n)

@@ -15,8 +15,14 @@
 //     GaussianMechanism (classical, ε < 1), AnalyticGaussianMechanism (Balle &
 //     Wang 2018), TruncatedLaplaceMechanism (Geng et al. 2020),
 //     StaircaseMechanism (Geng & Viswanath 2016), QuasiGaussianMechanism (Liu &
-//     Selvi, Theorem 3).
-//   - Optimize: data-independent optimal noise (Sections 2 and 4) for ℓ₁, ℓ₂,
+//     Selvi, Theorem 3), MultiGaussianMechanism (Liu & Selvi, Definition 3,
+//     Theorem 5, Algorithms 6–7) with its rigorous certificate
+//     CertifyMultiGaussian and hockey-stick profile (HockeyStick,
+//     HockeyStickUpper, MaxHockeyStick).
+//   - Optimize: data-independent optimal noise (Sections 2 and 4); it solves
+//     its LPs through a registered LP (see LP; import _
+//     "github.com/privopt/privopt/noise/lphighs" for HiGHS). Everything else in
+//     the package is pure Go and builds with CGO_ENABLED=0. for ℓ₁, ℓ₂,
 //     pinball or user losses (CustomLoss), with symmetric/monotone options,
 //     uniform or graded partitions, the appendix rule for Λ and β and a
 //     refinement loop to a requested gap. OptimizeDataDependent: Section 3.

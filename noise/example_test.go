@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/privopt/privopt/noise"
+	_ "github.com/privopt/privopt/noise/lphighs"
 )
 
 // Example 1 of Selvi, Liu & Wiesemann: releasing an average salary with

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/solver"
-	"github.com/privopt/privopt/solver/highs"
 	"github.com/privopt/privopt/sparse"
 )
 
@@ -597,7 +596,7 @@ func (g *grid) cut(unitDens []float64, m int, acc []float64) (idx []int, val []f
 // cuttingPlane is one bounding LP solved by Algorithm 1.
 type cuttingPlane struct {
 	g          *grid
-	lp         *highs.LP
+	lp         LP
 	cuts       int
 	deltaLP    float64
 	n          int
@@ -625,7 +624,10 @@ func csrRows(n int, rows [][]int, vals [][]float64) *sparse.CSC {
 // with Σp = 1 and the symmetry and monotonicity rows if asked.
 func newCuttingPlane(g *grid, deltaLP float64, symmetric, monotone bool) (*cuttingPlane, error) {
 	n := len(g.width)
-	lp := highs.NewLP(lpOptions)
+	lp, err := newLP()
+	if err != nil {
+		return nil, err
+	}
 	lower := make([]float64, n)
 	upper := make([]float64, n)
 	for j := range upper {
@@ -908,7 +910,7 @@ func (cp *cuttingPlane) run(ctx context.Context, opt OptimalOptions, stage strin
 
 // solve re-solves the LP (adding to lpTime) and maps a non-optimal status
 // to an error. coldRetry re-solves once from scratch after a numerical error.
-func (cp *cuttingPlane) solve(ctx context.Context, stage string, coldRetry bool) (*highs.LPResult, error) {
+func (cp *cuttingPlane) solve(ctx context.Context, stage string, coldRetry bool) (*LPSolution, error) {
 	g := cp.g
 	r, err := cp.lp.Solve(ctx)
 	if err != nil {
@@ -1022,11 +1024,6 @@ func abs(x int) int {
 	}
 	return x
 }
-
-// lpOptions are the HiGHS options of the bounding LPs: warm dual simplex
-// re-solves (no presolve) with tight feasibility tolerances, one thread each
-// (the two bounds run concurrently).
-var lpOptions = highs.Options{Settings: solver.Settings{Threads: 1}, Presolve: "off", PrimalFeasibilityTolerance: 1e-10, DualFeasibilityTolerance: 1e-10}
 
 // ubMargin is δ − δ_LP for the upper-bound LPs: 10⁻⁶δ, at least 10⁻⁹ but at
 // most 1% of δ.

@@ -149,16 +149,22 @@ func (d *QuasiGaussian) Quantile(p float64) float64 {
 	if p >= 1 {
 		return math.Inf(1)
 	}
-	lo, hi := -d.Sensitivity-d.Sigma, d.Sensitivity+d.Sigma
-	for d.CDF(lo) > p {
+	return bisectQuantile(d.CDF, p, d.Sensitivity+d.Sigma)
+}
+
+// bisectQuantile inverts a continuous CDF at p ∈ (0, 1) by bisection to
+// 1e-13 relative, starting from [−w, w] and doubling it until it brackets p.
+func bisectQuantile(cdf func(float64) float64, p, w float64) float64 {
+	lo, hi := -w, w
+	for cdf(lo) > p {
 		lo *= 2
 	}
-	for d.CDF(hi) < p {
+	for cdf(hi) < p {
 		hi *= 2
 	}
 	for k := 0; k < 200 && hi-lo > 1e-13*math.Max(1, math.Abs(lo)+math.Abs(hi)); k++ {
 		mid := 0.5 * (lo + hi)
-		if d.CDF(mid) < p {
+		if cdf(mid) < p {
 			lo = mid
 		} else {
 			hi = mid

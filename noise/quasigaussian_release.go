@@ -89,30 +89,45 @@ func quasiGaussianGridDelta(eps, s float64, k int64) float64 {
 		return ee*math.Exp(-y*y/(2*s)) + math.Exp(-a*a/(2*s))
 	}
 	span := math.Ceil(K + 40*math.Sqrt(s) + 2)
-	z, n := 0.0, 0.0
-	for y := -span; y <= span; y++ {
-		z += pi(y)
-		n++
-	}
-	z *= 1 - n*0x1p-51
 	// Tail beyond span (both components, both sides): each Gaussian tail past
 	// distance t = span − K from its centre is ≤ e^{−t²/(2s)}/(1 − e^{−t/s}).
 	t := span - K
 	tail := 2 * (ee + 2) * math.Exp(-t*t/(2*s)) / (1 - math.Exp(-t/s))
+	return gridDelta(eps, pi, span, k, tail, 8)
+}
+
+// gridDelta returns an upper bound on max_{1≤j≤k} Σ_y (p(y) − e^ε p(y − j))⁺
+// for the law p = π/Σπ on ℤ: π is summed on [−span, span] (its normalizer,
+// reduced by the summation error), the sums run over y ∈ [−span, span + j],
+// tail bounds the mass of π outside [−span, span], and ulps bounds the
+// relative error of one evaluation of π in units of 2⁻⁵³ (8 for a few
+// exponentials).
+func gridDelta(eps float64, pi func(float64) float64, span float64, k int64, tail, ulps float64) float64 {
+	ee := math.Exp(eps)
+	off := int(span) + int(k) // index of y is y + off, y ∈ [−span−k, span+k]
+	vals := make([]float64, 2*off+1)
+	for i := range vals {
+		vals[i] = pi(float64(i - off))
+	}
+	z, n := 0.0, 0.0
+	for y := -int(span); y <= int(span); y++ {
+		z += vals[y+off]
+		n++
+	}
+	z *= 1 - n*0x1p-51
 	worst := 0.0
-	for j := int64(1); j <= k; j++ {
-		jf := float64(j)
+	for j := 1; j <= int(k); j++ {
 		sum := 0.0
-		for y := -span; y <= span+jf; y++ {
-			if d := pi(y) - ee*pi(y-jf); d > 0 {
+		for y := -int(span); y <= int(span)+j; y++ {
+			if d := vals[y+off] - ee*vals[y-j+off]; d > 0 {
 				sum += d
 			}
 		}
 		worst = math.Max(worst, sum)
 	}
-	// Each term: pi(y) − e^ε pi(y−j) with ≤ 8 ulps of the larger operand;
-	// bounded by 8u·(1 + e^ε)·Σ pi ≤ 8u(1 + e^ε)·z/(1 − n·2⁻⁵¹) overall.
-	errAbs := 8 * 0x1p-53 * (1 + ee) * z * 2
+	// Each term: pi(y) − e^ε pi(y−j) with ≤ ulps of the larger operand;
+	// bounded by ulps·u·(1 + e^ε)·Σ pi ≤ … ·z/(1 − n·2⁻⁵¹) overall.
+	errAbs := ulps * 0x1p-53 * (1 + ee) * z * 2
 	return (worst*(1+n*0x1p-51) + errAbs + tail) / z
 }
 
@@ -169,13 +184,19 @@ func releaseDiscreteQuasiGaussian(v, sigma float64, p Params, src Source, g floa
 		}
 		dqgCache.Store(key, d)
 	}
-	k0 := math.RoundToEven(v / d.Granularity)
+	return onGrid(v, d.Granularity, func() int64 { return sampleDiscreteQuasiGaussian(d.Variance, d.GridSensitivity, d.Epsilon, src) })
+}
+
+// onGrid returns g·(round(v/g) + y()) for a power-of-two grid g, or an error
+// when round(v/g) or the sum leaves the exactly representable integers.
+func onGrid(v, g float64, y func() int64) (float64, error) {
+	k0 := math.RoundToEven(v / g)
 	if math.Abs(k0) >= 1<<52 {
-		return 0, paramErr("Value", v, fmt.Sprintf("is too large for the grid %g (|v/g| ≥ 2⁵²)", d.Granularity))
+		return 0, paramErr("Value", v, fmt.Sprintf("is too large for the grid %g (|v/g| ≥ 2⁵²)", g))
 	}
-	t := k0 + float64(sampleDiscreteQuasiGaussian(d.Variance, d.GridSensitivity, d.Epsilon, src))
+	t := k0 + float64(y())
 	if math.Abs(t) >= 1<<53 {
-		return 0, fmt.Errorf("noise: release %v·%g is not representable exactly", t, d.Granularity)
+		return 0, fmt.Errorf("noise: release %v·%g is not representable exactly", t, g)
 	}
-	return t * d.Granularity, nil
+	return t * g, nil
 }

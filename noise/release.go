@@ -58,6 +58,8 @@ type ReleaseOptions struct {
 //   - "quasi-gaussian": an exact discrete quasi-Gaussian on g·ℤ whose (ε, δ)
 //     is computed for the discrete mechanism over every grid shift
 //     (DiscreteQuasiGaussianFor; quasigaussian_release.go).
+//   - "multi-gaussian": an exact discrete multi-Gaussian on g·ℤ, (ε, δ)
+//     computed likewise (DiscreteMultiGaussianFor; multigaussian_release.go).
 //
 // Other distributions (user types) return ErrUnsafeRelease (use Dist.Sample knowingly).
 func (m *Mechanism) Release(value float64, src Source, opt ReleaseOptions) (float64, error) {
@@ -79,6 +81,8 @@ func (m *Mechanism) Release(value float64, src Source, opt ReleaseOptions) (floa
 		return d.releaseExact(value, src, opt.Granularity)
 	case *QuasiGaussian:
 		return releaseDiscreteQuasiGaussian(value, d.Sigma, m.Params, src, opt.Granularity)
+	case *MultiGaussian:
+		return releaseDiscreteMultiGaussian(value, d, m.Params, src, opt.Granularity)
 	}
 	return 0, fmt.Errorf("%w: %s", ErrUnsafeRelease, m.Name)
 }

@@ -15,7 +15,8 @@ import (
 //   - truncated Laplace: (round(v/g) + Y)·g with |Y| ≤ M, so |noise| ≤ M·g + g/2
 //     (DiscreteTruncatedLaplaceFor); M·g exceeds the continuous bound A by
 //     about A·g/Δ;
-//   - Laplace, Gaussian, staircase and quasi-Gaussian noise are unbounded (±Inf).
+//   - Laplace, Gaussian, staircase, quasi- and multi-Gaussian noise are
+//     unbounded (±Inf).
 //
 // It returns ErrUnsafeRelease for distributions Release does not handle.
 func (m *Mechanism) ReleaseSupport(opt ReleaseOptions) (lo, hi float64, err error) {
@@ -34,7 +35,7 @@ func (m *Mechanism) ReleaseSupport(opt ReleaseOptions) (lo, hi float64, err erro
 		}
 		r := float64(c.Bound)*c.Granularity + c.Granularity/2
 		return -r, r, nil
-	case *Laplace, *Gaussian, *Staircase, *QuasiGaussian:
+	case *Laplace, *Gaussian, *Staircase, *QuasiGaussian, *MultiGaussian:
 		return math.Inf(-1), math.Inf(1), nil
 	}
 	return 0, 0, fmt.Errorf("%w: %s", ErrUnsafeRelease, m.Name)

@@ -75,6 +75,13 @@ func (m *Mechanism) ReleaseGrid(opt ReleaseOptions) (ReleaseGrid, error) {
 		}
 		g := r.Granularity
 		return ReleaseGrid{Step: g, RMS: Std(d)*math.Max(1, r.SigmaFactor) + g/2}, nil
+	case *MultiGaussian:
+		r, err := DiscreteMultiGaussianFor(d, m.Params, opt.Granularity)
+		if err != nil {
+			return ReleaseGrid{}, err
+		}
+		g := r.Granularity
+		return ReleaseGrid{Step: g, RMS: Std(d)*math.Max(1, r.SigmaFactor) + g/2}, nil
 	}
 	return ReleaseGrid{}, fmt.Errorf("%w: %s", ErrUnsafeRelease, m.Name)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/noise"
+	_ "github.com/privopt/privopt/noise/lphighs"
 )
 
 // SensitivitySource says how a sensitivity is known. Every release records
@@ -132,13 +133,17 @@ const (
 	// bound only; certified exactly like Custom). Bounded support, so the
 	// Robust chance method applies. Needs δ > 0; k > 1 rows compose.
 	Optimal Mechanism = "optimal"
+	// MultiGaussian: the multi-Gaussian mixture of Liu and Selvi (Definition
+	// 3, Theorem 5), the K in 1..10 with the smallest E|ζ| at η = 0.01,
+	// certified by noise.CertifyMultiGaussian; k = 1 only (scalar).
+	MultiGaussian Mechanism = "multi-gaussian"
 )
 
 // mechanismNames lists the mechanisms ParseMechanism accepts, in order.
-var mechanismNames = []Mechanism{Laplace, Gaussian, AnalyticGaussian, TruncatedLaplace, Optimal}
+var mechanismNames = []Mechanism{Laplace, Gaussian, AnalyticGaussian, TruncatedLaplace, Optimal, MultiGaussian}
 
 // ParseMechanism returns the mechanism named s ("laplace", "gaussian",
-// "analytic-gaussian", "truncated-laplace" or "optimal"; Custom needs a
+// "analytic-gaussian", "truncated-laplace", "optimal" or "multi-gaussian"; Custom needs a
 // distribution and is not parsed). It is the one name → mechanism registry of
 // the CLI and the applications.
 func ParseMechanism(s string) (Mechanism, error) {
@@ -209,7 +214,7 @@ func (p Privacy) Validate() error {
 		if p.Sensitivity.Norm != 2 {
 			return invalidf("the %s mechanism needs an ℓ2 sensitivity, got ℓ%v", p.Mechanism, p.Sensitivity.Norm)
 		}
-	case TruncatedLaplace, Optimal:
+	case TruncatedLaplace, Optimal, MultiGaussian:
 	case Custom:
 		if p.Noise == nil {
 			return invalidf("custom mechanism without a noise distribution")
@@ -252,6 +257,10 @@ func (p Privacy) mechanism(ctx context.Context, k int) ([]lindecision.Distributi
 	case TruncatedLaplace:
 		if k != 1 {
 			return nil, 0, nil, scalarOnlyError{invalidf("the truncated Laplace mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)}
+		}
+	case MultiGaussian:
+		if k != 1 {
+			return nil, 0, nil, scalarOnlyError{invalidf("the multi-Gaussian mechanism is scalar; the query has k = %d rows (use Laplace or Gaussian)", k)}
 		}
 	case Optimal:
 		m, err := Calibrate(ctx, Optimal, par)
@@ -307,6 +316,8 @@ func Calibrate(ctx context.Context, m Mechanism, par noise.Params) (*noise.Mecha
 		out, err = noise.AnalyticGaussianMechanism(par)
 	case TruncatedLaplace:
 		out, err = noise.TruncatedLaplaceMechanism(par)
+	case MultiGaussian:
+		out, err = noise.MultiGaussianMechanism(par, noise.MultiGaussianOptions{})
 	case Optimal:
 		// The solve takes seconds and its result depends on par only: cache
 		// it (a plan's releases and the solves of one release reuse it).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/noise"
+	_ "github.com/privopt/privopt/noise/lphighs"
 )
 
 func main() {

@@ -4,7 +4,11 @@
 // exact certificate, and the speed-up of the structured search over the
 // pairwise search of Algorithm 2 measured on the same instance in the same run.
 //
-// Usage: go run ./bench/noise [-sizes 100,200,400] [-plain 200] [-gap-run]
+// With -large it instead compares, at the large-ε points of issue 28, the
+// solver's bounds with the staircase (the optimal ε-DP noise) and the
+// multi-Gaussian, to tell which bound is loose.
+//
+// Usage: go run ./bench/noise [-sizes 100,200,400] [-plain 200] [-gap-run] [-large]
 package main
 
 import (
@@ -17,13 +21,20 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/noise"
+	_ "github.com/privopt/privopt/noise/lphighs"
 )
 
 func main() {
 	sizes := flag.String("sizes", "100,200,400", "approximate numbers of cells")
 	plainN := flag.Int("plain", 200, "size of the structured-vs-pairwise comparison (0: skip)")
 	gapRun := flag.Bool("gap-run", true, "also refine Example 1 (ℓ₂, Δ = 360) to a certified gap below 1%")
+	large := flag.Bool("large", false, "only the large-ε diagnosis: bounds against the staircase and the multi-Gaussian")
+	kl := flag.Int("kl", 0, "with -large: the lower bound's granularity (OptimalOptions.LowerGranularity; 0: automatic)")
 	flag.Parse()
+	if *large {
+		largeEps(*kl)
+		return
+	}
 	p := noise.Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}
 	ctx := context.Background()
 	fmt.Println("optimal noise, (ε,δ) = (1, 0.2), Δ = 1, ℓ₁, symmetric; lower bound: dithered (default) and the paper's D(π,β) on the same grid")
@@ -96,5 +107,31 @@ func main() {
 		}
 		fmt.Printf("\nExample 1 (ℓ₂, Δ = 360): std %.2f (paper 257.68), gap %.3f%%, N = %d, certified %v, wall %.2fs\n",
 			noise.Std(r.Dist), 100*r.Gap, r.Intervals, r.Certificate.Certified, r.Time.Seconds())
+	}
+}
+
+// largeEps prints, at (9, 0.01), (9, 1e-4) and (5, 0.01) with Δ = 1 and the
+// ℓ₁ loss, the optimal-noise bounds next to the staircase's and the best
+// multi-Gaussian's E|X| (both reference upper bounds); kl > 0 sets the lower
+// bound's granularity.
+func largeEps(kl int) {
+	fmt.Printf("%4s %7s %10s %10s %8s %6s %14s %10s %10s %8s\n", "ε", "δ", "upper", "lower", "gap%", "cells", "lower_method", "staircase", "multi-G", "wall_s")
+	for _, c := range [][2]float64{{9, 0.01}, {9, 1e-4}, {5, 0.01}} {
+		p := noise.Params{Epsilon: c[0], Delta: c[1], Sensitivity: 1}
+		t0 := time.Now()
+		r, err := noise.Optimize(context.Background(), p, noise.OptimalOptions{Symmetric: true, LowerGranularity: kl})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		wall := time.Since(t0)
+		sc, _ := noise.StaircaseMechanism(p, noise.L1())
+		mg, err := noise.MultiGaussianMechanism(p, noise.MultiGaussianOptions{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("%4g %7g %10.5f %10.5f %8.1f %6d %14s %10.5f %10.5f %8.1f\n", c[0], c[1], r.UpperBound, r.LowerBound, 100*r.Gap, r.Intervals, r.LowerMethod,
+			sc.Dist.MeanAbs(), mg.Dist.MeanAbs(), wall.Seconds())
 	}
 }

@@ -22,11 +22,14 @@ func init() {
 
 const noiseUsage = `Usage: privopt noise MECHANISM --epsilon E [--delta D] [--sensitivity S]
        [--loss l1|l2|pinball:τ] [--gap G] [--intervals N] [--json] [--plot FILE.svg] [--samples N]
-       [--out FILE.json]
+       [--out FILE.json] [--k K]
        privopt noise --noise-file FILE.json [--json] [--plot FILE.svg] [--samples N]
 
 MECHANISM is one of laplace, gaussian, analytic-gaussian, truncated-laplace,
-staircase, quasi-gaussian, optimal. The mechanism f(D) + X is (ε,δ)-DP for
+staircase, quasi-gaussian, multi-gaussian, optimal. multi-gaussian is the
+mixture of 2K+1 Gaussians of Liu & Selvi (Definition 3), σ tuned by their
+Algorithm 6 (η = 0.01) and certified rigorously; --k K fixes K (1..64),
+without it the K in 1..10 with the smallest E|X| is used; JSON adds k. The mechanism f(D) + X is (ε,δ)-DP for
 queries of sensitivity S. Prints the noise's standard deviation, E|X|, support
 and parameter; for optimal also the certified upper bound, the lower bound on
 any (ε,δ)-DP noise, their relative gap and the exact certificate. --json prints
@@ -41,7 +44,8 @@ N noise values from crypto/rand through the floating-point-safe release
 (noise.Mechanism.Release of the value 0: snapping for laplace, the exact
 discrete Gaussian for gaussian and analytic-gaussian, an exact discrete
 truncated Laplace for truncated-laplace, an exact discrete quasi-Gaussian
-for quasi-gaussian, exact samplers for staircase and optimal); the JSON
+for quasi-gaussian, an exact discrete multi-Gaussian for multi-gaussian,
+exact samplers for staircase and optimal); the JSON
 field samples_safe says so (false only for a density without a safe
 sampler, with a warning on stderr). --out writes a piecewise-constant density (optimal) as JSON:
 format, mechanism, epsilon, delta, sensitivity, edges (N+1 end points),
@@ -68,6 +72,7 @@ type noiseOutput struct {
 	Sigma        *float64  `json:"sigma,omitempty"`
 	Bound        *float64  `json:"bound,omitempty"`
 	Gamma        *float64  `json:"gamma,omitempty"`
+	K            *int      `json:"k,omitempty"`
 	Loss         string    `json:"loss,omitempty"`
 	UpperBound   *float64  `json:"upper_bound,omitempty"`
 	LowerBound   *float64  `json:"lower_bound,omitempty"`
@@ -118,6 +123,7 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	samples := fs.Int("samples", 0, "draw N noise samples (crypto/rand, floating-point-safe release where available)")
 	outFile := fs.String("out", "", "write the piecewise-constant density (optimal) as JSON to FILE")
 	noiseFile := fs.String("noise-file", "", "read a piecewise density written by --out instead of computing one")
+	kFlag := fs.Int("k", 0, "multi-gaussian: number K of side components per side (0: best of 1..10 for E|X|)")
 	var mech string
 	for len(args) > 0 {
 		if err := fs.Parse(args); err != nil {
@@ -157,6 +163,7 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		floatIn("gap", *gap, 0, math.Inf(1), closed),
 		intIn("intervals", *intervals, 0, 5_000_000),
 		intIn("samples", *samples, 0, 10_000_000),
+		intIn("k", *kFlag, 0, noise.MaxMultiGaussianK),
 		writableFile("plot", *plotFile),
 		writableFile("out", *outFile),
 	); err != nil {
@@ -166,6 +173,9 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if flagSet(fs, name) && mech != "optimal" && !(name == "loss" && mech == "staircase") {
 			return usagef("--%s does not apply to MECHANISM %s (only to optimal%s)", name, mech, map[bool]string{true: " and staircase"}[name == "loss"])
 		}
+	}
+	if flagSet(fs, "k") && mech != "multi-gaussian" {
+		return usagef("--k does not apply to MECHANISM %s (only to multi-gaussian)", mech)
 	}
 	loss, err := parseLoss(*lossName)
 	if err != nil {
@@ -189,6 +199,8 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		m, err = noise.StaircaseMechanism(p, loss)
 	case "quasi-gaussian":
 		m, err = noise.QuasiGaussianMechanism(p)
+	case "multi-gaussian":
+		m, err = noise.MultiGaussianMechanism(p, noise.MultiGaussianOptions{K: *kFlag})
 	case "optimal":
 		last := time.Now()
 		o := noise.OptimalOptions{Loss: loss, Gap: *gap, Intervals: *intervals, Symmetric: loss.Name != "" && !strings.HasPrefix(loss.Name, "pinball"),
@@ -203,7 +215,7 @@ func runNoise(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			m = opt.Mechanism
 		}
 	default:
-		return usagef("unknown MECHANISM %q: want laplace, gaussian, analytic-gaussian, truncated-laplace, staircase, quasi-gaussian or optimal", mech)
+		return usagef("unknown MECHANISM %q: want laplace, gaussian, analytic-gaussian, truncated-laplace, staircase, quasi-gaussian, multi-gaussian or optimal", mech)
 	}
 	if err != nil {
 		return asUsage(err)
@@ -269,6 +281,9 @@ func describe(m *noise.Mechanism, opt *noise.OptimalResult) noiseOutput {
 		out.Sigma = fp(x.Sigma)
 	case *noise.QuasiGaussian:
 		out.Sigma = fp(x.Sigma)
+	case *noise.MultiGaussian:
+		k := x.K
+		out.Sigma, out.K = fp(x.Sigma), &k
 	case *noise.Staircase:
 		out.Gamma = fp(x.Gamma)
 	}
@@ -299,6 +314,9 @@ func printNoise(w io.Writer, o noiseOutput) {
 	}
 	if o.Gamma != nil {
 		fmt.Fprintf(w, "gamma       %.6g\n", *o.Gamma)
+	}
+	if o.K != nil {
+		fmt.Fprintf(w, "k           %d\n", *o.K)
 	}
 	fmt.Fprintf(w, "std         %.6g\nE|X|        %.6g\n", o.Std, o.MeanAbs)
 	if o.Support != nil {

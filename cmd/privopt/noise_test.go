@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/privopt/privopt/noise"
 )
 
 func runNoiseCmd(args ...string) (int, string, string) {
@@ -129,5 +131,49 @@ func TestNoiseTextAndSamples(t *testing.T) {
 		if _, err := json.Number(l).Float64(); err != nil {
 			t.Errorf("sample line %q is not a number", l)
 		}
+	}
+}
+
+// TestNoiseMultiGaussian: `privopt noise multi-gaussian` with and without
+// --k. The JSON fields against the library (σ from MultiGaussianSigma, the
+// closed-form moments), best K = 2 at (1, 0.1) (the paper's Table 11), and
+// --k rejected for other mechanisms.
+func TestNoiseMultiGaussian(t *testing.T) {
+	p := noise.Params{Epsilon: 1, Delta: 0.1, Sensitivity: 1}
+	for _, c := range []struct {
+		args []string
+		k    int
+	}{
+		{[]string{"--k", "5"}, 5},
+		{nil, 2},
+	} {
+		code, out, errs := runNoiseCmd(append([]string{"multi-gaussian", "--epsilon", "1", "--delta", "0.1", "--sensitivity", "1", "--json"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errs)
+		}
+		var got noiseOutput
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Sigma == nil {
+			t.Fatalf("%v: no sigma in %s", c.args, out)
+		}
+		if got.Mechanism != "multi-gaussian" || got.K == nil || *got.K != c.k || got.Epsilon != 1 || got.Delta != 0.1 || got.Sensitivity != 1 {
+			t.Fatalf("%v: JSON %s", c.args, out)
+		}
+		s, err := noise.MultiGaussianSigma(p, c.k, noise.DefaultMultiGaussianEta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := noise.NewMultiGaussian(1, 1, s, c.k)
+		if math.Abs(*got.Sigma-s) > 1e-6*s || math.Abs(got.MeanAbs-d.MeanAbs()) > 1e-6 || math.Abs(got.Variance-d.Variance()) > 1e-6 || math.Abs(got.Std-math.Sqrt(d.Variance())) > 1e-6 {
+			t.Errorf("%v: JSON %s, library σ %g E|X| %g var %g", c.args, out, s, d.MeanAbs(), d.Variance())
+		}
+	}
+	if code, _, _ := runNoiseCmd("gaussian", "--epsilon", "0.5", "--delta", "0.1", "--k", "3"); code != 2 {
+		t.Errorf("--k with gaussian: exit %d, want 2", code)
+	}
+	if code, _, _ := runNoiseCmd("multi-gaussian", "--epsilon", "1", "--delta", "0.1", "--k", "99"); code != 2 {
+		t.Errorf("--k 99: exit %d, want 2", code)
 	}
 }
