@@ -330,9 +330,20 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 		if err != nil {
 			return nil, fmt.Errorf("opfrelease: %w", err)
 		}
-		if p.solver, err = auto.NewWith(h, ipm.New()); err != nil {
+		a, err := auto.NewWith(h, ipm.New())
+		if err != nil {
 			return nil, fmt.Errorf("opfrelease: %w", err)
 		}
+		a.ConcurrentNnz = -1
+		p.solver = a
+	}
+	if p.solver == nil {
+		// The automatic route without its concurrent race: which backend
+		// wins a race depends on timing, and the release must be a
+		// deterministic function of the loads (the adjacency relation).
+		a := auto.New()
+		a.ConcurrentNnz = -1
+		p.solver = a
 	}
 	p.tau = p.solverMargin()
 	p.AccuracyTarget = p.tau

@@ -30,6 +30,14 @@ type Options struct {
 	Domain *grid.LoadDomain
 	// DomainSource says where Domain comes from (printed with the plan).
 	DomainSource string
+	// CostCertificate, when set, is a certificate of the cost's sensitivity
+	// over Domain computed ahead ("certify once, release often":
+	// grid.Network.CertifyCostBound, saved by `privopt certify` and loaded
+	// with grid.LoadCostCertificate, which checks the network's and the
+	// domain's digests); the plan uses it instead of certifying. Its α and
+	// market rules must be the plan's. Nil: the plan certifies with
+	// grid.Network.CertifyCostSensitivity (merit order or price cap).
+	CostCertificate *grid.CostCertificate
 	// Rules are the price cap and floor of the market (backstops at every bus).
 	Rules grid.MarketRules
 	// Epsilon, Delta and Noise (a query.ParseMechanism name) set the noise.
@@ -243,7 +251,20 @@ func (pr *Plan) sensitivity() error {
 		return nil
 	}
 	var cert *grid.CostCertificate
-	if opt.Security != nil {
+	if c := opt.CostCertificate; c != nil {
+		if c.Alpha != opt.Alpha || c.Rules != opt.Rules {
+			return fmt.Errorf("opfrelease: the given certificate is for α = %g and rules %+v; the plan has α = %g and rules %+v", c.Alpha, c.Rules, opt.Alpha, opt.Rules)
+		}
+		if opt.Security != nil && c.Method != "price-cap" {
+			return fmt.Errorf("opfrelease: the given certificate (%s) covers the base case only; an N-1 release needs the price-cap bound", c.Method)
+		}
+		for i, l := range pr.pub.net.Load {
+			if l != 0 {
+				return fmt.Errorf("opfrelease: bus %d has a shunt withdrawal of %g MW: a certificate computed over the demand domain does not cover it (certify in the plan instead)", pr.pub.net.BusID[i], l)
+			}
+		}
+		cert = c
+	} else if opt.Security != nil {
 		// Contingency limits: only the price-cap repair bound applies.
 		cert = &grid.CostCertificate{Method: "price-cap", Alpha: opt.Alpha, PerMW: opt.Rules.MaxPrice(), Rules: opt.Rules,
 			Reason: "N-1 security constraints (the merit-order bound ignores contingencies)"}

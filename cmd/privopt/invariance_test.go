@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/privopt/privopt/grid"
@@ -89,4 +91,57 @@ func TestDemoDeterministic(t *testing.T) {
 		t.Errorf("two seeded demos differ:\n%s\n%s", a, b)
 	}
 	_ = filepath.Join
+}
+
+// Certify once, release often: `privopt certify` writes the LMP-bound
+// certificate of 5_pjm over a ±10% domain; `privopt opf --certificate` checks
+// it against the case and the domain and uses it (39.97 $/h instead of the
+// price cap's 1000), the invariance relation holds with it, and a
+// certificate for another domain is refused before any load is read.
+func TestOPFCertificateFile(t *testing.T) {
+	path := shareddata.Path(t, "pglib/pglib_opf_case5_pjm.m")
+	net, _, ref := caseFile(t, path)
+	dir := t.TempDir()
+	dom, _ := grid.ReferenceBand(ref, 0.1)
+	dpath, cpath := filepath.Join(dir, "domain.csv"), filepath.Join(dir, "cert.json")
+	if err := invariance.WriteDomainCSV(dpath, net, dom); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCmd(t, "certify", "--case", path, "--domain", dpath, "--alpha", "1", "--out", cpath, "--quiet"); code != 0 {
+		t.Fatalf("certify: exit %d: %s", code, errs)
+	}
+	res, err := invariance.OPF(invarianceRun(t), dir, net, invariance.OPFCase{Name: "5_pjm certificate", Case: path,
+		Args: []string{"--query", "cost", "--certificate", cpath}, Alpha: 1, Pairs: 6, Seed: 5, Domain: dom, Ref: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Failures {
+		t.Error(f)
+	}
+	code, out, errs := runCmd(t, "opf", "--case", path, "--domain", dpath, "--certificate", cpath, "--query", "cost", "--plan-only", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var o struct {
+		Plan struct {
+			Sensitivity float64 `json:"sensitivity"`
+			Certificate struct {
+				Method string `json:"method"`
+			} `json:"certificate"`
+		} `json:"plan"`
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Plan.Certificate.Method != "opf-lmp-bound" || !(o.Plan.Sensitivity > 39.9 && o.Plan.Sensitivity < 41) {
+		t.Errorf("plan with the certificate: %s, sensitivity %v (want opf-lmp-bound, ≈ 39.97)", o.Plan.Certificate.Method, o.Plan.Sensitivity)
+	}
+	wide, _ := grid.ReferenceBand(ref, 0.3)
+	wpath := filepath.Join(dir, "wide.csv")
+	if err := invariance.WriteDomainCSV(wpath, net, wide); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCmd(t, "opf", "--case", path, "--domain", wpath, "--certificate", cpath, "--query", "cost", "--plan-only"); code == 0 || !strings.Contains(errs, "digest") {
+		t.Errorf("a certificate for another domain: exit %d, %q", code, errs)
+	}
 }

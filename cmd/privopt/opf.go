@@ -27,7 +27,7 @@ func init() {
 
 type opfFlags struct {
 	casePath, query, noiseName, method, plotPath, dcModel, formulation  string
-	domainPath, referencePath, loadsPath                                string
+	domainPath, referencePath, loadsPath, certPath                      string
 	nominal, jsonOut, diagnostics, secure, planOnly                     bool
 	postFactor                                                          float64
 	epsilon, delta, alpha, eta, beta, cvarQ, band, priceCap, priceFloor float64
@@ -51,6 +51,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.referencePath, "reference", "", "PUBLISHED reference profile CSV with header bus,mw: the domain is ±--band around it (instead of --domain)")
 	fs.Float64Var(&f.band, "band", 0.1, "with --reference: the domain is each reference load ±FRACTION of its absolute value")
 	fs.StringVar(&f.loadsPath, "loads", "", "PRIVATE loads CSV with header bus,LABEL1,LABEL2,… (MW of demand): one release per column, each spent and labelled; without it the case's loads are the private data (one release labelled case)")
+	fs.StringVar(&f.certPath, "certificate", "", "CERT.json written by 'privopt certify' for this case and --domain: verified (network and domain digests, arithmetic) and used instead of certifying")
 	fs.BoolVar(&f.planOnly, "plan-only", false, "print the public plan (certificate, noise, offset, notes) and read no private value")
 	fs.Float64Var(&f.priceCap, "price-cap", 1000, "market price cap / value of lost load, $/MWh (load shedding backstop)")
 	fs.Float64Var(&f.priceFloor, "price-floor", 0, "market price floor, $/MWh, ≤ 0 (curtailment backstop)")
@@ -338,6 +339,37 @@ func publicDomain(f *opfFlags, pub *opfrelease.PublicNetwork) (*grid.LoadDomain,
 	return nil, "", nil
 }
 
+// loadCertificate reads --certificate: the CERT.json of `privopt certify` for
+// this case (its network digest, on the piecewise-linear costs of
+// --cost-segments) and this domain (its digest), checked by
+// grid.LoadCostCertificate.
+func loadCertificate(ctx context.Context, f *opfFlags, net *grid.Network, dom *grid.LoadDomain) (*grid.CostCertificate, error) {
+	if dom == nil {
+		return nil, usagef("--certificate needs the --domain (or --reference/--band) it was computed for")
+	}
+	pw, _, err := net.Case.PiecewiseCosts(f.segments)
+	if err != nil {
+		return nil, err
+	}
+	pn, err := grid.NewNetwork(pw, net.Options)
+	if err != nil {
+		return nil, err
+	}
+	fh, err := os.Open(f.certPath)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	cf, err := grid.LoadCostCertificate(ctx, fh, pn, *dom, false)
+	if err != nil {
+		return nil, fmt.Errorf("--certificate %s: %w", f.certPath, err)
+	}
+	if cf.CostSegments != f.segments || cf.Security != f.secure {
+		return nil, usagef("--certificate %s was computed with %d cost segments and N-1 %v; this release has %d and %v", f.certPath, cf.CostSegments, cf.Security, f.segments, f.secure)
+	}
+	return cf.Certificate, nil
+}
+
 // privateLoads returns the labelled private load vectors: the columns of
 // --loads, or the case's own loads labelled "case".
 func privateLoads(f *opfFlags, pub *opfrelease.PublicNetwork, caseLoads opfrelease.Loads) ([]string, []opfrelease.Loads, error) {
@@ -382,6 +414,11 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 	}
 	if opt.Domain, opt.DomainSource, err = publicDomain(f, pub); err != nil {
 		return err
+	}
+	if f.certPath != "" {
+		if opt.CostCertificate, err = loadCertificate(ctx, f, net, opt.Domain); err != nil {
+			return err
+		}
 	}
 	plan, err := opfrelease.NewPlan(ctx, pub, opt)
 	if err != nil {
