@@ -164,10 +164,10 @@ func TestReadLoadDomainCSV(t *testing.T) {
 		"bus,lo,hi\n":                 "header",
 		"bus,min,max\n9,0,1\n":        "bus 9",
 		"bus,min,max\n3,5,1\n":        "min 5 > max 1",
-		"bus,min,max\n3,0,1\n3,0,2\n": "listed twice",
-		"bus,min,max\n3,0,NaN\n":      "row 2",
+		"bus,min,max\n3,0,1\n3,0,2\n": "already given on line 2",
+		"bus,min,max\n3,0,NaN\n":      "line 2",
 		"bus,min,max\nx,0,1\n":        "not an integer",
-		"bus,min,max\n2,0,1,7\n":      "row 2",
+		"bus,min,max\n2,0,1,7\n":      "line 2",
 		"bus,min,max\n2,0,+Inf\n":     "finite",
 	} {
 		if _, err := ReadLoadDomainCSV(strings.NewReader(in), n); err == nil || !strings.Contains(err.Error(), frag) {

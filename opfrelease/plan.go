@@ -503,7 +503,7 @@ func (p *Plan) LedgerEntry(label string) ledger.Entry {
 		prov += " (" + p.Certificate.Method + ")"
 	}
 	return ledger.Entry{
-		Query: q, Case: p.Case, Label: label, Mechanism: p.Noise, Params: params,
+		Query: q, Label: label, Mechanism: p.Noise, Params: params,
 		Cost:        accounting.Cost{Epsilon: p.Epsilon, Delta: p.Delta},
 		Sensitivity: strconv.FormatFloat(p.Sensitivity, 'g', -1, 64) + " " + prov,
 		Guarantee:   p.Guarantee,

@@ -33,7 +33,7 @@ type opfFlags struct {
 	epsilon, delta, alpha, eta, beta, cvarQ, band, priceCap, priceFloor float64
 	declared                                                            float64
 	evaluate, inputN, segments                                          int
-	seed                                                                uint64
+	seed, chanceSeed                                                    uint64
 	ledger                                                              ledgerFlags
 }
 
@@ -69,6 +69,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&f.evaluate, "evaluate", 0, "with --diagnostics: Monte Carlo over N simulated releases per strategy (program, output, input perturbation)")
 	fs.IntVar(&f.inputN, "input-n", 0, "cap on input-perturbation realizations (each is one OPF solve); 0 = --evaluate")
 	fs.Uint64Var(&f.seed, "seed", 0, "INSECURE: deterministic noise and uncertainty set for tests and audits (0: cryptographic randomness); a seeded release is not private")
+	fs.Uint64Var(&f.chanceSeed, "chance-seed", 0, "seed of the uncertainty set (public: it fixes the plan's noise interval and offset, so plans made with the same seed are identical); 0: --seed, or random")
 	fs.BoolVar(&f.jsonOut, "json", false, "print JSON")
 	fs.StringVar(&f.plotPath, "plot", "", "with --diagnostics: write the released-value densities for three adjacent load vectors to this SVG file")
 	fs.StringVar(&f.dcModel, "dc-model", "powermodels", "DC model: powermodels (b = x/(r²+x²), no taps/shifts; PGLib baselines) | matpower (b = 1/x, taps, shifts)")
@@ -267,6 +268,9 @@ func privateOptions(f *opfFlags, form grid.Formulation) (opfrelease.Options, err
 	opt.Method, opt.Eta, opt.Beta, opt.CVaRQ = method, f.eta, f.beta, f.cvarQ
 	opt.CostSegments, opt.DeclaredSensitivity, opt.Formulation = f.segments, f.declared, form
 	opt.ChanceSeed = f.seed
+	if f.chanceSeed != 0 {
+		opt.ChanceSeed = f.chanceSeed
+	}
 	return opt, nil
 }
 
