@@ -32,6 +32,9 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/noise"
+
+	// The optimal-noise solver's LPs run on HiGHS (registered by this import).
+	_ "github.com/privopt/privopt/noise/lphighs"
 )
 
 // Cell is one (ε, δ) entry of the table with the paper's value in percent.

@@ -58,6 +58,9 @@ import (
 	"github.com/privopt/privopt/internal/classdata"
 	"github.com/privopt/privopt/learn"
 	"github.com/privopt/privopt/noise"
+
+	// The optimal-noise solver's LPs run on HiGHS (registered by this import).
+	_ "github.com/privopt/privopt/noise/lphighs"
 )
 
 func main() {
