@@ -371,7 +371,15 @@ var StepMechanisms = map[NoiseKind]func(noise.Params) (*noise.Mechanism, error){
 	Gaussian:         noise.GaussianMechanism,
 	AnalyticGaussian: noise.AnalyticGaussianMechanism,
 	QuasiGaussian:    noise.QuasiGaussianMechanism,
+	MultiGaussian: func(p noise.Params) (*noise.Mechanism, error) {
+		return noise.MultiGaussianMechanism(p, noise.MultiGaussianOptions{})
+	},
 }
+
+// MultiGaussian is the multi-Gaussian mixture mechanism of Liu and Selvi
+// (Definition 3, Theorem 5; noise.MultiGaussianMechanism, the best K in
+// 1..10 for E|X|), available per step.
+const MultiGaussian NoiseKind = query.MultiGaussian
 
 // QuasiGaussian is the quasi-Gaussian mixture mechanism of Liu and Selvi
 // (Theorem 3; noise.QuasiGaussianMechanism), available per step.

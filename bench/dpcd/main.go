@@ -66,6 +66,7 @@ func run(splits int, eps, delta float64, iters int, average bool, names []string
 		{name: "PCD"},
 		{name: "A-G/step", private: true, priv: learn.IterativePrivacy{Epsilon: eps, Delta: delta, Noise: learn.AnalyticGaussian, PerStep: true}},
 		{name: "Q-G/step", private: true, priv: learn.IterativePrivacy{Epsilon: eps, Delta: delta, Noise: learn.QuasiGaussian, PerStep: true}},
+		{name: "M-G/step", private: true, priv: learn.IterativePrivacy{Epsilon: eps, Delta: delta, Noise: learn.MultiGaussian, PerStep: true}},
 		{name: "A-G/run", private: true, priv: learn.IterativePrivacy{Epsilon: eps, Delta: delta, Noise: learn.AnalyticGaussian}},
 	}
 	fmt.Printf("DP-CD ℓ1-logistic, (ε, δ) = (%g, %g), %d splits 80/20, T = %d, P = ⌈d/4⌉, λ = 1e-8: mean test error (standard error)\n", eps, delta, splits, iters)
