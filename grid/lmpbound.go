@@ -95,7 +95,7 @@ type LMPEvidence struct {
 	Closed        bool      `json:"closed"` // both MIPs reached their gap
 	Binaries      int       `json:"binaries"`
 	Nodes         int       `json:"nodes"`
-	Seconds       float64   `json:"seconds"`
+	Seconds       float64   `json:"seconds,omitempty"` // wall time (not published by release plans)
 }
 
 // CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent

@@ -82,7 +82,9 @@ func queryCertificate(c *grid.CostCertificate, dom grid.LoadDomain, net *grid.Ne
 		qc.Assumptions = append(qc.Assumptions, "no branch can reach its limit over the domain under the merit-order dispatch (re-check against the network: grid.Network.VerifyCostCertificate)")
 	case "lmp-bound":
 		qc.Method = MethodLMPBound
-		ev, err := json.Marshal(c.LMP)
+		pub := *c.LMP
+		pub.Seconds = 0 // wall time: not part of what a plan publishes
+		ev, err := json.Marshal(pub)
 		if err != nil {
 			return nil, err
 		}

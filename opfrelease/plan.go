@@ -347,7 +347,7 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 	}
 	p.tau = p.solverMargin()
 	p.AccuracyTarget = p.tau
-	if err := p.sensitivity(); err != nil {
+	if err := p.sensitivity(ctx); err != nil {
 		return nil, err
 	}
 	mech, err := query.ParseMechanism(opt.Noise)

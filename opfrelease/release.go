@@ -38,6 +38,12 @@ type Options struct {
 	// market rules must be the plan's. Nil: the plan certifies with
 	// grid.Network.CertifyCostSensitivity (merit order or price cap).
 	CostCertificate *grid.CostCertificate
+	// LMPBound, when set (and CostCertificate is not), certifies the cost's
+	// sensitivity with grid.Network.CertifyCostBound — merit order, a search
+	// that shows a tight price cap, or the KKT MILP's proven bound on the
+	// largest |LMP| over the domain — instead of the merit-order/price-cap
+	// rule; it may take up to its time limit per MILP solve.
+	LMPBound *grid.LMPBoundOptions
 	// Rules are the price cap and floor of the market (backstops at every bus).
 	Rules grid.MarketRules
 	// Epsilon, Delta and Noise (a query.ParseMechanism name) set the noise.
@@ -244,7 +250,7 @@ func (pr *Plan) solverMargin() float64 {
 
 // sensitivity sets pr.sens: declared, or certified for the cost query over
 // the public domain.
-func (pr *Plan) sensitivity() error {
+func (pr *Plan) sensitivity(ctx context.Context) error {
 	opt := pr.opt
 	if opt.DeclaredSensitivity > 0 {
 		pr.sens = query.Sensitivity{Value: opt.DeclaredSensitivity, Norm: 1, Source: query.Declared}
@@ -264,6 +270,11 @@ func (pr *Plan) sensitivity() error {
 			}
 		}
 		cert = c
+	} else if opt.LMPBound != nil && opt.Security == nil {
+		var err error
+		if cert, err = pr.base.CertifyCostBound(ctx, pr.certDom, opt.Alpha, opt.Rules, *opt.LMPBound); err != nil {
+			return err
+		}
 	} else if opt.Security != nil {
 		// Contingency limits: only the price-cap repair bound applies.
 		cert = &grid.CostCertificate{Method: "price-cap", Alpha: opt.Alpha, PerMW: opt.Rules.MaxPrice(), Rules: opt.Rules,

@@ -71,6 +71,7 @@ func TestOPFAdjacencyInvariance(t *testing.T) {
 		{"14 n-1", c14, 0.3, 0, []string{"--query", "cost", "--n-1", "--post-factor", "1.5"}, 4},
 		{"5_pjm laplace vertex", shareddata.Path(t, "pglib/pglib_opf_case5_pjm.m"), 0.3, 0, []string{"--query", "cost"}, 6},
 		{"30 laplace vertex", shareddata.Path(t, "pglib/pglib_opf_case30_ieee.m"), 0.3, 5, []string{"--query", "cost"}, 6},
+		{"30 laplace vertex, LMP bound in the plan", shareddata.Path(t, "pglib/pglib_opf_case30_ieee.m"), 0.1, 0, []string{"--query", "cost", "--certify-lmp", "30s"}, 4},
 	}
 	worst := 0.0
 	for _, c := range cases {

@@ -34,6 +34,7 @@ type opfFlags struct {
 	declared                                                            float64
 	evaluate, inputN, segments                                          int
 	seed, chanceSeed                                                    uint64
+	lmpLimit                                                            time.Duration
 	ledger                                                              ledgerFlags
 }
 
@@ -52,6 +53,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Float64Var(&f.band, "band", 0.1, "with --reference: the domain is each reference load ±FRACTION of its absolute value")
 	fs.StringVar(&f.loadsPath, "loads", "", "PRIVATE loads CSV with header bus,LABEL1,LABEL2,… (MW of demand): one release per column, each spent and labelled; without it the case's loads are the private data (one release labelled case)")
 	fs.StringVar(&f.certPath, "certificate", "", "CERT.json written by 'privopt certify' for this case and --domain: verified (network and domain digests, arithmetic) and used instead of certifying")
+	fs.DurationVar(&f.lmpLimit, "certify-lmp", 0, "certify in the plan with the LMP bound (grid.Network.CertifyCostBound: merit order, tight price cap, or the KKT MILP's proven bound), each MILP solve limited to this duration (e.g. 30s); 0: merit order or price cap")
 	fs.BoolVar(&f.planOnly, "plan-only", false, "print the public plan (certificate, noise, offset, notes) and read no private value")
 	fs.Float64Var(&f.priceCap, "price-cap", 1000, "market price cap / value of lost load, $/MWh (load shedding backstop)")
 	fs.Float64Var(&f.priceFloor, "price-floor", 0, "market price floor, $/MWh, ≤ 0 (curtailment backstop)")
@@ -418,6 +420,15 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 	}
 	if opt.Domain, opt.DomainSource, err = publicDomain(f, pub); err != nil {
 		return err
+	}
+	if f.lmpLimit < 0 {
+		return usagef("--certify-lmp is %v, must be ≥ 0", f.lmpLimit)
+	}
+	if f.lmpLimit > 0 {
+		opt.LMPBound = &grid.LMPBoundOptions{TimeLimit: f.lmpLimit}
+		if f.certPath != "" {
+			return usagef("--certify-lmp and --certificate are exclusive")
+		}
 	}
 	if f.certPath != "" {
 		if opt.CostCertificate, err = loadCertificate(ctx, f, net, opt.Domain); err != nil {
