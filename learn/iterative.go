@@ -537,6 +537,10 @@ func calibrate(p IterativePrivacy, steps int, g *Guarantee) (*noiser, error) {
 	}
 	g.Epsilon, g.Delta = total, tdelta
 	g.Statement = fmt.Sprintf("each of %d updates is (%g, %g)-DP by the %s mechanism (per-step calibration, Liu and Selvi §2.5); the run is (%.4g, %.3g)-DP by %s", steps, e0, d0, p.Noise, total, tdelta, how)
+	if tdelta >= 1 {
+		// δ ≥ 1 promises nothing: say so instead of printing a guarantee.
+		g.Statement = fmt.Sprintf("each of %d updates is (%g, %g)-DP by the %s mechanism (per-step calibration, Liu and Selvi §2.5); composed by %s the run's δ is %.3g ≥ 1, so the run as a whole has NO differential-privacy guarantee", steps, e0, d0, p.Noise, how, tdelta)
+	}
 	return nz, nil
 }
 
