@@ -37,7 +37,7 @@ var (
 	pairs   = flag.Int("pairs", 100, "sweep: adjacent pairs per configuration")
 	vectors = flag.Int("vectors", 1000, "refusals: random load vectors per case (analytic Gaussian + Bonferroni); other configurations get a fifth")
 	band    = flag.Float64("band", 0.3, "the public domain: PGLib's nominal loads (a published reference profile) ± band")
-	only    = flag.String("cases", "", "comma-separated case names (default: the issue's list)")
+	only    = flag.String("cases", "", "comma-separated case names, NAME or NAME@SCALE (default: the issue's list)")
 )
 
 func main() {
@@ -75,8 +75,9 @@ func cases() []caseSpec {
 	}
 	var out []caseSpec
 	for _, n := range strings.Split(*only, ",") {
+		name, scale, _ := strings.Cut(n, "@")
 		for _, c := range all {
-			if c.name == n {
+			if c.name == name && (scale == "" || fmt.Sprint(c.scale) == scale) {
 				out = append(out, c)
 			}
 		}
