@@ -57,16 +57,11 @@ func DiscreteMultiGaussianFor(d *MultiGaussian, p Params, g float64) (*DiscreteM
 	} else if fr, _ := math.Frexp(g); !(g > 0) || fr != 0.5 || math.IsInf(g, 0) {
 		return nil, paramErr("Granularity", g, "must be a positive power of two")
 	}
-	kf := math.Floor(p.Sensitivity/g) + 1
-	sz := d.Sigma * kf / p.Sensitivity
-	if kf > 1<<12 || sz > 1<<20 {
-		return nil, paramErr("Granularity", g, fmt.Sprintf("gives %g grid steps of sensitivity and %g of σ; at most 4096 and 2²⁰", kf, sz))
+	k, s, err := discreteGridStart(p, d.Sigma, g)
+	if err != nil {
+		return nil, err
 	}
-	k := int64(kf)
-	s := int64(math.Ceil(sz * sz))
-	if s < 1 {
-		s = 1
-	}
+	s0 := s
 	for i := 0; i < 300; i++ {
 		if dl := multiGaussianGridDelta(p.Epsilon, d.Epsilon, float64(s), k, d.K); dl <= p.Delta {
 			return &DiscreteMultiGaussianRelease{Granularity: g, GridSensitivity: k, K: d.K, Variance: s,
@@ -74,7 +69,7 @@ func DiscreteMultiGaussianFor(d *MultiGaussian, p Params, g float64) (*DiscreteM
 		}
 		s = int64(math.Ceil(float64(s) * 1.01))
 	}
-	return nil, fmt.Errorf("noise: no discrete multi-Gaussian variance near %g meets δ = %g", sz*sz, p.Delta)
+	return nil, fmt.Errorf("noise: no discrete multi-Gaussian variance near %g meets δ = %g", float64(s0), p.Delta)
 }
 
 // multiGaussianGridDelta bounds max_{1≤j≤k} of the hockey-stick divergence

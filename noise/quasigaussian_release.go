@@ -59,16 +59,11 @@ func DiscreteQuasiGaussianFor(sigma float64, p Params, g float64) (*DiscreteQuas
 	} else if fr, _ := math.Frexp(g); !(g > 0) || fr != 0.5 || math.IsInf(g, 0) {
 		return nil, paramErr("Granularity", g, "must be a positive power of two")
 	}
-	kf := math.Floor(p.Sensitivity/g) + 1
-	sz := sigma * kf / p.Sensitivity
-	if kf > 1<<12 || sz > 1<<20 {
-		return nil, paramErr("Granularity", g, fmt.Sprintf("gives %g grid steps of sensitivity and %g of σ; at most 4096 and 2²⁰", kf, sz))
+	k, s, err := discreteGridStart(p, sigma, g)
+	if err != nil {
+		return nil, err
 	}
-	k := int64(kf)
-	s := int64(math.Ceil(sz * sz))
-	if s < 1 {
-		s = 1
-	}
+	s0 := s
 	for i := 0; i < 300; i++ {
 		if d := quasiGaussianGridDelta(p.Epsilon, float64(s), k); d <= p.Delta {
 			return &DiscreteQuasiGaussianRelease{Granularity: g, GridSensitivity: k, Variance: s,
@@ -76,7 +71,7 @@ func DiscreteQuasiGaussianFor(sigma float64, p Params, g float64) (*DiscreteQuas
 		}
 		s = int64(math.Ceil(float64(s) * 1.01))
 	}
-	return nil, fmt.Errorf("noise: no discrete quasi-Gaussian variance near %g meets δ = %g", sz*sz, p.Delta)
+	return nil, fmt.Errorf("noise: no discrete quasi-Gaussian variance near %g meets δ = %g", float64(s0), p.Delta)
 }
 
 // quasiGaussianGridDelta returns an upper bound on max_{1≤j≤k} of the
@@ -199,4 +194,21 @@ func onGrid(v, g float64, y func() int64) (float64, error) {
 		return 0, fmt.Errorf("noise: release %v·%g is not representable exactly", t, g)
 	}
 	return t * g, nil
+}
+
+// discreteGridStart returns the grid sensitivity k = ⌊Δ/g⌋ + 1 and the
+// starting variance s = ⌈(σ·k/Δ)²⌉ (at least 1), in grid units, of a
+// discrete Gaussian-family release of scale sigma on the grid g; both the
+// quasi- and the multi-Gaussian releases grow s from there until their δ holds.
+func discreteGridStart(p Params, sigma, g float64) (k, s int64, err error) {
+	kf := math.Floor(p.Sensitivity/g) + 1
+	sz := sigma * kf / p.Sensitivity
+	if kf > 1<<12 || sz > 1<<20 {
+		return 0, 0, paramErr("Granularity", g, fmt.Sprintf("gives %g grid steps of sensitivity and %g of σ; at most 4096 and 2²⁰", kf, sz))
+	}
+	s = int64(math.Ceil(sz * sz))
+	if s < 1 {
+		s = 1
+	}
+	return int64(kf), s, nil
 }
