@@ -1,6 +1,7 @@
 package opfrelease_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -53,4 +54,48 @@ func Example() {
 	// certificate verifies: true
 	// released on a grid of 128
 	// estimate = released − offset: true
+}
+
+// Certify once, release every hour: the plan is saved to a file (its
+// public inputs, certificate and public JSON), published, and loaded for
+// each release; LoadPlan rebuilds it, reuses the checked certificate, and
+// refuses a file that does not reproduce the saved plan.
+func ExampleLoadPlan() {
+	net, err := grid.NewNetwork(grid.DemoCase(), grid.DCOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pub, loads, err := opfrelease.Split(net)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	dom, _ := grid.ReferenceBand(loads.Values(), 0.3)
+	opt := opfrelease.DefaultOptions()
+	opt.Domain, opt.DomainSource, opt.ChanceSeed = &dom, "published reference profile ± 30%", 1
+	plan, err := opfrelease.NewPlan(context.Background(), pub, opt)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	file, err := plan.File()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var saved bytes.Buffer
+	if err := file.Write(&saved); err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Later (another process, the same network file):
+	loaded, err := opfrelease.LoadPlan(context.Background(), &saved, pub)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(loaded.Guarantee == plan.Guarantee, loaded.Offset == plan.Offset)
+	// Output:
+	// true true
 }

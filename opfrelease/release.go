@@ -90,6 +90,10 @@ type Options struct {
 	// HiGHS's presolve off when limits are lazy).
 	Solver   solver.Solver
 	Settings solver.Settings
+
+	// savedCert is the certificate of a saved plan (PlanFile.Open): checked
+	// against the plan's network and withdrawal domain, then reused.
+	savedCert *grid.CertificateFile
 }
 
 // DefaultOptions returns the paper's setting: cost query, α = 1 MW, no
@@ -257,7 +261,12 @@ func (pr *Plan) sensitivity(ctx context.Context) error {
 		return nil
 	}
 	var cert *grid.CostCertificate
-	if c := opt.CostCertificate; c != nil {
+	if opt.savedCert != nil {
+		var err error
+		if cert, err = pr.checkSavedCertificate(ctx, opt.savedCert); err != nil {
+			return err
+		}
+	} else if c := opt.CostCertificate; c != nil {
 		if c.Alpha != opt.Alpha || c.Rules != opt.Rules {
 			return fmt.Errorf("opfrelease: the given certificate is for α = %g and rules %+v; the plan has α = %g and rules %+v", c.Alpha, c.Rules, opt.Alpha, opt.Rules)
 		}

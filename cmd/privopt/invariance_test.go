@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,5 +145,65 @@ func TestOPFCertificateFile(t *testing.T) {
 	}
 	if code, _, errs := runCmd(t, "opf", "--case", path, "--domain", wpath, "--certificate", cpath, "--query", "cost", "--plan-only"); code == 0 || !strings.Contains(errs, "digest") {
 		t.Errorf("a certificate for another domain: exit %d, %q", code, errs)
+	}
+}
+
+// Certify once, release every hour: a plan saved with --save-plan (here with
+// the LMP bound certified inside it) and loaded with --plan releases the
+// same bytes as the plan computed from the flags, the invariance relation
+// holds through the saved plan, and plan-shaping flags or an edited file
+// are refused before any load is read.
+func TestOPFSavedPlan(t *testing.T) {
+	path := shareddata.Path(t, "pglib/pglib_opf_case5_pjm.m")
+	net, _, ref := caseFile(t, path)
+	dir := t.TempDir()
+	dom, _ := grid.ReferenceBand(ref, 0.1)
+	dpath, ppath := filepath.Join(dir, "domain.csv"), filepath.Join(dir, "plan.json")
+	if err := invariance.WriteDomainCSV(dpath, net, dom); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"opf", "--case", path, "--domain", dpath, "--query", "cost", "--certify-lmp", "30s", "--chance-seed", "4"}
+	code, planned, errs := runCmd(t, append(flags, "--plan-only", "--json", "--save-plan", ppath)...)
+	if code != 0 {
+		t.Fatalf("save: exit %d: %s", code, errs)
+	}
+	code, loaded, errs := runCmd(t, "opf", "--case", path, "--plan", ppath, "--plan-only", "--json")
+	if code != 0 {
+		t.Fatalf("load: exit %d: %s", code, errs)
+	}
+	if planned != loaded {
+		t.Errorf("the loaded plan prints differently:\n%s\n%s", planned, loaded)
+	}
+	if !strings.Contains(loaded, `"opf-lmp-bound"`) {
+		t.Errorf("the saved plan lost its LMP-bound certificate:\n%s", loaded)
+	}
+	// The same releases from the flags and from the file.
+	_, a, _ := runCmd(t, append(flags, "--seed", "8", "--json")...)
+	_, b, _ := runCmd(t, "opf", "--case", path, "--plan", ppath, "--seed", "8", "--json")
+	if a != b || !strings.Contains(a, `"released_value"`) {
+		t.Errorf("releases differ between the flags and the saved plan:\n%s\n%s", a, b)
+	}
+	res, err := invariance.OPF(invarianceRun(t), dir, net, invariance.OPFCase{Name: "5_pjm saved plan", Case: path,
+		Alpha: 1, Pairs: 6, Seed: 5, Domain: dom, Ref: ref, Plan: ppath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Failures {
+		t.Error(f)
+	}
+	if code, _, errs := runCmd(t, "opf", "--case", path, "--plan", ppath, "--epsilon", "2"); code != 2 || !strings.Contains(errs, "--epsilon") {
+		t.Errorf("--plan with --epsilon: exit %d: %s", code, errs)
+	}
+	raw, err := os.ReadFile(ppath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(raw), `"epsilon": 1,`, `"epsilon": 0.5,`, 1)
+	epath := filepath.Join(dir, "edited.json")
+	if err := os.WriteFile(epath, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCmd(t, "opf", "--case", path, "--plan", epath, "--plan-only"); code == 0 || !strings.Contains(errs, "differs") {
+		t.Errorf("edited plan file: exit %d: %s", code, errs)
 	}
 }

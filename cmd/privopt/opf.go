@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,6 +29,8 @@ func init() {
 type opfFlags struct {
 	casePath, query, noiseName, method, plotPath, dcModel, formulation  string
 	domainPath, referencePath, loadsPath, certPath                      string
+	planPath, planOut                                                   string
+	planFlags                                                           []string // plan-shaping flags given explicitly
 	nominal, jsonOut, diagnostics, secure, planOnly                     bool
 	postFactor                                                          float64
 	epsilon, delta, alpha, eta, beta, cvarQ, band, priceCap, priceFloor float64
@@ -55,6 +58,8 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.certPath, "certificate", "", "CERT.json written by 'privopt certify' for this case and --domain: verified (network and domain digests, arithmetic) and used instead of certifying")
 	fs.DurationVar(&f.lmpLimit, "certify-lmp", 0, "certify in the plan with the LMP bound (grid.Network.CertifyCostBound: merit order, tight price cap, or the KKT MILP's proven bound), each MILP solve limited to this duration (e.g. 30s); 0: merit order or price cap")
 	fs.BoolVar(&f.planOnly, "plan-only", false, "print the public plan (certificate, noise, offset, notes) and read no private value")
+	fs.StringVar(&f.planOut, "save-plan", "", "write the public plan to this file (PLAN.json: its inputs, certificate and public JSON) to release later with --plan")
+	fs.StringVar(&f.planPath, "plan", "", "release with the plan saved in this file by --save-plan: it is rebuilt from its inputs on --case, its certificate checked and reused, and refused unless it reproduces the saved plan exactly; the plan's flags (--query, --epsilon, --domain, …) come from the file")
 	fs.Float64Var(&f.priceCap, "price-cap", 1000, "market price cap / value of lost load, $/MWh (load shedding backstop)")
 	fs.Float64Var(&f.priceFloor, "price-floor", 0, "market price floor, $/MWh, ≤ 0 (curtailment backstop)")
 	fs.IntVar(&f.segments, "cost-segments", 20, "quadratic costs are replaced by this many secant segments per unit (the release is an LP value)")
@@ -88,6 +93,27 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if f.casePath == "" {
 		return usagef("--case FILE.m is required")
 	}
+	fs.Visit(func(fl *flag.Flag) {
+		if planShapingFlags[fl.Name] {
+			f.planFlags = append(f.planFlags, "--"+fl.Name)
+		}
+	})
+	if f.planPath != "" {
+		if len(f.planFlags) > 0 {
+			return usagef("--plan %s fixes the plan: %s cannot be given with it", f.planPath, strings.Join(f.planFlags, ", "))
+		}
+		if f.nominal {
+			return usagef("--nominal and --plan are exclusive")
+		}
+		if f.planOut != "" {
+			return usagef("--plan and --save-plan are exclusive (the loaded plan is already saved)")
+		}
+	}
+	if f.planOut != "" {
+		if err := checkWritable(f.planOut); err != nil {
+			return usagef("--save-plan %q: %v", f.planOut, err)
+		}
+	}
 	if f.nominal && f.query != "" {
 		return usagef("--nominal and --query are exclusive")
 	}
@@ -119,7 +145,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	parse := time.Since(t0)
-	if f.query == "" {
+	if f.query == "" && f.planPath == "" {
 		return runNominal(ctx, &f, net, form, parse, t0, stdout)
 	}
 	return runPrivate(ctx, &f, net, form, parse, t0, stdout, stderr)
@@ -345,6 +371,31 @@ func publicDomain(f *opfFlags, pub *opfrelease.PublicNetwork) (*grid.LoadDomain,
 	return nil, "", nil
 }
 
+// newPlanFromFlags computes the plan from the flags: the public domain
+// (--domain or --reference/--band), the certificate (--certificate or
+// --certify-lmp) and the options.
+func newPlanFromFlags(ctx context.Context, f *opfFlags, net *grid.Network, pub *opfrelease.PublicNetwork, opt opfrelease.Options) (*opfrelease.Plan, error) {
+	var err error
+	if opt.Domain, opt.DomainSource, err = publicDomain(f, pub); err != nil {
+		return nil, err
+	}
+	if f.lmpLimit < 0 {
+		return nil, usagef("--certify-lmp is %v, must be ≥ 0", f.lmpLimit)
+	}
+	if f.lmpLimit > 0 {
+		opt.LMPBound = &grid.LMPBoundOptions{TimeLimit: f.lmpLimit}
+		if f.certPath != "" {
+			return nil, usagef("--certify-lmp and --certificate are exclusive")
+		}
+	}
+	if f.certPath != "" {
+		if opt.CostCertificate, err = loadCertificate(ctx, f, net, opt.Domain); err != nil {
+			return nil, err
+		}
+	}
+	return opfrelease.NewPlan(ctx, pub, opt)
+}
+
 // loadCertificate reads --certificate: the CERT.json of `privopt certify` for
 // this case (its network digest, on the piecewise-linear costs of
 // --cost-segments) and this domain (its digest), checked by
@@ -400,9 +451,44 @@ func privateLoads(f *opfFlags, pub *opfrelease.PublicNetwork, caseLoads opfrelea
 	return cols.Labels, out, nil
 }
 
+// planShapingFlags are the flags that determine the plan: a plan loaded
+// with --plan fixes them.
+var planShapingFlags = map[string]bool{"query": true, "epsilon": true, "delta": true, "alpha": true, "domain": true,
+	"reference": true, "band": true, "certificate": true, "certify-lmp": true, "price-cap": true, "price-floor": true,
+	"cost-segments": true, "declared-sensitivity": true, "noise": true, "method": true, "eta": true, "beta": true,
+	"cvar-q": true, "n-1": true, "post-factor": true, "chance-seed": true, "formulation": true}
+
+// loadPlan reads --plan (a file written by --save-plan) and rebuilds the plan
+// on the public network (opfrelease.LoadPlan).
+func loadPlan(ctx context.Context, f *opfFlags, pub *opfrelease.PublicNetwork) (*opfrelease.Plan, error) {
+	fh, err := os.Open(f.planPath)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	p, err := opfrelease.LoadPlan(ctx, fh, pub)
+	if err != nil {
+		return nil, fmt.Errorf("--plan %s: %w", f.planPath, err)
+	}
+	return p, nil
+}
+
+// savePlan writes --save-plan.
+func savePlan(f *opfFlags, p *opfrelease.Plan) error {
+	pf, err := p.File()
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := pf.Write(&buf); err != nil {
+		return err
+	}
+	return os.WriteFile(f.planOut, buf.Bytes(), 0o644)
+}
+
 func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.Formulation, parse time.Duration, t0 time.Time, stdout, stderr io.Writer) error {
 	opt, err := privateOptions(f, form)
-	if err != nil {
+	if err != nil && f.planPath == "" {
 		return err
 	}
 	if f.plotPath != "" {
@@ -418,26 +504,18 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 	if err != nil {
 		return err
 	}
-	if opt.Domain, opt.DomainSource, err = publicDomain(f, pub); err != nil {
-		return err
-	}
-	if f.lmpLimit < 0 {
-		return usagef("--certify-lmp is %v, must be ≥ 0", f.lmpLimit)
-	}
-	if f.lmpLimit > 0 {
-		opt.LMPBound = &grid.LMPBoundOptions{TimeLimit: f.lmpLimit}
-		if f.certPath != "" {
-			return usagef("--certify-lmp and --certificate are exclusive")
-		}
-	}
-	if f.certPath != "" {
-		if opt.CostCertificate, err = loadCertificate(ctx, f, net, opt.Domain); err != nil {
+	var plan *opfrelease.Plan
+	if f.planPath != "" {
+		if plan, err = loadPlan(ctx, f, pub); err != nil {
 			return err
 		}
-	}
-	plan, err := opfrelease.NewPlan(ctx, pub, opt)
-	if err != nil {
+	} else if plan, err = newPlanFromFlags(ctx, f, net, pub, opt); err != nil {
 		return err
+	}
+	if f.planOut != "" {
+		if err := savePlan(f, plan); err != nil {
+			return err
+		}
 	}
 	out := opfOutput{Plan: planJSON{Plan: plan, Dataset: f.ledger.dataset, Seeded: f.seed != 0}, Releases: []*opfrelease.Release{}}
 	if f.planOnly {

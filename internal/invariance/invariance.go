@@ -249,6 +249,10 @@ type OPFCase struct {
 	// demand per internal bus of the case's network).
 	Domain grid.LoadDomain
 	Ref    []float64
+	// Plan, when set, is a plan file (`opf --save-plan`) the releases load
+	// with --plan instead of --domain and --alpha (Args must then hold no
+	// plan-shaping flag); Domain still draws the pairs.
+	Plan string
 }
 
 // Result summarizes a sweep.
@@ -327,8 +331,11 @@ func opfRun(run Runner, dir string, net *grid.Network, c OPFCase, pairs []Pair) 
 				return nil, fmt.Errorf("invariance: ledger init: %s", e)
 			}
 		}
-		base := append([]string{"opf", "--case", c.Case, "--domain", dom, "--loads", loads, "--alpha", fmtF(c.Alpha),
-			"--seed", strconv.FormatUint(c.Seed, 10), "--dataset", "grid"}, c.Args...)
+		base := []string{"opf", "--case", c.Case, "--domain", dom, "--alpha", fmtF(c.Alpha)}
+		if c.Plan != "" {
+			base = []string{"opf", "--case", c.Case, "--plan", c.Plan}
+		}
+		base = append(append(base, "--loads", loads, "--seed", strconv.FormatUint(c.Seed, 10), "--dataset", "grid"), c.Args...)
 		code, js, e := run(append(base, "--ledger", leds[0], "--json")...)
 		if code != 0 {
 			res.Refusals++
