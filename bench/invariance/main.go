@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ var (
 	vectors = flag.Int("vectors", 1000, "refusals: random load vectors per case (analytic Gaussian + Bonferroni); other configurations get a fifth")
 	band    = flag.Float64("band", 0.3, "the public domain: PGLib's nominal loads (a published reference profile) ± band")
 	only    = flag.String("cases", "", "comma-separated case names, NAME or NAME@SCALE (default: the issue's list)")
+	cfgOnly = flag.String("configs", "", "comma-separated configuration numbers (1-based, in the order of the table; default: all)")
 )
 
 func main() {
@@ -152,6 +154,19 @@ var configs = []struct {
 	{"laplace / vertex, N-1 (post 1.5)", []string{"--query", "cost", "--n-1", "--post-factor", "1.5"}, 0},
 }
 
+// selected reports whether configuration k (0-based) is in -configs.
+func selected(k int) bool {
+	if *cfgOnly == "" {
+		return true
+	}
+	for _, f := range strings.Split(*cfgOnly, ",") {
+		if strings.TrimSpace(f) == strconv.Itoa(k+1) {
+			return true
+		}
+	}
+	return false
+}
+
 func run() error {
 	dir, err := os.MkdirTemp("", "invariance")
 	if err != nil {
@@ -180,6 +195,9 @@ func sweep(dir string) error {
 			return err
 		}
 		for k, cfg := range configs {
+			if !selected(k) {
+				continue
+			}
 			t0 := time.Now()
 			res, err := invariance.OPF(runner, dir, net, invariance.OPFCase{Name: c.name + " " + cfg.name, Case: path, Args: cfg.args,
 				Alpha: 1, Pairs: *pairs, Seed: uint64(100 + k), Domain: dom, Ref: ref, PerRun: cfg.perRun})
@@ -226,6 +244,9 @@ func refusals(dir string) error {
 			return err
 		}
 		for k, cfg := range configs {
+			if !selected(k) {
+				continue
+			}
 			n := *vectors / 5
 			if cfg.name == "analytic-gaussian / bonferroni" {
 				n = *vectors
