@@ -85,7 +85,9 @@ type LoadColumns struct {
 }
 
 // ReadLoadColumnsCSV reads private loads "bus,L1,L2,…" for the buses of n
-// (buses not listed: 0 MW). Errors name lines and columns, never values.
+// (buses not listed: 0 MW). Errors (the file's structure: header, field
+// counts, bus IDs) name lines and columns, never values; a cell that is
+// not a number is read as NaN, never refused.
 func ReadLoadColumnsCSV(r io.Reader, n *Network) (*LoadColumns, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -135,9 +137,14 @@ func ReadLoadColumnsCSV(r io.Reader, n *Network) (*LoadColumns, error) {
 			return nil, err
 		}
 		for k := range out.Labels {
+			// A cell is a private value: one that is not a number is read
+			// as NaN (and ±Inf or out-of-range values as such) instead of
+			// refusing the file, so that whether the file is read never
+			// depends on a value; a release maps them into the public
+			// domain (opfrelease's clamping rule).
 			v, err := strconv.ParseFloat(strings.TrimSpace(rec[k+1]), 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("grid: loads file line %d, column %q: not a finite number", line, out.Labels[k])
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				v = math.NaN()
 			}
 			out.Loads[k][i] = v
 		}

@@ -272,7 +272,7 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 	if !wide {
 		return nil, fmt.Errorf("opfrelease: the load domain is narrower than α = %g MW at every bus: no bus load can change by α inside it, so the release would protect no α-change (widen the domain or lower α)", opt.Alpha)
 	}
-	p.Domain.Clamping = "loads outside the domain are clamped into it bus by bus before the solve (min(max(d_i, min_i), max_i)); how many were clamped is a private diagnostic"
+	p.Domain.Clamping = "loads outside the domain are clamped into it bus by bus before the solve (min(max(d_i, min_i), max_i)); a load that is not a number (NaN, or a cell of the loads file that does not parse) becomes min_i; how many were clamped is a private diagnostic"
 	p.certDom = grid.LoadDomain{Lo: make([]float64, len(p.dom.Lo)), Hi: make([]float64, len(p.dom.Hi))}
 	for i := range p.dom.Lo {
 		p.certDom.Lo[i], p.certDom.Hi[i] = p.dom.Lo[i]+net.Load[i], p.dom.Hi[i]+net.Load[i]
