@@ -180,9 +180,12 @@ type Plan struct {
 	sec       *securityState
 	lazy      bool
 	solver    solver.Solver
-	tau       float64
-	midStat   float64 // the statistic at the domain's midpoint (public)
-	planTime  time.Duration
+	// formulation is the network formulation of the private program
+	// (Options.Formulation, or B-θ for N-1 plans when it is Auto).
+	formulation grid.Formulation
+	tau         float64
+	midStat     float64 // the statistic at the domain's midpoint (public)
+	planTime    time.Duration
 }
 
 // PlanTime returns how long NewPlan took (wall clock; it depends on public
@@ -315,14 +318,27 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 		p.Notes = append(p.Notes, fmt.Sprintf("N-1 security: contingency cuts generated lazily; %d islanding outages skipped", len(p.sec.islanding)))
 	}
 	p.shift = p.shiftUnits()
+	p.formulation = opt.Formulation
+	if opt.Security != nil && opt.Formulation == grid.Auto {
+		// A contingency cut f_l + LODF_lk·f_k is four nonzeros over the
+		// angles in B-θ and two dense PTDF rows otherwise: measured on
+		// 300_ieee (post-factor 1) B-θ takes 2.6 s and 48 MB against 16.7 s
+		// and 504 MB, on 1354_pegase (post-factor 1.5) 105 s and 116 MB
+		// against more than 300 s and 1.1 GB (BENCHMARKS.md, "N-1 releases
+		// at scale").
+		p.formulation = grid.BTheta
+		p.Notes = append(p.Notes, "N-1 security: the B-θ formulation (sparse contingency cuts)")
+	}
 	switch opt.Limits {
 	case grid.LimitsLazy:
 		p.lazy = true
 	case grid.LimitsAuto:
 		p.lazy = p.priv.NumBuses() > grid.AutoPTDFMaxBuses && opt.Method != chance.Bonferroni
 	}
-	if p.solver = opt.Solver; p.solver == nil && p.lazy {
-		// Lazy PTDF programs: HiGHS with presolve off, as grid.AutoStrategy
+	if p.solver = opt.Solver; p.solver == nil && p.lazy && (p.formulation == grid.Auto || p.formulation == grid.PTDF) {
+		// Lazy PTDF programs (B-θ ones keep the default route: with
+		// presolve, 1354_pegase N-1 takes 38 s against 94 s without):
+		// HiGHS with presolve off, as grid.AutoStrategy
 		// picks for lazy PTDF LPs (BENCHMARKS.md "Market-scale certified
 		// releases (round 2)"), with the automatic route's fallback to the
 		// interior-point backend.

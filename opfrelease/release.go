@@ -312,7 +312,7 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 	if load == nil {
 		load = pr.load
 	}
-	oo := grid.OPFOptions{Formulation: opt.Formulation, Load: load, Solve: model.SolveOptions{Settings: opt.Settings}}
+	oo := grid.OPFOptions{Formulation: pr.formulation, Load: load, Solve: model.SolveOptions{Settings: opt.Settings}}
 	if pr.lazy {
 		oo.OmitFlowLimits = true
 		if oo.Formulation == grid.Auto {
@@ -426,7 +426,7 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 		load = pr.load
 	}
 	active := map[int]bool{}
-	if f := pr.opt.Formulation; fullBackstops || (pr.lazy && (f == grid.Auto || f == grid.PTDF)) {
+	if f := pr.formulation; fullBackstops || (pr.lazy && (f == grid.Auto || f == grid.PTDF)) {
 		// With lazy PTDF limits (rows over every unit) a fixed backstop is as
 		// large a column as a free one: free them all from the start.
 		pr.activateAll(active)
