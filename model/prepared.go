@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/privopt/privopt/cone"
@@ -16,29 +17,44 @@ import (
 // parameter values (Param): SetParam changes the standard form's data in
 // place and Solve re-solves without re-canonicalizing.
 //
-// Warm starts: an LP (zero and nonnegative cones, no quadratic term) solved
-// with the default route or a *highs.Solver is kept in one persistent HiGHS
-// instance (highs.LP): the variable-bound rows become column bounds, a
-// parameter change becomes a change of row bounds or costs, and the next
-// Solve starts the dual simplex method from the previous optimal basis
-// (without presolve). Other problems are re-solved from scratch by the backend
-// of the options (the interior-point method has no warm start); Result.Solution
-// .Solver names who answered. A Prepared is not safe for concurrent use;
-// Close releases the HiGHS instance.
+// Warm starts:
+//
+//   - An LP (zero and nonnegative cones, no quadratic term) solved with the
+//     default route or a *highs.Solver is kept in one persistent HiGHS
+//     instance (highs.LP): the variable-bound rows become column bounds, a
+//     parameter change becomes one batched change of row bounds or of the
+//     costs, and the next Solve starts the dual simplex method from the
+//     previous optimal basis (without presolve).
+//   - A QP (the same with a quadratic objective) solved with an explicit
+//     *highs.Solver is kept the same way with its Hessian (highs.LP
+//     .SetHessian): HiGHS's active-set QP solver starts from the previous
+//     solution when it is still feasible (a change of costs), else from a
+//     phase-one LP. The default route solves QPs with the interior-point
+//     method (solver/auto), so it re-solves them cold.
+//   - Everything else (conic programs, QPs on the default route, other
+//     backends) is re-solved from scratch by the backend of the options,
+//     which saves the canonicalization only: the interior-point method has
+//     no warm start (BENCHMARKS.md, "Modelling layer, round 2": a shifted
+//     previous iterate did not reduce its iteration count).
+//
+// Result.Solution.Solver names who answered. A Prepared is not safe for
+// concurrent use; Close releases the HiGHS instance.
 type Prepared struct {
 	can  *Canonical
 	opts SolveOptions
 
-	lp       *highs.LP // nil unless warm-started LP
-	lpRows   int       // LP rows: the standard-form rows [0, lpRows)
-	zeroRow  []bool    // per LP row: zero cone (equality) row
-	dirtyRow map[int]bool
-	dirtyQ   bool
+	lp      *highs.LP // nil unless warm-started LP/QP
+	rowOf   []int     // HiGHS row r is standard-form row rowOf[r]
+	hrow    map[int]int
+	zeroRow []bool // per HiGHS row: zero cone (equality) row
+	dirty   map[int]bool
+	dirtyQ  bool
 }
 
 // Prepare canonicalizes the model for repeated solves (see Prepared). The
-// options are those of every later Solve; for a warm-started LP the non-zero
-// fields of opts.Settings override those of the *highs.Solver's options.
+// options are those of every later Solve; for a warm-started LP or QP the
+// non-zero fields of opts.Settings override those of the *highs.Solver's
+// options.
 func (m *Model) Prepare(opts SolveOptions) (*Prepared, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -49,16 +65,19 @@ func (m *Model) Prepare(opts SolveOptions) (*Prepared, error) {
 		return nil, err
 	}
 	opts.progress("canonicalize", time.Since(t0))
-	p := &Prepared{can: can, opts: opts, dirtyRow: map[int]bool{}}
+	p := &Prepared{can: can, opts: opts, dirty: map[int]bool{}}
 	var hopts highs.Options
 	switch s := opts.Solver.(type) {
 	case nil:
+		if can.Problem.P != nil {
+			return p, nil // the default route takes QPs to the IPM
+		}
 	case *highs.Solver:
 		hopts = s.Options()
 	default:
 		return p, nil
 	}
-	if can.Problem.P != nil || !can.Problem.IsLinearConic() || can.liftRow < can.Problem.NumRows() {
+	if !can.Problem.IsLinearConic() {
 		return p, nil
 	}
 	// The options' common settings apply to the persistent instance too.
@@ -82,8 +101,9 @@ func (m *Model) Prepare(opts SolveOptions) (*Prepared, error) {
 	return p, nil
 }
 
-// buildLP loads the LP into a persistent HiGHS instance: rows [0, boundRow)
-// as rows, bound rows as column bounds.
+// buildLP loads the LP or QP into a persistent HiGHS instance: the
+// constraint rows [0, boundRow) and the lifting rows [liftRow, NumRows) as
+// rows, the bound rows as column bounds, P as the Hessian.
 func (p *Prepared) buildLP(o highs.Options) error {
 	c := p.can
 	prob := c.Problem
@@ -103,39 +123,65 @@ func (p *Prepared) buildLP(o highs.Options) error {
 		}
 	}
 	lp := highs.NewLP(o)
-	if err := lp.AddColumns(prob.Q, lo, hi); err != nil {
+	fail := func(err error) error {
 		lp.Close()
 		return fmt.Errorf("model: Prepare: %w", err)
 	}
-	nr := c.boundRow
-	p.lpRows = nr
-	p.zeroRow = make([]bool, nr)
+	if err := lp.AddColumns(prob.Q, lo, hi); err != nil {
+		return fail(err)
+	}
+	m := prob.NumRows()
+	p.rowOf = p.rowOf[:0]
+	for i := 0; i < c.boundRow; i++ {
+		p.rowOf = append(p.rowOf, i)
+	}
+	for i := c.liftRow; i < m; i++ {
+		p.rowOf = append(p.rowOf, i)
+	}
+	p.hrow = make(map[int]int, len(p.rowOf))
+	for r, i := range p.rowOf {
+		p.hrow[i] = r
+	}
+	zero := make([]bool, m)
 	row := 0
 	for _, k := range prob.Cones {
-		for i := 0; i < k.Dim && row+i < nr; i++ {
-			p.zeroRow[row+i] = k.Kind == cone.Zero
+		for i := row; i < row+k.Dim; i++ {
+			zero[i] = k.Kind == cone.Zero
 		}
 		row += k.Dim
 	}
+	nr := len(p.rowOf)
+	p.zeroRow = make([]bool, nr)
 	rlo, rhi := make([]float64, nr), make([]float64, nr)
-	for i := 0; i < nr; i++ {
-		rlo[i], rhi[i] = p.rowBounds(i)
+	for r, i := range p.rowOf {
+		p.zeroRow[r] = zero[i]
+		rlo[r], rhi[r] = p.rowBounds(r)
 	}
-	at := prob.A.Transpose() // column i = row i of A
-	rows := &sparse.CSC{Rows: n, Cols: nr, ColPtr: at.ColPtr[:nr+1], RowIdx: at.RowIdx[:at.ColPtr[nr]], Val: at.Val[:at.ColPtr[nr]]}
-	if err := lp.AddRows(rlo, rhi, rows); err != nil {
-		lp.Close()
-		return fmt.Errorf("model: Prepare: %w", err)
+	// The rows, transposed (column r = standard row rowOf[r]).
+	at := prob.A.Transpose()
+	t := sparse.NewTriplets(n, nr, prob.A.Nnz())
+	for r, i := range p.rowOf {
+		for k := at.ColPtr[i]; k < at.ColPtr[i+1]; k++ {
+			t.Append(at.RowIdx[k], r, at.Val[k])
+		}
+	}
+	if err := lp.AddRows(rlo, rhi, t.ToCSC()); err != nil {
+		return fail(err)
+	}
+	if prob.P != nil {
+		if err := lp.SetHessian(prob.P); err != nil {
+			return fail(err)
+		}
 	}
 	p.lp = lp
 	return nil
 }
 
-// rowBounds returns the HiGHS bounds of standard-form row i: a·x = b (zero)
-// or a·x ≤ b (nonnegative).
-func (p *Prepared) rowBounds(i int) (lo, hi float64) {
-	b := p.can.Problem.B[i]
-	if p.zeroRow[i] {
+// rowBounds returns the HiGHS bounds of HiGHS row r: a·x = b (zero) or
+// a·x ≤ b (nonnegative).
+func (p *Prepared) rowBounds(r int) (lo, hi float64) {
+	b := p.can.Problem.B[p.rowOf[r]]
+	if p.zeroRow[r] {
 		return b, b
 	}
 	return math.Inf(-1), b
@@ -144,7 +190,8 @@ func (p *Prepared) rowBounds(i int) (lo, hi float64) {
 // Canonical returns the standard form (its b, q and r follow SetParam).
 func (p *Prepared) Canonical() *Canonical { return p.can }
 
-// WarmStart reports whether re-solves start from the previous HiGHS basis.
+// WarmStart reports whether re-solves start from HiGHS's previous basis (an
+// LP) or solution (a QP on an explicit *highs.Solver); see Prepared.
 func (p *Prepared) WarmStart() bool { return p.lp != nil }
 
 // SetParam sets the values of parameter par (see Canonical.SetParam).
@@ -154,7 +201,7 @@ func (p *Prepared) SetParam(par *Param, values ...float64) error {
 		return err
 	}
 	for _, i := range rows {
-		p.dirtyRow[i] = true
+		p.dirty[i] = true
 	}
 	p.dirtyQ = p.dirtyQ || len(cols) > 0
 	return nil
@@ -169,16 +216,27 @@ func (p *Prepared) Solve(ctx context.Context) (*Result, error) {
 	start := time.Now()
 	c := p.can
 	prob := c.Problem
-	for i := range p.dirtyRow {
-		if i >= p.lpRows {
-			continue
+	if len(p.dirty) > 0 {
+		idx := make([]int, 0, len(p.dirty))
+		for i := range p.dirty {
+			if r, ok := p.hrow[i]; ok {
+				idx = append(idx, r)
+			} else {
+				// A parameter in a bound row cannot happen: bounds are
+				// constants (a parametric bound is a constraint row).
+				return nil, fmt.Errorf("model: Prepared.Solve: parameter row %d is not a HiGHS row", i)
+			}
 		}
-		lo, hi := p.rowBounds(i)
-		if err := p.lp.SetRowBounds(i, lo, hi); err != nil {
+		slices.Sort(idx)
+		lo, hi := make([]float64, len(idx)), make([]float64, len(idx))
+		for k, r := range idx {
+			lo[k], hi[k] = p.rowBounds(r)
+		}
+		if err := p.lp.SetRowBoundsSet(idx, lo, hi); err != nil {
 			return nil, fmt.Errorf("model: Prepared.Solve: %w", err)
 		}
+		clear(p.dirty)
 	}
-	clear(p.dirtyRow)
 	if p.dirtyQ {
 		if err := p.lp.SetCosts(prob.Q); err != nil {
 			return nil, fmt.Errorf("model: Prepared.Solve: %w", err)
@@ -219,8 +277,8 @@ func (p *Prepared) solution(lr *highs.LPResult) *solver.Solution {
 	m, n := prob.NumRows(), prob.NumVars()
 	sol.X = append([]float64(nil), lr.X...)
 	sol.Y = make([]float64, m)
-	for i := 0; i < p.lpRows; i++ {
-		sol.Y[i] = -lr.RowDual[i]
+	for r, i := range p.rowOf {
+		sol.Y[i] = -lr.RowDual[r]
 	}
 	if c.boundLo != nil {
 		for j := 0; j < n && j < len(c.boundLo); j++ {
@@ -242,12 +300,20 @@ func (p *Prepared) solution(lr *highs.LPResult) *solver.Solution {
 			sol.S[A.RowIdx[k]] -= A.Val[k] * sol.X[j]
 		}
 	}
-	obj := prob.R
+	// p* = ½xᵀPx + qᵀx + r, d* = −½xᵀPx − bᵀy + r.
+	var xpx float64
+	if prob.P != nil {
+		px := solver.SymMulVec(make([]float64, n), prob.P, sol.X)
+		for j, v := range px {
+			xpx += v * sol.X[j]
+		}
+	}
+	obj := prob.R + 0.5*xpx
 	for j, q := range prob.Q {
 		obj += q * sol.X[j]
 	}
 	sol.Objective = obj
-	dual := prob.R
+	dual := prob.R - 0.5*xpx
 	for i, y := range sol.Y {
 		dual -= prob.B[i] * y
 	}
@@ -258,7 +324,7 @@ func (p *Prepared) solution(lr *highs.LPResult) *solver.Solution {
 	return sol
 }
 
-// Close releases the HiGHS instance of a warm-started LP. It is safe to call
+// Close releases the HiGHS instance of a warm-started LP or QP. It is safe to call
 // twice.
 func (p *Prepared) Close() error {
 	if p.lp != nil {
