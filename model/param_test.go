@@ -7,7 +7,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/privopt/privopt/model"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
 )
 
 // paramLP builds min cᵀx s.t. Ax ≤ b, Σx = total, 0 ≤ x ≤ 10 with b either a
@@ -244,4 +248,104 @@ func TestObjectiveParamMaximize(t *testing.T) {
 			t.Fatalf("Theta = %v, want %v", th, v)
 		}
 	}
+}
+
+// A QP re-solved on an explicit HiGHS backend keeps one HiGHS instance with
+// its Hessian: min Σ ½xᵢ² − pᵢxᵢ s.t. 0 ≤ x ≤ u has the closed form
+// x = clip(p, 0, u), and the dual of xᵢ ≤ uᵢ is max(pᵢ − uᵢ, 0). A second,
+// lifted QP (½‖Fx − g‖² + pᵀx, whose residual is a lifting row block) must
+// match the interior-point method solved from scratch.
+func TestPreparedQPHighs(t *testing.T) {
+	m := model.New("clip")
+	x := m.Vector("x", 3)
+	m.Bound(x, 0, math.Inf(1))
+	up := m.LessEq("up", x.Expr(), model.Const(1, 1, 1))
+	u := m.RHSParam("u", up)
+	p := m.Parameter("p", 0, 0, 0)
+	m.Minimize(model.Expr{}, model.SumSquares(x.Expr()).Scale(0.5))
+	m.AddObjectiveDot(p, x.Expr().Neg())
+	prep, err := m.Prepare(model.SolveOptions{Solver: highs.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prep.Close()
+	if !prep.WarmStart() {
+		t.Fatal("a QP on an explicit HiGHS backend must keep its HiGHS instance")
+	}
+	for _, c := range []struct{ p, u []float64 }{
+		{[]float64{0.5, 2, -1}, []float64{1, 1, 1}},
+		{[]float64{0.6, 2.5, -1}, []float64{1, 1, 1}}, // costs only: the old point stays feasible
+		{[]float64{0.6, 2.5, 3}, []float64{0.2, 3, 1}},
+	} {
+		if err := prep.SetParam(p, c.p...); err != nil {
+			t.Fatal(err)
+		}
+		if err := prep.SetParam(u, c.u...); err != nil {
+			t.Fatal(err)
+		}
+		res, err := prep.Solve(context.Background())
+		if err != nil || !res.Status.OK() {
+			t.Fatalf("%v %+v", err, res)
+		}
+		if res.Solution.Solver != "highs" {
+			t.Fatalf("answered by %q, want highs", res.Solution.Solver)
+		}
+		want := 0.0
+		for i := range c.p {
+			xi := math.Min(math.Max(c.p[i], 0), c.u[i])
+			near(t, "x", res.Value(x)[i], xi, 1e-6)
+			near(t, "dual of x ≤ u", res.Dual(up)[i], math.Max(c.p[i]-c.u[i], 0), 1e-6)
+			want += 0.5*xi*xi - c.p[i]*xi
+		}
+		near(t, "objective", res.Objective, want, 1e-7)
+	}
+
+	rng := rand.New(rand.NewPCG(5, 5))
+	F := mat.NewDense(6, 4, nil)
+	for i := 0; i < 6; i++ {
+		for j := 0; j < 4; j++ {
+			F.Set(i, j, rng.NormFloat64())
+		}
+	}
+	g := model.Const(randVecT(rng, 6)...)
+	m2 := model.New("lifted")
+	y := m2.Vector("y", 4)
+	m2.Bound(y, -1, 1)
+	q := m2.Parameter("q", 0, 0, 0, 0)
+	m2.Minimize(model.Expr{}, model.SumSquares(model.MulDense(F, y.Expr()).Sub(g)).Scale(0.5))
+	m2.AddObjectiveDot(q, y.Expr())
+	prep2, err := m2.Prepare(model.SolveOptions{Solver: highs.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prep2.Close()
+	for k := 0; k < 3; k++ {
+		qv := randVecT(rng, 4)
+		if err := prep2.SetParam(q, qv...); err != nil {
+			t.Fatal(err)
+		}
+		res, err := prep2.Solve(context.Background())
+		if err != nil || !res.Status.OK() {
+			t.Fatalf("%v %+v", err, res)
+		}
+		if err := q.Set(qv...); err != nil {
+			t.Fatal(err)
+		}
+		ref, err := m2.Solve(context.Background(), model.SolveOptions{Solver: ipm.New()})
+		if err != nil || !ref.Status.OK() {
+			t.Fatalf("ipm: %v %+v", err, ref)
+		}
+		near(t, "lifted QP objective (HiGHS warm vs IPM)", res.Objective, ref.Objective, 1e-6)
+		for i, v := range ref.Value(y) {
+			near(t, "y", res.Value(y)[i], v, 1e-4)
+		}
+	}
+}
+
+func randVecT(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
 }

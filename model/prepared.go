@@ -27,15 +27,15 @@ import (
 //     previous optimal basis (without presolve).
 //   - A QP (the same with a quadratic objective) solved with an explicit
 //     *highs.Solver is kept the same way with its Hessian (highs.LP
-//     .SetHessian): HiGHS's active-set QP solver starts from the previous
-//     solution when it is still feasible (a change of costs), else from a
-//     phase-one LP. The default route solves QPs with the interior-point
-//     method (solver/auto), so it re-solves them cold.
+//     .SetHessian), which saves re-canonicalizing and reloading it. This is
+//     not a warm start of the solver: HiGHS 1.10's active-set QP solver
+//     runs as many iterations as from scratch (BENCHMARKS.md, "Modelling
+//     layer, round 2"). The default route solves QPs with the
+//     interior-point method (solver/auto).
 //   - Everything else (conic programs, QPs on the default route, other
 //     backends) is re-solved from scratch by the backend of the options,
 //     which saves the canonicalization only: the interior-point method has
-//     no warm start (BENCHMARKS.md, "Modelling layer, round 2": a shifted
-//     previous iterate did not reduce its iteration count).
+//     no warm start.
 //
 // Result.Solution.Solver names who answered. A Prepared is not safe for
 // concurrent use; Close releases the HiGHS instance.
@@ -190,8 +190,9 @@ func (p *Prepared) rowBounds(r int) (lo, hi float64) {
 // Canonical returns the standard form (its b, q and r follow SetParam).
 func (p *Prepared) Canonical() *Canonical { return p.can }
 
-// WarmStart reports whether re-solves start from HiGHS's previous basis (an
-// LP) or solution (a QP on an explicit *highs.Solver); see Prepared.
+// WarmStart reports whether re-solves use one persistent HiGHS instance (an
+// LP: from the previous basis; a QP on an explicit *highs.Solver: reloading
+// only what changed); see Prepared.
 func (p *Prepared) WarmStart() bool { return p.lp != nil }
 
 // SetParam sets the values of parameter par (see Canonical.SetParam).

@@ -84,11 +84,9 @@ func sortedOrder(v []int32) []int {
 // SetHessian sets the quadratic part ½xᵀPx of the objective (P: the upper
 // triangle of a symmetric positive semidefinite NumCols×NumCols matrix,
 // column-wise; nil or empty removes it), so the LP becomes a convex QP that
-// HiGHS solves with its active-set QP solver. That solver starts from the
-// previous solution when it is still primal feasible (HiGHS 1.10,
-// computeStartingPointHighs): a QP re-solved after a change of its costs
-// keeps its starting point, while a change of bounds that cuts the previous
-// solution off restarts from a feasibility (phase-one) LP.
+// HiGHS solves with its active-set QP solver. That solver does not start
+// from the previous solve: in HiGHS 1.10 a QP re-solved after a change of
+// costs or bounds takes as many iterations as a fresh one.
 func (lp *LP) SetHessian(P *sparse.CSC) error {
 	if err := lp.ok(); err != nil {
 		return err
@@ -142,3 +140,4 @@ func f64ptr(v []float64) *C.double {
 	}
 	return (*C.double)(unsafe.Pointer(&v[0]))
 }
+
