@@ -6,6 +6,7 @@
 //     side changes — 50 entries by up to ±5%, every entry by up to ±0.1%,
 //     every entry by up to ±5% — solved by HiGHS cold (build + canonicalize +
 //     solve) or warm (SetParam + re-solve from the previous basis);
+//
 //  2. 24 hourly DC-OPF solves of a pglib case (default
 //     pglib_opf_case2383wp_k) with the loads scaled by a daily profile,
 //     through grid.ParamOPF (load parameters; warm HiGHS for LPs) against

@@ -140,4 +140,3 @@ func f64ptr(v []float64) *C.double {
 	}
 	return (*C.double)(unsafe.Pointer(&v[0]))
 }
-
