@@ -23,13 +23,14 @@ type PathPoint struct {
 // FitPath returns the non-private fits w*(λ) of spec s (whose Lambda is
 // ignored) on data clipped to its bounds, for each λ in lambdas (each > 0 and
 // finite), in order. It builds and canonicalizes the model once, with λ as a
-// model parameter, and re-solves it per λ (model.Prepared): the
-// regularizer (λ/2)‖w‖² is written as λ·t with t ≥ ½‖w‖² (a rotated
-// second-order cone, 2·t·1 ≥ ‖w‖²; the feature weights only when
-// FreeIntercept), so λ enters the standard form as an objective coefficient
-// and a new λ is Prepared.SetParam away. The minimizers are those of Fit with
-// Spec.Lambda = λ, to within the solver's tolerance (the conic form has the
-// same minimizer as the quadratic one Fit solves; TestFitPathMatchesFit).
+// model parameter, and re-solves it per λ (model.Prepared). Parameters enter
+// only affine data, so λ is made an objective coefficient (pathParam): the
+// hinge and logistic objectives are divided by λ, the squared and Huber
+// ones get the regularizer (λ/2)‖w‖² as λ·t with t ≥ ½‖w‖² (the feature
+// weights only when FreeIntercept). A new λ is then Prepared.SetParam away.
+// The minimizers are those of Fit with Spec.Lambda = λ, to within the
+// solver's tolerance (each form has the minimizer of the quadratic one Fit
+// solves; TestFitPathMatchesFit).
 //
 // The default backend is the interior-point method (s.Solver overrides it),
 // which re-solves each λ from scratch: the saving is the model's build and
@@ -66,10 +67,7 @@ func FitPath(ctx context.Context, data Data, s Spec, lambdas []float64) ([]PathP
 	if s.FreeIntercept {
 		reg = w.Slice(0, d)
 	}
-	t := m.Scalar("ridge-epigraph")
-	m.RotatedCone("ridge", t.Expr(), model.Const(1), reg)
-	lam := m.Parameter("lambda", lambdas[0])
-	m.AddObjectiveDot(lam, t.Expr())
+	lam, scaled := pathParam(m, s, reg, clipped.N(), lambdas[0])
 	if err := m.Err(); err != nil {
 		return nil, &SolveError{What: "build", Err: err}
 	}
@@ -84,7 +82,11 @@ func FitPath(ctx context.Context, data Data, s Spec, lambdas []float64) ([]PathP
 	defer prep.Close()
 	out := make([]PathPoint, len(lambdas))
 	for i, l := range lambdas {
-		if err := prep.SetParam(lam, l); err != nil {
+		v := l
+		if scaled {
+			v = 1 / l
+		}
+		if err := prep.SetParam(lam, v); err != nil {
 			return nil, &SolveError{What: "fit path", Err: err}
 		}
 		res, err := prep.Solve(ctx)
@@ -108,4 +110,31 @@ func FitPath(ctx context.Context, data Data, s Spec, lambdas []float64) ([]PathP
 		out[i].W, out[i].Rebuilt = wl, true
 	}
 	return out, nil
+}
+
+// pathParam makes λ a parameter of the model m built by Spec.build with
+// Lambda = 0 (objective: the loss, reg the regularized weights) and returns
+// it with its initial value set for λ = lambda:
+//
+//   - hinge and logistic losses, linear in their epigraph variables (ξ or t:
+//     loss (1/n)Σξᵢ): the objective is divided by λ, giving
+//     (1/λ)(1/n)Σξᵢ + ½‖reg‖², which has the same minimizer and keeps the
+//     problem's class (a QP for the hinge loss); the parameter is θ = 1/λ,
+//     an objective coefficient (scaled = true);
+//   - squared and Huber losses, whose loss has a quadratic part: the
+//     regularizer is λ·t with t ≥ ½‖reg‖² (a rotated second-order cone,
+//     2·t·1 ≥ ‖reg‖²), and the parameter is λ (scaled = false).
+func pathParam(m *model.Model, s Spec, reg model.Expr, n int, lambda float64) (p *model.Param, scaled bool) {
+	epi := map[Loss]string{Hinge: "xi", Logistic: "t"}[s.Loss]
+	if v := m.VarByName(epi); epi != "" && v != nil {
+		p = m.Parameter("inverse-lambda", 1/lambda)
+		m.Minimize(model.Expr{}, model.SumSquares(reg).Scale(0.5))
+		m.AddObjectiveDot(p, v.Expr().Sum().Scale(1/float64(n)))
+		return p, true
+	}
+	t := m.Scalar("ridge-epigraph")
+	m.RotatedCone("ridge", t.Expr(), model.Const(1), reg)
+	p = m.Parameter("lambda", lambda)
+	m.AddObjectiveDot(p, t.Expr())
+	return p, false
 }

@@ -73,6 +73,7 @@ func TestFitPathMatchesFit(t *testing.T) {
 	// not be unique under the hinge loss) to √(2ε/λ) with ε = 1e-8.
 	for _, s := range []Spec{
 		{Loss: Hinge, Intercept: true, FreeIntercept: true},
+		{Loss: Logistic, Intercept: true},
 		{Loss: Squared, Nonnegative: true, Ordered: true},
 	} {
 		data := randomData(rng, 50, 3, s)
@@ -104,7 +105,7 @@ func TestFitPathMatchesFit(t *testing.T) {
 }
 
 // ermObjective is (1/n)Σℓ(x̃ᵢᵀw; yᵢ) + (λ/2)‖w‖² (feature weights only with
-// FreeIntercept) for the squared and hinge losses.
+// FreeIntercept) for the squared, hinge and logistic losses.
 func ermObjective(s Spec, data Data, w []float64) float64 {
 	a := s.design(data.X)
 	n, _ := a.Dims()
@@ -115,6 +116,8 @@ func ermObjective(s Spec, data Data, w []float64) float64 {
 		switch s.Loss {
 		case Hinge:
 			j += math.Max(0, 1-data.Y[i]*r.AtVec(i)) / float64(n)
+		case Logistic:
+			j += math.Log1p(math.Exp(-data.Y[i]*r.AtVec(i))) / float64(n)
 		default:
 			d := data.Y[i] - r.AtVec(i)
 			j += d * d / (2 * float64(n))

@@ -17,13 +17,18 @@
 //     solved by HiGHS, or re-solved through a cost parameter in the
 //     persistent HiGHS instance of model.Prepared (explicit *highs.Solver).
 //
+//  4. a λ path of package learn: learn.FitPath (one model with λ as a
+//     parameter, re-solved per λ) against learn.Fit per λ, on ridge,
+//     nonnegative ridge and hinge-loss problems, with the largest difference
+//     of the weights.
+//
 // Times are wall-clock medians over -reps repetitions (LP, QP) and per-hour
 // means (OPF). The LP's speed-up is also given per repetition (rebuild time
 // over parameter time of the same repetition; min, median and max), which is
 // robust to the load of a shared machine changing between repetitions.
 // Usage:
 //
-//	go run ./bench/paramresolve [-reps 5] [-case pglib_opf_case2383wp_k] [-skip-opf] [-skip-qp]
+//	go run ./bench/paramresolve [-reps 5] [-case pglib_opf_case2383wp_k] [-skip-opf] [-skip-qp] [-skip-path]
 package main
 
 import (
@@ -44,6 +49,7 @@ func main() {
 	caseName := flag.String("case", "pglib_opf_case2383wp_k", "pglib case for the hourly DC-OPF")
 	skipOPF := flag.Bool("skip-opf", false, "skip the DC-OPF part")
 	skipQP := flag.Bool("skip-qp", false, "skip the QP part")
+	skipPath := flag.Bool("skip-path", false, "skip the λ path part")
 	flag.Parse()
 	ctx := context.Background()
 	if err := runLP(ctx, *reps); err != nil {
@@ -52,6 +58,12 @@ func main() {
 	}
 	if !*skipQP {
 		if err := runQP(ctx, *reps); err != nil {
+			fmt.Fprintln(os.Stderr, "paramresolve:", err)
+			os.Exit(1)
+		}
+	}
+	if !*skipPath {
+		if err := runPath(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "paramresolve:", err)
 			os.Exit(1)
 		}
