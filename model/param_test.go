@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -124,7 +125,8 @@ func TestPreparedLPMatchesRebuild(t *testing.T) {
 
 // A conic program with a parametric centre: min ‖x − p‖₂ s.t. aᵀx ≤ 0 has the
 // closed form max(aᵀp, 0)/‖a‖; Param.Set, Canonical.SetParam and Prepared
-// agree with it.
+// (whose re-solves start the interior-point method from the previous
+// solution) agree with it.
 func TestParamConic(t *testing.T) {
 	a := []float64{1, 2, 2}
 	m := model.New("proj")
@@ -139,7 +141,8 @@ func TestParamConic(t *testing.T) {
 	if prep.WarmStart() {
 		t.Fatal("an SOCP cannot be warm-started on HiGHS")
 	}
-	for _, v := range [][]float64{{3, 0, 0}, {1, 1, 1}, {-1, 0, 0}, {0, 3, 3}} {
+	warm := 0
+	for _, v := range [][]float64{{3, 0, 0}, {1, 1, 1}, {-1, 0, 0}, {0, 3, 3}, {0, 3.1, 2.9}} {
 		want := math.Max(v[0]+2*v[1]+2*v[2], 0) / 3
 		if err := prep.SetParam(p, v...); err != nil {
 			t.Fatal(err)
@@ -148,11 +151,17 @@ func TestParamConic(t *testing.T) {
 		if err != nil || !res.Status.OK() {
 			t.Fatalf("%v %v", err, res)
 		}
+		if strings.HasPrefix(res.Diagnostic, "warm start") {
+			warm++
+		}
 		near(t, "prepared objective", res.Objective, want, 1e-6)
 		if err := p.Set(v...); err != nil {
 			t.Fatal(err)
 		}
 		near(t, "model objective", solveOK(t, m).Objective, want, 1e-6)
+	}
+	if warm == 0 {
+		t.Error("no re-solve started from the previous solution (ipm.Solver.SolveFrom)")
 	}
 }
 

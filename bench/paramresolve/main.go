@@ -17,7 +17,11 @@
 //     solved by HiGHS, or re-solved through a cost parameter in the
 //     persistent HiGHS instance of model.Prepared (explicit *highs.Solver).
 //
-//  4. a λ path of package learn: learn.FitPath (one model with λ as a
+//  4. interior-point re-solves of an LP (right-hand side ±0.1%, ±5%) and an
+//     SOCP (a projection whose centre moves ±5%): rebuild and cold start
+//     against model.Prepared, which starts from the previous solution
+//     (ipm.Solver.SolveFrom), with the mean iteration counts;
+//  5. a λ path of package learn: learn.FitPath (one model with λ as a
 //     parameter, re-solved per λ) against learn.Fit per λ, on ridge,
 //     nonnegative ridge and hinge-loss problems, with the largest difference
 //     of the weights.
@@ -28,7 +32,7 @@
 // robust to the load of a shared machine changing between repetitions.
 // Usage:
 //
-//	go run ./bench/paramresolve [-reps 5] [-case pglib_opf_case2383wp_k] [-skip-opf] [-skip-qp] [-skip-path]
+//	go run ./bench/paramresolve [-reps 5] [-case pglib_opf_case2383wp_k] [-skip-opf] [-skip-qp] [-skip-ipm] [-skip-path]
 package main
 
 import (
@@ -50,6 +54,7 @@ func main() {
 	skipOPF := flag.Bool("skip-opf", false, "skip the DC-OPF part")
 	skipQP := flag.Bool("skip-qp", false, "skip the QP part")
 	skipPath := flag.Bool("skip-path", false, "skip the λ path part")
+	skipIPM := flag.Bool("skip-ipm", false, "skip the interior-point warm-start part")
 	flag.Parse()
 	ctx := context.Background()
 	if err := runLP(ctx, *reps); err != nil {
@@ -58,6 +63,12 @@ func main() {
 	}
 	if !*skipQP {
 		if err := runQP(ctx, *reps); err != nil {
+			fmt.Fprintln(os.Stderr, "paramresolve:", err)
+			os.Exit(1)
+		}
+	}
+	if !*skipIPM {
+		if err := runIPM(ctx, *reps); err != nil {
 			fmt.Fprintln(os.Stderr, "paramresolve:", err)
 			os.Exit(1)
 		}
