@@ -21,6 +21,7 @@
 //     SOCP (a projection whose centre moves ±5%): rebuild and cold start
 //     against model.Prepared, which starts from the previous solution
 //     (ipm.Solver.SolveFrom), with the mean iteration counts;
+//
 //  5. a λ path of package learn: learn.FitPath (one model with λ as a
 //     parameter, re-solved per λ) against learn.Fit per λ, on ridge,
 //     nonnegative ridge and hinge-loss problems, with the largest difference
