@@ -26,13 +26,11 @@ import (
 //     parameter change becomes one batched change of row bounds or of the
 //     costs, and the next Solve starts the dual simplex method from the
 //     previous optimal basis (without presolve).
-//   - A QP (the same with a quadratic objective) solved with an explicit
-//     *highs.Solver is kept the same way with its Hessian (highs.LP
-//     .SetHessian), which saves re-canonicalizing and reloading it. This is
-//     not a warm start of the solver: HiGHS 1.10's active-set QP solver
-//     runs as many iterations as from scratch (BENCHMARKS.md, "Modelling
-//     layer, round 2"). The default route solves QPs with the
-//     interior-point method (solver/auto).
+//   - A QP on an explicit *highs.Solver is re-solved from scratch by that
+//     backend: HiGHS 1.10's active-set QP solver runs as many iterations in
+//     a persistent instance (highs.LP.SetHessian) as from scratch
+//     (BENCHMARKS.md, "Modelling layer, round 2"), so keeping one would only
+//     skip the backend's re-check of the answer.
 //   - Problems the interior-point method answers (an explicit *ipm.Solver;
 //     QPs and conic programs on the default route) are re-solved from the
 //     previous optimal solution, shifted into the interior of the cones
@@ -50,7 +48,7 @@ type Prepared struct {
 	can  *Canonical
 	opts SolveOptions
 
-	lp      *highs.LP // nil unless warm-started LP/QP
+	lp      *highs.LP // nil unless warm-started LP
 	rowOf   []int     // HiGHS row r is standard-form row rowOf[r]
 	hrow    map[int]int
 	zeroRow []bool // per HiGHS row: zero cone (equality) row
@@ -62,7 +60,7 @@ type Prepared struct {
 }
 
 // Prepare canonicalizes the model for repeated solves (see Prepared). The
-// options are those of every later Solve; for a warm-started LP or QP the
+// options are those of every later Solve; for a warm-started LP the
 // non-zero fields of opts.Settings override those of the *highs.Solver's
 // options.
 func (m *Model) Prepare(opts SolveOptions) (*Prepared, error) {
@@ -84,6 +82,12 @@ func (m *Model) Prepare(opts SolveOptions) (*Prepared, error) {
 			return p, nil
 		}
 	case *highs.Solver:
+		if can.Problem.P != nil {
+			// HiGHS 1.10's QP solver does not start from a previous solve
+			// (BENCHMARKS.md, "Modelling layer, round 2"): re-solve through
+			// the backend, with its re-check of the answer.
+			return p, nil
+		}
 		hopts = s.Options()
 	case *ipm.Solver:
 		p.ipm = s
@@ -115,9 +119,9 @@ func (m *Model) Prepare(opts SolveOptions) (*Prepared, error) {
 	return p, nil
 }
 
-// buildLP loads the LP or QP into a persistent HiGHS instance: the
-// constraint rows [0, boundRow) and the lifting rows [liftRow, NumRows) as
-// rows, the bound rows as column bounds, P as the Hessian.
+// buildLP loads the LP into a persistent HiGHS instance: the constraint
+// rows [0, boundRow) and any lifting rows [liftRow, NumRows) as rows, the
+// bound rows as column bounds.
 func (p *Prepared) buildLP(o highs.Options) error {
 	c := p.can
 	prob := c.Problem
@@ -182,11 +186,6 @@ func (p *Prepared) buildLP(o highs.Options) error {
 	if err := lp.AddRows(rlo, rhi, t.ToCSC()); err != nil {
 		return fail(err)
 	}
-	if prob.P != nil {
-		if err := lp.SetHessian(prob.P); err != nil {
-			return fail(err)
-		}
-	}
 	p.lp = lp
 	return nil
 }
@@ -204,9 +203,9 @@ func (p *Prepared) rowBounds(r int) (lo, hi float64) {
 // Canonical returns the standard form (its b, q and r follow SetParam).
 func (p *Prepared) Canonical() *Canonical { return p.can }
 
-// WarmStart reports whether re-solves use one persistent HiGHS instance (an
-// LP: from the previous basis; a QP on an explicit *highs.Solver: reloading
-// only what changed); see Prepared.
+// WarmStart reports whether re-solves start from the previous HiGHS basis
+// (an LP on the default route or HiGHS); see Prepared for the interior-point
+// warm start.
 func (p *Prepared) WarmStart() bool { return p.lp != nil }
 
 // SetParam sets the values of parameter par (see Canonical.SetParam).
@@ -347,20 +346,12 @@ func (p *Prepared) solution(lr *highs.LPResult) *solver.Solution {
 			sol.S[A.RowIdx[k]] -= A.Val[k] * sol.X[j]
 		}
 	}
-	// p* = ½xᵀPx + qᵀx + r, d* = −½xᵀPx − bᵀy + r.
-	var xpx float64
-	if prob.P != nil {
-		px := solver.SymMulVec(make([]float64, n), prob.P, sol.X)
-		for j, v := range px {
-			xpx += v * sol.X[j]
-		}
-	}
-	obj := prob.R + 0.5*xpx
+	obj := prob.R
 	for j, q := range prob.Q {
 		obj += q * sol.X[j]
 	}
 	sol.Objective = obj
-	dual := prob.R - 0.5*xpx
+	dual := prob.R
 	for i, y := range sol.Y {
 		dual -= prob.B[i] * y
 	}
@@ -371,7 +362,7 @@ func (p *Prepared) solution(lr *highs.LPResult) *solver.Solution {
 	return sol
 }
 
-// Close releases the HiGHS instance of a warm-started LP or QP. It is safe to call
+// Close releases the HiGHS instance of a warm-started LP. It is safe to call
 // twice.
 func (p *Prepared) Close() error {
 	if p.lp != nil {

@@ -14,8 +14,8 @@
 //
 //  3. a QP (1,500 variables, 300 rows of package internal/randlp with the
 //     objective ½‖x‖² + cᵀx) whose costs c change by up to ±5%, rebuilt and
-//     solved by HiGHS, or re-solved through a cost parameter in the
-//     persistent HiGHS instance of model.Prepared (explicit *highs.Solver).
+//     solved by HiGHS, or re-solved in one persistent HiGHS instance
+//     (highs.LP with SetHessian): does HiGHS's QP solver warm-start?
 //
 //  4. interior-point re-solves of an LP (right-hand side ±0.1%, ±5%) and an
 //     SOCP (a projection whose centre moves ±5%): rebuild and cold start
@@ -33,7 +33,7 @@
 // robust to the load of a shared machine changing between repetitions.
 // Usage:
 //
-//	go run ./bench/paramresolve [-reps 5] [-case pglib_opf_case2383wp_k] [-skip-opf] [-skip-qp] [-skip-ipm] [-skip-path]
+//	go run ./bench/paramresolve [-reps 5] [-case pglib_opf_case2383wp_k] [-skip-lp] [-skip-opf] [-skip-qp] [-skip-ipm] [-skip-path]
 package main
 
 import (
@@ -53,14 +53,17 @@ func main() {
 	reps := flag.Int("reps", 3, "repetitions per LP scenario")
 	caseName := flag.String("case", "pglib_opf_case2383wp_k", "pglib case for the hourly DC-OPF")
 	skipOPF := flag.Bool("skip-opf", false, "skip the DC-OPF part")
+	skipLP := flag.Bool("skip-lp", false, "skip the 10,000-variable LP part")
 	skipQP := flag.Bool("skip-qp", false, "skip the QP part")
 	skipPath := flag.Bool("skip-path", false, "skip the λ path part")
 	skipIPM := flag.Bool("skip-ipm", false, "skip the interior-point warm-start part")
 	flag.Parse()
 	ctx := context.Background()
-	if err := runLP(ctx, *reps); err != nil {
-		fmt.Fprintln(os.Stderr, "paramresolve:", err)
-		os.Exit(1)
+	if !*skipLP {
+		if err := runLP(ctx, *reps); err != nil {
+			fmt.Fprintln(os.Stderr, "paramresolve:", err)
+			os.Exit(1)
+		}
 	}
 	if !*skipQP {
 		if err := runQP(ctx, *reps); err != nil {
