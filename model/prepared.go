@@ -54,6 +54,8 @@ type Prepared struct {
 	zeroRow []bool // per HiGHS row: zero cone (equality) row
 	dirty   map[int]bool
 	dirtyQ  bool
+	// tolerances of the re-check of a HiGHS answer (highs.Options.CertifyTolerances)
+	certTol, certReduced float64
 
 	ipm  *ipm.Solver      // the interior-point backend of warm re-solves, nil if none
 	prev *solver.Solution // its previous optimal solution
@@ -113,6 +115,7 @@ func (m *Model) Prepare(opts SolveOptions) (*Prepared, error) {
 			hopts.Log = set.Log
 		}
 	}
+	p.certTol, p.certReduced = hopts.CertifyTolerances()
 	if err := p.buildLP(hopts); err != nil {
 		return nil, err
 	}
@@ -312,7 +315,8 @@ func (p *Prepared) solveIPM(ctx context.Context) (*Result, error) {
 // solution maps a HiGHS LP result to the standard form: y = −λ on rows
 // (Px + q + Aᵀy = 0 with HiGHS's d = q − Aᵀλ), and the reduced cost dⱼ of a
 // column split onto its bound rows (dⱼ = y_lo − y_hi: y_lo = dⱼ when dⱼ > 0,
-// y_hi = −dⱼ when dⱼ < 0).
+// y_hi = −dⱼ when dⱼ < 0); the point is certified as highs.Solver.Solve
+// certifies its answers (solver.Certify).
 func (p *Prepared) solution(lr *highs.LPResult) *solver.Solution {
 	c := p.can
 	prob := c.Problem
@@ -356,9 +360,9 @@ func (p *Prepared) solution(lr *highs.LPResult) *solver.Solution {
 		dual -= prob.B[i] * y
 	}
 	sol.DualObjective = dual
-	if acc, err := solver.Measure(prob, sol.X, sol.S, sol.Y); err == nil {
-		sol.Accuracy = acc
-	}
+	// The re-check highs.Solver.Solve applies: an answer missing the
+	// tolerances is reported AlmostOptimal or NumericalError.
+	sol.Accuracy = solver.Certify(prob, sol, p.certTol, p.certReduced)
 	return sol
 }
 

@@ -140,3 +140,10 @@ func f64ptr(v []float64) *C.double {
 	}
 	return (*C.double)(unsafe.Pointer(&v[0]))
 }
+
+// CertifyTolerances returns the tolerances with which Solver.Solve re-checks
+// an optimum on the caller's data (solver.Certify): CertifyTolerance (default
+// 1e-7) and the reduced tolerance max(1e-5, 100× the feasibility
+// tolerances). Code that maps an LP's answer to a solver.Solution certifies
+// it with them, so that Optimal means the same as from Solver.Solve.
+func (o Options) CertifyTolerances() (tol, reduced float64) { return o.certifyTol(), o.verifyTol() }
