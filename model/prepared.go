@@ -25,7 +25,8 @@ import (
 //     instance (highs.LP): the variable-bound rows become column bounds, a
 //     parameter change becomes one batched change of row bounds or of the
 //     costs, and the next Solve starts the dual simplex method from the
-//     previous optimal basis (without presolve).
+//     previous optimal basis (without presolve). Its answer is re-checked
+//     as the HiGHS backend re-checks its own (solver.Certify).
 //   - A QP on an explicit *highs.Solver is re-solved from scratch by that
 //     backend: HiGHS 1.10's active-set QP solver runs as many iterations in
 //     a persistent instance (highs.LP.SetHessian) as from scratch
