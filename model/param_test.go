@@ -358,3 +358,31 @@ func randVecT(rng *rand.Rand, n int) []float64 {
 	}
 	return v
 }
+
+// SetIPMWarmStart(false) makes every re-solve start cold (no "warm start"
+// diagnostic) with the same answers.
+func TestPreparedIPMWarmStartOff(t *testing.T) {
+	m := model.New("proj")
+	x := m.Vector("x", 3)
+	p := m.Parameter("p", 3, 0, 0)
+	m.LessEq("half", x.Expr().Dot([]float64{1, 2, 2}), model.Const(0))
+	m.MinimizeFn(model.Norm2(model.AsFn(x).Sub(p)))
+	prep, err := m.Prepare(model.SolveOptions{Solver: ipm.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep.SetIPMWarmStart(false)
+	for _, v := range [][]float64{{3, 0, 0}, {3, 0.1, 0}, {1, 1, 1}} {
+		if err := prep.SetParam(p, v...); err != nil {
+			t.Fatal(err)
+		}
+		res, err := prep.Solve(context.Background())
+		if err != nil || !res.Status.OK() {
+			t.Fatalf("%v %v", err, res)
+		}
+		if strings.Contains(res.Diagnostic, "warm start") {
+			t.Fatalf("warm start after SetIPMWarmStart(false): %q", res.Diagnostic)
+		}
+		near(t, "objective", res.Objective, math.Max(v[0]+2*v[1]+2*v[2], 0)/3, 1e-6)
+	}
+}

@@ -58,8 +58,22 @@ type Prepared struct {
 	// tolerances of the re-check of a HiGHS answer (highs.Options.CertifyTolerances)
 	certTol, certReduced float64
 
-	ipm  *ipm.Solver      // the interior-point backend of warm re-solves, nil if none
-	prev *solver.Solution // its previous optimal solution
+	ipm    *ipm.Solver      // the interior-point backend of warm re-solves, nil if none
+	prev   *solver.Solution // its previous optimal solution
+	noWarm bool             // SetIPMWarmStart(false)
+}
+
+// SetIPMWarmStart turns the interior-point warm start of later Solve calls
+// on (the default) or off (every re-solve then starts cold, as Model.Solve
+// does). Whether the warm start saves iterations depends on the change
+// between solves: learn.FitPath turns it off for its hinge path, where the
+// objective changes by a factor 1.44 per step and the warm start cost 22%
+// more iterations (BENCHMARKS.md, "Modelling layer, round 2").
+func (p *Prepared) SetIPMWarmStart(on bool) {
+	p.noWarm = !on
+	if !on {
+		p.prev = nil
+	}
 }
 
 // Prepare canonicalizes the model for repeated solves (see Prepared). The
@@ -307,7 +321,7 @@ func (p *Prepared) solveIPM(ctx context.Context) (*Result, error) {
 	}
 	res, err := p.can.Solve(ctx, p.opts)
 	p.prev = nil
-	if err == nil && res.Status.OK() && res.Solution != nil && res.Solution.Solver == "ipm" && p.ipm != nil {
+	if err == nil && !p.noWarm && res.Status.OK() && res.Solution != nil && res.Solution.Solver == "ipm" && p.ipm != nil {
 		p.prev = res.Solution
 	}
 	return res, err
