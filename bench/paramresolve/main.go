@@ -59,32 +59,20 @@ func main() {
 	skipIPM := flag.Bool("skip-ipm", false, "skip the interior-point warm-start part")
 	flag.Parse()
 	ctx := context.Background()
-	if !*skipLP {
-		if err := runLP(ctx, *reps); err != nil {
-			fmt.Fprintln(os.Stderr, "paramresolve:", err)
-			os.Exit(1)
+	for _, part := range []struct {
+		skip bool
+		run  func() error
+	}{
+		{*skipLP, func() error { return runLP(ctx, *reps) }},
+		{*skipQP, func() error { return runQP(ctx, *reps) }},
+		{*skipIPM, func() error { return runIPM(ctx, *reps) }},
+		{*skipPath, func() error { return runPath(ctx) }},
+		{*skipOPF, func() error { return runOPF(ctx, *caseName) }},
+	} {
+		if part.skip {
+			continue
 		}
-	}
-	if !*skipQP {
-		if err := runQP(ctx, *reps); err != nil {
-			fmt.Fprintln(os.Stderr, "paramresolve:", err)
-			os.Exit(1)
-		}
-	}
-	if !*skipIPM {
-		if err := runIPM(ctx, *reps); err != nil {
-			fmt.Fprintln(os.Stderr, "paramresolve:", err)
-			os.Exit(1)
-		}
-	}
-	if !*skipPath {
-		if err := runPath(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "paramresolve:", err)
-			os.Exit(1)
-		}
-	}
-	if !*skipOPF {
-		if err := runOPF(ctx, *caseName); err != nil {
+		if err := part.run(); err != nil {
 			fmt.Fprintln(os.Stderr, "paramresolve:", err)
 			os.Exit(1)
 		}
