@@ -70,5 +70,6 @@
 // existing constraint's right-hand side into one. Model.Prepare
 // canonicalizes once; Prepared.SetParam updates b, q, r in place and
 // Prepared.Solve re-solves, warm-started from the previous HiGHS basis for
-// LPs.
+// LPs and from the previous solution for problems the interior-point method
+// answers (ipm.Solver.SolveFrom); see Prepared.
 package model

@@ -5,9 +5,14 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/privopt/privopt/model"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
 )
 
 // paramLP builds min cᵀx s.t. Ax ≤ b, Σx = total, 0 ≤ x ≤ 10 with b either a
@@ -120,7 +125,8 @@ func TestPreparedLPMatchesRebuild(t *testing.T) {
 
 // A conic program with a parametric centre: min ‖x − p‖₂ s.t. aᵀx ≤ 0 has the
 // closed form max(aᵀp, 0)/‖a‖; Param.Set, Canonical.SetParam and Prepared
-// agree with it.
+// (whose re-solves start the interior-point method from the previous
+// solution) agree with it.
 func TestParamConic(t *testing.T) {
 	a := []float64{1, 2, 2}
 	m := model.New("proj")
@@ -135,7 +141,8 @@ func TestParamConic(t *testing.T) {
 	if prep.WarmStart() {
 		t.Fatal("an SOCP cannot be warm-started on HiGHS")
 	}
-	for _, v := range [][]float64{{3, 0, 0}, {1, 1, 1}, {-1, 0, 0}, {0, 3, 3}} {
+	warm := 0
+	for _, v := range [][]float64{{3, 0, 0}, {1, 1, 1}, {-1, 0, 0}, {0, 3, 3}, {0, 3.1, 2.9}} {
 		want := math.Max(v[0]+2*v[1]+2*v[2], 0) / 3
 		if err := prep.SetParam(p, v...); err != nil {
 			t.Fatal(err)
@@ -144,11 +151,17 @@ func TestParamConic(t *testing.T) {
 		if err != nil || !res.Status.OK() {
 			t.Fatalf("%v %v", err, res)
 		}
+		if strings.HasPrefix(res.Diagnostic, "warm start") {
+			warm++
+		}
 		near(t, "prepared objective", res.Objective, want, 1e-6)
 		if err := p.Set(v...); err != nil {
 			t.Fatal(err)
 		}
 		near(t, "model objective", solveOK(t, m).Objective, want, 1e-6)
+	}
+	if warm == 0 {
+		t.Error("no re-solve started from the previous solution (ipm.Solver.SolveFrom)")
 	}
 }
 
@@ -243,5 +256,133 @@ func TestObjectiveParamMaximize(t *testing.T) {
 		if th := can.Theta(); th[0] != v[0] || th[2] != v[2] {
 			t.Fatalf("Theta = %v, want %v", th, v)
 		}
+	}
+}
+
+// A QP prepared for an explicit HiGHS backend is re-solved by that backend
+// (HiGHS's QP solver has no warm start): min Σ ½xᵢ² − pᵢxᵢ s.t. 0 ≤ x ≤ u
+// has the closed form x = clip(p, 0, u), and the dual of xᵢ ≤ uᵢ is
+// max(pᵢ − uᵢ, 0). A second, lifted QP (½‖Fx − g‖² + pᵀx) must match the
+// interior-point method solved from scratch.
+func TestPreparedQPHighs(t *testing.T) {
+	m := model.New("clip")
+	x := m.Vector("x", 3)
+	m.Bound(x, 0, math.Inf(1))
+	up := m.LessEq("up", x.Expr(), model.Const(1, 1, 1))
+	u := m.RHSParam("u", up)
+	p := m.Parameter("p", 0, 0, 0)
+	m.Minimize(model.Expr{}, model.SumSquares(x.Expr()).Scale(0.5))
+	m.AddObjectiveDot(p, x.Expr().Neg())
+	prep, err := m.Prepare(model.SolveOptions{Solver: highs.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prep.Close()
+	if prep.WarmStart() {
+		t.Fatal("a QP on HiGHS has no warm start")
+	}
+	for _, c := range []struct{ p, u []float64 }{
+		{[]float64{0.5, 2, -1}, []float64{1, 1, 1}},
+		{[]float64{0.6, 2.5, -1}, []float64{1, 1, 1}}, // costs only: the old point stays feasible
+		{[]float64{0.6, 2.5, 3}, []float64{0.2, 3, 1}},
+	} {
+		if err := prep.SetParam(p, c.p...); err != nil {
+			t.Fatal(err)
+		}
+		if err := prep.SetParam(u, c.u...); err != nil {
+			t.Fatal(err)
+		}
+		res, err := prep.Solve(context.Background())
+		if err != nil || !res.Status.OK() {
+			t.Fatalf("%v %+v", err, res)
+		}
+		if res.Solution.Solver != "highs" {
+			t.Fatalf("answered by %q, want highs", res.Solution.Solver)
+		}
+		want := 0.0
+		for i := range c.p {
+			xi := math.Min(math.Max(c.p[i], 0), c.u[i])
+			near(t, "x", res.Value(x)[i], xi, 1e-6)
+			near(t, "dual of x ≤ u", res.Dual(up)[i], math.Max(c.p[i]-c.u[i], 0), 1e-6)
+			want += 0.5*xi*xi - c.p[i]*xi
+		}
+		near(t, "objective", res.Objective, want, 1e-7)
+	}
+
+	rng := rand.New(rand.NewPCG(5, 5))
+	F := mat.NewDense(6, 4, nil)
+	for i := 0; i < 6; i++ {
+		for j := 0; j < 4; j++ {
+			F.Set(i, j, rng.NormFloat64())
+		}
+	}
+	g := model.Const(randVecT(rng, 6)...)
+	m2 := model.New("lifted")
+	y := m2.Vector("y", 4)
+	m2.Bound(y, -1, 1)
+	q := m2.Parameter("q", 0, 0, 0, 0)
+	m2.Minimize(model.Expr{}, model.SumSquares(model.MulDense(F, y.Expr()).Sub(g)).Scale(0.5))
+	m2.AddObjectiveDot(q, y.Expr())
+	prep2, err := m2.Prepare(model.SolveOptions{Solver: highs.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prep2.Close()
+	for k := 0; k < 3; k++ {
+		qv := randVecT(rng, 4)
+		if err := prep2.SetParam(q, qv...); err != nil {
+			t.Fatal(err)
+		}
+		res, err := prep2.Solve(context.Background())
+		if err != nil || !res.Status.OK() {
+			t.Fatalf("%v %+v", err, res)
+		}
+		if err := q.Set(qv...); err != nil {
+			t.Fatal(err)
+		}
+		ref, err := m2.Solve(context.Background(), model.SolveOptions{Solver: ipm.New()})
+		if err != nil || !ref.Status.OK() {
+			t.Fatalf("ipm: %v %+v", err, ref)
+		}
+		near(t, "lifted QP objective (HiGHS vs IPM)", res.Objective, ref.Objective, 1e-6)
+		for i, v := range ref.Value(y) {
+			near(t, "y", res.Value(y)[i], v, 1e-4)
+		}
+	}
+}
+
+func randVecT(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
+}
+
+// SetIPMWarmStart(false) makes every re-solve start cold (no "warm start"
+// diagnostic) with the same answers.
+func TestPreparedIPMWarmStartOff(t *testing.T) {
+	m := model.New("proj")
+	x := m.Vector("x", 3)
+	p := m.Parameter("p", 3, 0, 0)
+	m.LessEq("half", x.Expr().Dot([]float64{1, 2, 2}), model.Const(0))
+	m.MinimizeFn(model.Norm2(model.AsFn(x).Sub(p)))
+	prep, err := m.Prepare(model.SolveOptions{Solver: ipm.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep.SetIPMWarmStart(false)
+	for _, v := range [][]float64{{3, 0, 0}, {3, 0.1, 0}, {1, 1, 1}} {
+		if err := prep.SetParam(p, v...); err != nil {
+			t.Fatal(err)
+		}
+		res, err := prep.Solve(context.Background())
+		if err != nil || !res.Status.OK() {
+			t.Fatalf("%v %v", err, res)
+		}
+		if strings.Contains(res.Diagnostic, "warm start") {
+			t.Fatalf("warm start after SetIPMWarmStart(false): %q", res.Diagnostic)
+		}
+		near(t, "objective", res.Objective, math.Max(v[0]+2*v[1]+2*v[2], 0)/3, 1e-6)
 	}
 }

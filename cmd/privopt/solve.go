@@ -30,7 +30,7 @@ const solveUsage = `Usage: privopt solve FILE [--json] [--format F] [--time-limi
 Solves the problem in FILE (.cbf: Conic Benchmark Format; .mps, .qps, .sif:
 MPS/QPS, free or fixed; .lp: CPLEX LP format; any of them gzipped with a
 further .gz) and prints a summary, or with --json an object
-  {"status", "objective", "x", "duals", "reduced_costs", "solver",
+  {"status", "objective", "x", "duals", "psd_duals", "reduced_costs", "solver",
    "fallback", "iterations", "diagnostic", "accuracy",
    "time": {"read", "build", "solve", "total"}}
 where objective is in the file's sense (min or max), x lists the CBF scalar
@@ -42,15 +42,19 @@ Duals, in the file's sense (present when the status is optimal):
     price ∂objective/∂(active bound of the row) (0 for an inactive row), and
     "reduced_costs" one per column, d = c + Hx − Aᵀ·duals, the shadow price of
     the column's active bound (0 for a column between its bounds);
-  .cbf: "duals" has one entry per scalar constraint (CON rows, then none for
-    PSDCON), the dual variable y of the CBF dual problem (y in the dual cone,
+  .cbf: "duals" has one entry per scalar constraint (CON rows; PSDCON rows
+    are in "psd_duals"), the dual variable y of the CBF dual problem (y in the dual cone,
     Aᵀy = c for OBJSENSE MIN, Aᵀy = −c for MAX: the file's objective changes
     by −y·δb per change δb of the constraint's constant b for MIN), null for
     rows in the free cone F; for L- rows privopt stores −g, so their dual is
     reported for −g, and EXP*/POW* rows are reported for privopt's scaled
     coordinates; "reduced_costs" has one entry per scalar variable, the part
     c − Aᵀy of the objective not explained by the constraints (the dual of the
-    variable's cone domain; 0 for free variables).
+    variable's cone domain; 0 for free variables); "psd_duals" has one n×n
+    matrix (a list of rows) per PSD constraint F(x) = Σ F_j x_j + G ⪰ 0,
+    in file order: the dual matrix Y ⪰ 0 (with the sign convention of
+    "duals"), with <F_j, Y> its part of the dual equation for x_j and
+    <Y, F(x)> = 0 at an optimum; absent when the file has no PSDCON.
 "accuracy" re-checks an optimal answer on the file's data: relative
 "primal_residual", "dual_residual", "gap", "primal_cone", "dual_cone",
 "sensitivity", and the "primal_objective" and "dual_objective" of the
@@ -77,6 +81,7 @@ type solveOutput struct {
 	Objective    *float64        `json:"objective"`
 	X            []float64       `json:"x"`
 	Duals        []*float64      `json:"duals,omitempty"`
+	PSDDuals     [][][]float64   `json:"psd_duals,omitempty"`
 	ReducedCosts []float64       `json:"reduced_costs,omitempty"`
 	Solver       string          `json:"solver"`
 	Fallback     string          `json:"fallback,omitempty"`
@@ -111,6 +116,8 @@ type loaded struct {
 	nScalar  int // leading columns reported as x
 	// duals maps the standard-form duals to the file's (see solveUsage)
 	duals func(sol *solver.Solution) (duals []*float64, reduced []float64)
+	// psdDuals returns the dual matrix of every PSD constraint (CBF only)
+	psdDuals func(sol *solver.Solution) [][][]float64
 }
 
 // solveAbandonable runs the backend in its own goroutine and returns its
@@ -190,7 +197,8 @@ func loadProblem(ctx context.Context, path, format string) (*loaded, error) {
 			return nil, err
 		}
 		return &loaded{problem: f.Problem, format: fmt.Sprintf("CBF v%d", f.Version), maximize: f.Maximize, nScalar: f.NumScalarVars,
-			duals: func(sol *solver.Solution) ([]*float64, []float64) { return cbfDuals(f, sol) }}, nil
+			duals:    func(sol *solver.Solution) ([]*float64, []float64) { return cbfDuals(f, sol) },
+			psdDuals: func(sol *solver.Solution) [][][]float64 { return cbfPSDDuals(f, sol) }}, nil
 	}
 	var m *mathprog.Model
 	if format == "lp" {
@@ -290,6 +298,44 @@ func cbfDuals(f *cbf.File, sol *solver.Solution) ([]*float64, []float64) {
 		reduced[j] = sigma * g[j]
 	}
 	return duals, reduced
+}
+
+// cbfPSDDuals returns the dual matrix of every CBF PSD constraint
+// Σⱼ Fⱼxⱼ + G ⪰ 0, in file order: σ·Y with Y = smat(y) ⪰ 0 the dual of the
+// constraint's svec block (σ = −1 for OBJSENSE MAX, as for scalar rows),
+// unpacked to a full symmetric matrix (off-diagonal svec entries divided by
+// √2), so that the objective of a minimization changes by −⟨Y, δG⟩ per
+// change δG of the constant matrix, and for OBJSENSE MIN the CBF dual reads
+// Σᵢ aᵢⱼyᵢ + ⟨Fⱼ, Y⟩ = cⱼ for a free scalar variable j.
+func cbfPSDDuals(f *cbf.File, sol *solver.Solution) [][][]float64 {
+	if len(f.PSDConRows) == 0 {
+		return nil
+	}
+	sigma := 1.0
+	if f.Maximize {
+		sigma = -1
+	}
+	p := f.Problem
+	out := make([][][]float64, len(f.PSDConRows))
+	for c, r := range f.PSDConRows {
+		y := make([]float64, psdBlockDim(p, r))
+		for k := range y {
+			y[k] = sigma * sol.Y[r+k]
+		}
+		Y, err := cone.SMat(nil, y) // the block of a PSD cone has a triangular length
+		if err != nil {
+			continue
+		}
+		n := Y.SymmetricDim()
+		out[c] = make([][]float64, n)
+		for i := range out[c] {
+			out[c][i] = make([]float64, n)
+			for j := range out[c][i] {
+				out[c][i][j] = Y.At(i, j)
+			}
+		}
+	}
+	return out
 }
 
 // psdBlockDim returns the dimension of the cone block starting at row r.
@@ -417,6 +463,9 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		out.X = sol.X[:ld.nScalar]
 		if len(sol.Y) == p.NumRows() {
 			out.Duals, out.ReducedCosts = ld.duals(sol)
+			if ld.psdDuals != nil {
+				out.PSDDuals = ld.psdDuals(sol)
+			}
 		}
 	}
 	out.Time.Read = tRead.Seconds()

@@ -8,8 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -276,4 +279,137 @@ func TestSolveStdinNeedsFormat(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "--format") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
+}
+
+// "psd_duals" reports the dual matrix of each PSD constraint: two closed
+// forms (λ_max(A) = 3 with Y = vvᵀ for the top eigenvector v, and a 2×2
+// maximization whose dual has the sign convention of "duals"), and a random
+// 10×10 SDP checked on the file's own data: Y ⪰ 0, the dual equations
+// ⟨Fⱼ, Y⟩ = cⱼ read from HCOORD, and complementarity ⟨Y, F(x)⟩ = 0.
+func TestSolvePSDDuals(t *testing.T) {
+	type psdOut struct {
+		Objective *float64      `json:"objective"`
+		X         []float64     `json:"x"`
+		PSDDuals  [][][]float64 `json:"psd_duals"`
+	}
+	run := func(path string) psdOut {
+		t.Helper()
+		code, out, errs := runCmd(t, "solve", "--json", path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", path, code, errs)
+		}
+		var got psdOut
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.PSDDuals) != 1 {
+			t.Fatalf("%s: psd_duals = %v, want one matrix", path, got.PSDDuals)
+		}
+		return got
+	}
+	flat := func(y [][]float64) []float64 {
+		var v []float64
+		for _, r := range y {
+			v = append(v, r...)
+		}
+		return v
+	}
+	got := run(solveFile("lambdamax.cbf"))
+	checkVec(t, "λ_max objective", []float64{*got.Objective}, []float64{3})
+	checkVec(t, "λ_max dual matrix", flat(got.PSDDuals[0]), []float64{0.5, 0.5, 0, 0.5, 0.5, 0, 0, 0, 0})
+	got = run(solveFile("psdmax.cbf"))
+	checkVec(t, "2×2 objective", []float64{*got.Objective}, []float64{1})
+	checkVec(t, "2×2 dual matrix (MAX: sign of duals)", flat(got.PSDDuals[0]), []float64{-0.5, 0.5, 0.5, -0.5})
+
+	path := filepath.Join("..", "..", "solver", "ipm", "testdata", "crosscheck", "sdp1.cbf")
+	got = run(path)
+	c, H, D := readPSDCBF(t, path)
+	Y := got.PSDDuals[0]
+	n := len(Y)
+	var eig mat.EigenSym
+	ys := mat.NewSymDense(n, flat(Y))
+	if !eig.Factorize(ys, false) {
+		t.Fatal("eigendecomposition of Y failed")
+	}
+	ynorm := mat.Norm(ys, 2)
+	if lo := eig.Values(nil)[0]; lo < -1e-7*ynorm {
+		t.Errorf("Y has eigenvalue %v < 0", lo)
+	}
+	inner := func(F map[[2]int]float64) float64 { // ⟨F, Y⟩ from F's lower triangle
+		s := 0.0
+		for kl, v := range F {
+			if kl[0] == kl[1] {
+				s += v * Y[kl[0]][kl[1]]
+			} else {
+				s += 2 * v * Y[kl[0]][kl[1]]
+			}
+		}
+		return s
+	}
+	Fx := map[[2]int]float64{}
+	for kl, v := range D {
+		Fx[kl] += v
+	}
+	for j, cj := range c {
+		if d := inner(H[j]) - cj; math.Abs(d) > 1e-6*(1+math.Abs(cj)) {
+			t.Errorf("dual equation %d: ⟨F_j, Y⟩ − c_j = %v", j, d)
+		}
+		for kl, v := range H[j] {
+			Fx[kl] += v * got.X[j]
+		}
+	}
+	if cs := inner(Fx); math.Abs(cs) > 1e-6*(1+ynorm) {
+		t.Errorf("complementarity ⟨Y, F(x)⟩ = %v", cs)
+	}
+}
+
+// readPSDCBF reads the objective c, the HCOORD matrices Fⱼ and the DCOORD
+// matrix G (lower triangles) of a CBF file with one PSD constraint and free
+// scalar variables, independently of package cbf.
+func readPSDCBF(t *testing.T, path string) (c []float64, H []map[[2]int]float64, D map[[2]int]float64) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			lines = append(lines, l)
+		}
+	}
+	D = map[[2]int]float64{}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for i := 0; i < len(lines); i++ {
+		switch lines[i] {
+		case "VAR":
+			nv := int(num(strings.Fields(lines[i+1])[0]))
+			c = make([]float64, nv)
+			H = make([]map[[2]int]float64, nv)
+			for j := range H {
+				H[j] = map[[2]int]float64{}
+			}
+		case "OBJACOORD", "HCOORD", "DCOORD":
+			cnt := int(num(lines[i+1]))
+			for k := 0; k < cnt; k++ {
+				f := strings.Fields(lines[i+2+k])
+				switch lines[i] {
+				case "OBJACOORD":
+					c[int(num(f[0]))] = num(f[1])
+				case "HCOORD":
+					H[int(num(f[1]))][[2]int{int(num(f[2])), int(num(f[3]))}] += num(f[4])
+				case "DCOORD":
+					D[[2]int{int(num(f[1])), int(num(f[2]))}] += num(f[3])
+				}
+			}
+			i += 1 + cnt
+		}
+	}
+	return c, H, D
 }

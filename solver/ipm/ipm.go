@@ -57,6 +57,11 @@ func (*Solver) Supports(k cone.Kind) bool {
 // for invalid input (wrapping solver.ErrInvalidProblem, ErrInvalidSettings or
 // ErrNotConvex); every numerical outcome is a Status.
 func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
+	return sv.solve(ctx, p, s, nil)
+}
+
+// solve is Solve, started from warm when it is non-nil (SolveFrom).
+func (sv *Solver) solve(ctx context.Context, p *solver.Problem, s solver.Settings, warm *warmStart) (*solver.Solution, error) {
 	set := sv.set
 	if s.TimeLimit != 0 {
 		set.TimeLimit = s.TimeLimit
@@ -111,6 +116,7 @@ func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Setting
 		return nil, err
 	}
 	w.start = start
+	w.warm = warm
 	sol := w.run(ctx)
 	// Never an unverified optimum: the answer is re-checked on p itself.
 	sol.Accuracy = solver.Certify(p, sol, set.tol(), set.reducedTol())
@@ -136,6 +142,7 @@ type workspace struct {
 	nonsym bool
 	kkt    *kktSystem
 	start  time.Time
+	warm   *warmStart // nil: cold start
 
 	// original-scale norms used by the stopping rules
 	normQ, normB float64

@@ -800,6 +800,9 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		}
 		return w.finish(solver.NumericalError, 0)
 	}
+	if w.warm != nil {
+		w.applyWarm()
+	}
 	status := solver.StatusUnknown
 	w.best.merit = math.Inf(1)
 	w.tailMerit = math.Inf(1)
