@@ -185,7 +185,11 @@ type Plan struct {
 	formulation grid.Formulation
 	tau         float64
 	midStat     float64 // the statistic at the domain's midpoint (public)
-	planTime    time.Duration
+	// seedMon and seedCuts are the monitored limits and contingency cuts of
+	// the midpoint's program (public), the starting set of every release.
+	seedMon  []int
+	seedCuts []cut
+	planTime time.Duration
 }
 
 // PlanTime returns how long NewPlan took (wall clock; it depends on public
@@ -419,6 +423,12 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 		return nil, fmt.Errorf("opfrelease: the plan's public solve at the domain's midpoint failed on every backend (%s)", prog.fallback)
 	}
 	p.midStat = prog.statistic()
+	// The limits and contingency cuts the midpoint's program needed are
+	// public (the midpoint is): every release starts from them. They are
+	// constraints of the full program, so the optimum — the statistic — is
+	// the same; only the number of rounds to reach it shrinks.
+	p.seedMon = append([]int(nil), prog.monitored...)
+	p.seedCuts = append([]cut(nil), prog.cuts...)
 	g := prog.sol.Counterpart.Guarantee
 	p.Feasibility = g.String()
 	if len(g.Box) == 1 {
@@ -647,7 +657,7 @@ func (p *Plan) solveRobust(ctx context.Context, load []float64) (*Program, error
 		if rt.all && !p.lazy {
 			continue
 		}
-		prog := &Program{Plan: p, load: load, solver: p.solver, lazy: p.lazy, route: rt.name}
+		prog := &Program{Plan: p, load: load, solver: p.solver, lazy: p.lazy, route: rt.name, monitored: p.seedMon}
 		if rt.solver != nil {
 			s, err := rt.solver()
 			if err != nil {
@@ -657,7 +667,7 @@ func (p *Plan) solveRobust(ctx context.Context, load []float64) (*Program, error
 			prog.solver = s
 		}
 		if rt.all {
-			prog.lazy = false
+			prog.lazy, prog.monitored = false, nil
 		}
 		sol, err := prog.solve(ctx, nil)
 		solves += prog.solves
