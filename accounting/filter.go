@@ -233,9 +233,13 @@ func Replay(f Filter, b Budget, charges []Charge) (State, error) {
 	return s, nil
 }
 
-// FilterByName returns the filter stored under name: "basic", "gdp", or
-// "rdp(alpha=A)" with A > 1 (see RDPFilter, GDPFilter).
+// FilterByName returns the filter stored under name: "basic", "gdp",
+// "rdp(alpha=A)" with A > 1, or "pld-batch(delta=D)" with D in (0, 1) (see
+// RDPFilter, GDPFilter, PLDBatchFilter).
 func FilterByName(name string) (Filter, error) {
+	if f, ok, err := parsePLDBatch(name); ok {
+		return f, err
+	}
 	switch {
 	case name == "basic":
 		return BasicFilter{}, nil
@@ -248,7 +252,7 @@ func FilterByName(name string) (Filter, error) {
 		}
 		return RDPFilter{Alpha: a}, nil
 	}
-	return nil, fmt.Errorf("%w: filter is %q, must be \"basic\", \"gdp\" or \"rdp(alpha=A)\"", ErrInvalid, name)
+	return nil, fmt.Errorf("%w: filter is %q, must be \"basic\", \"gdp\", \"rdp(alpha=A)\" or \"pld-batch(delta=D)\"", ErrInvalid, name)
 }
 
 func rat(x float64) *big.Rat { return new(big.Rat).SetFloat64(x) }

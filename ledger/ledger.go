@@ -308,6 +308,35 @@ type Batch struct {
 	Composition string
 }
 
+// PLDBatch returns the Batch that charges k releases fixed in advance, each
+// of cost single on its own, to dataset when its budget uses the PLD-batch
+// composition (filter "pld-batch(delta=D)", accounting.PLDBatchFilter): the
+// cost and statement of accounting.PLDBatchFilter.BatchCharge. For any other
+// filter it returns ok = false, and each release is charged by Spend. It
+// reads the dataset's filter only (fixed at creation), no log entry.
+func (l *Ledger) PLDBatch(ctx context.Context, dataset string, single accounting.Cost, k int) (b Batch, ok bool, err error) {
+	if err := checkName(dataset); err != nil {
+		return Batch{}, false, err
+	}
+	d, _, err := l.store.Tail(ctx, dataset)
+	if err != nil {
+		return Batch{}, false, err
+	}
+	f, err := accounting.FilterByName(d.Filter)
+	if err != nil {
+		return Batch{}, false, err
+	}
+	pf, isBatch := f.(accounting.PLDBatchFilter)
+	if !isBatch {
+		return Batch{}, false, nil
+	}
+	c, stmt, err := pf.BatchCharge(single, k)
+	if err != nil {
+		return Batch{}, false, fmt.Errorf("%w: batch on %q: %v", ErrInvalid, dataset, err)
+	}
+	return Batch{Cost: c, Composition: stmt}, true, nil
+}
+
 // Spend records e against dataset if the dataset's filter admits its cost
 // after the recorded spends, in one transaction; otherwise it returns a
 // *BudgetError and records nothing. The check and the record cannot be

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -94,6 +95,42 @@ func Contract(t *testing.T, prefix string, open func(t *testing.T) ledger.Store)
 		}
 		if !(cost.Epsilon < 2.4) {
 			t.Fatalf("PLD cost of 24 Laplace(ε₀ 0.1) is %g, not below basic composition 2.4", cost.Epsilon)
+		}
+	})
+
+	t.Run("pld-batch", func(t *testing.T) {
+		// A dataset under the PLD-batch composition: a batch of 48
+		// releases of ε 0.1 is charged its PLD cost (below basic 4.8) once;
+		// a basic dataset is not offered the batch.
+		ds := name("pldbatch")
+		must(t, l.InitFilter(ctx, ds, accounting.Budget{Epsilon: 4.7, Delta: 1e-6}, "pld-batch(delta=1e-7)"))
+		b, ok, err := l.PLDBatch(ctx, ds, accounting.Cost{Epsilon: 0.1}, 48)
+		must(t, err)
+		want, stmt, err := accounting.PLDBatchFilter{Delta: 1e-7}.BatchCharge(accounting.Cost{Epsilon: 0.1}, 48)
+		must(t, err)
+		if !ok || b.Cost != want || b.Composition != stmt || !(want.Epsilon < 4.7) {
+			t.Fatalf("PLDBatch = %+v, %v; want %+v (%s) below 4.7", b, ok, want, stmt)
+		}
+		es := make([]ledger.Entry, 48)
+		for h := range es {
+			es[h] = ledger.Entry{Query: "opf cost", Mechanism: "laplace", Label: fmt.Sprintf("h%02d", h), Cost: accounting.Cost{Epsilon: 0.1}}
+		}
+		must(t, l.SpendBatch(ctx, ds, b, es))
+		st, err := l.Status(ctx, ds)
+		must(t, err)
+		if st.Spent != want || st.Count != 48 || st.Composition != (accounting.PLDBatchFilter{Delta: 1e-7}).Composition() {
+			t.Fatalf("status after the batch: %+v", st)
+		}
+		for _, e := range st.Releases {
+			if !strings.Contains(e.Composition, "PLD composition") || !strings.Contains(e.Composition, "basic composition filter") {
+				t.Fatalf("entry %d composition %q does not state both rules", e.Seq, e.Composition)
+			}
+		}
+		// The same releases one by one (basic) do not fit: 48 × 0.1 > 4.7.
+		ds2 := name("pldbatch-basic")
+		must(t, l.Init(ctx, ds2, accounting.Budget{Epsilon: 4.7, Delta: 1e-6}))
+		if _, ok, err := l.PLDBatch(ctx, ds2, accounting.Cost{Epsilon: 0.1}, 48); ok || err != nil {
+			t.Fatalf("a basic dataset was offered a PLD batch (%v, %v)", ok, err)
 		}
 	})
 
