@@ -167,6 +167,10 @@ type Labels struct {
 // the copy.
 func (l *Ledger) WithLabels(lb Labels) *Ledger { return &Ledger{store: l.store, labels: lb} }
 
+// Labels returns the labels WithLabels set (zero for a ledger from New or
+// Open).
+func (l *Ledger) Labels() Labels { return l.labels }
+
 // New returns a ledger on s.
 func New(s Store) *Ledger { return &Ledger{store: s} }
 
