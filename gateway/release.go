@@ -115,4 +115,3 @@ type Planner interface {
 // ErrPlanMismatch is wrapped by the errors of a saved plan that does not
 // reproduce on the case (HTTP 422, code plan_mismatch).
 var ErrPlanMismatch = errors.New("gateway: the saved plan does not match")
-
