@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/privopt/privopt/accounting"
+)
+
+// writeHourlyLoads writes a LOADS.csv of demo6 with k columns h000….
+func writeHourlyLoads(t *testing.T, path string, k int) {
+	var b strings.Builder
+	b.WriteString("bus")
+	for h := 0; h < k; h++ {
+		fmt.Fprintf(&b, ",h%03d", h)
+	}
+	b.WriteString("\n")
+	for _, bus := range []struct {
+		id int
+		mw float64
+	}{{3, 120}, {4, 150}, {6, 90}} {
+		fmt.Fprintf(&b, "%d", bus.id)
+		for h := 0; h < k; h++ {
+			fmt.Fprintf(&b, ",%g", bus.mw*(0.9+0.2*float64(h%24)/24))
+		}
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// `privopt opf --loads` with 24 columns on a dataset under the PLD-batch
+// composition spends the batch's PLD cost in one ledger transaction (the
+// ledger's spent is exactly the batch charge of 24 releases of the plan's ε,
+// below 24ε); `ledger audit` states the composition on every line; the next
+// day does not fit and exits 1 with nothing spent. The same day on a basic
+// dataset spends 24 separate releases.
+func TestOPFBatchSpend(t *testing.T) {
+	dir := t.TempDir()
+	file, loads := filepath.Join(dir, "budget.db"), filepath.Join(dir, "loads.csv")
+	writeHourlyLoads(t, loads, 24)
+	for _, c := range [][]string{
+		{"--dataset", "day", "--epsilon", "3", "--delta", "1e-6", "--filter", "pld-batch(delta=1e-7)"},
+		{"--dataset", "basic", "--epsilon", "3", "--delta", "1e-6"},
+	} {
+		if code, _, errs := runLedgerCmd(append([]string{"init", "--ledger", file}, c...)...); code != 0 {
+			t.Fatalf("init %v: exit %d: %s", c, code, errs)
+		}
+	}
+	opf := func(ds string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"opf", "--case", filepath.Join("..", "..", "grid", "cases", "demo6.m"), "--query", "cost",
+			"--epsilon", "0.1", "--loads", loads, "--ledger", file, "--dataset", ds, "--json"}, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	code, stdout, errs := opf("day")
+	if code != 0 {
+		t.Fatalf("opf: exit %d: %s", code, errs)
+	}
+	var out struct {
+		Plan struct {
+			Epsilon float64 `json:"epsilon"`
+		} `json:"plan"`
+		Releases []json.RawMessage `json:"releases"`
+		Batch    *struct {
+			Releases    int             `json:"releases"`
+			Cost        accounting.Cost `json:"cost"`
+			Composition string          `json:"composition"`
+		} `json:"batch"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := accounting.PLDBatchFilter{Delta: 1e-7}.BatchCharge(accounting.Cost{Epsilon: out.Plan.Epsilon}, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Releases) != 24 || out.Batch == nil || out.Batch.Releases != 24 || out.Batch.Cost != want || !(want.Epsilon < 24*out.Plan.Epsilon) {
+		t.Fatalf("batch %+v for %d releases, want the charge %+v < %g", out.Batch, len(out.Releases), want, 24*out.Plan.Epsilon)
+	}
+	_, show, _ := runLedgerCmd("show", "--ledger", file, "--json")
+	var st []struct {
+		Dataset string          `json:"dataset"`
+		Spent   accounting.Cost `json:"spent"`
+		Count   int             `json:"count"`
+	}
+	if err := json.Unmarshal([]byte(show), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st {
+		if s.Dataset == "day" && (s.Spent != want || s.Count != 24) {
+			t.Errorf("ledger show: %+v, want spent %+v over 24 entries", s, want)
+		}
+	}
+	_, audit, _ := runLedgerCmd("audit", "--ledger", file, "--dataset", "day")
+	if n := strings.Count(audit, "PLD composition"); n < 24 {
+		t.Errorf("the audit states the PLD composition on %d lines, want ≥ 24:\n%s", n, audit)
+	}
+	if code, _, errs := opf("day"); code != 1 || !strings.Contains(errs, "budget") {
+		t.Errorf("second day: exit %d: %s", code, errs)
+	}
+	// Basic dataset: 24 separate spends, 24ε > the batch charge.
+	if code, _, errs := opf("basic"); code != 0 {
+		t.Fatalf("opf basic: exit %d: %s", code, errs)
+	}
+	_, show, _ = runLedgerCmd("show", "--ledger", file, "--json")
+	if err := json.Unmarshal([]byte(show), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st {
+		if s.Dataset == "basic" && (s.Count != 24 || !(s.Spent.Epsilon > want.Epsilon)) {
+			t.Errorf("basic dataset %+v", s)
+		}
+		if s.Dataset == "day" && s.Count != 24 {
+			t.Errorf("the refused second day spent: %+v", s)
+		}
+	}
+}
