@@ -156,3 +156,29 @@ func TestPLDBatchFilter(t *testing.T) {
 		t.Errorf("γ of 100 releases: %g, want 0.01", c3.Gamma)
 	}
 }
+
+// A discrete Gaussian curve: the RDP filter charges it like a Gaussian one
+// (α μ²/2, the discrete Gaussian's zCDP), the Gaussian-DP filter refuses it
+// with the reason, the Gaussian curve of the same μ is admitted.
+func TestDiscreteGaussianCurve(t *testing.T) {
+	dg := Charge{Cost: Cost{Epsilon: 0.5, Delta: 1e-8}, Curve: &Curve{Kind: CurveDiscreteGaussian, Value: 0.1}}
+	g := Charge{Cost: dg.Cost, Curve: &Curve{Kind: "gaussian", Value: 0.1}}
+	r := RDPFilter{Alpha: 16}
+	a, err := r.RDP(dg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := r.RDP(g); a != b || math.Abs(a-16*0.1*0.1/2) > 1e-12 {
+		t.Errorf("RDP of the discrete Gaussian curve %g, of the Gaussian %g, want 0.08", a, b)
+	}
+	bud := Budget{Epsilon: 1, Delta: 1e-6}
+	if _, _, err := (GDPFilter{}).Add(bud, "", dg); err == nil || !strings.Contains(err.Error(), "discrete Gaussian") || !strings.Contains(err.Error(), "rdp(alpha=A)") {
+		t.Errorf("GDP filter on a discrete Gaussian curve: %v", err)
+	}
+	if _, ok, err := (GDPFilter{}).Add(bud, "", g); err != nil || !ok {
+		t.Errorf("GDP filter on a Gaussian curve: %v %v", ok, err)
+	}
+	if err := (&Curve{Kind: "discrete", Value: 1}).Validate(); err == nil {
+		t.Error("an unknown curve kind validated")
+	}
+}

@@ -270,6 +270,23 @@ func CurveOf(e Entry) *accounting.Curve {
 	return nil
 }
 
+// releaseCurve is the curve a new entry without one is recorded with: a
+// "gaussian" or "analytic-gaussian" release of the library adds discrete
+// Gaussian noise (its floating-point-safe release), whose curve is
+// accounting.CurveDiscreteGaussian with μ = Δ/σ (the discrete release is
+// calibrated with a grid shift k and variance s such that k/√s ≤ Δ/σ, see
+// noise.DiscreteGaussianFor); other mechanisms keep CurveOf's derivation.
+// The curve is stored in the entry (covered by its hash), so entries written
+// before it existed keep their own (CurveOf) on replay. A caller that adds
+// exactly Gaussian (continuous) noise records Entry.Curve {gaussian, μ}.
+func releaseCurve(e Entry) *accounting.Curve {
+	c := CurveOf(e)
+	if e.Curve == nil && c != nil && c.Kind == "gaussian" {
+		return &accounting.Curve{Kind: accounting.CurveDiscreteGaussian, Value: c.Value}
+	}
+	return e.Curve
+}
+
 // charge is what an entry charges to a filter (nil for a zero-cost entry of
 // a batch, which changes no running total).
 func charge(e Entry) *accounting.Charge {
@@ -381,6 +398,9 @@ func (l *Ledger) spend(ctx context.Context, dataset string, b *Batch, es []Entry
 			if i == 0 {
 				es[i].Cost, es[i].Curve = b.Cost, b.Curve
 			}
+		}
+		if b == nil {
+			es[i].Curve = releaseCurve(es[i])
 		}
 		if err := validEntry(dataset, es[i]); err != nil {
 			return err

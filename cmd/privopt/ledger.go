@@ -35,9 +35,11 @@ const ledgerUsage = `Usage: privopt ledger init   --ledger FILE|URL --dataset NA
 tables are created on first use). init creates FILE if needed and the budget
 (ε, δ, γ) of dataset NAME under the privacy filter F: basic (default; basic
 composition, any release), gdp (Gaussian-DP filter of Smith & Thakurta 2022:
-Gaussian releases only, needs δ > 0) or rdp(alpha=A) (Rényi-DP filter of
-Feldman & Zrnic 2021 at order A > 1: Gaussian, Laplace and pure ε-DP
-releases, needs δ > 0). All three are valid for adaptively chosen releases.
+exactly Gaussian releases only, needs δ > 0; the Gaussian releases of
+privopt add discrete Gaussian noise, whose μ-GDP is not proven, and are
+refused — use rdp for them) or rdp(alpha=A) (Rényi-DP filter of
+Feldman & Zrnic 2021 at order A > 1: Gaussian and discrete Gaussian (zCDP,
+Canonne, Kamath & Steinke 2020), Laplace and pure ε-DP releases, needs δ > 0). All three are valid for adaptively chosen releases.
 pld-batch(delta=D) is basic composition across releases, but the K load
 columns of one 'privopt opf --loads' or service request (a batch fixed in
 advance under one plan) are charged once, in one transaction, at their PLD

@@ -123,3 +123,54 @@ func TestOPFBatchSpend(t *testing.T) {
 		}
 	}
 }
+
+// A Gaussian OPF release (discrete Gaussian noise) on a dataset under the
+// Gaussian-DP filter is refused with the reason (exit 1, nothing recorded,
+// no value printed); under the RDP filter it is admitted and recorded with
+// its discrete-gaussian curve.
+func TestOPFDiscreteGaussianFilters(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "budget.db")
+	for _, c := range [][]string{
+		{"--dataset", "g", "--epsilon", "2", "--delta", "1e-6", "--filter", "gdp"},
+		{"--dataset", "r", "--epsilon", "4", "--delta", "1e-6", "--filter", "rdp(alpha=16)"},
+	} {
+		if code, _, errs := runLedgerCmd(append([]string{"init", "--ledger", file}, c...)...); code != 0 {
+			t.Fatalf("init %v: exit %d: %s", c, code, errs)
+		}
+	}
+	opf := func(ds string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"opf", "--case", filepath.Join("..", "..", "grid", "cases", "demo6.m"), "--query", "cost",
+			"--epsilon", "1", "--delta", "1e-7", "--noise", "analytic-gaussian", "--ledger", file, "--dataset", ds}, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	if code, out, errs := opf("g"); code != 1 || !strings.Contains(errs, "discrete Gaussian") || strings.Contains(out, "\ncase ") {
+		t.Errorf("gdp dataset: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := opf("r"); code != 0 {
+		t.Fatalf("rdp dataset: exit %d: %s", code, errs)
+	}
+	_, audit, _ := runLedgerCmd("show", "--ledger", file, "--json")
+	var st []struct {
+		Dataset  string `json:"dataset"`
+		Count    int    `json:"count"`
+		Releases []struct {
+			Curve *accounting.Curve `json:"curve"`
+		} `json:"releases"`
+	}
+	if err := json.Unmarshal([]byte(audit), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st {
+		switch s.Dataset {
+		case "g":
+			if s.Count != 0 {
+				t.Errorf("the refused release was recorded on g: %+v", s)
+			}
+		case "r":
+			if s.Count != 1 || s.Releases[0].Curve == nil || s.Releases[0].Curve.Kind != accounting.CurveDiscreteGaussian {
+				t.Errorf("rdp dataset: %+v", s)
+			}
+		}
+	}
+}

@@ -138,13 +138,25 @@ func Contract(t *testing.T, prefix string, open func(t *testing.T) ledger.Store)
 		ds := name("gdp")
 		b := accounting.Budget{Epsilon: 1, Delta: 1e-6}
 		must(t, l.InitFilter(ctx, ds, b, "gdp"))
-		// Gaussian releases with Δ = 1, σ = 8: μ = 1/8; admitted while k/64 ≤ μ_B².
+		// A release of the library's Gaussian mechanism (discrete Gaussian
+		// noise: no curve given, derived as discrete-gaussian) is refused
+		// with the reason and not recorded: its μ-GDP is not proven.
+		err := l.Spend(ctx, ds, ledger.Entry{Query: "q", Mechanism: "gaussian", Params: map[string]float64{"sensitivity": 1, "noise_std": 8},
+			Cost: accounting.Cost{Epsilon: 0.6, Delta: 1e-7}})
+		if !errors.Is(err, ledger.ErrInvalid) || !strings.Contains(err.Error(), "discrete Gaussian") || !strings.Contains(err.Error(), "rdp(alpha=A)") {
+			t.Fatalf("discrete Gaussian release under the gdp filter: %v", err)
+		}
+		if b, _ := l.Budget(ctx, ds); b.Count != 0 {
+			t.Fatalf("the refused release was recorded: %+v", b)
+		}
+		// Exactly Gaussian releases (the caller states the curve) with Δ = 1,
+		// σ = 8: μ = 1/8; admitted while k/64 ≤ μ_B².
 		mu := accounting.GDPMu(1, 1e-6)
 		want := int(math.Floor(mu * mu * 64 * (1 - 1e-9)))
 		n := 0
 		for ; n < 1000; n++ {
 			err := l.Spend(ctx, ds, ledger.Entry{Query: "q", Mechanism: "gaussian", Params: map[string]float64{"sensitivity": 1, "noise_std": 8},
-				Cost: accounting.Cost{Epsilon: 0.6, Delta: 1e-7}})
+				Curve: &accounting.Curve{Kind: "gaussian", Value: 1.0 / 8}, Cost: accounting.Cost{Epsilon: 0.6, Delta: 1e-7}})
 			if errors.Is(err, ledger.ErrBudgetExceeded) {
 				break
 			}
@@ -161,6 +173,30 @@ func Contract(t *testing.T, prefix string, open func(t *testing.T) ledger.Store)
 		// A non-Gaussian (ε, δ > 0) release cannot be accounted: refused, not recorded.
 		if err := l.Spend(ctx, ds, ledger.Entry{Query: "q", Mechanism: "optimal", Cost: accounting.Cost{Epsilon: 0.01, Delta: 1e-9}}); !errors.Is(err, ledger.ErrInvalid) {
 			t.Fatalf("non-Gaussian release under the gdp filter: %v", err)
+		}
+	})
+
+	t.Run("rdp-discrete-gaussian", func(t *testing.T) {
+		// The same discrete Gaussian release under the RDP filter at α = 32:
+		// ρ = α μ²/2 = 1/4 each (zCDP of the discrete Gaussian), admitted
+		// while k/4 ≤ ε − ln(1/δ)/(α − 1), and recorded with its curve.
+		ds := name("rdp")
+		must(t, l.InitFilter(ctx, ds, accounting.Budget{Epsilon: 3, Delta: 1e-6}, "rdp(alpha=32)"))
+		bound := 3 - math.Log(1e6)/31
+		want := int(math.Floor(bound * 4 * (1 - 1e-9)))
+		n := 0
+		for ; n < 100; n++ {
+			err := l.Spend(ctx, ds, ledger.Entry{Query: "q", Mechanism: "analytic-gaussian", Params: map[string]float64{"sensitivity": 1, "noise_std": 8},
+				Cost: accounting.Cost{Epsilon: 0.6, Delta: 1e-7}})
+			if errors.Is(err, ledger.ErrBudgetExceeded) {
+				break
+			}
+			must(t, err)
+		}
+		st, err := l.Status(ctx, ds)
+		must(t, err)
+		if n != want || st.Releases[0].Curve == nil || *st.Releases[0].Curve != (accounting.Curve{Kind: accounting.CurveDiscreteGaussian, Value: 1.0 / 8}) {
+			t.Fatalf("rdp filter admitted %d discrete Gaussian releases (want %d); first curve %+v", n, want, st.Releases[0].Curve)
 		}
 	})
 
