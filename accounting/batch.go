@@ -109,38 +109,81 @@ const BatchStep = 1e-4
 const BatchMinSaving = 1e-3
 
 // BatchCharge returns the cost charged for k ≥ 1 releases fixed in advance,
-// each of cost single on its own, and the statement of how it was computed:
-// the PLD composition of k dominating pairs DPPLD(single.Epsilon,
-// single.Delta) at δ = f.Delta (the γ of probabilistic releases adds up:
-// k·γ), unless that saves less than BatchMinSaving of basic composition's ε
-// (k·ε, k·δ, k·γ, rounded up) — then basic composition, which spends no δ on
-// pure-DP releases.
-func (f PLDBatchFilter) BatchCharge(single Cost, k int) (Cost, string, error) {
-	if err := single.Validate(); err != nil {
+// each of charge single on its own, and the statement of how it was
+// computed: the smallest ε at δ = f.Delta of
+//
+//   - PLD composition of k dominating pairs DPPLD(single.Cost.Epsilon,
+//     single.Cost.Delta) (any mechanism of that (ε, δ));
+//   - for an exactly Gaussian curve μ: the GDP composition μ√k (Dong, Roth
+//     and Su 2022, Cor. 3.3), ε = GDPEpsilon(μ√k, δ);
+//   - for a discrete Gaussian curve μ: zCDP composition ρ = kμ²/2 (Canonne,
+//     Kamath and Steinke 2020, Thm 4; Bun and Steinke 2016, Lemma 2.3)
+//     converted by min over α of αρ + ln(1/δ)/(α − 1) (Mironov 2017, Prop.
+//     3);
+//
+// (the γ of probabilistic releases adds up: k·γ), unless that saves less
+// than BatchMinSaving of basic composition's ε (k·ε, k·δ, k·γ, rounded up) —
+// then basic composition, which spends no δ on pure-DP releases.
+func (f PLDBatchFilter) BatchCharge(single Charge, k int) (Cost, string, error) {
+	sc := single.Cost
+	if err := sc.Validate(); err != nil {
 		return Cost{}, "", err
+	}
+	if single.Curve != nil {
+		if err := single.Curve.Validate(); err != nil {
+			return Cost{}, "", err
+		}
 	}
 	if k < 1 {
 		return Cost{}, "", fmt.Errorf("%w: batch of %d releases, must be ≥ 1", ErrInvalid, k)
 	}
 	times := func(x float64) float64 { return ratUp(new(big.Rat).Mul(rat(x), new(big.Rat).SetInt64(int64(k)))) }
-	basic := Cost{Epsilon: times(single.Epsilon), Delta: times(single.Delta), Gamma: times(single.Gamma)}
-	basicStmt := fmt.Sprintf("batch of %d releases fixed in advance, basic composition (ε %g, δ %g each; PLD saves less than 0.1%% here)", k, single.Epsilon, single.Delta)
-	if k == 1 || single.Epsilon == 0 || single.Delta >= f.Delta {
+	basic := Cost{Epsilon: times(sc.Epsilon), Delta: times(sc.Delta), Gamma: times(sc.Gamma)}
+	basicStmt := fmt.Sprintf("batch of %d releases fixed in advance, basic composition (ε %g, δ %g each; tighter composition saves less than 0.1%% here)", k, sc.Epsilon, sc.Delta)
+	if k == 1 || sc.Epsilon == 0 {
 		return basic, basicStmt, nil
 	}
-	one, err := DPPLD(single.Epsilon, single.Delta, BatchStep)
-	if err != nil {
-		return Cost{}, "", err
+	best, stmt := math.Inf(1), ""
+	if sc.Delta < f.Delta {
+		one, err := DPPLD(sc.Epsilon, sc.Delta, BatchStep)
+		if err != nil {
+			return Cost{}, "", err
+		}
+		if c, err := BatchCost(one, k, f.Delta); err == nil && c.Epsilon < best {
+			best = c.Epsilon
+			stmt = fmt.Sprintf("batch of %d releases fixed in advance, PLD composition of (ε %g, δ %g)-DP dominating pairs at δ = %g (Kairouz et al. 2015; grid %g)", k, sc.Epsilon, sc.Delta, f.Delta, BatchStep)
+		}
 	}
-	c, err := BatchCost(one, k, f.Delta)
-	if err != nil {
-		return basic, basicStmt, nil //nolint:nilerr // the PLD cannot reach δ: basic composition is the valid charge
+	if cv := single.Curve; cv != nil && sc.Gamma == 0 {
+		switch cv.Kind {
+		case "gaussian":
+			mu := cv.Value * math.Sqrt(float64(k))
+			if e := up(GDPEpsilon(mu, f.Delta)); e < best {
+				best = e
+				stmt = fmt.Sprintf("batch of %d Gaussian releases fixed in advance, GDP composition μ = %g·√%d = %g at δ = %g (Dong, Roth & Su 2022)", k, cv.Value, k, mu, f.Delta)
+			}
+		case CurveDiscreteGaussian:
+			rho := float64(k) * cv.Value * cv.Value / 2
+			if e := zcdpEpsilon(rho, f.Delta); e < best {
+				best = e
+				stmt = fmt.Sprintf("batch of %d discrete Gaussian releases fixed in advance, zCDP composition ρ = %d·%g²/2 = %g converted at δ = %g (Canonne, Kamath & Steinke 2020; Mironov 2017)", k, k, cv.Value, rho, f.Delta)
+			}
+		}
 	}
-	c.Gamma = basic.Gamma
-	if c.Epsilon >= basic.Epsilon*(1-BatchMinSaving) || basic.Delta >= c.Delta && basic.Epsilon <= c.Epsilon {
+	if math.IsInf(best, 1) || best >= basic.Epsilon*(1-BatchMinSaving) {
 		return basic, basicStmt, nil
 	}
-	return c, fmt.Sprintf("batch of %d releases fixed in advance, PLD composition of (ε %g, δ %g)-DP dominating pairs at δ = %g (Kairouz et al. 2015; grid %g)", k, single.Epsilon, single.Delta, f.Delta, BatchStep), nil
+	return Cost{Epsilon: best, Delta: f.Delta, Gamma: basic.Gamma}, stmt, nil
+}
+
+// zcdpEpsilon returns min over α > 1 of αρ + ln(1/δ)/(α − 1) (ρ-zCDP is
+// (α, αρ)-RDP for every α; Mironov 2017, Prop. 3), rounded up: the minimum
+// of the convex function is at α* = 1 + √(ln(1/δ)/ρ), where it is
+// ρ + 2√(ρ ln(1/δ)).
+func zcdpEpsilon(rho, delta float64) float64 {
+	l := math.Log(1 / delta)
+	a := 1 + math.Sqrt(l/rho)
+	return up(up(a*rho) + up(l/(a-1)))
 }
 
 func parsePLDBatch(name string) (Filter, bool, error) {

@@ -116,7 +116,7 @@ func TestPLDBatchFilter(t *testing.T) {
 	}
 	// 365 releases at ε = 0.1: basic needs 36.5; the batch charge is the
 	// optimal composition (about 11.2 at δ = 1e-7), and fits 12.
-	c, stmt, err := pf.BatchCharge(Cost{Epsilon: 0.1}, 365)
+	c, stmt, err := pf.BatchCharge(Charge{Cost: Cost{Epsilon: 0.1}}, 365)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestPLDBatchFilter(t *testing.T) {
 	}
 	// Small batches: basic composition is no larger (δ 0 < δ 1e-7 and ε
 	// about equal) only when PLD does not win on ε.
-	c2, stmt2, err := pf.BatchCharge(Cost{Epsilon: 1}, 2)
+	c2, stmt2, err := pf.BatchCharge(Charge{Cost: Cost{Epsilon: 1}}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestPLDBatchFilter(t *testing.T) {
 		t.Errorf("2 releases of ε 1: charge %+v (%s), want basic (2, 0)", c2, stmt2)
 	}
 	// γ adds up.
-	c3, _, _ := pf.BatchCharge(Cost{Epsilon: 0.1, Gamma: 1e-4}, 100)
+	c3, _, _ := pf.BatchCharge(Charge{Cost: Cost{Epsilon: 0.1, Gamma: 1e-4}}, 100)
 	if c3.Gamma != 100*1e-4 && math.Abs(c3.Gamma-1e-2) > 1e-17 {
 		t.Errorf("γ of 100 releases: %g, want 0.01", c3.Gamma)
 	}
@@ -181,4 +181,40 @@ func TestDiscreteGaussianCurve(t *testing.T) {
 	if err := (&Curve{Kind: "discrete", Value: 1}).Validate(); err == nil {
 		t.Error("an unknown curve kind validated")
 	}
+}
+
+// Gaussian batches: an exactly Gaussian curve is charged by GDP composition
+// (the GDP curve at the charged ε is within δ, just below it is not), a
+// discrete Gaussian curve by zCDP composition (at most the closed form
+// ρ + 2√(ρ ln(1/δ)) and at least the GDP charge of the same μ), both far
+// below the generic (ε, δ) pair's PLD.
+func TestBatchChargeGaussian(t *testing.T) {
+	pf := PLDBatchFilter{Delta: 1e-7}
+	base := Cost{Epsilon: 0.1, Delta: 1e-10}
+	const mu, k = 0.0155, 365
+	g, gs, err := pf.BatchCharge(Charge{Cost: base, Curve: &Curve{Kind: "gaussian", Value: mu}}, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	M := mu * math.Sqrt(k)
+	if !strings.Contains(gs, "GDP composition") || GDPDelta(M, g.Epsilon) > 1e-7 || GDPDelta(M, g.Epsilon*(1-1e-6)) <= 1e-7 {
+		t.Errorf("Gaussian batch %+v (%s): δ_μ(ε) = %g", g, gs, GDPDelta(M, g.Epsilon))
+	}
+	d, ds, err := pf.BatchCharge(Charge{Cost: base, Curve: &Curve{Kind: CurveDiscreteGaussian, Value: mu}}, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rho := k * mu * mu / 2
+	closed := rho + 2*math.Sqrt(rho*math.Log(1e7))
+	if !strings.Contains(ds, "zCDP composition") || d.Epsilon > closed*(1+1e-9) || d.Epsilon < g.Epsilon || d.Delta != 1e-7 {
+		t.Errorf("discrete Gaussian batch %+v (%s), closed form %g, GDP %g", d, ds, closed, g.Epsilon)
+	}
+	p, _, err := pf.BatchCharge(Charge{Cost: base}, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(p.Epsilon > 3*d.Epsilon) {
+		t.Errorf("generic pair %g is not far above the curve-based charges %g, %g", p.Epsilon, g.Epsilon, d.Epsilon)
+	}
+	t.Logf("365 releases (ε 0.1, δ 1e-10, μ %g) at δ 1e-7: basic 36.5, generic PLD %.4g, discrete Gaussian zCDP %.4g, Gaussian GDP %.4g", mu, p.Epsilon, d.Epsilon, g.Epsilon)
 }

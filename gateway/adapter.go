@@ -237,7 +237,7 @@ func ReleaseColumns(ctx context.Context, plan *opfrelease.Plan, labels []string,
 	}
 	perRelease := led
 	if led != nil && len(loads) > 1 {
-		b, ok, err := led.PLDBatch(ctx, dataset, plan.LedgerEntry("").Cost, len(loads))
+		b, ok, err := led.PLDBatch(ctx, dataset, plan.LedgerEntry(""), len(loads))
 		if err != nil {
 			return res, err
 		}

@@ -168,7 +168,7 @@ func TestBatchRelease(t *testing.T) {
 	}
 	stt, err := l.Status(ctx, "a")
 	must(t, err)
-	want, _, err := accounting.PLDBatchFilter{Delta: 1e-7}.BatchCharge(accounting.Cost{Epsilon: eps}, 24)
+	want, _, err := accounting.PLDBatchFilter{Delta: 1e-7}.BatchCharge(accounting.Charge{Cost: accounting.Cost{Epsilon: eps}}, 24)
 	must(t, err)
 	if stt.Count != 24 || stt.Spent != want || !(want.Epsilon < 24*eps) || want.Delta != 1e-7 {
 		t.Fatalf("spent %+v over %d entries, want the batch charge %+v < basic %g", stt.Spent, stt.Count, want, 24*eps)

@@ -330,12 +330,12 @@ type Batch struct {
 }
 
 // PLDBatch returns the Batch that charges k releases fixed in advance, each
-// of cost single on its own, to dataset when its budget uses the PLD-batch
+// recorded like single on its own (its cost and privacy curve), to dataset when its budget uses the PLD-batch
 // composition (filter "pld-batch(delta=D)", accounting.PLDBatchFilter): the
 // cost and statement of accounting.PLDBatchFilter.BatchCharge. For any other
 // filter it returns ok = false, and each release is charged by Spend. It
 // reads the dataset's filter only (fixed at creation), no log entry.
-func (l *Ledger) PLDBatch(ctx context.Context, dataset string, single accounting.Cost, k int) (b Batch, ok bool, err error) {
+func (l *Ledger) PLDBatch(ctx context.Context, dataset string, single Entry, k int) (b Batch, ok bool, err error) {
 	if err := checkName(dataset); err != nil {
 		return Batch{}, false, err
 	}
@@ -351,7 +351,7 @@ func (l *Ledger) PLDBatch(ctx context.Context, dataset string, single accounting
 	if !isBatch {
 		return Batch{}, false, nil
 	}
-	c, stmt, err := pf.BatchCharge(single, k)
+	c, stmt, err := pf.BatchCharge(accounting.Charge{Cost: single.Cost, Curve: releaseCurve(single)}, k)
 	if err != nil {
 		return Batch{}, false, fmt.Errorf("%w: batch on %q: %v", ErrInvalid, dataset, err)
 	}

@@ -78,7 +78,7 @@ func TestOPFBatchSpend(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := accounting.PLDBatchFilter{Delta: 1e-7}.BatchCharge(accounting.Cost{Epsilon: out.Plan.Epsilon}, 24)
+	want, _, err := accounting.PLDBatchFilter{Delta: 1e-7}.BatchCharge(accounting.Charge{Cost: accounting.Cost{Epsilon: out.Plan.Epsilon}}, 24)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,9 +104,9 @@ func Contract(t *testing.T, prefix string, open func(t *testing.T) ledger.Store)
 		// a basic dataset is not offered the batch.
 		ds := name("pldbatch")
 		must(t, l.InitFilter(ctx, ds, accounting.Budget{Epsilon: 4.7, Delta: 1e-6}, "pld-batch(delta=1e-7)"))
-		b, ok, err := l.PLDBatch(ctx, ds, accounting.Cost{Epsilon: 0.1}, 48)
+		b, ok, err := l.PLDBatch(ctx, ds, ledger.Entry{Mechanism: "laplace", Cost: accounting.Cost{Epsilon: 0.1}}, 48)
 		must(t, err)
-		want, stmt, err := accounting.PLDBatchFilter{Delta: 1e-7}.BatchCharge(accounting.Cost{Epsilon: 0.1}, 48)
+		want, stmt, err := accounting.PLDBatchFilter{Delta: 1e-7}.BatchCharge(accounting.Charge{Cost: accounting.Cost{Epsilon: 0.1}, Curve: &accounting.Curve{Kind: "laplace", Value: 0.1}}, 48)
 		must(t, err)
 		if !ok || b.Cost != want || b.Composition != stmt || !(want.Epsilon < 4.7) {
 			t.Fatalf("PLDBatch = %+v, %v; want %+v (%s) below 4.7", b, ok, want, stmt)
@@ -129,7 +129,7 @@ func Contract(t *testing.T, prefix string, open func(t *testing.T) ledger.Store)
 		// The same releases one by one (basic) do not fit: 48 × 0.1 > 4.7.
 		ds2 := name("pldbatch-basic")
 		must(t, l.Init(ctx, ds2, accounting.Budget{Epsilon: 4.7, Delta: 1e-6}))
-		if _, ok, err := l.PLDBatch(ctx, ds2, accounting.Cost{Epsilon: 0.1}, 48); ok || err != nil {
+		if _, ok, err := l.PLDBatch(ctx, ds2, ledger.Entry{Mechanism: "laplace", Cost: accounting.Cost{Epsilon: 0.1}}, 48); ok || err != nil {
 			t.Fatalf("a basic dataset was offered a PLD batch (%v, %v)", ok, err)
 		}
 	})
