@@ -10,28 +10,25 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/accounting"
+	"github.com/privopt/privopt/grid"
+	"github.com/privopt/privopt/internal/invariance"
 )
 
-// writeLoads writes LOADS.csv for demo6 with k hourly columns h00… (loads
-// scaled around the case's 120, 150, 90 MW).
+// writeLoads writes LOADS.csv for demo6 with k hourly columns h00… (the
+// case's loads times 0.9 … 1.1).
 func writeLoads(t *testing.T, dir string, k int) {
-	var b strings.Builder
-	b.WriteString("bus")
-	for h := 0; h < k; h++ {
-		fmt.Fprintf(&b, ",h%02d", h)
-	}
-	b.WriteString("\n")
-	for _, bus := range []struct {
-		id int
-		mw float64
-	}{{3, 120}, {4, 150}, {6, 90}} {
-		fmt.Fprintf(&b, "%d", bus.id)
-		for h := 0; h < k; h++ {
-			fmt.Fprintf(&b, ",%g", bus.mw*(0.9+0.2*float64(h)/float64(k)))
+	c, err := grid.ReadCase(filepath.Join(dir, "demo6.m"))
+	must(t, err)
+	net, err := grid.NewNetwork(c, grid.PowerModelsDC())
+	must(t, err)
+	labels, cols := make([]string, k), make([][]float64, k)
+	for h := range cols {
+		labels[h] = fmt.Sprintf("h%02d", h)
+		for _, d := range net.Load {
+			cols[h] = append(cols[h], d*(0.9+0.2*float64(h)/float64(k)))
 		}
-		b.WriteString("\n")
 	}
-	must(t, os.WriteFile(filepath.Join(dir, "loads.csv"), []byte(b.String()), 0o644))
+	must(t, invariance.WriteLoadsCSV(filepath.Join(dir, "loads.csv"), net, labels, cols))
 }
 
 func rawJSON(t *testing.T, v any) string {

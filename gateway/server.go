@@ -488,12 +488,16 @@ func (s *Server) regress(w http.ResponseWriter, r *http.Request, g *Grant) (int,
 	return http.StatusOK, out, nil
 }
 
-func (s *Server) planner() (Planner, error) {
+// planCase returns the Planner and the request's case file resolved.
+func (s *Server) planCase(name string) (Planner, OPFFiles, error) {
 	p, ok := s.cfg.Releaser.(Planner)
 	if !ok {
-		return nil, fail(http.StatusNotImplemented, "not_implemented", "this service's releaser does not create or verify plans")
+		return nil, OPFFiles{}, fail(http.StatusNotImplemented, "not_implemented", "this service's releaser does not create or verify plans")
 	}
-	return p, nil
+	var f OPFFiles
+	var err error
+	f.Case, err = s.file("case", name, true)
+	return p, f, err
 }
 
 // planAnswer is the answer of POST /v1/opf/plans.
@@ -511,12 +515,8 @@ func (s *Server) createPlan(w http.ResponseWriter, r *http.Request, g *Grant) (i
 	if err := s.grant(g, req.Dataset); err != nil {
 		return 0, nil, err
 	}
-	pl, err := s.planner()
+	pl, f, err := s.planCase(req.Case)
 	if err != nil {
-		return 0, nil, err
-	}
-	var f OPFFiles
-	if f.Case, err = s.file("case", req.Case, true); err != nil {
 		return 0, nil, err
 	}
 	if f.Domain, err = s.file("domain", req.Domain, false); err != nil {
@@ -570,12 +570,8 @@ func (s *Server) verifyPlan(w http.ResponseWriter, r *http.Request, g *Grant) (i
 			return 0, nil, err
 		}
 	}
-	pl, err := s.planner()
+	pl, f, err := s.planCase(req.Case)
 	if err != nil {
-		return 0, nil, err
-	}
-	var f OPFFiles
-	if f.Case, err = s.file("case", req.Case, true); err != nil {
 		return 0, nil, err
 	}
 	var pf *opfrelease.PlanFile

@@ -5,33 +5,26 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/privopt/privopt/accounting"
+	"github.com/privopt/privopt/internal/invariance"
 )
 
-// writeHourlyLoads writes a LOADS.csv of demo6 with k columns h000….
+// writeHourlyLoads writes a LOADS.csv of demo6 with k columns h000… (the
+// case's loads times a daily shape 0.9 … 1.1).
 func writeHourlyLoads(t *testing.T, path string, k int) {
-	var b strings.Builder
-	b.WriteString("bus")
-	for h := 0; h < k; h++ {
-		fmt.Fprintf(&b, ",h%03d", h)
-	}
-	b.WriteString("\n")
-	for _, bus := range []struct {
-		id int
-		mw float64
-	}{{3, 120}, {4, 150}, {6, 90}} {
-		fmt.Fprintf(&b, "%d", bus.id)
-		for h := 0; h < k; h++ {
-			fmt.Fprintf(&b, ",%g", bus.mw*(0.9+0.2*float64(h%24)/24))
+	net, _, _ := caseFile(t, demoCase)
+	labels, cols := make([]string, k), make([][]float64, k)
+	for h := range cols {
+		labels[h] = fmt.Sprintf("h%03d", h)
+		for _, d := range net.Load {
+			cols[h] = append(cols[h], d*(0.9+0.2*float64(h%24)/24))
 		}
-		b.WriteString("\n")
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := invariance.WriteLoadsCSV(path, net, labels, cols); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -56,7 +49,7 @@ func TestOPFBatchSpend(t *testing.T) {
 	}
 	opf := func(ds string) (int, string, string) {
 		var out, errb bytes.Buffer
-		code := run(context.Background(), []string{"opf", "--case", filepath.Join("..", "..", "grid", "cases", "demo6.m"), "--query", "cost",
+		code := run(context.Background(), []string{"opf", "--case", demoCase, "--query", "cost",
 			"--epsilon", "0.1", "--loads", loads, "--ledger", file, "--dataset", ds, "--json"}, &out, &errb)
 		return code, out.String(), errb.String()
 	}
@@ -140,7 +133,7 @@ func TestOPFDiscreteGaussianFilters(t *testing.T) {
 	}
 	opf := func(ds string) (int, string, string) {
 		var out, errb bytes.Buffer
-		code := run(context.Background(), []string{"opf", "--case", filepath.Join("..", "..", "grid", "cases", "demo6.m"), "--query", "cost",
+		code := run(context.Background(), []string{"opf", "--case", demoCase, "--query", "cost",
 			"--epsilon", "1", "--delta", "1e-7", "--noise", "analytic-gaussian", "--ledger", file, "--dataset", ds}, &out, &errb)
 		return code, out.String(), errb.String()
 	}
