@@ -197,3 +197,48 @@ func TestBatchRelease(t *testing.T) {
 		t.Fatalf("basic dataset budget %+v", b)
 	}
 }
+
+// Concurrent batch requests against one PLD-batch budget that holds exactly
+// two days: exactly two requests get their 24 releases, the others 409 with
+// nothing drawn or recorded; the ledger holds two whole batches.
+func TestConcurrentBatches(t *testing.T) {
+	ctx := context.Background()
+	l := sqliteLedger(t)
+	dir := writeData(t, 10)
+	writeLoads(t, dir, 24)
+	s := start(t, l, dir, 0)
+	st, out := s.do(t, "POST", "/v1/opf/plans", aliceTok, []byte(`{"dataset": "a", "case": "demo6.m", "epsilon": 0.1, "save": "plan.json"}`))
+	if st != 200 {
+		t.Fatalf("create plan: %d %v", st, out)
+	}
+	eps := out["plan"].(map[string]any)["epsilon"].(float64)
+	one, _, err := accounting.PLDBatchFilter{Delta: 1e-7}.BatchCharge(accounting.Charge{Cost: accounting.Cost{Epsilon: eps}}, 24)
+	must(t, err)
+	// Room for two batches (ε and δ), not three.
+	must(t, l.InitFilter(ctx, "a", accounting.Budget{Epsilon: 2.5 * one.Epsilon, Delta: 2.5e-7}, "pld-batch(delta=1e-7)"))
+	const clients = 6
+	codes := make(chan int, clients)
+	for c := 0; c < clients; c++ {
+		go func(c int) {
+			st, out := s.do(t, "POST", "/v1/opf/releases", aliceTok, []byte(fmt.Sprintf(`{"dataset": "a", "case": "demo6.m", "plan": "plan.json", "loads": "loads.csv", "label": "client %d"}`, c)))
+			if rels, _ := out["releases"].([]any); st == 200 && len(rels) != 24 {
+				st = -len(rels)
+			}
+			codes <- st
+		}(c)
+	}
+	ok, refused := 0, 0
+	for c := 0; c < clients; c++ {
+		switch <-codes {
+		case 200:
+			ok++
+		case 409:
+			refused++
+		}
+	}
+	stt, err := l.Status(ctx, "a")
+	must(t, err)
+	if ok != 2 || refused != clients-2 || stt.Count != 48 || stt.Spent.Epsilon > 2.5*one.Epsilon {
+		t.Fatalf("%d batches answered whole, %d refused; ledger %d entries, spent %+v (one batch %+v)", ok, refused, stt.Count, stt.Spent, one)
+	}
+}
