@@ -147,12 +147,15 @@ func TestPlanEndpoints(t *testing.T) {
 func TestBatchRelease(t *testing.T) {
 	ctx := context.Background()
 	l := sqliteLedger(t)
-	must(t, l.InitFilter(ctx, "a", accounting.Budget{Epsilon: 2.2, Delta: 1e-6}, "pld-batch(delta=1e-7)"))
 	must(t, l.Init(ctx, "b", accounting.Budget{Epsilon: 2.2, Delta: 1e-6}))
 	dir := writeData(t, 10)
 	writeLoads(t, dir, 24)
 	s := start(t, l, dir, 0)
-	st, out := s.do(t, "POST", "/v1/opf/plans", aliceTok, []byte(`{"dataset": "a", "case": "demo6.m", "epsilon": 0.1, "save": "plan.json"}`))
+	st, out := s.do(t, "POST", "/v1/budgets", adminTok, []byte(`{"dataset": "a", "epsilon": 2.2, "delta": 1e-6, "filter": "pld-batch(delta=1e-7)"}`))
+	if comp, _ := out["composition"].(string); st != 201 || out["filter"] != "pld-batch(delta=1e-07)" || !strings.Contains(comp, "PLD composition at δ = 1e-07") {
+		t.Fatalf("create the pld-batch budget: %d %v", st, out)
+	}
+	st, out = s.do(t, "POST", "/v1/opf/plans", aliceTok, []byte(`{"dataset": "a", "case": "demo6.m", "epsilon": 0.1, "save": "plan.json"}`))
 	if st != 200 {
 		t.Fatalf("create plan: %d %v", st, out)
 	}

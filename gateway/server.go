@@ -384,7 +384,7 @@ type CreateBudget struct {
 	Epsilon float64 `json:"epsilon"`
 	Delta   float64 `json:"delta,omitempty"`
 	Gamma   float64 `json:"gamma,omitempty"`
-	Filter  string  `json:"filter,omitempty"` // basic (default), gdp, rdp(alpha=A)
+	Filter  string  `json:"filter,omitempty"` // basic (default), gdp, rdp(alpha=A), pld-batch(delta=D)
 }
 
 func (s *Server) createBudget(w http.ResponseWriter, r *http.Request, g *Grant) (int, any, error) {
