@@ -275,14 +275,25 @@ func CurveOf(e Entry) *accounting.Curve {
 // Gaussian noise (its floating-point-safe release), whose curve is
 // accounting.CurveDiscreteGaussian with μ = Δ/σ (the discrete release is
 // calibrated with a grid shift k and variance s such that k/√s ≤ Δ/σ, see
-// noise.DiscreteGaussianFor); other mechanisms keep CurveOf's derivation.
+// noise.DiscreteGaussianFor), times √T for an iterative release of Params
+// "steps" T (whose Δ and σ are one step's); other mechanisms keep CurveOf's
+// derivation.
 // The curve is stored in the entry (covered by its hash), so entries written
 // before it existed keep their own (CurveOf) on replay. A caller that adds
 // exactly Gaussian (continuous) noise records Entry.Curve {gaussian, μ}.
 func releaseCurve(e Entry) *accounting.Curve {
 	c := CurveOf(e)
 	if e.Curve == nil && c != nil && c.Kind == "gaussian" {
-		return &accounting.Curve{Kind: accounting.CurveDiscreteGaussian, Value: c.Value}
+		mu := c.Value
+		if t := e.Params["steps"]; t > 1 && !math.IsInf(t, 0) {
+			// An iterative release (DP gradient descent) records one step's
+			// Δ and σ: T steps compose to μ√T in zCDP (Bun and Steinke
+			// 2016, Lemma 2.3); Poisson subsampling only lowers each step's
+			// Rényi divergence (joint quasi-convexity), so μ√T is valid for
+			// DPSGD too, if loose.
+			mu *= math.Sqrt(t)
+		}
+		return &accounting.Curve{Kind: accounting.CurveDiscreteGaussian, Value: mu}
 	}
 	return e.Curve
 }
