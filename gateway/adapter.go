@@ -128,8 +128,8 @@ func openPlan(ctx context.Context, pf *opfrelease.PlanFile, pub *opfrelease.Publ
 	return p, nil
 }
 
-// ReadPlanFile reads a saved plan file; a malformed one is a bad request.
-func ReadPlanFile(name string, r io.Reader) (*opfrelease.PlanFile, error) {
+// readPlanFile reads a saved plan file; a malformed one is a bad request.
+func readPlanFile(name string, r io.Reader) (*opfrelease.PlanFile, error) {
 	pf, err := opfrelease.ReadPlanFile(r)
 	if err != nil {
 		return nil, fmt.Errorf("%w: plan %s: %v", ErrBadRequest, name, err)
@@ -149,7 +149,7 @@ func (Adapter) OPF(ctx context.Context, led *ledger.Ledger, req OPFRequest, file
 		if err != nil {
 			return nil, fmt.Errorf("%w: plan %q cannot be opened", ErrBadRequest, req.Plan)
 		}
-		pf, err := ReadPlanFile(fmt.Sprintf("%q", req.Plan), fh)
+		pf, err := readPlanFile(fmt.Sprintf("%q", req.Plan), fh)
 		fh.Close()
 		if err != nil {
 			return nil, err

@@ -586,13 +586,13 @@ func (s *Server) verifyPlan(w http.ResponseWriter, r *http.Request, g *Grant) (i
 		if err != nil {
 			return 0, nil, fail(http.StatusBadRequest, "file_not_found", "plan %q cannot be opened", req.Plan)
 		}
-		pf, err = ReadPlanFile(fmt.Sprintf("%q", req.Plan), fh)
+		pf, err = readPlanFile(fmt.Sprintf("%q", req.Plan), fh)
 		fh.Close()
 		if err != nil {
 			return 0, nil, err
 		}
 	default:
-		if pf, err = ReadPlanFile("plan_file", bytes.NewReader(req.PlanFile)); err != nil {
+		if pf, err = readPlanFile("plan_file", bytes.NewReader(req.PlanFile)); err != nil {
 			return 0, nil, err
 		}
 	}
