@@ -19,7 +19,8 @@ import (
 //
 // rounded up to the grid step·ℤ. The pair is its own reverse, so it dominates
 // both orders of the neighbours. Composing k copies gives the optimal
-// composition of k (ε, δ)-DP mechanisms (their Thm 3.3) up to the rounding.
+// composition of k (ε, δ)-DP mechanisms (their Thm 3.3) up to the rounding,
+// and exactly (up to Err) with step = ε, where the losses ±ε lie on the grid.
 // It needs no noise law, only the release's (ε, δ): it is the PLD the ledger
 // uses for a batch fixed in advance (PLDBatchFilter.BatchCharge), valid for
 // the floating-point-safe releases (snapped Laplace, discrete Gaussian),
@@ -100,10 +101,6 @@ func (f PLDBatchFilter) Remaining(b Budget, s State) (Cost, error) {
 	return BasicFilter{}.Remaining(b, s)
 }
 
-// BatchStep is the grid of the batch PLDs (BatchCharge): the charged ε
-// exceeds the exact composition by less than k·BatchStep.
-const BatchStep = 1e-4
-
 // BatchMinSaving is the relative ε saving below which BatchCharge keeps
 // basic composition.
 const BatchMinSaving = 1e-3
@@ -145,13 +142,15 @@ func (f PLDBatchFilter) BatchCharge(single Charge, k int) (Cost, string, error) 
 	}
 	best, stmt := math.Inf(1), ""
 	if sc.Delta < f.Delta {
-		one, err := DPPLD(sc.Epsilon, sc.Delta, BatchStep)
+		// On the grid ε·ℤ the pair's losses ±ε are exact: the k-fold PLD
+		// is the exact optimal composition on 2k + 1 points (up to Err).
+		one, err := DPPLD(sc.Epsilon, sc.Delta, sc.Epsilon)
 		if err != nil {
 			return Cost{}, "", err
 		}
 		if c, err := BatchCost(one, k, f.Delta); err == nil && c.Epsilon < best {
 			best = c.Epsilon
-			stmt = fmt.Sprintf("batch of %d releases fixed in advance, PLD composition of (ε %g, δ %g)-DP dominating pairs at δ = %g (Kairouz et al. 2015; grid %g)", k, sc.Epsilon, sc.Delta, f.Delta, BatchStep)
+			stmt = fmt.Sprintf("batch of %d releases fixed in advance, PLD composition of (ε %g, δ %g)-DP dominating pairs at δ = %g (Kairouz et al. 2015)", k, sc.Epsilon, sc.Delta, f.Delta)
 		}
 	}
 	if cv := single.Curve; cv != nil && sc.Gamma == 0 {

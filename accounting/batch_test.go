@@ -30,7 +30,7 @@ func TestDPPLDMatchesOptimalComposition(t *testing.T) {
 		eps float64
 		k   int
 	}{{0.1, 24}, {0.1, 365}, {0.5, 50}} {
-		one, err := DPPLD(c.eps, 0, BatchStep)
+		one, err := DPPLD(c.eps, 0, 1e-4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,8 +61,21 @@ func TestDPPLDMatchesOptimalComposition(t *testing.T) {
 				hi2 = m
 			}
 		}
-		if got < hi-1e-8 || got > hi2+float64(c.k)*BatchStep+1e-6 {
-			t.Errorf("ε %g, k %d: PLD ε %.6f, exact optimal composition %.6f (at δ − Err %.6f, allowed excess k·step = %g)", c.eps, c.k, got, hi, hi2, float64(c.k)*BatchStep)
+		if got < hi-1e-8 || got > hi2+float64(c.k)*1e-4+1e-6 {
+			t.Errorf("ε %g, k %d: PLD ε %.6f, exact optimal composition %.6f (at δ − Err %.6f, allowed excess k·step = %g)", c.eps, c.k, got, hi, hi2, float64(c.k)*1e-4)
+		}
+		// On the grid ε·ℤ the composition is exact: within the bisection
+		// tolerance of the closed form (at δ and at δ − Err).
+		ex, err := DPPLD(c.eps, 0, c.eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pe, err := ex.ComposeK(c.k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := pe.Epsilon(delta); g < hi-1e-8 || g > hi2+1e-6 {
+			t.Errorf("ε %g, k %d, step ε: PLD ε %.8f, exact %.8f (at δ − Err %.8f)", c.eps, c.k, g, hi, hi2)
 		}
 		if d := p.Delta(hi); d < kovDelta(c.eps, c.k, hi)*(1-1e-9) {
 			t.Errorf("ε %g, k %d: PLD δ %g below the exact %g: not dominating", c.eps, c.k, d, kovDelta(c.eps, c.k, hi))
@@ -129,10 +142,10 @@ func TestPLDBatchFilter(t *testing.T) {
 			hi = m
 		}
 	}
-	// The charge is at least the exact optimal composition and within 1%
-	// of it (grid rounding and the FFT error bound).
-	if c.Delta != 1e-7 || c.Epsilon < hi || c.Epsilon > hi*1.01 || !strings.Contains(stmt, "PLD composition") {
-		t.Errorf("batch charge %+v (%s), want ε in [%g, %g] at δ 1e-7", c, stmt, hi, hi*1.01)
+	// The charge is the exact optimal composition (within the bisection
+	// tolerance and the FFT error bound Err, 10⁻⁵ relative here).
+	if c.Delta != 1e-7 || c.Epsilon < hi-1e-8 || c.Epsilon > hi*(1+1e-5) || !strings.Contains(stmt, "PLD composition") {
+		t.Errorf("batch charge %+v (%s), want ε %g at δ 1e-7", c, stmt, hi)
 	}
 	s, ok, err := pf.Add(b, "", Charge{Cost: c})
 	if err != nil || !ok {
