@@ -15,7 +15,9 @@ import (
 //
 // and the stopped interaction is (α, B)-RDP, hence (ε_g, δ_g)-DP by the
 // conversion of Mironov, "Rényi differential privacy", CSF 2017, Prop. 3.
-// The RDP of a release: Gaussian curve μ: α μ²/2 (Mironov Prop. 7); Laplace
+// The RDP of a release: Gaussian curve μ: α μ²/2 (Mironov Prop. 7), and the
+// same for a discrete Gaussian curve (½μ²-zCDP, Canonne, Kamath and Steinke
+// 2020, Thm 4); Laplace
 // curve ε₀: the closed form of Mironov Table II (≤ ε₀); a pure ε₀-DP release
 // without a curve: min(ε₀, α ε₀²/2) (Bun and Steinke, TCC 2016, Prop. 3.3).
 // Releases with δ > 0 and no Gaussian curve, and probabilistic releases
@@ -74,7 +76,7 @@ func (f RDPFilter) RDP(c Charge) (float64, error) {
 			return 0, err
 		}
 		switch c.Curve.Kind {
-		case "gaussian":
+		case "gaussian", CurveDiscreteGaussian: // zCDP ½μ² (CKS 2020 Thm 4 for the discrete one)
 			rho = a * c.Curve.Value * c.Curve.Value / 2
 		case "laplace":
 			rho = laplaceRDP(a, c.Curve.Value)
@@ -164,9 +166,13 @@ func (f RDPFilter) Remaining(b Budget, s State) (Cost, error) {
 //
 // and the stopped interaction is μ_g-GDP. The budget (ε_g, δ_g) fixes μ_g as
 // the largest μ whose GDP curve δ_μ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)
-// (Dong, Roth and Su 2019, Cor. 2.13) has δ_μ(ε_g) ≤ δ_g. Only Gaussian
-// releases (Curve "gaussian", μ = Δ₂/σ) can be accounted. The State is
-// Σμ_i², each addition rounded up.
+// (Dong, Roth and Su 2019, Cor. 2.13) has δ_μ(ε_g) ≤ δ_g. Only exactly
+// Gaussian releases (Curve "gaussian", μ = Δ₂/σ) can be accounted: a
+// discrete Gaussian release (Curve "discrete-gaussian", what the library's
+// floating-point-safe Gaussian releases are) is refused with an error that
+// says so — its zCDP is proven (RDPFilter accounts it), a μ-GDP bound is
+// not — and so is every other mechanism. The State is Σμ_i², each addition
+// rounded up.
 type GDPFilter struct{}
 
 var _ Filter = GDPFilter{}
@@ -243,6 +249,9 @@ func (f GDPFilter) Add(b Budget, s State, c Charge) (State, bool, error) {
 	sum, err := parseSum("gdp", s)
 	if err != nil {
 		return s, false, err
+	}
+	if c.Curve != nil && c.Curve.Kind == CurveDiscreteGaussian {
+		return s, false, fmt.Errorf("%w: the Gaussian-DP filter accounts exactly Gaussian releases only; this release adds discrete Gaussian noise (the floating-point-safe release), which is ½μ²-zCDP with μ = %g (Canonne, Kamath & Steinke 2020, Thm 4) but whose μ-GDP is not proven here: keep such releases on a dataset under the rdp(alpha=A) filter (which accounts that zCDP exactly) or the basic filter", ErrInvalid, c.Curve.Value)
 	}
 	if c.Curve == nil || c.Curve.Kind != "gaussian" || c.Cost.Gamma != 0 {
 		return s, false, fmt.Errorf("%w: the Gaussian-DP filter accounts Gaussian releases only (a Gaussian curve μ and γ = 0); this release is (ε %g, δ %g, γ %g) without one", ErrInvalid, c.Cost.Epsilon, c.Cost.Delta, c.Cost.Gamma)

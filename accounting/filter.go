@@ -106,14 +106,26 @@ type Curve struct {
 	// Thm 2.7, and has RDP α μ²/2, Mironov 2017, Prop. 7) or "laplace"
 	// (Value ε = Δ₁/b: the Laplace mechanism of scale b, RDP of Mironov 2017,
 	// Table II).
+	//
+	// "discrete-gaussian" (Value μ) is a floating-point-safe Gaussian release:
+	// the value rounded to a grid g·ℤ plus g·Y, Y ~ N_ℤ(0, s) (package noise,
+	// DiscreteGaussianFor), with the grid shift k of neighbours and s such
+	// that k/√s ≤ μ. It is ½μ²-zCDP (Canonne, Kamath and Steinke, "The
+	// discrete Gaussian for differential privacy", NeurIPS 2020, Thm 4:
+	// D_α(N_ℤ(0,s) ‖ N_ℤ(k,s)) ≤ α k²/(2s) for integer k), so the RDP filter
+	// accounts it like a Gaussian curve; its μ-GDP is not proven (the
+	// Gaussian-DP filter refuses it).
 	Kind  string  `json:"kind"`
 	Value float64 `json:"value"`
 }
 
+// CurveDiscreteGaussian is the Kind of a discrete Gaussian release's curve.
+const CurveDiscreteGaussian = "discrete-gaussian"
+
 // Validate checks the curve's kind and that its value is > 0 and finite.
 func (c *Curve) Validate() error {
-	if c.Kind != "gaussian" && c.Kind != "laplace" {
-		return fmt.Errorf("%w: curve kind is %q, must be \"gaussian\" or \"laplace\"", ErrInvalid, c.Kind)
+	if c.Kind != "gaussian" && c.Kind != "laplace" && c.Kind != CurveDiscreteGaussian {
+		return fmt.Errorf("%w: curve kind is %q, must be \"gaussian\", \"laplace\" or %q", ErrInvalid, c.Kind, CurveDiscreteGaussian)
 	}
 	if !(c.Value > 0) || math.IsInf(c.Value, 0) {
 		return fmt.Errorf("%w: %s curve value is %v, must be > 0 and finite", ErrInvalid, c.Kind, c.Value)
@@ -233,9 +245,13 @@ func Replay(f Filter, b Budget, charges []Charge) (State, error) {
 	return s, nil
 }
 
-// FilterByName returns the filter stored under name: "basic", "gdp", or
-// "rdp(alpha=A)" with A > 1 (see RDPFilter, GDPFilter).
+// FilterByName returns the filter stored under name: "basic", "gdp",
+// "rdp(alpha=A)" with A > 1, or "pld-batch(delta=D)" with D in (0, 1) (see
+// RDPFilter, GDPFilter, PLDBatchFilter).
 func FilterByName(name string) (Filter, error) {
+	if f, ok, err := parsePLDBatch(name); ok {
+		return f, err
+	}
 	switch {
 	case name == "basic":
 		return BasicFilter{}, nil
@@ -248,7 +264,7 @@ func FilterByName(name string) (Filter, error) {
 		}
 		return RDPFilter{Alpha: a}, nil
 	}
-	return nil, fmt.Errorf("%w: filter is %q, must be \"basic\", \"gdp\" or \"rdp(alpha=A)\"", ErrInvalid, name)
+	return nil, fmt.Errorf("%w: filter is %q, must be \"basic\", \"gdp\", \"rdp(alpha=A)\" or \"pld-batch(delta=D)\"", ErrInvalid, name)
 }
 
 func rat(x float64) *big.Rat { return new(big.Rat).SetFloat64(x) }

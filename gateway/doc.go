@@ -9,7 +9,9 @@
 //	GET  /v1/budgets/{dataset}          budget, composition, spent, remaining
 //	GET  /v1/budgets/{dataset}/audit    verified audit log (admin)
 //	POST /v1/budgets                    create a budget (admin)
-//	POST /v1/opf/releases               private OPF cost release(s)
+//	POST /v1/opf/plans                  create a public OPF plan (optionally saved under DIR)
+//	POST /v1/opf/plans/verify           rebuild a saved plan on the case (422 plan_mismatch)
+//	POST /v1/opf/releases               private OPF cost release(s), from plan fields or a saved plan
 //	POST /v1/regress/releases           private regression weights
 //
 // Every request but the first two needs Authorization: Bearer TOKEN, a token
@@ -19,10 +21,30 @@
 // No endpoint returns private diagnostics.
 //
 // Errors are {"error": {"code", "message"}}: 401 unauthorized, 403
-// forbidden (dataset not granted), 409 budget_exceeded (nothing drawn), 400
-// malformed_json / invalid_request / file_not_found, 413 body_too_large, 404
-// unknown_dataset / not_found, 503 overloaded, 504 timeout, 500 internal
-// (whose message never carries the cause, which may depend on private data).
+// forbidden (dataset not granted), 409 budget_exceeded (nothing drawn) /
+// plan_exists, 400 malformed_json / invalid_request / file_not_found, 413
+// body_too_large, 422 plan_mismatch (a saved plan that does not rebuild on
+// the case; the message names the first differing field), 404
+// unknown_dataset / not_found, 501 not_implemented, 503 overloaded, 504
+// timeout, 500 internal (whose message never carries the cause, which may
+// depend on private data).
+//
+// Plans. POST /v1/opf/plans takes the plan-shaping fields of a release
+// (dataset, case, domain, epsilon, delta, alpha, noise, method; no loads) and
+// answers {"plan", "plan_file"} (opfrelease.PlanFile); with "save" the plan
+// file is written under DIR (a new name ending in .json, never replacing
+// another file). POST /v1/opf/plans/verify takes the case and either
+// "plan_file" (the JSON) or "plan" (a saved file's name) and answers
+// {"verified": true, "plan"}. POST /v1/opf/releases takes "plan" (a saved
+// file's name) instead of the plan-shaping fields. All three read only
+// public inputs for the plan: the case's network without its loads and the
+// public domain.
+//
+// Batches. When the dataset's budget uses the PLD-batch composition
+// ("pld-batch(delta=D)"), the load columns of one OPF release request are a
+// batch fixed in advance and are charged once, in one ledger transaction,
+// before any noise (ReleaseColumns; the answer's "batch" states the cost and
+// composition); otherwise each column is spent just before its release.
 //
 // Limits: request bodies (Config.MaxBody), releases computed at once
 // (Config.MaxConcurrent, the rest wait until their deadline) and the time

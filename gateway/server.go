@@ -1,12 +1,14 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"net"
 	"net/http"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/ledger"
+	"github.com/privopt/privopt/opfrelease"
 )
 
 // OpenAPI is the service's OpenAPI 3.1 document, served at /openapi.json.
@@ -37,6 +40,9 @@ type Config struct {
 	// MaxBody is the largest request body in bytes (0: 64 KiB); larger
 	// bodies get 413 body_too_large.
 	MaxBody int64
+	// MaxPlanBody is the largest body of POST /v1/opf/plans/verify, which
+	// may carry a whole plan file with its certificate (0: 4 MiB).
+	MaxPlanBody int64
 	// MaxConcurrent is the number of releases computed at once (0: 4); a
 	// request waits for a slot until its deadline (then 503 overloaded).
 	MaxConcurrent int
@@ -77,6 +83,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 64 << 10
 	}
+	if cfg.MaxPlanBody <= 0 {
+		cfg.MaxPlanBody = 4 << 20
+	}
 	if cfg.MaxConcurrent <= 0 {
 		cfg.MaxConcurrent = 4
 	}
@@ -93,6 +102,8 @@ func New(cfg Config) (*Server, error) {
 	s.route("GET /v1/budgets/{dataset}", true, s.budget)
 	s.route("GET /v1/budgets/{dataset}/audit", true, s.audit)
 	s.route("POST /v1/budgets", true, s.createBudget)
+	s.route("POST /v1/opf/plans", true, s.createPlan)
+	s.route("POST /v1/opf/plans/verify", true, s.verifyPlan)
 	s.route("POST /v1/opf/releases", true, s.opf)
 	s.route("POST /v1/regress/releases", true, s.regress)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -211,6 +222,9 @@ func (s *Server) writeErr(w http.ResponseWriter, err error) int {
 	case errors.Is(err, ledger.ErrUnknownDataset):
 		writeError(w, http.StatusNotFound, "unknown_dataset", "the dataset has no budget (an admin creates it: POST /v1/budgets or privopt ledger init)")
 		return http.StatusNotFound
+	case errors.Is(err, ErrPlanMismatch):
+		writeError(w, http.StatusUnprocessableEntity, "plan_mismatch", err.Error())
+		return http.StatusUnprocessableEntity
 	case errors.Is(err, ErrBadRequest), errors.Is(err, ledger.ErrInvalid), errors.Is(err, accounting.ErrInvalid):
 		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return http.StatusBadRequest
@@ -253,7 +267,11 @@ func writeJSON(w http.ResponseWriter, status int, body any) {
 // decode reads a JSON body of at most MaxBody bytes into v: unknown fields
 // and trailing data are refused.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
-	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
+	return s.decodeLimit(w, r, v, s.cfg.MaxBody)
+}
+
+func (s *Server) decodeLimit(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -268,7 +286,7 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return fail(http.StatusRequestEntityTooLarge, "body_too_large", "the request body exceeds %d bytes", s.cfg.MaxBody)
+		return fail(http.StatusRequestEntityTooLarge, "body_too_large", "the request body exceeds %d bytes", limit)
 	case err != nil:
 		return fail(http.StatusBadRequest, "malformed_json", "the request body is not the expected JSON object: %v", err)
 	}
@@ -366,7 +384,7 @@ type CreateBudget struct {
 	Epsilon float64 `json:"epsilon"`
 	Delta   float64 `json:"delta,omitempty"`
 	Gamma   float64 `json:"gamma,omitempty"`
-	Filter  string  `json:"filter,omitempty"` // basic (default), gdp, rdp(alpha=A)
+	Filter  string  `json:"filter,omitempty"` // basic (default), gdp, rdp(alpha=A), pld-batch(delta=D)
 }
 
 func (s *Server) createBudget(w http.ResponseWriter, r *http.Request, g *Grant) (int, any, error) {
@@ -413,6 +431,24 @@ func (s *Server) opf(w http.ResponseWriter, r *http.Request, g *Grant) (int, any
 	if f.Loads, err = s.file("loads", req.Loads, false); err != nil {
 		return 0, nil, err
 	}
+	if req.Plan != "" {
+		var given []string
+		for _, c := range []struct {
+			name string
+			set  bool
+		}{{"domain", req.Domain != ""}, {"epsilon", req.Epsilon != 0}, {"delta", req.Delta != 0}, {"alpha", req.Alpha != 0},
+			{"noise", req.Noise != ""}, {"method", req.Method != ""}} {
+			if c.set {
+				given = append(given, c.name)
+			}
+		}
+		if len(given) > 0 {
+			return 0, nil, fail(http.StatusBadRequest, "invalid_request", "plan %q fixes the plan: %s cannot be given with it", req.Plan, strings.Join(given, ", "))
+		}
+		if f.Plan, err = s.file("plan", req.Plan, true); err != nil {
+			return 0, nil, err
+		}
+	}
 	release, err := s.slot(r.Context())
 	if err != nil {
 		return 0, nil, err
@@ -450,4 +486,184 @@ func (s *Server) regress(w http.ResponseWriter, r *http.Request, g *Grant) (int,
 		return 0, nil, err
 	}
 	return http.StatusOK, out, nil
+}
+
+// planCase returns the Planner and the request's case file resolved.
+func (s *Server) planCase(name string) (Planner, OPFFiles, error) {
+	p, ok := s.cfg.Releaser.(Planner)
+	if !ok {
+		return nil, OPFFiles{}, fail(http.StatusNotImplemented, "not_implemented", "this service's releaser does not create or verify plans")
+	}
+	var f OPFFiles
+	var err error
+	f.Case, err = s.file("case", name, true)
+	return p, f, err
+}
+
+// planAnswer is the answer of POST /v1/opf/plans.
+type planAnswer struct {
+	Plan     *opfrelease.Plan     `json:"plan"`
+	PlanFile *opfrelease.PlanFile `json:"plan_file"`
+	Saved    string               `json:"saved,omitempty"` // the file name under DIR the plan file was written to
+}
+
+func (s *Server) createPlan(w http.ResponseWriter, r *http.Request, g *Grant) (int, any, error) {
+	var req PlanRequest
+	if err := s.decode(w, r, &req); err != nil {
+		return 0, nil, err
+	}
+	if err := s.grant(g, req.Dataset); err != nil {
+		return 0, nil, err
+	}
+	pl, f, err := s.planCase(req.Case)
+	if err != nil {
+		return 0, nil, err
+	}
+	if f.Domain, err = s.file("domain", req.Domain, false); err != nil {
+		return 0, nil, err
+	}
+	var save string
+	if req.Save != "" {
+		if save, err = s.newFile("save", req.Save); err != nil {
+			return 0, nil, err
+		}
+	}
+	release, err := s.slot(r.Context())
+	if err != nil {
+		return 0, nil, err
+	}
+	defer release()
+	plan, pf, err := pl.CreatePlan(r.Context(), req, f)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := planAnswer{Plan: plan, PlanFile: pf}
+	if save != "" {
+		var buf bytes.Buffer
+		if err := pf.Write(&buf); err != nil {
+			return 0, nil, err
+		}
+		if err := writeNew(save, buf.Bytes()); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return 0, nil, fail(http.StatusConflict, "plan_exists", "save %q: a different file of that name is in the data directory", req.Save)
+			}
+			return 0, nil, err
+		}
+		out.Saved = req.Save
+	}
+	return http.StatusOK, out, nil
+}
+
+// verifyAnswer is the answer of POST /v1/opf/plans/verify.
+type verifyAnswer struct {
+	Verified bool             `json:"verified"`
+	Plan     *opfrelease.Plan `json:"plan"`
+}
+
+func (s *Server) verifyPlan(w http.ResponseWriter, r *http.Request, g *Grant) (int, any, error) {
+	var req VerifyPlanRequest
+	if err := s.decodeLimit(w, r, &req, s.cfg.MaxPlanBody); err != nil {
+		return 0, nil, err
+	}
+	if req.Dataset != "" {
+		if err := s.grant(g, req.Dataset); err != nil {
+			return 0, nil, err
+		}
+	}
+	pl, f, err := s.planCase(req.Case)
+	if err != nil {
+		return 0, nil, err
+	}
+	var pf *opfrelease.PlanFile
+	switch {
+	case (len(req.PlanFile) > 0) == (req.Plan != ""):
+		return 0, nil, fail(http.StatusBadRequest, "invalid_request", "give exactly one of plan_file (the plan file's JSON) and plan (a saved plan file's name)")
+	case req.Plan != "":
+		if f.Plan, err = s.file("plan", req.Plan, true); err != nil {
+			return 0, nil, err
+		}
+		fh, err := os.Open(f.Plan)
+		if err != nil {
+			return 0, nil, fail(http.StatusBadRequest, "file_not_found", "plan %q cannot be opened", req.Plan)
+		}
+		pf, err = readPlanFile(fmt.Sprintf("%q", req.Plan), fh)
+		fh.Close()
+		if err != nil {
+			return 0, nil, err
+		}
+	default:
+		if pf, err = readPlanFile("plan_file", bytes.NewReader(req.PlanFile)); err != nil {
+			return 0, nil, err
+		}
+	}
+	release, err := s.slot(r.Context())
+	if err != nil {
+		return 0, nil, err
+	}
+	defer release()
+	plan, err := pl.VerifyPlan(r.Context(), pf, f)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, verifyAnswer{Verified: true, Plan: plan}, nil
+}
+
+// newFile resolves the name of a file to create in the data directory:
+// relative, without "..", ending in .json, its directory inside the data
+// directory after resolving symbolic links.
+func (s *Server) newFile(field, name string) (string, error) {
+	if filepath.IsAbs(name) || !filepath.IsLocal(name) || !strings.HasSuffix(name, ".json") {
+		return "", fail(http.StatusBadRequest, "invalid_request", "%s %q must be a file name ending in .json relative to the data directory, without ..", field, name)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Join(s.dir, filepath.Dir(name)))
+	if err != nil {
+		return "", fail(http.StatusBadRequest, "file_not_found", "%s %q: its directory is not in the data directory", field, name)
+	}
+	if rel, err := filepath.Rel(s.dir, dir); err != nil || !filepath.IsLocal(rel) {
+		return "", fail(http.StatusBadRequest, "invalid_request", "%s %q resolves outside the data directory", field, name)
+	}
+	return filepath.Join(dir, filepath.Base(name)), nil
+}
+
+// writeNew writes data to path unless a file with other content is there
+// (fs.ErrExist); the same content is accepted. The file appears whole (a
+// temporary file renamed without replacing an existing one).
+func writeNew(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil {
+		if bytes.Equal(old, data) {
+			return nil
+		}
+		return fs.ErrExist
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fs.ErrExist // a directory or an unreadable file: never replaced
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".plan-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	// Link fails if path exists: a concurrent writer is never overwritten.
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			if old, rerr := os.ReadFile(path); rerr == nil && bytes.Equal(old, data) {
+				return nil
+			}
+		}
+		return err
+	}
+	return nil
 }

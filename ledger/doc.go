@@ -5,7 +5,12 @@
 // (package accounting, all valid for adaptively chosen releases: "basic",
 // the basic-composition filter of Rogers, Roth, Ullman and Vadhan 2016;
 // "rdp(alpha=A)", the Rényi-DP filter of Feldman and Zrnic 2021; "gdp", the
-// Gaussian-DP filter of Smith and Thakurta 2022; InitFilter), and an
+// Gaussian-DP filter of Smith and Thakurta 2022, for exactly Gaussian
+// releases only — the library's floating-point-safe Gaussian releases add
+// discrete Gaussian noise, recorded with a "discrete-gaussian" curve that
+// the RDP filter accounts by its zCDP and the GDP filter refuses;
+// "pld-batch(delta=D)", basic composition whose batches fixed in advance are
+// charged their PLD composition, PLDBatch; InitFilter), and an
 // append-only audit log: every spend with its time, labels (case, hour or
 // column label, free-text user label), query, mechanism, mechanism
 // parameters, sensitivity provenance, guarantee string and composition

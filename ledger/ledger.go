@@ -167,6 +167,10 @@ type Labels struct {
 // the copy.
 func (l *Ledger) WithLabels(lb Labels) *Ledger { return &Ledger{store: l.store, labels: lb} }
 
+// Labels returns the labels WithLabels set (zero for a ledger from New or
+// Open).
+func (l *Ledger) Labels() Labels { return l.labels }
+
 // New returns a ledger on s.
 func New(s Store) *Ledger { return &Ledger{store: s} }
 
@@ -266,6 +270,34 @@ func CurveOf(e Entry) *accounting.Curve {
 	return nil
 }
 
+// releaseCurve is the curve a new entry without one is recorded with: a
+// "gaussian" or "analytic-gaussian" release of the library adds discrete
+// Gaussian noise (its floating-point-safe release), whose curve is
+// accounting.CurveDiscreteGaussian with μ = Δ/σ (the discrete release is
+// calibrated with a grid shift k and variance s such that k/√s ≤ Δ/σ, see
+// noise.DiscreteGaussianFor), times √T for an iterative release of Params
+// "steps" T (whose Δ and σ are one step's); other mechanisms keep CurveOf's
+// derivation.
+// The curve is stored in the entry (covered by its hash), so entries written
+// before it existed keep their own (CurveOf) on replay. A caller that adds
+// exactly Gaussian (continuous) noise records Entry.Curve {gaussian, μ}.
+func releaseCurve(e Entry) *accounting.Curve {
+	c := CurveOf(e)
+	if e.Curve == nil && c != nil && c.Kind == "gaussian" {
+		mu := c.Value
+		if t := e.Params["steps"]; t > 1 && !math.IsInf(t, 0) {
+			// An iterative release (DP gradient descent) records one step's
+			// Δ and σ: T steps compose to μ√T in zCDP (Bun and Steinke
+			// 2016, Lemma 2.3); Poisson subsampling only lowers each step's
+			// Rényi divergence (joint quasi-convexity), so μ√T is valid for
+			// DPSGD too, if loose.
+			mu *= math.Sqrt(t)
+		}
+		return &accounting.Curve{Kind: accounting.CurveDiscreteGaussian, Value: mu}
+	}
+	return e.Curve
+}
+
 // charge is what an entry charges to a filter (nil for a zero-cost entry of
 // a batch, which changes no running total).
 func charge(e Entry) *accounting.Charge {
@@ -308,6 +340,35 @@ type Batch struct {
 	Composition string
 }
 
+// PLDBatch returns the Batch that charges k releases fixed in advance, each
+// recorded like single on its own (its cost and privacy curve), to dataset when its budget uses the PLD-batch
+// composition (filter "pld-batch(delta=D)", accounting.PLDBatchFilter): the
+// cost and statement of accounting.PLDBatchFilter.BatchCharge. For any other
+// filter it returns ok = false, and each release is charged by Spend. It
+// reads the dataset's filter only (fixed at creation), no log entry.
+func (l *Ledger) PLDBatch(ctx context.Context, dataset string, single Entry, k int) (b Batch, ok bool, err error) {
+	if err := checkName(dataset); err != nil {
+		return Batch{}, false, err
+	}
+	d, _, err := l.store.Tail(ctx, dataset)
+	if err != nil {
+		return Batch{}, false, err
+	}
+	f, err := accounting.FilterByName(d.Filter)
+	if err != nil {
+		return Batch{}, false, err
+	}
+	pf, isBatch := f.(accounting.PLDBatchFilter)
+	if !isBatch {
+		return Batch{}, false, nil
+	}
+	c, stmt, err := pf.BatchCharge(accounting.Charge{Cost: single.Cost, Curve: releaseCurve(single)}, k)
+	if err != nil {
+		return Batch{}, false, fmt.Errorf("%w: batch on %q: %v", ErrInvalid, dataset, err)
+	}
+	return Batch{Cost: c, Composition: stmt}, true, nil
+}
+
 // Spend records e against dataset if the dataset's filter admits its cost
 // after the recorded spends, in one transaction; otherwise it returns a
 // *BudgetError and records nothing. The check and the record cannot be
@@ -348,6 +409,9 @@ func (l *Ledger) spend(ctx context.Context, dataset string, b *Batch, es []Entry
 			if i == 0 {
 				es[i].Cost, es[i].Curve = b.Cost, b.Curve
 			}
+		}
+		if b == nil {
+			es[i].Curve = releaseCurve(es[i])
 		}
 		if err := validEntry(dataset, es[i]); err != nil {
 			return err

@@ -35,9 +35,16 @@ const ledgerUsage = `Usage: privopt ledger init   --ledger FILE|URL --dataset NA
 tables are created on first use). init creates FILE if needed and the budget
 (ε, δ, γ) of dataset NAME under the privacy filter F: basic (default; basic
 composition, any release), gdp (Gaussian-DP filter of Smith & Thakurta 2022:
-Gaussian releases only, needs δ > 0) or rdp(alpha=A) (Rényi-DP filter of
-Feldman & Zrnic 2021 at order A > 1: Gaussian, Laplace and pure ε-DP
-releases, needs δ > 0). All three are valid for adaptively chosen releases.
+exactly Gaussian releases only, needs δ > 0; the Gaussian releases of
+privopt add discrete Gaussian noise, whose μ-GDP is not proven, and are
+refused — use rdp for them) or rdp(alpha=A) (Rényi-DP filter of
+Feldman & Zrnic 2021 at order A > 1: Gaussian and discrete Gaussian (zCDP,
+Canonne, Kamath & Steinke 2020), Laplace and pure ε-DP releases, needs δ > 0). All three are valid for adaptively chosen releases.
+pld-batch(delta=D) is basic composition across releases, but the K load
+columns of one 'privopt opf --loads' or service request (a batch fixed in
+advance under one plan) are charged once, in one transaction, at their PLD
+composition at δ = D (Kairouz-Oh-Viswanath dominating pairs; D ≤ the budget's
+δ), when that is smaller than K times one release.
 Budgets are immutable (init again with the same budget and filter does
 nothing, with another fails). show prints, per dataset, the budget, the
 composition, the spent (ε, δ, γ) under the dataset's filter, what remains and
@@ -78,7 +85,7 @@ func runLedger(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	delta := fs.Float64("delta", 0, "init: budget δ ∈ [0, 1)")
 	gamma := fs.Float64("gamma", 0, "init: budget γ ∈ [0, 1) for probabilistic (sampled-sensitivity) releases")
 	asJSON := fs.Bool("json", false, "show, audit: print JSON")
-	filter := fs.String("filter", "basic", "init: privacy filter basic, gdp or rdp(alpha=A)")
+	filter := fs.String("filter", "basic", "init: privacy filter basic, gdp, rdp(alpha=A) or pld-batch(delta=D)")
 	format := fs.String("format", "json", "export: json or csv")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

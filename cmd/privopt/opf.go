@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/chance"
+	"github.com/privopt/privopt/gateway"
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/internal/plot"
 	"github.com/privopt/privopt/noise"
@@ -308,6 +309,9 @@ func privateOptions(f *opfFlags, form grid.Formulation) (opfrelease.Options, err
 type opfOutput struct {
 	Plan     planJSON              `json:"plan"`
 	Releases []*opfrelease.Release `json:"releases"`
+	// Batch is set when the columns were charged as one batch (PLD-batch
+	// composition of the dataset's budget).
+	Batch *gateway.BatchSpend `json:"batch,omitempty"`
 	// Evaluation is private (--diagnostics --evaluate).
 	Evaluation *evalOutput `json:"private_evaluation,omitempty"`
 }
@@ -536,15 +540,10 @@ func runPrivate(ctx context.Context, f *opfFlags, net *grid.Network, form grid.F
 	if f.seed != 0 {
 		src = noise.NewSeededSource(f.seed)
 	}
-	var relErr error
-	for k, l := range loads {
-		r, err := plan.Release(ctx, l, opfrelease.ReleaseOptions{Label: labels[k], Source: src, Ledger: led, Dataset: f.ledger.dataset, Diagnostics: f.diagnostics})
-		if err != nil {
-			relErr = err
-			break
-		}
-		out.Releases = append(out.Releases, r)
-	}
+	// One spend per release, or one batch spend of every column when the
+	// dataset's budget uses the PLD-batch composition (gateway.ReleaseColumns).
+	cols, relErr := gateway.ReleaseColumns(ctx, plan, labels, loads, led, f.ledger.dataset, opfrelease.ReleaseOptions{Source: src, Diagnostics: f.diagnostics})
+	out.Releases, out.Batch = cols.Releases, cols.Batch
 	if f.diagnostics && len(out.Releases) > 0 {
 		prog := out.Releases[0].Diagnostics.Program()
 		if f.evaluate > 0 && prog != nil && prog.Solution() != nil {
@@ -615,6 +614,9 @@ func printOPF(stdout io.Writer, f *opfFlags, out *opfOutput) error {
 	fmt.Fprintf(stdout, "\n%-12s %18s %18s\n", "release", "released ("+p.Unit+")", "estimate ("+p.Unit+")")
 	for _, r := range out.Releases {
 		fmt.Fprintf(stdout, "%-12s %18.6g %18.6g\n", r.Label, r.ReleasedValue, r.Estimate)
+	}
+	if b := out.Batch; b != nil {
+		fmt.Fprintf(stdout, "spent             (ε %g, δ %g, γ %g) once for %d releases: %s\n", b.Cost.Epsilon, b.Cost.Delta, b.Cost.Gamma, b.Releases, b.Composition)
 	}
 	if !f.diagnostics {
 		return nil

@@ -204,8 +204,9 @@ func killDuringLoad(t *testing.T, bin, ledgerArg, ds string, sig syscall.Signal)
 }
 
 // TestPythonClient runs examples/python/privopt_client.py (standard library
-// only) with /usr/bin/python3 against the real service: a day of 24 hourly
-// cost releases on PGLib case14 (the bundled demo case when the shared data
+// only) with /usr/bin/python3 against the real service: a plan created and
+// saved once, then a day of 24 hourly
+// cost releases with it on PGLib case14 (the bundled demo case when the shared data
 // are absent, said in the log), a regression, and releases until the
 // budget answers 409; the ledger then holds exactly the admitted releases.
 func TestPythonClient(t *testing.T) {
@@ -242,8 +243,11 @@ func TestPythonClient(t *testing.T) {
 		t.Fatalf("python client: %v\n%s", err, out)
 	}
 	s := string(out)
-	if strings.Count(s, `"hour"`) != 24 || !strings.Contains(s, `"regression"`) || !strings.Contains(s, `"code": "budget_exceeded"`) {
+	if strings.Count(s, `"hour"`) != 24 || !strings.Contains(s, `"created": true`) || !strings.Contains(s, `"regression"`) || !strings.Contains(s, `"code": "budget_exceeded"`) {
 		t.Fatalf("python client output:\n%s", s)
+	}
+	if !fileExists(filepath.Join(dir, "plan-grid.json")) {
+		t.Fatal("the client's plan was not saved in the data directory")
 	}
 	l, err = ledger.Open(context.Background(), file, ledger.Options{})
 	if err != nil {

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """A client of `privopt serve` using only the Python standard library.
 
-It releases a day of hourly DC-OPF costs on a case held by the service, a
-private regression, and then keeps releasing until the dataset's budget is
+It creates a public release plan once (saved in the service's data
+directory; an existing saved plan is verified and reused), releases a day of
+hourly DC-OPF costs on a case held by the service with that plan, a private
+regression, and then keeps releasing until the dataset's budget is
 exhausted, handling the 409 budget_exceeded answer.
 
     python3 privopt_client.py --url http://127.0.0.1:8080 --token TOKEN \
@@ -56,6 +58,12 @@ class Client:
     def budget(self, dataset):
         return self._call("GET", "/v1/budgets/" + dataset)
 
+    def create_plan(self, **fields):
+        return self._call("POST", "/v1/opf/plans", fields)
+
+    def verify_plan(self, **fields):
+        return self._call("POST", "/v1/opf/plans/verify", fields)
+
     def opf_release(self, **fields):
         return self._call("POST", "/v1/opf/releases", fields)
 
@@ -71,7 +79,9 @@ def main():
     ap.add_argument("--case", required=True, help="case file in the service's data directory")
     ap.add_argument("--data", required=True, help="regression CSV in the service's data directory")
     ap.add_argument("--target", required=True)
-    ap.add_argument("--epsilon", type=float, default=0.1, help="ε of each hourly release")
+    ap.add_argument("--epsilon", type=float, default=0.1, help="ε of each hourly release (the plan's)")
+    ap.add_argument("--plan", help="plan file name in the data directory (default plan-DATASET.json)")
+    ap.add_argument("--loads", help="LOADS.csv in the data directory: release all its columns in one request")
     ap.add_argument("--max-extra", type=int, default=100, help="releases to try after the day before giving up")
     args = ap.parse_args()
 
@@ -80,12 +90,37 @@ def main():
     b = c.budget(args.dataset)
     print(json.dumps({"budget": b["budget"], "composition": b["composition"], "remaining": b["remaining"]}))
 
-    # A day of hourly cost releases. (With the plan API, one request with
-    # "loads": "LOADS.csv" releases all 24 columns under one plan.)
-    for hour in range(24):
-        out = c.opf_release(dataset=args.dataset, case=args.case, epsilon=args.epsilon, label=f"h{hour:02d}")
-        rel = out["releases"][0]
-        print(json.dumps({"hour": hour, "released_value": rel["released_value"], "unit": out["plan"]["unit"]}))
+    # The plan: created once from public inputs only (no private value is
+    # read, nothing is spent) and saved in the data directory. If a plan of
+    # that name exists already (409 plan_exists), verify it and reuse it.
+    plan_name = args.plan or f"plan-{args.dataset}.json"
+    try:
+        made = c.create_plan(dataset=args.dataset, case=args.case, epsilon=args.epsilon, save=plan_name)
+        plan = made["plan"]
+        print(json.dumps({"plan": plan_name, "created": True, "guarantee": plan["guarantee"]}))
+    except PrivoptError as e:
+        if e.code != "plan_exists":
+            raise
+        plan = c.verify_plan(dataset=args.dataset, case=args.case, plan=plan_name)["plan"]
+        print(json.dumps({"plan": plan_name, "verified": True, "guarantee": plan["guarantee"]}))
+
+    # A day of hourly cost releases under the saved plan: each request names
+    # the plan instead of its parameters, and the service refuses it (422
+    # plan_mismatch) unless the plan rebuilds byte for byte. With
+    # --loads LOADS.csv (24 columns in the data directory) one request
+    # releases the whole day; a dataset whose budget uses pld-batch
+    # composition is then charged the day's PLD cost once.
+    if args.loads:
+        out = c.opf_release(dataset=args.dataset, case=args.case, plan=plan_name, loads=args.loads, label="day")
+        for hour, rel in enumerate(out["releases"]):
+            print(json.dumps({"hour": hour, "label": rel["label"], "released_value": rel["released_value"], "unit": out["plan"]["unit"]}))
+        if "batch" in out:
+            print(json.dumps({"batch": out["batch"]}))
+    else:
+        for hour in range(24):
+            out = c.opf_release(dataset=args.dataset, case=args.case, plan=plan_name, label=f"h{hour:02d}")
+            rel = out["releases"][0]
+            print(json.dumps({"hour": hour, "released_value": rel["released_value"], "unit": out["plan"]["unit"]}))
 
     # A private regression on the CSV held by the service.
     reg = c.regress_release(dataset=args.dataset, data=args.data, target=args.target, model="ridge",
@@ -97,7 +132,7 @@ def main():
     extra = 0
     while extra < args.max_extra:
         try:
-            c.opf_release(dataset=args.dataset, case=args.case, epsilon=args.epsilon, label=f"extra {extra}")
+            c.opf_release(dataset=args.dataset, case=args.case, plan=plan_name, label=f"extra {extra}")
             extra += 1
         except PrivoptError as e:
             if e.code != "budget_exceeded":

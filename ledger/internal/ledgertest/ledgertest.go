@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,17 +98,65 @@ func Contract(t *testing.T, prefix string, open func(t *testing.T) ledger.Store)
 		}
 	})
 
+	t.Run("pld-batch", func(t *testing.T) {
+		// A dataset under the PLD-batch composition: a batch of 48
+		// releases of ε 0.1 is charged its PLD cost (below basic 4.8) once;
+		// a basic dataset is not offered the batch.
+		ds := name("pldbatch")
+		must(t, l.InitFilter(ctx, ds, accounting.Budget{Epsilon: 4.7, Delta: 1e-6}, "pld-batch(delta=1e-7)"))
+		b, ok, err := l.PLDBatch(ctx, ds, ledger.Entry{Mechanism: "laplace", Cost: accounting.Cost{Epsilon: 0.1}}, 48)
+		must(t, err)
+		want, stmt, err := accounting.PLDBatchFilter{Delta: 1e-7}.BatchCharge(accounting.Charge{Cost: accounting.Cost{Epsilon: 0.1}, Curve: &accounting.Curve{Kind: "laplace", Value: 0.1}}, 48)
+		must(t, err)
+		if !ok || b.Cost != want || b.Composition != stmt || !(want.Epsilon < 4.7) {
+			t.Fatalf("PLDBatch = %+v, %v; want %+v (%s) below 4.7", b, ok, want, stmt)
+		}
+		es := make([]ledger.Entry, 48)
+		for h := range es {
+			es[h] = ledger.Entry{Query: "opf cost", Mechanism: "laplace", Label: fmt.Sprintf("h%02d", h), Cost: accounting.Cost{Epsilon: 0.1}}
+		}
+		must(t, l.SpendBatch(ctx, ds, b, es))
+		st, err := l.Status(ctx, ds)
+		must(t, err)
+		if st.Spent != want || st.Count != 48 || st.Composition != (accounting.PLDBatchFilter{Delta: 1e-7}).Composition() {
+			t.Fatalf("status after the batch: %+v", st)
+		}
+		for _, e := range st.Releases {
+			if !strings.Contains(e.Composition, "PLD composition") || !strings.Contains(e.Composition, "basic composition filter") {
+				t.Fatalf("entry %d composition %q does not state both rules", e.Seq, e.Composition)
+			}
+		}
+		// The same releases one by one (basic) do not fit: 48 × 0.1 > 4.7.
+		ds2 := name("pldbatch-basic")
+		must(t, l.Init(ctx, ds2, accounting.Budget{Epsilon: 4.7, Delta: 1e-6}))
+		if _, ok, err := l.PLDBatch(ctx, ds2, ledger.Entry{Mechanism: "laplace", Cost: accounting.Cost{Epsilon: 0.1}}, 48); ok || err != nil {
+			t.Fatalf("a basic dataset was offered a PLD batch (%v, %v)", ok, err)
+		}
+	})
+
 	t.Run("gdp", func(t *testing.T) {
 		ds := name("gdp")
 		b := accounting.Budget{Epsilon: 1, Delta: 1e-6}
 		must(t, l.InitFilter(ctx, ds, b, "gdp"))
-		// Gaussian releases with Δ = 1, σ = 8: μ = 1/8; admitted while k/64 ≤ μ_B².
+		// A release of the library's Gaussian mechanism (discrete Gaussian
+		// noise: no curve given, derived as discrete-gaussian) is refused
+		// with the reason and not recorded: its μ-GDP is not proven.
+		err := l.Spend(ctx, ds, ledger.Entry{Query: "q", Mechanism: "gaussian", Params: map[string]float64{"sensitivity": 1, "noise_std": 8},
+			Cost: accounting.Cost{Epsilon: 0.6, Delta: 1e-7}})
+		if !errors.Is(err, ledger.ErrInvalid) || !strings.Contains(err.Error(), "discrete Gaussian") || !strings.Contains(err.Error(), "rdp(alpha=A)") {
+			t.Fatalf("discrete Gaussian release under the gdp filter: %v", err)
+		}
+		if b, _ := l.Budget(ctx, ds); b.Count != 0 {
+			t.Fatalf("the refused release was recorded: %+v", b)
+		}
+		// Exactly Gaussian releases (the caller states the curve) with Δ = 1,
+		// σ = 8: μ = 1/8; admitted while k/64 ≤ μ_B².
 		mu := accounting.GDPMu(1, 1e-6)
 		want := int(math.Floor(mu * mu * 64 * (1 - 1e-9)))
 		n := 0
 		for ; n < 1000; n++ {
 			err := l.Spend(ctx, ds, ledger.Entry{Query: "q", Mechanism: "gaussian", Params: map[string]float64{"sensitivity": 1, "noise_std": 8},
-				Cost: accounting.Cost{Epsilon: 0.6, Delta: 1e-7}})
+				Curve: &accounting.Curve{Kind: "gaussian", Value: 1.0 / 8}, Cost: accounting.Cost{Epsilon: 0.6, Delta: 1e-7}})
 			if errors.Is(err, ledger.ErrBudgetExceeded) {
 				break
 			}
@@ -124,6 +173,30 @@ func Contract(t *testing.T, prefix string, open func(t *testing.T) ledger.Store)
 		// A non-Gaussian (ε, δ > 0) release cannot be accounted: refused, not recorded.
 		if err := l.Spend(ctx, ds, ledger.Entry{Query: "q", Mechanism: "optimal", Cost: accounting.Cost{Epsilon: 0.01, Delta: 1e-9}}); !errors.Is(err, ledger.ErrInvalid) {
 			t.Fatalf("non-Gaussian release under the gdp filter: %v", err)
+		}
+	})
+
+	t.Run("rdp-discrete-gaussian", func(t *testing.T) {
+		// The same discrete Gaussian release under the RDP filter at α = 32:
+		// ρ = α μ²/2 = 1/4 each (zCDP of the discrete Gaussian), admitted
+		// while k/4 ≤ ε − ln(1/δ)/(α − 1), and recorded with its curve.
+		ds := name("rdp")
+		must(t, l.InitFilter(ctx, ds, accounting.Budget{Epsilon: 3, Delta: 1e-6}, "rdp(alpha=32)"))
+		bound := 3 - math.Log(1e6)/31
+		want := int(math.Floor(bound * 4 * (1 - 1e-9)))
+		n := 0
+		for ; n < 100; n++ {
+			err := l.Spend(ctx, ds, ledger.Entry{Query: "q", Mechanism: "analytic-gaussian", Params: map[string]float64{"sensitivity": 1, "noise_std": 8},
+				Cost: accounting.Cost{Epsilon: 0.6, Delta: 1e-7}})
+			if errors.Is(err, ledger.ErrBudgetExceeded) {
+				break
+			}
+			must(t, err)
+		}
+		st, err := l.Status(ctx, ds)
+		must(t, err)
+		if n != want || st.Releases[0].Curve == nil || *st.Releases[0].Curve != (accounting.Curve{Kind: accounting.CurveDiscreteGaussian, Value: 1.0 / 8}) {
+			t.Fatalf("rdp filter admitted %d discrete Gaussian releases (want %d); first curve %+v", n, want, st.Releases[0].Curve)
 		}
 	})
 
