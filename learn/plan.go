@@ -40,9 +40,18 @@ type PlanSpec struct {
 	// exact minimizer, certified per release (solveCertified), and the
 	// certificate adds 2τ. 0: 10⁻⁶ of the exact-minimizer bound. Objective
 	// perturbation solves to τ as well (default 10⁻⁹·Y; its guarantee does
-	// not include it, as the plan's note says); ssp and adassp release no
-	// solver output and do not read it.
+	// includes it: the released weights get a second, output noise of
+	// sensitivity 2τ, see Objective); ssp and adassp release no solver output
+	// and do not read it.
 	Accuracy float64
+	// Iterative holds the public settings of the iterative strategies DPGD,
+	// DPSGD and DPCD (loss, penalties, bounds, iterations, clip norms, step
+	// size, batch rate; its Method must equal Strategy) and IterativePrivacy
+	// their accounting (accountant, per-step calibration; its Epsilon, Delta
+	// and Noise are taken from Privacy). Required for the iterative
+	// strategies; NewPlan refuses them for the others.
+	Iterative        *IterativeSpec
+	IterativePrivacy IterativePrivacy
 }
 
 // Plan is a public release plan: the calibrated noise, the certificate, the
@@ -82,10 +91,18 @@ type Plan struct {
 	// ConstraintMargins are program perturbation's tightening of C.
 	ConstraintMargins *Margins `json:"constraint_margins,omitempty"`
 	Eta               float64  `json:"eta,omitempty"`
-	Notes             []string `json:"notes"`
+	// L1 is the ℓ₁ penalty λ₁ of an iterative strategy (0: none).
+	L1 float64 `json:"l1,omitempty"`
+	// Schedule is the public schedule of an iterative strategy (nil for
+	// the others).
+	Schedule *IterativeSchedule `json:"schedule,omitempty"`
+	Notes    []string           `json:"notes"`
 
 	spec Spec
 	draw dataDraw
+	// clip maps the (finite) data into the public domain before draw: the
+	// spec's Bounds.Clip, or the iterative strategies' row clipping.
+	clip func(Data) Data
 	// moments draws an SSP release from precomputed moments (nil for the
 	// other strategies).
 	moments func(m Moments) drawFn
@@ -104,6 +121,13 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 	if ps.N < 1 {
 		return nil, invalidf("n is %d, must be ≥ 1", ps.N)
 	}
+	switch ps.Strategy {
+	case DPGD, DPSGD, DPCD:
+		return newIterativePlan(ctx, ps)
+	}
+	if ps.Iterative != nil || ps.IterativePrivacy.Accountant != nil || ps.IterativePrivacy.PerStep {
+		return nil, invalidf("iterative settings are given for strategy %q; they apply to dp-gd, dp-sgd and dp-cd only", ps.Strategy)
+	}
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
@@ -115,6 +139,7 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 	k := s.weights(d)
 	pl := &Plan{Strategy: ps.Strategy, Loss: s.Loss, Lambda: s.Lambda, Constraints: constraintsName(s), Intercept: s.Intercept,
 		N: ps.N, Features: d, Weights: k, BoundX: b.X, BoundY: b.Y, spec: s}
+	pl.clip = func(data Data) Data { c, _ := b.Clip(data); return c }
 	pl.Notes = append(pl.Notes, fmt.Sprintf("n = %d is public: neighbouring datasets replace one row within the bounds and keep n", ps.N))
 	g := Guarantee{Strategy: ps.Strategy, Noise: p.Noise, Epsilon: p.Epsilon, Delta: p.Delta}
 	switch ps.Strategy {
@@ -456,7 +481,7 @@ func (pl *Plan) Release(ctx context.Context, data Data, opt ReleaseOptions) ([]f
 			return nil, err
 		}
 	}
-	clipped, _ := pl.spec.bounds().Clip(finiteData(data))
+	clipped := pl.clip(finiteData(data))
 	src := opt.Source
 	if src == nil {
 		src = noise.CryptoSource()
