@@ -148,8 +148,8 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 			return nil, err
 		}
 	case Objective:
-		if !s.exactProjection() {
-			return nil, invalidf("objective perturbation in a plan needs C = ℝᵏ, w ≥ 0 or ordered weights (an exact projection for the certified solver accuracy)")
+		if !s.exactProjection() || s.L1Radius > 0 {
+			return nil, invalidf("objective perturbation in a plan needs C = ℝᵏ, w ≥ 0 and/or ordered weights (a cone, so that the projection onto C ∩ {‖w‖ ≤ R} is exact and the solver accuracy certified), got %s", constraintsName(s))
 		}
 		tau := ps.Accuracy
 		if tau == 0 {
@@ -229,10 +229,13 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 		case s.FreeIntercept:
 			return invalidf("%s with a free intercept has no certified sensitivity", ps.Strategy)
 		}
-		return invalidf("%s plans need a smooth loss (squared, Huber or logistic) for the certified solver accuracy, got %q", ps.Strategy, s.Loss)
+		return invalidf("%s plans need a smooth loss (squared, Huber or logistic), got %q: the certificate 2L/(nλ) + 2τ needs the solver's distance to the exact minimizer certified to τ, and for the non-smooth hinge loss no such bound is computable from the solver's answer (the projected-gradient certificate needs a smooth objective); use the logistic or Huber loss, or Prepare's reproduction with a declared or sampled sensitivity (not a plan)", ps.Strategy, s.Loss)
 	}
 	if !s.exactProjection() {
-		return invalidf("%s plans need C = ℝᵏ, w ≥ 0 or ordered weights (an exact projection for the certified solver accuracy), got %s", ps.Strategy, constraintsName(s))
+		return invalidf("%s plans with constraints %s are refused: %s", ps.Strategy, constraintsName(s), s.noExactProjection())
+	}
+	if ps.Strategy == Program && s.L1Radius > 0 {
+		return invalidf("program plans tighten nonnegativity and ordering rows only; the ℓ₁ ball (constraints %s) has no chance-constraint margin here: use projection, which is certified for it", constraintsName(s))
 	}
 	c0, err := certifiedSensitivityAt(s, ps.N, 0, 0)
 	if err != nil {

@@ -23,15 +23,21 @@ import (
 func TestProgramBoundAdversarial(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
-		name string
-		s    Spec
+		name  string
+		s     Spec
+		strat Strategy
 	}{
-		{"ordered", Spec{Loss: Squared, Lambda: 1, Ordered: true, Intercept: true, Bounds: Bounds{X: 1, Y: 1}}},
-		{"nonnegative", Spec{Loss: Squared, Lambda: 1, Nonnegative: true, Bounds: Bounds{X: 1, Y: 1}}},
-		{"huber", Spec{Loss: Huber, HuberDelta: 0.3, Lambda: 0.2, Bounds: Bounds{X: 1, Y: 1}}},
+		{"ordered", Spec{Loss: Squared, Lambda: 1, Ordered: true, Intercept: true, Bounds: Bounds{X: 1, Y: 1}}, Program},
+		{"nonnegative", Spec{Loss: Squared, Lambda: 1, Nonnegative: true, Bounds: Bounds{X: 1, Y: 1}}, Program},
+		{"huber", Spec{Loss: Huber, HuberDelta: 0.3, Lambda: 0.2, Bounds: Bounds{X: 1, Y: 1}}, Program},
+		// Exact projections added in round 2: ordered and nonnegative
+		// together (program), the ℓ₁ ball (projection).
+		{"ordered-nonnegative", Spec{Loss: Squared, Lambda: 1, Ordered: true, Nonnegative: true, Intercept: true, Bounds: Bounds{X: 1, Y: 1}}, Program},
+		{"l1-ball", Spec{Loss: Squared, Lambda: 0.5, L1Radius: 0.4, Intercept: true, Bounds: Bounds{X: 1, Y: 1}}, Projection},
+		{"l1-logistic", Spec{Loss: Logistic, Lambda: 0.2, L1Radius: 1, Bounds: Bounds{X: 1, Y: 1}}, Projection},
 	} {
 		n, d := 30, 3
-		pl, err := NewPlan(ctx, PlanSpec{Spec: c.s, N: n, Features: d, Strategy: Program, Privacy: Privacy{Epsilon: 60, Delta: 1e-5}})
+		pl, err := NewPlan(ctx, PlanSpec{Spec: c.s, N: n, Features: d, Strategy: c.strat, Privacy: Privacy{Epsilon: 60, Delta: 1e-5}})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -52,7 +58,7 @@ func TestProgramBoundAdversarial(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if Violation(shiftBack(w0, d, c.s, mg), d, c.s) > 1e-9 {
+			if shiftedViolation(w0, d, c.s, mg) > 1e-9 {
 				t.Fatalf("%s: minimizer %v outside C̄ (margins %+v)", c.name, w0, mg)
 			}
 			eval := func(x []float64, y float64) float64 {
@@ -111,19 +117,124 @@ func TestProgramBoundAdversarial(t *testing.T) {
 	}
 }
 
-// shiftBack maps w ∈ C̄ to the corresponding point of C (undoing the
-// margins) so that Violation checks w ∈ C̄.
-func shiftBack(w []float64, d int, s Spec, mg Margins) []float64 {
-	o := append([]float64(nil), w...)
+// shiftedViolation returns the largest violation of w ∈ C̄ (C shifted by
+// the margins mg).
+func shiftedViolation(w []float64, d int, s Spec, mg Margins) float64 {
+	v := 0.0
 	for j := 0; j < d; j++ {
 		if s.Nonnegative {
-			o[j] -= mg.Lower
+			v = math.Max(v, mg.Lower-w[j])
 		}
-		if s.Ordered {
-			o[j] -= float64(j) * mg.Gap
+		if s.Ordered && j+1 < d {
+			v = math.Max(v, mg.Gap-(w[j+1]-w[j]))
 		}
 	}
-	return o
+	if s.L1Radius > 0 {
+		t := 0.0
+		for _, x := range w {
+			t += math.Abs(x)
+		}
+		v = math.Max(v, t-s.L1Radius)
+	}
+	return v
+}
+
+// The exact projections (projectShifted) against the variational
+// inequality of a projection onto a convex set K: ⟨u − P(u), z − P(u)⟩ ≤ 0
+// for every z ∈ K, checked on the generators of K — the vertices ±r·e_j of
+// the ℓ₁ ball; for the cone {0 ≤ w_0 ≤ … ≤ w_{d−1}} × ℝ (intercept) the
+// rays (0,…,0,1,…,1) and ±e_k with z = P(u) + ray, plus z = 0 and 2P(u).
+func TestExactProjectionsVariational(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	d, k := 5, 6
+	for trial := 0; trial < 200; trial++ {
+		u := make([]float64, k)
+		for j := range u {
+			u[j] = 2 * rng.NormFloat64()
+		}
+		vi := func(w []float64, z []float64) float64 {
+			s := 0.0
+			for j := range w {
+				s += (u[j] - w[j]) * (z[j] - w[j])
+			}
+			return s
+		}
+		// ℓ₁ ball of radius r over all k weights.
+		r := 0.1 + rng.Float64()
+		w := append([]float64(nil), u...)
+		projectShifted(w, d, Spec{L1Radius: r}, Margins{})
+		if v := shiftedViolation(w, d, Spec{L1Radius: r}, Margins{}); v > 1e-12 {
+			t.Fatalf("ℓ₁ projection infeasible by %v", v)
+		}
+		for j := 0; j < k; j++ {
+			for _, sg := range []float64{-1, 1} {
+				z := make([]float64, k)
+				z[j] = sg * r
+				if v := vi(w, z); v > 1e-12 {
+					t.Fatalf("ℓ₁ projection of %v is %v: ⟨u − w, z − w⟩ = %v > 0 at vertex %v", u, w, v, z)
+				}
+			}
+		}
+		// Ordered and nonnegative features, free intercept (a cone).
+		s := Spec{Ordered: true, Nonnegative: true}
+		w = append([]float64(nil), u...)
+		projectShifted(w, d, s, Margins{})
+		if v := shiftedViolation(w, d, s, Margins{}); v > 0 {
+			t.Fatalf("ordered-nonnegative projection infeasible by %v", v)
+		}
+		var rays [][]float64
+		for st := 0; st < d; st++ {
+			ray := make([]float64, k)
+			for j := st; j < d; j++ {
+				ray[j] = 1
+			}
+			rays = append(rays, ray)
+		}
+		for _, sg := range []float64{-1, 1} {
+			ray := make([]float64, k)
+			ray[d] = sg
+			rays = append(rays, ray)
+		}
+		for _, ray := range rays {
+			z := make([]float64, k)
+			for j := range z {
+				z[j] = w[j] + ray[j]
+			}
+			if v := vi(w, z); v > 1e-12 {
+				t.Fatalf("ordered-nonnegative projection of %v is %v: ⟨u − w, ray⟩ = %v > 0", u, w, v)
+			}
+		}
+		z0 := make([]float64, k)
+		z2 := scaled(w, 2)
+		if v0, v2 := vi(w, z0), vi(w, z2); math.Abs(v0) > 1e-12 || math.Abs(v2) > 1e-12 {
+			t.Fatalf("ordered-nonnegative projection: ⟨u − w, w⟩ = %v, %v, want 0", -v0, v2)
+		}
+	}
+}
+
+// Plans refuse, from public inputs and naming the reason, the specs whose
+// solver accuracy cannot be certified: cone rows, the hinge loss, the ℓ₁
+// ball with other constraints, program perturbation on the ℓ₁ ball.
+func TestPlanRefusesUncertifiable(t *testing.T) {
+	ctx := context.Background()
+	priv := Privacy{Epsilon: 1, Delta: 1e-5}
+	for _, c := range []struct {
+		s     Spec
+		strat Strategy
+		want  string
+	}{
+		{Spec{Loss: Squared, Lambda: 1, Cone: mat.NewDense(1, 2, []float64{1, 1})}, Projection, "cone rows"},
+		{Spec{Loss: Hinge, Lambda: 1}, Projection, "hinge"},
+		{Spec{Loss: Hinge, Lambda: 1}, Program, "hinge"},
+		{Spec{Loss: Squared, Lambda: 1, L1Radius: 1, Nonnegative: true}, Projection, "ℓ₁ ball combined"},
+		{Spec{Loss: Squared, Lambda: 1, L1Radius: 1}, Program, "ℓ₁ ball"},
+		{Spec{Loss: Squared, Lambda: 1, L1Radius: 1}, Objective, "a cone"},
+	} {
+		_, err := NewPlan(ctx, PlanSpec{Spec: c.s, N: 100, Features: 2, Strategy: c.strat, Privacy: priv})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s with %s: error %v, want a refusal naming %q", c.strat, constraintsName(c.s)+"/"+string(c.s.Loss), err, c.want)
+		}
+	}
 }
 
 // A plan is public: NewPlan takes no data, and its JSON is the same for two

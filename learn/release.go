@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -266,11 +267,20 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 		// over the tightened set) unless the caller asks for the sampled or
 		// declared sensitivities of the (ε, γ) reproductions, or the spec is
 		// outside the plan's reach (ℓ₁ ball, cone rows, hinge loss).
+		var planErr error
 		if opt.Sampled == nil && (strat == Projection || (!opt.DeclareProgram && opt.Gamma == 0 && opt.Beta == 0)) {
 			pl, err := NewPlan(ctx, PlanSpec{Spec: s, N: n, Features: d, Strategy: strat, Privacy: p, Eta: opt.Eta, IndividualEta: opt.IndividualEta})
 			if err == nil {
 				return bind(ctx, pl.Guarantee, pl.draw, clipped)
 			}
+			planErr = err
+		}
+		// Outside a plan (the reproductions of Dvorkin et al., cone rows, the
+		// hinge loss): the sensitivity of the exact minimizer, and the
+		// statement says that the solver's accuracy is not covered.
+		noPlan := ""
+		if planErr != nil {
+			noPlan = "; NO release plan (" + strings.TrimPrefix(planErr.Error(), ErrInvalid.Error()+": ") + "): the certificate assumes the exact minimizer and the solver's accuracy is not certified"
 		}
 		sens, cert, smp, err := sensitivity(s, n, opt)
 		if err != nil {
@@ -289,7 +299,7 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 		}
 		if strat == Projection {
 			g.floatSafe([]*vectorNoise{vn}, []int{k})
-			g.state(vn.detail + "; projection onto the constraints is post-processing")
+			g.state(vn.detail + "; projection onto the constraints is post-processing" + noPlan)
 			wstar, err := fitClipped(ctx, clipped, s, nil)
 			if err != nil {
 				return nil, err
@@ -302,7 +312,7 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 				return Project(ctx, w, d, s)
 			}}, nil
 		}
-		return prepareProgram(ctx, clipped, s, p, opt, vn, g)
+		return prepareProgram(ctx, clipped, s, p, opt, vn, g, noPlan)
 	case Objective:
 		g, draw, err := planObjective(ctx, s, n, d, p, g, 0)
 		if err != nil {
@@ -325,7 +335,7 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 	return nil, invalidf("strategy is %q, must be projection, objective, program, adassp or ssp", strat)
 }
 
-func prepareProgram(ctx context.Context, data Data, s Spec, p Privacy, opt Options, vn *vectorNoise, g Guarantee) (*Releaser, error) {
+func prepareProgram(ctx context.Context, data Data, s Spec, p Privacy, opt Options, vn *vectorNoise, g Guarantee, noPlan string) (*Releaser, error) {
 	eta := opt.Eta
 	if eta == 0 {
 		eta = 0.05
@@ -422,7 +432,7 @@ func prepareProgram(ctx context.Context, data Data, s Spec, p Privacy, opt Optio
 	// draws, covered by the chance constraints' release margin).
 	g.Epsilon = p.Epsilon
 	g.floatSafe([]*vectorNoise{vn}, []int{k})
-	g.state(note)
+	g.state(note + noPlan)
 	return &Releaser{guarantee: g, draw: func(ctx context.Context, src noise.Source) ([]float64, error) {
 		rel, err := sol.Release(query.ReleaseOptions{Source: src})
 		if err != nil {
