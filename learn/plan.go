@@ -39,7 +39,7 @@ type PlanSpec struct {
 	// projection or program release adds noise to is within τ (ℓ₂) of the
 	// exact minimizer, certified per release (solveCertified), and the
 	// certificate adds 2τ. 0: 10⁻⁶ of the exact-minimizer bound. Objective
-	// perturbation solves to τ as well (default 10⁻⁹·Y; its guarantee does
+	// perturbation solves to τ as well (default 10⁻⁹·Y; its guarantee
 	// includes it: the released weights get a second, output noise of
 	// sensitivity 2τ, see Objective); ssp and adassp release no solver output
 	// and do not read it.
@@ -155,14 +155,18 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 		if tau == 0 {
 			tau = 1e-9 * b.Y
 		}
-		g, draw, err := planObjective(ctx, s, ps.N, d, p, g, tau)
+		if !(tau > 0) || math.IsInf(tau, 0) {
+			return nil, invalidf("solver accuracy is %v, must be > 0 and finite", tau)
+		}
+		g, out, draw, err := planObjective(ctx, s, ps.N, d, p, g, tau)
 		if err != nil {
 			return nil, err
 		}
 		pl.Guarantee, pl.draw, pl.AccuracyTarget = g, draw, tau
 		pl.CalibratedSensitivity = g.Sensitivity
-		pl.ReleasedNoiseRMS = g.NoiseStd // b is sampled, not released on a grid
-		pl.Notes = append(pl.Notes, fmt.Sprintf("objective perturbation: the privacy proof assumes the exact minimizer of the perturbed objective; the released weights are within τ = %.3g of it (certified per release), which the guarantee does not cover (partial)", tau))
+		pl.ReleasedNoiseRMS = g.NoiseStd // b's per coordinate; the output noise ζ₂ is of sensitivity 2τ
+		pl.ReleaseGrid = out.grid
+		pl.Notes = append(pl.Notes, fmt.Sprintf("objective perturbation with solver accuracy: the released weights are within τ = %.3g of the exact perturbed minimizer (certified per release) plus Laplace output noise of ℓ2 sensitivity 2τ (std %.3g, grid %g) at %g of ε; the guarantee composes both (Iyengar et al. 2019, Thm 1)", tau, out.std(), out.grid, objectiveAccuracyShare))
 	case AdaSSP:
 		g, ng, draw, err := planAdaSSP(s, ps.N, d, p, ps.Rho, g)
 		if err != nil {
