@@ -473,31 +473,73 @@ func (pl *Plan) LedgerEntry(query string) ledger.Entry {
 // from a cancelled ctx (after the spend: the budget stays spent) or the
 // ledger. No error text holds a data value.
 func (pl *Plan) Release(ctx context.Context, data Data, opt ReleaseOptions) ([]float64, error) {
+	if err := pl.checkShape(data); err != nil {
+		return nil, err
+	}
+	if err := pl.spend(ctx, opt); err != nil {
+		return nil, err
+	}
+	return pl.release(ctx, data, opt)
+}
+
+// ReleaseFrom is Release for private data that are read only after the
+// spend: it spends the plan's cost, then calls read (e.g. parsing a CSV
+// file by CSVRule, which never fails on a row's content) and releases. An
+// error of read, or data of another shape than planned (the source changed
+// after the plan), is returned after the spend; its text must hold no data
+// value (ReadCSV's do not).
+func (pl *Plan) ReleaseFrom(ctx context.Context, read func(context.Context) (Data, error), opt ReleaseOptions) ([]float64, error) {
+	if err := pl.spend(ctx, opt); err != nil {
+		return nil, err
+	}
+	data, err := read(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("learn: reading the private data after the spend: %w", err)
+	}
+	if err := pl.checkShape(data); err != nil {
+		return nil, err
+	}
+	return pl.release(ctx, data, opt)
+}
+
+// checkShape checks n and d (public) against the plan.
+func (pl *Plan) checkShape(data Data) error {
 	if data.X == nil {
-		return nil, invalidf("data X is nil")
+		return invalidf("data X is nil")
 	}
 	n, d := data.X.Dims()
 	if n != pl.N || d != pl.Features || len(data.Y) != n {
-		return nil, invalidf("data has %d×%d features and %d targets; the plan is for n = %d rows of %d features", n, d, len(data.Y), pl.N, pl.Features)
+		return invalidf("data has %d×%d features and %d targets; the plan is for n = %d rows of %d features", n, d, len(data.Y), pl.N, pl.Features)
 	}
-	if opt.Ledger != nil {
-		if opt.Dataset == "" {
-			return nil, invalidf("a release with a ledger needs ReleaseOptions.Dataset")
-		}
-		if err := opt.Ledger.Spend(ctx, opt.Dataset, pl.LedgerEntry(opt.Query)); err != nil {
-			return nil, err
-		}
+	return nil
+}
+
+// spend records the plan's cost in opt's ledger (none: nothing to do).
+func (pl *Plan) spend(ctx context.Context, opt ReleaseOptions) error {
+	if opt.Ledger == nil {
+		return nil
 	}
+	if opt.Dataset == "" {
+		return invalidf("a release with a ledger needs ReleaseOptions.Dataset")
+	}
+	return opt.Ledger.Spend(ctx, opt.Dataset, pl.LedgerEntry(opt.Query))
+}
+
+// release clips the (shape-checked) data and draws one release.
+func (pl *Plan) release(ctx context.Context, data Data, opt ReleaseOptions) ([]float64, error) {
 	clipped := pl.clip(finiteData(data))
-	src := opt.Source
-	if src == nil {
-		src = noise.CryptoSource()
-	}
 	draw, err := pl.draw(ctx, clipped)
 	if err != nil {
 		return nil, err
 	}
-	return draw(ctx, src)
+	return draw(ctx, source(opt))
+}
+
+func source(opt ReleaseOptions) noise.Source {
+	if opt.Source == nil {
+		return noise.CryptoSource()
+	}
+	return opt.Source
 }
 
 // ReleaseMoments is Release for the SSP strategy from moments computed
@@ -507,25 +549,43 @@ func (pl *Plan) Release(ctx context.Context, data Data, opt ReleaseOptions) ([]f
 // solves (post-processing). The moments must match the plan's n, features
 // and intercept.
 func (pl *Plan) ReleaseMoments(ctx context.Context, m Moments, opt ReleaseOptions) ([]float64, error) {
+	if err := pl.checkMoments(m); err != nil {
+		return nil, err
+	}
+	if err := pl.spend(ctx, opt); err != nil {
+		return nil, err
+	}
+	return pl.moments(m)(ctx, source(opt))
+}
+
+// ReleaseMomentsFrom is ReleaseMoments with moments computed only after
+// the spend (e.g. StreamMoments over a CSV file, which never fails on a
+// row's content, CSVRule).
+func (pl *Plan) ReleaseMomentsFrom(ctx context.Context, read func(context.Context) (Moments, error), opt ReleaseOptions) ([]float64, error) {
 	if pl.moments == nil {
 		return nil, invalidf("strategy %q releases from the rows, not from moments (use ssp)", pl.Strategy)
 	}
+	if err := pl.spend(ctx, opt); err != nil {
+		return nil, err
+	}
+	m, err := read(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("learn: reading the private data after the spend: %w", err)
+	}
+	if err := pl.checkMoments(m); err != nil {
+		return nil, err
+	}
+	return pl.moments(m)(ctx, source(opt))
+}
+
+func (pl *Plan) checkMoments(m Moments) error {
+	if pl.moments == nil {
+		return invalidf("strategy %q releases from the rows, not from moments (use ssp)", pl.Strategy)
+	}
 	if m.N != pl.N || m.D != pl.Features || m.Intercept != pl.spec.Intercept || m.Gram == nil || m.XTy == nil {
-		return nil, invalidf("moments of n = %d rows, %d features (intercept %v); the plan is for n = %d, %d features (intercept %v)", m.N, m.D, m.Intercept, pl.N, pl.Features, pl.spec.Intercept)
+		return invalidf("moments of n = %d rows, %d features (intercept %v); the plan is for n = %d, %d features (intercept %v)", m.N, m.D, m.Intercept, pl.N, pl.Features, pl.spec.Intercept)
 	}
-	if opt.Ledger != nil {
-		if opt.Dataset == "" {
-			return nil, invalidf("a release with a ledger needs ReleaseOptions.Dataset")
-		}
-		if err := opt.Ledger.Spend(ctx, opt.Dataset, pl.LedgerEntry(opt.Query)); err != nil {
-			return nil, err
-		}
-	}
-	src := opt.Source
-	if src == nil {
-		src = noise.CryptoSource()
-	}
-	return pl.moments(m)(ctx, src)
+	return nil
 }
 
 // finiteData returns a copy of data with every non-finite entry replaced by
