@@ -212,22 +212,28 @@ func TestVectorDiscreteGaussianProfile(t *testing.T) {
 			for float64(r)*float64(a*a) >= s*s {
 				a--
 			}
-			rest := s*s - float64(r)*float64(a*a)
-			b := int64(math.Floor(math.Sqrt(rest)))
-			for float64(b*b) >= rest && b > 0 {
-				b--
+			// j of the r coordinates at a + 1 as long as the norm stays < S,
+			// then one more coordinate b (if r < m) with the rest.
+			j := 0
+			for j < r && float64(r-j-1)*float64(a*a)+float64(j+1)*float64((a+1)*(a+1)) < s*s {
+				j++
 			}
-			groups := []shiftGroup{{a, r}}
+			sq := float64(r-j)*float64(a*a) + float64(j)*float64((a+1)*(a+1))
+			b := int64(0)
 			if r < c.m {
-				groups = append(groups, shiftGroup{b, 1})
+				b = int64(math.Floor(math.Sqrt(s*s - sq)))
+				for b > 0 && sq+float64(b*b) >= s*s {
+					b--
+				}
 			}
-			norm := math.Sqrt(float64(r)*float64(a*a) + float64(b*b)*boolFloat(r < c.m))
+			groups := []shiftGroup{{a, r - j}, {a + 1, j}, {b, 1}}
+			norm := math.Sqrt(sq + float64(b*b))
 			d, errb := vectorDGDelta(t, v, groups, c.eps, h, lo, hi)
 			cont := gaussianDelta(c.eps, norm/math.Sqrt(v))
-			t.Logf("%s: m = %d, Δ = %.6g, g = %g, v = %.6g (σ_Z = %.6g grid steps), S = Δ/g + √m = %.6g; shift %d×%d (+%d): ‖s‖ = %.6g, discrete δ(%g) ≤ %.6g (float error bound %.2g), continuous %.6g, target %g",
-				c.name, c.m, c.sens, g, v, math.Sqrt(v), s, r, a, b, norm, c.eps, d, errb, cont, c.delta)
+			t.Logf("%s: m = %d, Δ = %.6g, g = %g, v = %.6g (σ_Z = %.6g grid steps), S = Δ/g + √m = %.6g; shift %d×%d, %d×%d, 1×%d: ‖s‖ = %.6g, discrete δ(%g) ≤ %.6g (float error bound %.2g), continuous %.6g, target %g",
+				c.name, c.m, c.sens, g, v, math.Sqrt(v), s, r-j, a, j, a+1, b, norm, c.eps, d, errb, cont, c.delta)
 			if !(d <= c.delta) {
-				t.Errorf("%s: shift %d×%d (+%d): discrete δ(%g) = %v exceeds the target %v", c.name, r, a, b, c.eps, d, c.delta)
+				t.Errorf("%s: shift %d×%d, %d×%d, 1×%d: discrete δ(%g) = %v exceeds the target %v", c.name, r-j, a, j, a+1, b, c.eps, d, c.delta)
 			}
 			worst = math.Max(worst, d)
 		}
