@@ -118,25 +118,20 @@ func TestProgramBoundAdversarial(t *testing.T) {
 }
 
 // shiftedViolation returns the largest violation of w ∈ C̄ (C shifted by
-// the margins mg).
+// the margins mg) as that of w′ ∈ C with w′_j = w_j − Lower − j·Gap: C̄'s rows
+// are w_{j+1} − w_j ≥ Gap and w_j ≥ Lower, and with the ordering rows the
+// latter are equivalent to w_0 ≥ Lower, i.e. w′ ≥ 0 and nondecreasing.
 func shiftedViolation(w []float64, d int, s Spec, mg Margins) float64 {
-	v := 0.0
+	o := append([]float64(nil), w...)
 	for j := 0; j < d; j++ {
 		if s.Nonnegative {
-			v = math.Max(v, mg.Lower-w[j])
+			o[j] -= mg.Lower
 		}
-		if s.Ordered && j+1 < d {
-			v = math.Max(v, mg.Gap-(w[j+1]-w[j]))
+		if s.Ordered {
+			o[j] -= float64(j) * mg.Gap
 		}
 	}
-	if s.L1Radius > 0 {
-		t := 0.0
-		for _, x := range w {
-			t += math.Abs(x)
-		}
-		v = math.Max(v, t-s.L1Radius)
-	}
-	return v
+	return Violation(o, d, s)
 }
 
 // The exact projections (projectShifted) against the variational
