@@ -362,3 +362,45 @@ func TestObjectivePlanCoversAccuracy(t *testing.T) {
 		}
 	}
 }
+
+// Iterative strategies are plans: the public schedule (T·P steps, clip
+// norms, step size, the per-step sensitivity 2C/(nq) and noise z·2C/(nq),
+// the accountant's composed (ε, δ)) is fixed before any data, the
+// certificate verifies, a release of data with NaN and extreme entries
+// returns weights, and iterative settings on a one-shot strategy are
+// refused.
+func TestIterativePlan(t *testing.T) {
+	ctx := context.Background()
+	n, d := 50, 3
+	for _, m := range []Strategy{DPGD, DPSGD, DPCD} {
+		is := IterativeSpec{Loss: Logistic, L1: 1e-3, Intercept: true, Iterations: 20, Clip: 0.5}
+		if m == DPSGD {
+			is.BatchRate = 0.2
+		}
+		pl, err := NewPlan(ctx, PlanSpec{N: n, Features: d, Strategy: m, Privacy: Privacy{Epsilon: 1, Delta: 1e-5}, Iterative: &is})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := pl.Schedule
+		q := map[Strategy]float64{DPGD: 1, DPSGD: 0.2, DPCD: 1}[m]
+		per := map[Strategy]int{DPGD: 1, DPSGD: 1, DPCD: 1}[m] // ⌈(d+1)/4⌉ = 1
+		if sc == nil || sc.Steps != 20*per || sc.BatchRate != q || math.Abs(sc.StepSensitivity-2*0.5/(float64(n)*q)) > 1e-15 ||
+			math.Abs(sc.StepNoiseStd-sc.NoiseMultiplier*sc.StepSensitivity) > 1e-12 || pl.Guarantee.Epsilon != 1 || pl.Guarantee.Delta != 1e-5 {
+			t.Fatalf("%s: schedule %+v, guarantee (%v, %v)", m, sc, pl.Guarantee.Epsilon, pl.Guarantee.Delta)
+		}
+		if err := pl.Guarantee.Certificate.Verify(); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		data := randomData(rand.New(rand.NewPCG(1, 1)), n, d, Spec{Loss: Logistic, Bounds: DefaultBounds})
+		data.X.Set(2, 1, math.NaN())
+		data.X.Set(4, 0, 1e300)
+		w, err := pl.Release(ctx, data, ReleaseOptions{Source: noise.NewSeededSource(2)})
+		if err != nil || len(w) != d+1 || !finite(w) {
+			t.Fatalf("%s: release %v %v", m, w, err)
+		}
+	}
+	is := IterativeSpec{Loss: Squared, Iterations: 5}
+	if _, err := NewPlan(ctx, PlanSpec{Spec: Spec{Loss: Squared, Lambda: 1}, N: n, Features: d, Strategy: Projection, Privacy: Privacy{Epsilon: 1}, Iterative: &is}); err == nil {
+		t.Fatal("iterative settings accepted for projection")
+	}
+}
