@@ -90,7 +90,9 @@ count, a cell that is not a finite number) is replaced by the row of zeros
 --diagnostics. No row refuses a release and no message quotes a cell.
 
 --plan-only prints the plan alone: it reads the CSV's header and counts its
-rows, and parses no value (publish it first; the release's plan is identical).
+rows (a PostgreSQL table: its columns and count(*)), and parses no value
+(publish it first; the release's plan is identical). With --data
+postgres://… the moments are aggregated in the database after the spend.
 
 --seed N (N > 0) draws the noise from a deterministic generator: INSECURE,
 for tests and audits only (the output says so); without it crypto/rand.
@@ -275,23 +277,22 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := priv.Validate(); err != nil {
 		return usageError{err}
 	}
-	// The public shape first — column names and n — with no value parsed.
-	// A PostgreSQL table (SSP only) is aggregated in the database, and its
-	// n comes with the moments (regress_stream.go). A CSV's SSP moments are
-	// streamed after the spend (ReleaseMomentsFrom).
-	var moments *learn.Moments
+	// The public shape first — column names and n — with no value read: the
+	// CSV's header and record count, or a PostgreSQL table's columns and
+	// count(*) (SSP only: its moments are aggregated in the database). The
+	// plan, then the spend, then the rows (or the moments).
+	pg := pgstore.IsURL(*dataPath)
+	if pg && (strat != learn.SSP || *diag) {
+		return usagef("--data postgres://… computes the moments inside the database: it needs --strategy ssp (or auto with a squared-loss model) and no --diagnostics")
+	}
 	var names []string
 	var nrows int
 	var rs *rangeScaling
-	if pgstore.IsURL(*dataPath) {
-		if *planOnly {
-			return usagef("--plan-only reads the CSV header only; with --data postgres://… it is not available")
-		}
+	if pg {
 		var err error
-		if moments, names, rs, err = regressMoments(ctx, fs, *dataPath, *target, *rangesPath, strat, *diag, &spec); err != nil {
+		if names, nrows, err = pgShape(ctx, *dataPath, *target); err != nil {
 			return err
 		}
-		nrows = moments.N
 	} else {
 		f, err := os.Open(*dataPath)
 		if err != nil {
@@ -302,17 +303,18 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return usageError{err}
 		}
-		if *rangesPath != "" {
-			rs, err = loadRanges(*rangesPath, names, *target, spec.Loss == learn.Logistic)
-			if err != nil {
-				return usageError{err}
-			}
-			if !set["x-bound"] {
-				spec.Bounds.X = math.Sqrt(float64(len(names)))
-			}
-			if rs.hy != 1 && spec.Loss == learn.Huber {
-				spec.HuberDelta /= rs.hy
-			}
+	}
+	if *rangesPath != "" {
+		var err error
+		rs, err = loadRanges(*rangesPath, names, *target, spec.Loss == learn.Logistic)
+		if err != nil {
+			return usageError{err}
+		}
+		if !set["x-bound"] {
+			spec.Bounds.X = math.Sqrt(float64(len(names)))
+		}
+		if rs.hy != 1 && spec.Loss == learn.Huber {
+			spec.HuberDelta /= rs.hy
 		}
 	}
 	if err := spec.Validate(len(names)); err != nil {
@@ -367,13 +369,10 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var model learn.Data
 	replaced := 0
 	switch {
-	case moments != nil:
-		if w, err = plan.ReleaseMoments(ctx, *moments, ro); err != nil {
-			return err
-		}
 	case strat == learn.SSP && !*diag:
 		// Spend, then stream the moments in one pass (learn.CSVRule: a
-		// malformed record is the public zero row, never a refusal).
+		// malformed record is the public zero row, never a refusal) or
+		// aggregate them inside PostgreSQL.
 		read := func(ctx context.Context) (learn.Moments, error) {
 			sp := spec
 			m, _, _, err := regressMoments(ctx, fs, *dataPath, *target, *rangesPath, strat, false, &sp)
