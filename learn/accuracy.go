@@ -3,6 +3,7 @@ package learn
 import (
 	"context"
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -86,10 +87,19 @@ func (s Spec) smoothness(extra float64) (mu, ls float64, ok bool) {
 	return mu, c*xt*xt + mu, mu > 0
 }
 
-// exactProjection reports whether C has an exact projection here: no cone
-// rows, no ℓ₁ ball and not both nonnegative and ordered.
+// exactProjection reports whether C has an exact projection here
+// (projectShifted): no cone rows, and the ℓ₁ ball only on its own.
 func (s Spec) exactProjection() bool {
-	return s.Cone == nil && s.L1Radius == 0 && !(s.Nonnegative && s.Ordered)
+	return s.Cone == nil && (s.L1Radius == 0 || (!s.Nonnegative && !s.Ordered))
+}
+
+// noExactProjection names, for a public refusal, why C has no exact
+// projection.
+func (s Spec) noExactProjection() string {
+	if s.Cone != nil {
+		return "cone rows G·w ≥ 0 have no exact projection here (only an interior-point QP, whose answer carries no certified distance), so the solver accuracy τ that the certificate adds cannot be certified"
+	}
+	return "the ℓ₁ ball combined with nonnegativity or ordering has no exact projection here, so the solver accuracy τ that the certificate adds cannot be certified"
 }
 
 func newERM(data Data, s Spec, pert *perturbation) *erm {
@@ -182,23 +192,66 @@ func (e *erm) project(w []float64) {
 	}
 }
 
-// projectShifted replaces w by its projection onto C̄ (C shifted by mg) for
-// specs with an exact projection: clamping w_j ≥ Lower, or the isotonic fit
-// of w_j − j·Gap shifted back.
+// projectShifted replaces w by its Euclidean projection onto C̄ (C shifted
+// by mg) for specs with an exact projection (exactProjection):
+//
+//   - nonnegative only: w_j ← max(w_j, Lower);
+//   - ordered (with or without nonnegativity): with v_j = w_j − j·Gap the set
+//     is {v nondecreasing, v_0 ≥ Lower} (v_j ≥ v_0 ≥ Lower ≥ Lower − j·Gap
+//     covers every w_j ≥ Lower), whose projection is the isotonic fit
+//     (pool-adjacent-violators) clamped below at Lower — bounded isotonic
+//     regression is the clamped unbounded one (Barlow et al. 1972, Ch. 1;
+//     Németh and Németh, "How to project onto an isotone projection cone",
+//     Linear Algebra Appl. 433, 2010);
+//   - the ℓ₁ ball ‖w‖₁ ≤ r over all weights: soft thresholding at the θ
+//     found by sorting (Duchi, Shalev-Shwartz, Singer and Chandra,
+//     "Efficient projections onto the ℓ₁-ball", ICML 2008, Fig. 1).
 func projectShifted(w []float64, d int, s Spec, mg Margins) {
-	if s.Nonnegative {
-		for j := 0; j < d; j++ {
-			w[j] = math.Max(w[j], mg.Lower)
-		}
-	}
-	if s.Ordered {
+	switch {
+	case s.Ordered:
 		for j := 0; j < d; j++ {
 			w[j] -= float64(j) * mg.Gap
 		}
 		isotonic(w[:d])
 		for j := 0; j < d; j++ {
+			if s.Nonnegative {
+				w[j] = math.Max(w[j], mg.Lower)
+			}
 			w[j] += float64(j) * mg.Gap
 		}
+	case s.Nonnegative:
+		for j := 0; j < d; j++ {
+			w[j] = math.Max(w[j], mg.Lower)
+		}
+	}
+	if s.L1Radius > 0 && !s.Nonnegative && !s.Ordered {
+		projectL1(w, s.L1Radius)
+	}
+}
+
+// projectL1 replaces w by its projection onto {‖w‖₁ ≤ r} (Duchi et al. 2008):
+// sort |w| descending, ρ the largest j with u_j > (Σ_{i≤j} u_i − r)/j, θ =
+// (Σ_{i≤ρ} u_i − r)/ρ, w_j ← sign(w_j)·max(|w_j| − θ, 0).
+func projectL1(w []float64, r float64) {
+	t := 0.0
+	u := make([]float64, len(w))
+	for j, x := range w {
+		u[j] = math.Abs(x)
+		t += u[j]
+	}
+	if t <= r {
+		return
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(u)))
+	theta, cum := 0.0, 0.0
+	for j, x := range u {
+		cum += x
+		if th := (cum - r) / float64(j+1); x > th {
+			theta = th
+		}
+	}
+	for j, x := range w {
+		w[j] = math.Copysign(math.Max(math.Abs(x)-theta, 0), x)
 	}
 }
 

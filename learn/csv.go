@@ -1,99 +1,73 @@
 package learn
 
 import (
-	"encoding/csv"
 	"io"
-	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 )
 
 // ReadCSV reads a CSV file with a header row: every column except target is
 // a feature (in file order). It returns the data and the feature names.
+// Malformed records are replaced by the public row of zeros (CSVRule;
+// ReadCSVReplaced also returns their count): only a missing target column,
+// an empty file or a read failure is an error, and no error text holds a
+// cell.
 func ReadCSV(r io.Reader, target string) (Data, []string, error) {
-	rd := csv.NewReader(r)
-	rd.TrimLeadingSpace = true
-	rows, err := rd.ReadAll()
-	if err != nil {
-		return Data{}, nil, invalidf("csv: %v", err)
-	}
-	if len(rows) < 2 {
-		return Data{}, nil, invalidf("csv has %d rows, need a header and at least one data row", len(rows))
-	}
-	ti := -1
-	var names []string
-	for j, h := range rows[0] {
-		if h == target {
-			ti = j
-		} else {
-			names = append(names, h)
-		}
-	}
-	if ti < 0 {
-		return Data{}, nil, invalidf("csv has no column %q (columns %v)", target, rows[0])
-	}
-	n, d := len(rows)-1, len(rows[0])-1
-	x := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i, row := range rows[1:] {
-		c := 0
-		for j, s := range row {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return Data{}, nil, invalidf("csv row %d column %q is not a number", i+2, rows[0][j])
-			}
-			if j == ti {
-				y[i] = v
-			} else {
-				x.Set(i, c, v)
-				c++
-			}
-		}
-	}
-	data := Data{X: x, Y: y}
-	return data, names, data.Validate()
+	data, names, _, err := ReadCSVReplaced(r, target)
+	return data, names, err
 }
 
-// ReadCSVShape reads only the public shape of a CSV file in ReadCSV's
-// format: the feature names (every column except target, in file order) and
-// the number of data rows n (public under replace-one adjacency). No value
-// is parsed, so a release plan can be computed before any private value is
-// read.
-func ReadCSVShape(r io.Reader, target string) ([]string, int, error) {
-	rd := csv.NewReader(r)
-	rd.TrimLeadingSpace = true
-	rd.ReuseRecord = true
-	head, err := rd.Read()
+// ReadCSVReplaced is ReadCSV that also returns the number of records
+// replaced by the public row (a private diagnostic).
+func ReadCSVReplaced(r io.Reader, target string) (Data, []string, int, error) {
+	rows, err := NewCSVRows(r, target)
 	if err != nil {
-		return nil, 0, invalidf("csv header: %v", err)
+		return Data{}, nil, 0, err
 	}
-	var names []string
-	found := false
-	for _, h := range head {
-		if h == target {
-			found = true
-		} else {
-			names = append(names, h)
-		}
-	}
-	if !found {
-		return nil, 0, invalidf("csv has no column %q (columns %v)", target, head)
-	}
-	n := 0
+	d := len(rows.Names())
+	var xs, y []float64
 	for {
-		_, err := rd.Read()
+		x, v, err := rows.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, 0, invalidf("csv: line %d is malformed", n+2)
+			return Data{}, nil, 0, err
+		}
+		xs = append(xs, x...)
+		y = append(y, v)
+	}
+	if len(y) == 0 {
+		return Data{}, nil, 0, invalidf("csv has a header and no data row")
+	}
+	return Data{X: mat.NewDense(len(y), d, xs), Y: y}, rows.Names(), rows.Replaced(), nil
+}
+
+// ReadCSVShape reads only the public shape of a CSV file in ReadCSV's
+// format: the feature names (every column except target, in file order) and
+// the number of data records n (public under replace-one adjacency; every
+// record counts, malformed or not, as in ReadCSV). No value is parsed, so a
+// release plan can be computed before any private value is read.
+func ReadCSVShape(r io.Reader, target string) ([]string, int, error) {
+	rows, err := NewCSVRows(r, target)
+	if err != nil {
+		return nil, 0, err
+	}
+	n := 0
+	for {
+		_, err := rows.rd.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil && !isParseError(err) {
+			return nil, 0, invalidf("csv: reading line %d failed", n+2)
 		}
 		n++
 	}
 	if n == 0 {
 		return nil, 0, invalidf("csv has no data row")
 	}
-	return names, n, nil
+	return rows.Names(), n, nil
 }
 
 // Affine is a public per-column affine map x_j ← (x_j − Center_j)/Scale_j,

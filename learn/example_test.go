@@ -88,6 +88,6 @@ func ExampleNewPlan() {
 	fmt.Println(len(w), err)
 	// Output:
 	// certified erm-strong-convexity: 0.0148 (ℓ2), calibrated 0.0148, grid 7.62939453125e-06
-	// ordered gap of the tightened set: 0.0678
+	// ordered gap of the tightened set: 0.0679
 	// 4 <nil>
 }

@@ -730,21 +730,12 @@ func PrepareIterative(ctx context.Context, data Data, s IterativeSpec, p Iterati
 		return nil, err
 	}
 	n, d := data.X.Dims()
-	plan, b, g, nz, err := s.calibrated(n, d, p)
+	pl, err := NewPlan(ctx, PlanSpec{N: n, Features: d, Strategy: s.Method, Privacy: Privacy{Epsilon: p.Epsilon, Delta: p.Delta, Noise: p.Noise},
+		Iterative: &s, IterativePrivacy: p})
 	if err != nil {
 		return nil, err
 	}
-	rows, y := clipRows(data, s, b)
-	cmax := 0.0
-	for _, c := range plan.clip {
-		cmax = math.Max(cmax, c)
-	}
-	certify(&g, plan, nz, p, cmax, fmt.Sprintf("any rows (per-example gradients clipped to %g; rows clipped to X = %g, |y| ≤ %g for the step sizes only), n = %d", cmax, b.X, b.Y, n))
-	g.Statement += fmt.Sprintf("; step %.4g; the %s iterate is released (post-processing)", plan.eta, map[bool]string{true: "averaged", false: "last"}[s.Average])
-	return NewReleaser(g, func(ctx context.Context, src noise.Source) ([]float64, error) {
-		cd := &cdData{loss: s.Loss, rows: rows, y: y, t: make([]float64, n)}
-		return run(ctx, plan, lossGradient(s.Loss, rows, y), cd, nz, src, s.Method)
-	}), nil
+	return bind(ctx, pl.Guarantee, pl.draw, data)
 }
 
 // calibrated returns the plan for n rows and d features, the bounds, the

@@ -39,10 +39,19 @@ type PlanSpec struct {
 	// projection or program release adds noise to is within τ (ℓ₂) of the
 	// exact minimizer, certified per release (solveCertified), and the
 	// certificate adds 2τ. 0: 10⁻⁶ of the exact-minimizer bound. Objective
-	// perturbation solves to τ as well (default 10⁻⁹·Y; its guarantee does
-	// not include it, as the plan's note says); ssp and adassp release no
-	// solver output and do not read it.
+	// perturbation solves to τ as well (default 10⁻⁹·Y; its guarantee
+	// includes it: the released weights get a second, output noise of
+	// sensitivity 2τ, see Objective); ssp and adassp release no solver output
+	// and do not read it.
 	Accuracy float64
+	// Iterative holds the public settings of the iterative strategies DPGD,
+	// DPSGD and DPCD (loss, penalties, bounds, iterations, clip norms, step
+	// size, batch rate; its Method must equal Strategy) and IterativePrivacy
+	// their accounting (accountant, per-step calibration; its Epsilon, Delta
+	// and Noise are taken from Privacy). Required for the iterative
+	// strategies; NewPlan refuses them for the others.
+	Iterative        *IterativeSpec
+	IterativePrivacy IterativePrivacy
 }
 
 // Plan is a public release plan: the calibrated noise, the certificate, the
@@ -82,10 +91,18 @@ type Plan struct {
 	// ConstraintMargins are program perturbation's tightening of C.
 	ConstraintMargins *Margins `json:"constraint_margins,omitempty"`
 	Eta               float64  `json:"eta,omitempty"`
-	Notes             []string `json:"notes"`
+	// L1 is the ℓ₁ penalty λ₁ of an iterative strategy (0: none).
+	L1 float64 `json:"l1,omitempty"`
+	// Schedule is the public schedule of an iterative strategy (nil for
+	// the others).
+	Schedule *IterativeSchedule `json:"schedule,omitempty"`
+	Notes    []string           `json:"notes"`
 
 	spec Spec
 	draw dataDraw
+	// clip maps the (finite) data into the public domain before draw: the
+	// spec's Bounds.Clip, or the iterative strategies' row clipping.
+	clip func(Data) Data
 	// moments draws an SSP release from precomputed moments (nil for the
 	// other strategies).
 	moments func(m Moments) drawFn
@@ -104,6 +121,13 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 	if ps.N < 1 {
 		return nil, invalidf("n is %d, must be ≥ 1", ps.N)
 	}
+	switch ps.Strategy {
+	case DPGD, DPSGD, DPCD:
+		return newIterativePlan(ctx, ps)
+	}
+	if ps.Iterative != nil || ps.IterativePrivacy.Accountant != nil || ps.IterativePrivacy.PerStep {
+		return nil, invalidf("iterative settings are given for strategy %q; they apply to dp-gd, dp-sgd and dp-cd only", ps.Strategy)
+	}
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
@@ -115,6 +139,7 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 	k := s.weights(d)
 	pl := &Plan{Strategy: ps.Strategy, Loss: s.Loss, Lambda: s.Lambda, Constraints: constraintsName(s), Intercept: s.Intercept,
 		N: ps.N, Features: d, Weights: k, BoundX: b.X, BoundY: b.Y, spec: s}
+	pl.clip = func(data Data) Data { c, _ := b.Clip(data); return c }
 	pl.Notes = append(pl.Notes, fmt.Sprintf("n = %d is public: neighbouring datasets replace one row within the bounds and keep n", ps.N))
 	g := Guarantee{Strategy: ps.Strategy, Noise: p.Noise, Epsilon: p.Epsilon, Delta: p.Delta}
 	switch ps.Strategy {
@@ -123,21 +148,25 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 			return nil, err
 		}
 	case Objective:
-		if !s.exactProjection() {
-			return nil, invalidf("objective perturbation in a plan needs C = ℝᵏ, w ≥ 0 or ordered weights (an exact projection for the certified solver accuracy)")
+		if !s.exactProjection() || s.L1Radius > 0 {
+			return nil, invalidf("objective perturbation in a plan needs C = ℝᵏ, w ≥ 0 and/or ordered weights (a cone, so that the projection onto C ∩ {‖w‖ ≤ R} is exact and the solver accuracy certified), got %s", constraintsName(s))
 		}
 		tau := ps.Accuracy
 		if tau == 0 {
 			tau = 1e-9 * b.Y
 		}
-		g, draw, err := planObjective(ctx, s, ps.N, d, p, g, tau)
+		if !(tau > 0) || math.IsInf(tau, 0) {
+			return nil, invalidf("solver accuracy is %v, must be > 0 and finite", tau)
+		}
+		g, out, draw, err := planObjective(ctx, s, ps.N, d, p, g, tau)
 		if err != nil {
 			return nil, err
 		}
 		pl.Guarantee, pl.draw, pl.AccuracyTarget = g, draw, tau
 		pl.CalibratedSensitivity = g.Sensitivity
-		pl.ReleasedNoiseRMS = g.NoiseStd // b is sampled, not released on a grid
-		pl.Notes = append(pl.Notes, fmt.Sprintf("objective perturbation: the privacy proof assumes the exact minimizer of the perturbed objective; the released weights are within τ = %.3g of it (certified per release), which the guarantee does not cover (partial)", tau))
+		pl.ReleasedNoiseRMS = g.NoiseStd // b's per coordinate; the output noise ζ₂ is of sensitivity 2τ
+		pl.ReleaseGrid = out.grid
+		pl.Notes = append(pl.Notes, fmt.Sprintf("objective perturbation with solver accuracy: the released weights are within τ = %.3g of the exact perturbed minimizer (certified per release) plus Laplace output noise of ℓ2 sensitivity 2τ (std %.3g, grid %g) at %g of ε; the guarantee composes both (Iyengar et al. 2019, Thm 1)", tau, out.std(), out.grid, objectiveAccuracyShare))
 	case AdaSSP:
 		g, ng, draw, err := planAdaSSP(s, ps.N, d, p, ps.Rho, g)
 		if err != nil {
@@ -204,10 +233,13 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 		case s.FreeIntercept:
 			return invalidf("%s with a free intercept has no certified sensitivity", ps.Strategy)
 		}
-		return invalidf("%s plans need a smooth loss (squared, Huber or logistic) for the certified solver accuracy, got %q", ps.Strategy, s.Loss)
+		return invalidf("%s plans need a smooth loss (squared, Huber or logistic), got %q: the certificate 2L/(nλ) + 2τ needs the solver's distance to the exact minimizer certified to τ, and for the non-smooth hinge loss no such bound is computable from the solver's answer (the projected-gradient certificate needs a smooth objective); use the logistic or Huber loss, or Prepare's reproduction with a declared or sampled sensitivity (not a plan)", ps.Strategy, s.Loss)
 	}
 	if !s.exactProjection() {
-		return invalidf("%s plans need C = ℝᵏ, w ≥ 0 or ordered weights (an exact projection for the certified solver accuracy), got %s", ps.Strategy, constraintsName(s))
+		return invalidf("%s plans with constraints %s are refused: %s", ps.Strategy, constraintsName(s), s.noExactProjection())
+	}
+	if ps.Strategy == Program && s.L1Radius > 0 {
+		return invalidf("program plans tighten nonnegativity and ordering rows only; the ℓ₁ ball (constraints %s) has no chance-constraint margin here: use projection, which is certified for it", constraintsName(s))
 	}
 	c0, err := certifiedSensitivityAt(s, ps.N, 0, 0)
 	if err != nil {
@@ -441,31 +473,73 @@ func (pl *Plan) LedgerEntry(query string) ledger.Entry {
 // from a cancelled ctx (after the spend: the budget stays spent) or the
 // ledger. No error text holds a data value.
 func (pl *Plan) Release(ctx context.Context, data Data, opt ReleaseOptions) ([]float64, error) {
+	if err := pl.checkShape(data); err != nil {
+		return nil, err
+	}
+	if err := pl.spend(ctx, opt); err != nil {
+		return nil, err
+	}
+	return pl.release(ctx, data, opt)
+}
+
+// ReleaseFrom is Release for private data that are read only after the
+// spend: it spends the plan's cost, then calls read (e.g. parsing a CSV
+// file by CSVRule, which never fails on a row's content) and releases. An
+// error of read, or data of another shape than planned (the source changed
+// after the plan), is returned after the spend; its text must hold no data
+// value (ReadCSV's do not).
+func (pl *Plan) ReleaseFrom(ctx context.Context, read func(context.Context) (Data, error), opt ReleaseOptions) ([]float64, error) {
+	if err := pl.spend(ctx, opt); err != nil {
+		return nil, err
+	}
+	data, err := read(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("learn: reading the private data after the spend: %w", err)
+	}
+	if err := pl.checkShape(data); err != nil {
+		return nil, err
+	}
+	return pl.release(ctx, data, opt)
+}
+
+// checkShape checks n and d (public) against the plan.
+func (pl *Plan) checkShape(data Data) error {
 	if data.X == nil {
-		return nil, invalidf("data X is nil")
+		return invalidf("data X is nil")
 	}
 	n, d := data.X.Dims()
 	if n != pl.N || d != pl.Features || len(data.Y) != n {
-		return nil, invalidf("data has %d×%d features and %d targets; the plan is for n = %d rows of %d features", n, d, len(data.Y), pl.N, pl.Features)
+		return invalidf("data has %d×%d features and %d targets; the plan is for n = %d rows of %d features", n, d, len(data.Y), pl.N, pl.Features)
 	}
-	if opt.Ledger != nil {
-		if opt.Dataset == "" {
-			return nil, invalidf("a release with a ledger needs ReleaseOptions.Dataset")
-		}
-		if err := opt.Ledger.Spend(ctx, opt.Dataset, pl.LedgerEntry(opt.Query)); err != nil {
-			return nil, err
-		}
+	return nil
+}
+
+// spend records the plan's cost in opt's ledger (none: nothing to do).
+func (pl *Plan) spend(ctx context.Context, opt ReleaseOptions) error {
+	if opt.Ledger == nil {
+		return nil
 	}
-	clipped, _ := pl.spec.bounds().Clip(finiteData(data))
-	src := opt.Source
-	if src == nil {
-		src = noise.CryptoSource()
+	if opt.Dataset == "" {
+		return invalidf("a release with a ledger needs ReleaseOptions.Dataset")
 	}
+	return opt.Ledger.Spend(ctx, opt.Dataset, pl.LedgerEntry(opt.Query))
+}
+
+// release clips the (shape-checked) data and draws one release.
+func (pl *Plan) release(ctx context.Context, data Data, opt ReleaseOptions) ([]float64, error) {
+	clipped := pl.clip(finiteData(data))
 	draw, err := pl.draw(ctx, clipped)
 	if err != nil {
 		return nil, err
 	}
-	return draw(ctx, src)
+	return draw(ctx, source(opt))
+}
+
+func source(opt ReleaseOptions) noise.Source {
+	if opt.Source == nil {
+		return noise.CryptoSource()
+	}
+	return opt.Source
 }
 
 // ReleaseMoments is Release for the SSP strategy from moments computed
@@ -475,25 +549,43 @@ func (pl *Plan) Release(ctx context.Context, data Data, opt ReleaseOptions) ([]f
 // solves (post-processing). The moments must match the plan's n, features
 // and intercept.
 func (pl *Plan) ReleaseMoments(ctx context.Context, m Moments, opt ReleaseOptions) ([]float64, error) {
+	if err := pl.checkMoments(m); err != nil {
+		return nil, err
+	}
+	if err := pl.spend(ctx, opt); err != nil {
+		return nil, err
+	}
+	return pl.moments(m)(ctx, source(opt))
+}
+
+// ReleaseMomentsFrom is ReleaseMoments with moments computed only after
+// the spend (e.g. StreamMoments over a CSV file, which never fails on a
+// row's content, CSVRule).
+func (pl *Plan) ReleaseMomentsFrom(ctx context.Context, read func(context.Context) (Moments, error), opt ReleaseOptions) ([]float64, error) {
 	if pl.moments == nil {
 		return nil, invalidf("strategy %q releases from the rows, not from moments (use ssp)", pl.Strategy)
 	}
+	if err := pl.spend(ctx, opt); err != nil {
+		return nil, err
+	}
+	m, err := read(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("learn: reading the private data after the spend: %w", err)
+	}
+	if err := pl.checkMoments(m); err != nil {
+		return nil, err
+	}
+	return pl.moments(m)(ctx, source(opt))
+}
+
+func (pl *Plan) checkMoments(m Moments) error {
+	if pl.moments == nil {
+		return invalidf("strategy %q releases from the rows, not from moments (use ssp)", pl.Strategy)
+	}
 	if m.N != pl.N || m.D != pl.Features || m.Intercept != pl.spec.Intercept || m.Gram == nil || m.XTy == nil {
-		return nil, invalidf("moments of n = %d rows, %d features (intercept %v); the plan is for n = %d, %d features (intercept %v)", m.N, m.D, m.Intercept, pl.N, pl.Features, pl.spec.Intercept)
+		return invalidf("moments of n = %d rows, %d features (intercept %v); the plan is for n = %d, %d features (intercept %v)", m.N, m.D, m.Intercept, pl.N, pl.Features, pl.spec.Intercept)
 	}
-	if opt.Ledger != nil {
-		if opt.Dataset == "" {
-			return nil, invalidf("a release with a ledger needs ReleaseOptions.Dataset")
-		}
-		if err := opt.Ledger.Spend(ctx, opt.Dataset, pl.LedgerEntry(opt.Query)); err != nil {
-			return nil, err
-		}
-	}
-	src := opt.Source
-	if src == nil {
-		src = noise.CryptoSource()
-	}
-	return pl.moments(m)(ctx, src)
+	return nil
 }
 
 // finiteData returns a copy of data with every non-finite entry replaced by

@@ -398,8 +398,10 @@ func fitClipped(ctx context.Context, data Data, s Spec, pert *perturbation) ([]f
 }
 
 // Project returns the Euclidean projection of u onto the spec's feasible set
-// C: u itself when C = ℝᵏ; closed forms when C is only w ≥ 0 (max(u, 0)) or
-// only ordered weights (pool-adjacent-violators, Barlow et al. 1972);
+// C: u itself when C = ℝᵏ; closed forms when C is w ≥ 0 (max(u, 0)),
+// ordered weights (pool-adjacent-violators, Barlow et al. 1972), both (the
+// isotonic fit clamped at 0) or the ℓ₁ ball alone (Duchi et al. 2008), see
+// projectShifted;
 // otherwise a QP whose solution is then cleaned exactly (negative feature
 // weights clamped, order restored by a running maximum, the ℓ₁ ball by
 // scaling) so that solver tolerances cannot leave a release outside C.
@@ -409,13 +411,8 @@ func Project(ctx context.Context, u []float64, d int, s Spec) ([]float64, error)
 	switch {
 	case !s.constrained():
 		return w, nil
-	case s.Nonnegative && !s.Ordered && s.Cone == nil && s.L1Radius == 0:
-		for j := 0; j < d; j++ {
-			w[j] = math.Max(w[j], 0)
-		}
-		return w, nil
-	case s.Ordered && !s.Nonnegative && s.Cone == nil && s.L1Radius == 0:
-		isotonic(w[:d])
+	case s.exactProjection():
+		projectShifted(w, d, s, Margins{})
 		return w, nil
 	}
 	m := model.New("projection")

@@ -116,20 +116,43 @@ func MomentsOf(data Data, s Spec) (Moments, error) {
 // CSVRows reads the rows of a CSV file with a header row one at a time,
 // with one record buffer reused (constant memory): every column except the
 // target is a feature, in file order (the same convention as ReadCSV).
+//
+// The public rule for malformed rows (CSVRule): the header is public and is
+// checked when the reader is made; every later record is one row, and a
+// record that does not parse — a wrong number of fields, a cell that is not
+// a number, NaN or ±Inf, a quoting error — is replaced by the fixed public
+// row of zeros (features and target 0, before any public preprocessing such
+// as range scaling and clipping). Next never fails on the content of a row,
+// so reading the private rows cannot refuse a release; Replaced counts the
+// replacements, a private diagnostic.
 type CSVRows struct {
-	rd     *csv.Reader
-	header []string
-	names  []string
-	ti     int
-	line   int
-	x      []float64
+	rd       *csv.Reader
+	header   []string
+	names    []string
+	ti       int
+	line     int
+	x        []float64
+	replaced int
+}
+
+// CSVRule states the public rule of CSVRows, ReadCSV and ReadCSVShape for
+// malformed rows (printed in release plans).
+const CSVRule = "the CSV header (column names) and the number of records n are public and read before the spend; after it every record is one row, and a record that does not parse (wrong field count, a cell that is not a finite number, a quoting error) is replaced by the fixed public row of zeros — no row refuses the release, and the replacement count is a private diagnostic"
+
+// newCSVReader returns the csv.Reader of the rule: variable field counts and
+// lazy quotes, so that only a structural I/O failure is an error.
+func newCSVReader(r io.Reader) *csv.Reader {
+	rd := csv.NewReader(r)
+	rd.TrimLeadingSpace = true
+	rd.ReuseRecord = true
+	rd.FieldsPerRecord = -1
+	rd.LazyQuotes = true
+	return rd
 }
 
 // NewCSVRows reads the header of r and finds target.
 func NewCSVRows(r io.Reader, target string) (*CSVRows, error) {
-	rd := csv.NewReader(r)
-	rd.TrimLeadingSpace = true
-	rd.ReuseRecord = true
+	rd := newCSVReader(r)
 	h, err := rd.Read()
 	if err != nil {
 		return nil, invalidf("csv header: %v", err)
@@ -155,22 +178,34 @@ func NewCSVRows(r io.Reader, target string) (*CSVRows, error) {
 // Names returns the feature names.
 func (c *CSVRows) Names() []string { return c.names }
 
-// Next returns the next row (x is reused by the next call), or io.EOF.
+// Replaced returns the number of records replaced by the public row so far
+// (private: it depends on the data).
+func (c *CSVRows) Replaced() int { return c.replaced }
+
+// Next returns the next row (x is reused by the next call), or io.EOF. A
+// record that does not parse yields the public row of zeros (CSVRows); the
+// only other error is a read failure of the underlying reader, whose text
+// holds no cell.
 func (c *CSVRows) Next() ([]float64, float64, error) {
 	rec, err := c.rd.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, 0, io.EOF
 		}
-		return nil, 0, invalidf("csv: %v", err)
+		if !isParseError(err) {
+			return nil, 0, invalidf("csv: reading line %d failed", c.line+1)
+		}
+		rec = nil // a record that does not parse: the public row
 	}
 	c.line++
 	y := 0.0
 	k := 0
-	for j, s := range rec {
-		v, err := strconv.ParseFloat(s, 64)
+	ok := len(rec) == len(c.header)
+	for j := 0; ok && j < len(rec); j++ {
+		v, err := strconv.ParseFloat(rec[j], 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, 0, invalidf("csv line %d column %q is not a finite number", c.line, c.header[j])
+			ok = false
+			break
 		}
 		if j == c.ti {
 			y = v
@@ -179,7 +214,21 @@ func (c *CSVRows) Next() ([]float64, float64, error) {
 			k++
 		}
 	}
+	if !ok {
+		for j := range c.x {
+			c.x[j] = 0
+		}
+		y = 0
+		c.replaced++
+	}
 	return c.x, y, nil
+}
+
+// isParseError reports whether err is a csv.ParseError (a malformed
+// record, not a read failure).
+func isParseError(err error) bool {
+	var pe *csv.ParseError
+	return errors.As(err, &pe)
 }
 
 // RowMap is a public row-wise preprocessing applied before clipping (for

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/privopt/privopt/noise"
 )
 
@@ -118,15 +120,37 @@ func TestStreamMomentsAllocations(t *testing.T) {
 
 // Malformed input names the line and column, never the value.
 func TestStreamMomentsErrors(t *testing.T) {
-	rows, err := NewCSVRows(strings.NewReader("a,y\n1,2\nsecret-7.5x,1\n"), "y")
-	if err != nil {
-		t.Fatal(err)
+	// Malformed records are replaced by the public row of zeros (CSVRule):
+	// the moments equal those of the file with those rows zeroed, and no
+	// error refuses (the count is a private diagnostic).
+	bad := "a,y\n1,0.5\nsecret-7.5x,1\n2,NaN\n3\n4,1,9\n0.25,-0.5\n"
+	good := "a,y\n1,0.5\n0,0\n0,0\n0,0\n0,0\n0.25,-0.5\n"
+	s := Spec{Loss: Squared, Intercept: true, Bounds: Bounds{X: 1, Y: 1}}
+	var ms [2]Moments
+	for i, text := range []string{bad, good} {
+		rows, err := NewCSVRows(strings.NewReader(text), "y")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ms[i], err = StreamMoments(context.Background(), rows, s, nil); err != nil {
+			t.Fatal(err)
+		}
+		if want := []int{4, 0}[i]; rows.Replaced() != want {
+			t.Fatalf("replaced %d records, want %d", rows.Replaced(), want)
+		}
 	}
-	_, err = StreamMoments(context.Background(), rows, Spec{Loss: Squared}, nil)
-	if err == nil || !strings.Contains(err.Error(), "line 3") || strings.Contains(err.Error(), "secret") {
-		t.Fatalf("error %v", err)
+	if !mat.EqualApprox(ms[0].Gram, ms[1].Gram, 0) || !mat.EqualApprox(ms[0].XTy, ms[1].XTy, 0) || ms[0].N != 6 {
+		t.Fatalf("moments with replaced rows %v differ from the zero-row file %v", ms[0], ms[1])
 	}
-	if _, err := NewCSVRows(strings.NewReader("a,b\n"), "y"); err == nil {
+	names, n, err := ReadCSVShape(strings.NewReader(bad), "y")
+	if err != nil || n != 6 || len(names) != 1 {
+		t.Fatalf("shape %v %d %v, want 6 records of 1 feature", names, n, err)
+	}
+	data, _, rep, err := ReadCSVReplaced(strings.NewReader(bad), "y")
+	if err != nil || data.N() != 6 || rep != 4 || data.X.At(1, 0) != 0 || data.Y[2] != 0 {
+		t.Fatalf("ReadCSVReplaced: n %d, replaced %d, %v", data.N(), rep, err)
+	}
+	if _, err := NewCSVRows(strings.NewReader("a,b\n"), "y"); err == nil || strings.Contains(err.Error(), "secret") {
 		t.Fatal("missing target accepted")
 	}
 }

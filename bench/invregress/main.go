@@ -1,20 +1,29 @@
 // Command invregress is the full adjacency-invariance sweep of
-// `privopt regress` (issue 23): for every model × strategy × noise it
+// `privopt regress` (issue 23): for every model × strategy × noise — the
+// one-shot strategies and the iterative dp-gd, dp-sgd and dp-cd — it
 //
-//   - releases on -datasets random datasets through the Go API (learn.NewPlan
-//     once, then Plan.Release on each) and counts refusals after the plan
+//   - plans the release (learn.NewPlan, public inputs only; a refusal here
+//     is public and reported);
+//   - releases on -datasets random datasets drawn from the public domain
+//     through the Go API (Plan.Release) and counts refusals after the plan
 //     (there must be none);
-//   - runs the CLI binary -bin on -pairs adjacent pairs (generated data, row
-//     0 replaced by a random or an extreme row within the bounds) with the
-//     same seed, text and JSON and a ledger, and checks with
-//     internal/invariance that everything but the released values is
-//     identical and that the released values move by at most the calibrated
-//     sensitivity.
+//   - releases on -apipairs adjacent pairs through the Go API with the same
+//     seed: the diabetes data scaled by -ranges (or generated data), one
+//     row replaced by a random or an extreme row within the public domain
+//     (a corner of the ranges box, target ±1), and checks that the released
+//     values move by at most the calibrated sensitivity plus the grid
+//     rounding (projection and program; the other strategies release a
+//     post-processing of a noisy statistic that is not printed);
+//   - runs the CLI binary -bin on -pairs adjacent pairs with the same seed,
+//     text and JSON and a ledger, and checks with internal/invariance that
+//     everything but the released values is identical.
 //
 // It prints one line per path: plan refused (public) or released, datasets
-// released, refusals, pairs, largest |Δ released|/calibrated sensitivity.
+// released, refusals, API pairs, CLI pairs, largest |Δ released|/calibrated
+// sensitivity, largest |Δ released|/bound.
 //
-//	go build -o privopt ./cmd/privopt && go run ./bench/invregress -bin ./privopt
+//	go build -o privopt ./cmd/privopt && go run ./bench/invregress -bin ./privopt \
+//	    -csv DIABETES.csv -ranges examples/diabetes/ranges.json
 package main
 
 import (
@@ -42,6 +51,8 @@ var (
 	bin      = flag.String("bin", "privopt", "privopt binary")
 	datasets = flag.Int("datasets", 200, "random datasets per path (Go API)")
 	pairs    = flag.Int("pairs", 4, "adjacent pairs per path (CLI)")
+	apiPairs = flag.Int("apipairs", 200, "adjacent pairs per path (Go API)")
+	only     = flag.String("only", "", "run only the paths whose \"model strategy noise\" contains this text")
 	n        = flag.Int("n", 60, "rows")
 	d        = flag.Int("d", 3, "features")
 	lambda   = flag.Float64("lambda", 1, "λ for the regularized models (least-squares: 0)")
@@ -82,7 +93,7 @@ func csvPair(rng *rand.Rand, p int) (string, string, error) {
 }
 
 func spec(model string) learn.Spec {
-	s := learn.Spec{Loss: learn.Squared, Lambda: *lambda, Intercept: true, Bounds: learn.DefaultBounds}
+	s := learn.Spec{Loss: learn.Squared, Lambda: *lambda, Intercept: true, Bounds: bounds(false)}
 	switch model {
 	case "least-squares":
 		s.Lambda = 0
@@ -98,15 +109,162 @@ func spec(model string) learn.Spec {
 	return s
 }
 
-func data(rng *rand.Rand, s learn.Spec) learn.Data {
-	x := mat.NewDense(*n, *d, nil)
-	y := make([]float64, *n)
-	for i := 0; i < *n; i++ {
-		r, t := s.RandomRow(rng, *d)
+// bounds are the CLI's: with -csv (--ranges) X = √d (entries in [−1, 1]
+// for dp-cd), Y = 1; generated data use the default bounds.
+func bounds(coordinate bool) learn.Bounds {
+	if *csvFile == "" || coordinate {
+		return learn.DefaultBounds
+	}
+	return learn.Bounds{X: math.Sqrt(float64(*d)), Y: 1}
+}
+
+// iterSpec is the CLI's iterative spec for model and method.
+func iterSpec(model string, m learn.Strategy) learn.IterativeSpec {
+	s := learn.IterativeSpec{Method: m, Intercept: true, Iterations: 100, Bounds: bounds(m == learn.DPCD)}
+	switch model {
+	case "l1-logistic":
+		s.Loss, s.L1 = learn.Logistic, *lambda
+	case "logistic":
+		s.Loss, s.Ridge = learn.Logistic, *lambda
+	case "ridge":
+		s.Loss, s.Ridge = learn.Squared, *lambda
+	case "least-squares":
+		s.Loss = learn.Squared
+	}
+	if m == learn.DPSGD {
+		s.BatchRate = 0.1
+	}
+	return s
+}
+
+// path is one model × strategy × noise.
+type path struct {
+	model string
+	strat learn.Strategy
+	noise learn.NoiseKind
+}
+
+func paths() []path {
+	var ps []path
+	for _, model := range []string{"least-squares", "ridge", "nonnegative", "monotone", "huber", "logistic"} {
+		for _, strat := range []learn.Strategy{learn.Projection, learn.Program, learn.Objective, learn.AdaSSP, learn.SSP} {
+			if (model == "logistic" || model == "huber") && (strat == learn.AdaSSP || strat == learn.SSP) {
+				continue // usage errors of the CLI (squared-loss strategies)
+			}
+			for _, nz := range learn.NoiseKinds {
+				ps = append(ps, path{model, strat, nz})
+			}
+		}
+	}
+	for _, model := range []string{"l1-logistic", "logistic", "ridge", "least-squares"} {
+		for _, strat := range []learn.Strategy{learn.DPGD, learn.DPSGD, learn.DPCD} {
+			for _, nz := range []learn.NoiseKind{learn.Gaussian, learn.AnalyticGaussian} {
+				ps = append(ps, path{model, strat, nz})
+			}
+		}
+	}
+	return ps
+}
+
+func (p path) iterative() bool {
+	return p.strat == learn.DPGD || p.strat == learn.DPSGD || p.strat == learn.DPCD
+}
+
+func (p path) classification() bool { return p.model == "logistic" || p.model == "l1-logistic" }
+
+// plan plans the path for n rows of d features (as the CLI does).
+func (p path) plan(ctx context.Context, rows int) (*learn.Plan, error) {
+	delta := 1e-5
+	if p.noise == learn.Laplace {
+		delta = 0
+	}
+	ps := learn.PlanSpec{N: rows, Features: *d, Strategy: p.strat, Privacy: learn.Privacy{Epsilon: *eps, Delta: delta, Noise: p.noise}}
+	if p.iterative() {
+		is := iterSpec(p.model, p.strat)
+		ps.Iterative = &is
+	} else {
+		ps.Spec = spec(p.model)
+	}
+	return learn.NewPlan(ctx, ps)
+}
+
+// domainRow draws a row of the public domain in the model's units: with
+// -csv the ranges box [−1, 1]^d (a corner when extreme) and y ∈ [−1, 1]
+// (±1 when extreme or for classification); otherwise the ball of the
+// default bounds (on its sphere when extreme).
+func domainRow(rng *rand.Rand, p path, extreme bool) ([]float64, float64) {
+	x := make([]float64, *d)
+	var y float64
+	if *csvFile != "" {
+		for j := range x {
+			x[j] = 2*rng.Float64() - 1
+			if extreme {
+				x[j] = float64(2*rng.IntN(2) - 1)
+			}
+		}
+		y = 2*rng.Float64() - 1
+	} else {
+		s := spec("ridge")
+		x, y = s.RandomRow(rng, *d)
+		if extreme {
+			nr := 0.0
+			for _, v := range x {
+				nr += v * v
+			}
+			for j := range x {
+				x[j] /= math.Sqrt(nr)
+			}
+		}
+	}
+	if extreme || p.classification() {
+		y = math.Copysign(1, y)
+	}
+	return x, y
+}
+
+// randomData draws a dataset of rows from the public domain.
+func randomData(rng *rand.Rand, p path, rows int) learn.Data {
+	x := mat.NewDense(rows, *d, nil)
+	y := make([]float64, rows)
+	for i := 0; i < rows; i++ {
+		r, t := domainRow(rng, p, false)
 		x.SetRow(i, r)
 		y[i] = t
 	}
 	return learn.Data{X: x, Y: y}
+}
+
+// scaledCSV reads -csv and scales it by -ranges as the CLI does (each value
+// clamped to its range and mapped to [−1, 1]).
+func scaledCSV() (learn.Data, error) {
+	f, err := os.Open(*csvFile)
+	if err != nil {
+		return learn.Data{}, err
+	}
+	defer f.Close()
+	data, names, err := learn.ReadCSV(f, "target")
+	if err != nil {
+		return learn.Data{}, err
+	}
+	rb, err := os.ReadFile(*ranges)
+	if err != nil {
+		return learn.Data{}, err
+	}
+	var rg map[string][2]float64
+	if err := json.Unmarshal(rb, &rg); err != nil {
+		return learn.Data{}, err
+	}
+	n, k := data.X.Dims()
+	scale := func(v float64, r [2]float64) float64 {
+		return (math.Max(r[0], math.Min(r[1], v)) - (r[0]+r[1])/2) / ((r[1] - r[0]) / 2)
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < k; j++ {
+			data.X.Set(i, j, scale(data.X.At(i, j), rg[names[j]]))
+		}
+		data.Y[i] = scale(data.Y[i], rg["target"])
+	}
+	return data, nil
 }
 
 func writeCSV(path string, dt learn.Data) error {
@@ -160,7 +318,26 @@ func run(dir string, dt learn.Data, text, model, strat, nz string) (invariance.R
 		args = append(args, "--lambda", fmt.Sprint(*lambda))
 	}
 	if text != "" {
-		args = append(args, "--ranges", *ranges)
+		rp := *ranges
+		if model == "logistic" || model == "l1-logistic" {
+			// A label takes no range: the features' ranges only (the CLI
+			// maps target 1 to +1 and every other value to −1).
+			rb, err := os.ReadFile(*ranges)
+			if err != nil {
+				return invariance.Run{}, 0, err
+			}
+			var rg map[string][2]float64
+			if err := json.Unmarshal(rb, &rg); err != nil {
+				return invariance.Run{}, 0, err
+			}
+			delete(rg, "target")
+			rb, _ = json.Marshal(rg)
+			rp = filepath.Join(dir, "ranges.json")
+			if err := os.WriteFile(rp, rb, 0o600); err != nil {
+				return invariance.Run{}, 0, err
+			}
+		}
+		args = append(args, "--ranges", rp)
 	}
 	text, code, err := cli(append(args, "--ledger", led, "--dataset", "d")...)
 	if err != nil || code != 0 {
@@ -190,87 +367,117 @@ func main() {
 		panic(err)
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Printf("%-14s %-10s %-17s %-8s %8s %8s %6s %8s %8s\n", "model", "strategy", "noise", "plan", "released", "refused", "pairs", "max|Δ|/Δ", "|Δ|/bound")
-	totalPairs, totalReleases, totalRefusals, worstAll, worstBound := 0, 0, 0, 0.0, 0.0
-	for _, model := range []string{"least-squares", "ridge", "nonnegative", "monotone", "huber", "logistic"} {
-		for _, strat := range []learn.Strategy{learn.Projection, learn.Program, learn.Objective, learn.AdaSSP, learn.SSP} {
-			for _, nz := range learn.NoiseKinds {
-				s := spec(model)
-				if *csvFile != "" && model == "logistic" {
-					continue // the diabetes target is not a label
-				}
-				if model == "logistic" && (strat == learn.AdaSSP || strat == learn.SSP) || model == "huber" && (strat == learn.AdaSSP || strat == learn.SSP) {
-					continue // usage errors of the CLI (squared-loss strategies)
-				}
-				delta := 1e-5
-				if nz == learn.Laplace {
-					delta = 0
-				}
-				pl, err := learn.NewPlan(ctx, learn.PlanSpec{Spec: s, N: *n, Features: *d, Strategy: strat, Privacy: learn.Privacy{Epsilon: *eps, Delta: delta, Noise: nz}})
-				if err != nil {
-					fmt.Printf("%-14s %-10s %-17s %-8s  (%s)\n", model, strat, nz, "refused", strings.SplitN(err.Error(), ": ", 3)[2])
-					continue
-				}
-				rng := rand.New(rand.NewPCG(uint64(len(model)), uint64(len(nz))))
-				refused := 0
-				for k := 0; k < *datasets; k++ {
-					if _, err := pl.Release(ctx, data(rng, s), learn.ReleaseOptions{Source: noise.NewSeededSource(uint64(k + 1))}); err != nil {
-						refused++
-					}
-				}
-				worst, wb := 0.0, 0.0
-				for p := 0; p < *pairs; p++ {
-					a := data(rng, s)
-					x, y := s.RandomRow(rng, *d)
-					if p%2 == 1 { // extreme row: on the bound
-						nr := 0.0
-						for _, v := range x {
-							nr += v * v
-						}
-						for j := range x {
-							x[j] /= math.Sqrt(nr)
-						}
-						y = math.Copysign(1, y)
-					}
-					b := learn.Replace(a, 0, x, y)
-					da, db := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
-					os.RemoveAll(da)
-					os.RemoveAll(db)
-					os.MkdirAll(da, 0o700)
-					os.MkdirAll(db, 0o700)
-					var ta, tb string
-					if *csvFile != "" {
-						if ta, tb, err = csvPair(rng, p); err != nil {
-							panic(err)
-						}
-					}
-					ra, ca, err := run(da, a, ta, model, string(strat), string(nz))
-					if err != nil {
-						panic(err)
-					}
-					rb, cb, err := run(db, b, tb, model, string(strat), string(nz))
-					if err != nil {
-						panic(err)
-					}
-					if ca != 0 || cb != 0 {
-						fmt.Fprintf(os.Stderr, "FAIL %s %s %s: exit %d / %d\n", model, strat, nz, ca, cb)
-						os.Exit(1)
-					}
-					rep, err := invariance.Compare(ra, rb)
-					if err != nil {
-						fmt.Fprintf(os.Stderr, "FAIL %s %s %s: %v\n", model, strat, nz, err)
-						os.Exit(1)
-					}
-					worst, wb = math.Max(worst, rep.Ratio()), math.Max(wb, rep.BoundRatio())
-				}
-				totalPairs += *pairs
-				totalReleases += *datasets
-				totalRefusals += refused
-				worstAll, worstBound = math.Max(worstAll, worst), math.Max(worstBound, wb)
-				fmt.Printf("%-14s %-10s %-17s %-8s %8d %8d %6d %8.3f %8.3f\n", model, strat, nz, "public", *datasets, refused, *pairs, worst, wb)
+	base := learn.Data{}
+	if *csvFile != "" {
+		if base, err = scaledCSV(); err != nil {
+			panic(err)
+		}
+		*n, *d = base.X.Dims()
+	}
+	fmt.Printf("%-14s %-10s %-17s %-8s %8s %8s %8s %6s %8s %9s\n", "model", "strategy", "noise", "plan", "released", "refused", "apipairs", "pairs", "max|Δ|/Δ", "|Δ|/bound")
+	totalPairs, totalAPI, totalReleases, totalRefusals, worstAll, worstBound := 0, 0, 0, 0, 0.0, 0.0
+	for _, p := range paths() {
+		if *only != "" && !strings.Contains(fmt.Sprintf("%s %s %s", p.model, p.strat, p.noise), *only) {
+			continue
+		}
+		pl, err := p.plan(ctx, *n)
+		if err != nil {
+			fmt.Printf("%-14s %-10s %-17s %-8s  (%s)\n", p.model, p.strat, p.noise, "refused", strings.SplitN(err.Error(), ": ", 3)[2])
+			continue
+		}
+		rng := rand.New(rand.NewPCG(uint64(len(p.model)), uint64(len(p.noise))+uint64(len(p.strat))))
+		refused := 0
+		for k := 0; k < *datasets; k++ {
+			if _, err := pl.Release(ctx, randomData(rng, p, *n), learn.ReleaseOptions{Source: noise.NewSeededSource(uint64(k + 1))}); err != nil {
+				refused++
 			}
 		}
+		bounded := (p.strat == learn.Projection || p.strat == learn.Program) && p.noise != learn.Optimal
+		bound := pl.CalibratedSensitivity + pl.ReleaseGrid
+		if p.noise == learn.Laplace {
+			bound = pl.CalibratedSensitivity + float64(pl.Weights)*pl.ReleaseGrid
+		}
+		worst, wb := 0.0, 0.0
+		for q := 0; q < *apiPairs; q++ {
+			a := base
+			if *csvFile == "" {
+				a = randomData(rng, p, *n)
+			} else if p.classification() {
+				a = learn.Data{X: base.X, Y: make([]float64, *n)}
+				for i, v := range base.Y {
+					a.Y[i] = math.Copysign(1, v)
+				}
+			}
+			x, y := domainRow(rng, p, q%2 == 1)
+			b := learn.Replace(a, q%*n, x, y)
+			src := uint64(1000 + q)
+			wa, err := pl.Release(ctx, a, learn.ReleaseOptions{Source: noise.NewSeededSource(src)})
+			if err != nil {
+				refused++
+				continue
+			}
+			wbv, err := pl.Release(ctx, b, learn.ReleaseOptions{Source: noise.NewSeededSource(src)})
+			if err != nil {
+				refused++
+				continue
+			}
+			dist := 0.0
+			for j := range wa {
+				dist += (wa[j] - wbv[j]) * (wa[j] - wbv[j])
+			}
+			dist = math.Sqrt(dist)
+			if bounded && dist > bound*(1+1e-12) {
+				fmt.Fprintf(os.Stderr, "FAIL %s %s %s: API pair %d moves the release by %v > bound %v\n", p.model, p.strat, p.noise, q, dist, bound)
+				os.Exit(1)
+			}
+			worst = math.Max(worst, dist/pl.CalibratedSensitivity)
+			if bounded {
+				wb = math.Max(wb, dist/bound)
+			}
+		}
+		for q := 0; q < *pairs; q++ {
+			da, db := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+			os.RemoveAll(da)
+			os.RemoveAll(db)
+			os.MkdirAll(da, 0o700)
+			os.MkdirAll(db, 0o700)
+			var ta, tb string
+			var a, b learn.Data
+			if *csvFile != "" {
+				if ta, tb, err = csvPair(rng, q); err != nil {
+					panic(err)
+				}
+			} else {
+				a = randomData(rng, p, *n)
+				x, y := domainRow(rng, p, q%2 == 1)
+				b = learn.Replace(a, 0, x, y)
+			}
+			ra, ca, err := run(da, a, ta, p.model, string(p.strat), string(p.noise))
+			if err != nil {
+				panic(err)
+			}
+			rb, cb, err := run(db, b, tb, p.model, string(p.strat), string(p.noise))
+			if err != nil {
+				panic(err)
+			}
+			if ca != 0 || cb != 0 {
+				fmt.Fprintf(os.Stderr, "FAIL %s %s %s: exit %d / %d\n", p.model, p.strat, p.noise, ca, cb)
+				os.Exit(1)
+			}
+			rep, err := invariance.Compare(ra, rb)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "FAIL %s %s %s: %v\n", p.model, p.strat, p.noise, err)
+				os.Exit(1)
+			}
+			worst, wb = math.Max(worst, rep.Ratio()), math.Max(wb, rep.BoundRatio())
+		}
+		totalPairs += *pairs
+		totalAPI += *apiPairs
+		totalReleases += *datasets
+		totalRefusals += refused
+		worstAll, worstBound = math.Max(worstAll, worst), math.Max(worstBound, wb)
+		fmt.Printf("%-14s %-10s %-17s %-8s %8d %8d %8d %6d %8.3f %9.3f\n", p.model, p.strat, p.noise, "public", *datasets, refused, *apiPairs, *pairs, worst, wb)
 	}
-	fmt.Printf("total: %d releases on random datasets, %d refusals after the plan; %d adjacent pairs identical but for the released values; largest |Δ released|/calibrated sensitivity %.3f, largest |Δ released|/(calibrated sensitivity + grid rounding) %.3f\n",
-		totalReleases, totalRefusals, totalPairs, worstAll, worstBound)
+	fmt.Printf("total: %d releases on random datasets and %d API pairs, %d refusals after the plan; %d CLI pairs identical but for the released values; largest |Δ released|/calibrated sensitivity %.3f, largest |Δ released|/(calibrated sensitivity + grid rounding) %.3f (projection and program)\n",
+		totalReleases, totalAPI, totalRefusals, totalPairs, worstAll, worstBound)
 }

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/privopt/privopt/learn"
+	"github.com/privopt/privopt/ledger/pgstore"
 	"github.com/privopt/privopt/noise"
 )
 
@@ -82,8 +83,16 @@ the scaled units; --huber-delta stays in target units. Constraints apply to
 the scaled weights: nonnegativity carries over to the CSV's units, ordering
 only between columns of equal range width.
 
+Malformed rows (a public rule): the header and the number of records are
+read before the spend; after it, a record that does not parse (wrong field
+count, a cell that is not a finite number) is replaced by the row of zeros
+(then scaled and clipped like any row) and counted only under
+--diagnostics. No row refuses a release and no message quotes a cell.
+
 --plan-only prints the plan alone: it reads the CSV's header and counts its
-rows, and parses no value (publish it first; the release's plan is identical).
+rows (a PostgreSQL table: its columns and count(*)), and parses no value
+(publish it first; the release's plan is identical). With --data
+postgres://… the moments are aggregated in the database after the spend.
 
 --seed N (N > 0) draws the noise from a deterministic generator: INSECURE,
 for tests and audits only (the output says so); without it crypto/rand.
@@ -136,6 +145,31 @@ type regressDiag struct {
 	NonPrivate     map[string]float64 `json:"non_private_weights"`
 	ClippedRows    int                `json:"clipped_rows"`
 	ClippedTargets int                `json:"clipped_targets"`
+	// ReplacedRows counts the CSV records replaced by the public zero row
+	// (learn.CSVRule).
+	ReplacedRows int `json:"replaced_rows"`
+}
+
+// readRegressCSV reads the private rows after the spend (learn.CSVRule:
+// malformed records become the public zero row, counted in replaced), maps
+// logistic targets to ±1 and applies the public ranges.
+func readRegressCSV(path, target string, logistic bool, rs *rangeScaling) (learn.Data, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return learn.Data{}, 0, err
+	}
+	defer f.Close()
+	data, _, replaced, err := learn.ReadCSVReplaced(f, target)
+	if err != nil {
+		return learn.Data{}, 0, err
+	}
+	if logistic {
+		labels(data.Y)
+	}
+	if rs != nil {
+		data = rs.apply(data)
+	}
+	return data, replaced, nil
 }
 
 // weightMap keys w by column name, the intercept (if w has one more entry)
@@ -202,7 +236,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if isIterative(*strategy, *modelName) { // dp-gd, dp-sgd, dp-cd, l1-logistic: regress_iterative.go
 		return runRegressIterative(ctx, iterativeArgs{data: *dataPath, target: *target, model: *modelName, strategy: *strategy,
 			noise: *noiseName, ranges: *rangesPath, lambda: *lambda, epsilon: *eps, delta: *delta, xBound: *xb, yBound: *yb,
-			intercept: !*noIcpt, json: *asJSON, ledger: lf, set: set, it: iter}, stdout)
+			intercept: !*noIcpt, json: *asJSON, planOnly: *planOnly, seed: *seed, ledger: lf, set: set, it: iter}, stdout)
 	}
 	spec := learn.Spec{Loss: learn.Squared, Intercept: !*noIcpt, Bounds: learn.Bounds{X: *xb, Y: *yb}, Lambda: 0.1}
 	switch *modelName {
@@ -243,24 +277,23 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := priv.Validate(); err != nil {
 		return usageError{err}
 	}
-	// SSP needs only the clipped moments: streamed from the CSV in one pass
-	// (constant memory) or aggregated inside PostgreSQL (regress_stream.go);
-	// the shape (column names, n) comes with them. Nothing computed from
-	// them is printed before the release.
-	var moments *learn.Moments
+	// The public shape first — column names and n — with no value read: the
+	// CSV's header and record count, or a PostgreSQL table's columns and
+	// count(*) (SSP only: its moments are aggregated in the database). The
+	// plan, then the spend, then the rows (or the moments).
+	pg := pgstore.IsURL(*dataPath)
+	if pg && (strat != learn.SSP || *diag) {
+		return usagef("--data postgres://… computes the moments inside the database: it needs --strategy ssp (or auto with a squared-loss model) and no --diagnostics")
+	}
 	var names []string
 	var nrows int
 	var rs *rangeScaling
-	if !*planOnly {
+	if pg {
 		var err error
-		if moments, names, rs, err = regressMoments(ctx, fs, *dataPath, *target, *rangesPath, strat, *diag, &spec); err != nil {
+		if names, nrows, err = pgShape(ctx, *dataPath, *target); err != nil {
 			return err
 		}
-	}
-	if moments != nil {
-		nrows = moments.N
 	} else {
-		// The public shape first: column names and n, no value parsed.
 		f, err := os.Open(*dataPath)
 		if err != nil {
 			return err
@@ -270,17 +303,18 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if err != nil {
 			return usageError{err}
 		}
-		if *rangesPath != "" {
-			rs, err = loadRanges(*rangesPath, names, *target, spec.Loss == learn.Logistic)
-			if err != nil {
-				return usageError{err}
-			}
-			if !set["x-bound"] {
-				spec.Bounds.X = math.Sqrt(float64(len(names)))
-			}
-			if rs.hy != 1 && spec.Loss == learn.Huber {
-				spec.HuberDelta /= rs.hy
-			}
+	}
+	if *rangesPath != "" {
+		var err error
+		rs, err = loadRanges(*rangesPath, names, *target, spec.Loss == learn.Logistic)
+		if err != nil {
+			return usageError{err}
+		}
+		if !set["x-bound"] {
+			spec.Bounds.X = math.Sqrt(float64(len(names)))
+		}
+		if rs.hy != 1 && spec.Loss == learn.Huber {
+			spec.HuberDelta /= rs.hy
 		}
 	}
 	if err := spec.Validate(len(names)); err != nil {
@@ -300,6 +334,9 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	out := regressOutput{Plan: regressPlan{Plan: plan, Model: *modelName, Target: *target, Columns: names, Dataset: lf.dataset, Seeded: *seed != 0}}
 	notes := append([]string(nil), plan.Notes...)
+	if !pgstore.IsURL(*dataPath) {
+		notes = append(notes, learn.CSVRule)
+	}
 	if rs != nil {
 		out.Plan.Ranges = rs.ranges
 		notes = append(notes, "features (and the target, if ranged) are clamped to the public ranges and scaled to [−1, 1]; the estimate is converted back to the CSV's units (post-processing)")
@@ -330,32 +367,32 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	ro := learn.ReleaseOptions{Source: src, Ledger: led, Dataset: lf.dataset, Query: "regress " + *modelName + " on " + dataName(*dataPath)}
 	var w []float64
 	var model learn.Data
-	if moments != nil {
-		if w, err = plan.ReleaseMoments(ctx, *moments, ro); err != nil {
+	replaced := 0
+	switch {
+	case strat == learn.SSP && !*diag:
+		// Spend, then stream the moments in one pass (learn.CSVRule: a
+		// malformed record is the public zero row, never a refusal) or
+		// aggregate them inside PostgreSQL.
+		read := func(ctx context.Context) (learn.Moments, error) {
+			sp := spec
+			m, _, _, err := regressMoments(ctx, fs, *dataPath, *target, *rangesPath, strat, false, &sp)
+			if err != nil {
+				return learn.Moments{}, err
+			}
+			return *m, nil
+		}
+		if w, err = plan.ReleaseMomentsFrom(ctx, read, ro); err != nil {
 			return err
 		}
-	} else {
-		// The release: spend first, then the rows (clamped by the public
-		// ranges, clipped into the bounds) enter the fit. A value that does
-		// not parse is refused here, before the spend, naming its row and
-		// column only.
-		f, err := os.Open(*dataPath)
-		if err != nil {
-			return err
+	default:
+		// Spend, then read the rows (learn.CSVRule), clamp them by the
+		// public ranges; the plan clips them into the bounds.
+		read := func(ctx context.Context) (learn.Data, error) {
+			var err error
+			model, replaced, err = readRegressCSV(*dataPath, *target, spec.Loss == learn.Logistic, rs)
+			return model, err
 		}
-		data, _, err := learn.ReadCSV(f, *target)
-		f.Close()
-		if err != nil {
-			return err
-		}
-		if spec.Loss == learn.Logistic {
-			labels(data.Y)
-		}
-		model = data
-		if rs != nil {
-			model = rs.apply(data)
-		}
-		if w, err = plan.Release(ctx, model, ro); err != nil {
+		if w, err = plan.ReleaseFrom(ctx, read, ro); err != nil {
 			return err
 		}
 	}
@@ -373,7 +410,7 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			wnp = rs.unscale(wnp, spec.Intercept)
 		}
 		rel.Diagnostics = &regressDiag{Note: "PRIVATE: the non-private fit and clipping counts reveal the data; do not publish this output",
-			NonPrivate: weightMap(names, wnp), ClippedRows: rep.Rows, ClippedTargets: rep.Targets}
+			NonPrivate: weightMap(names, wnp), ClippedRows: rep.Rows, ClippedTargets: rep.Targets, ReplacedRows: replaced}
 	}
 	out.Releases = []regressRelease{rel}
 	return emitRegress(stdout, out, names, *asJSON)
@@ -414,6 +451,13 @@ func printRegress(w io.Writer, out regressOutput, names []string) {
 	}
 	if p.AccuracyTarget > 0 {
 		fmt.Fprintf(w, "  solver accuracy   τ = %.6g (public target, certified per release)\n", p.AccuracyTarget)
+	}
+	if sc := p.Schedule; sc != nil {
+		fmt.Fprintf(w, "  schedule          %d iterations × %d updates = %d noisy steps, step size %.6g, batch rate %g, clip %v, noise multiplier %.6g (per-step sensitivity %.6g, noise std %.6g), %s\n",
+			sc.Iterations, sc.UpdatesPerIteration, sc.Steps, sc.StepSize, sc.BatchRate, sc.Clip, sc.NoiseMultiplier, sc.StepSensitivity, sc.StepNoiseStd, sc.Accountant)
+	}
+	if p.L1 > 0 {
+		fmt.Fprintf(w, "  l1 penalty        λ₁ = %g\n", p.L1)
 	}
 	if m := p.ConstraintMargins; m != nil {
 		fmt.Fprintf(w, "  margins           %s (η = %g)\n", m, p.Eta)

@@ -2,18 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
-	"github.com/privopt/privopt/accounting"
 	"github.com/privopt/privopt/learn"
-	"github.com/privopt/privopt/ledger"
+	"github.com/privopt/privopt/ledger/pgstore"
+	"github.com/privopt/privopt/noise"
 )
 
 // iterativeUsage documents the iterative strategies of privopt regress.
@@ -65,7 +63,8 @@ func isIterative(strategy, model string) bool {
 type iterativeArgs struct {
 	data, target, model, strategy, noise, ranges string
 	lambda, epsilon, delta, xBound, yBound       float64
-	intercept, json                              bool
+	intercept, json, planOnly                    bool
+	seed                                         uint64
 	ledger                                       ledgerFlags
 	set                                          map[string]bool
 	it                                           *iterativeFlags
@@ -118,15 +117,20 @@ func runRegressIterative(ctx context.Context, a iterativeArgs, stdout io.Writer)
 	if noiseName == "" {
 		noiseName = learn.AnalyticGaussian
 	}
-	priv := learn.IterativePrivacy{Epsilon: a.epsilon, Delta: a.delta, Noise: noiseName}
+	priv := learn.Privacy{Epsilon: a.epsilon, Delta: a.delta, Noise: noiseName}
+	if pgstore.IsURL(a.data) {
+		return usagef("--strategy %s reads the rows from a CSV file; --data postgres://… needs --strategy ssp", strat)
+	}
+	// The public shape (column names, n), the ranges, then the plan: no
+	// value of the data is read before the spend.
 	f, err := os.Open(a.data)
 	if err != nil {
 		return err
 	}
-	data, names, err := learn.ReadCSV(f, a.target)
+	names, n, err := learn.ReadCSVShape(f, a.target)
 	f.Close()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	spec.Bounds = learn.Bounds{X: a.xBound, Y: a.yBound}
 	var rs *rangeScaling
@@ -135,21 +139,33 @@ func runRegressIterative(ctx context.Context, a iterativeArgs, stdout io.Writer)
 		if err != nil {
 			return usageError{err}
 		}
-		data = rs.apply(data)
 		if !a.set["x-bound"] && strat != learn.DPCD {
 			spec.Bounds.X = math.Sqrt(float64(len(names)))
 		}
 	}
-	if spec.Loss == learn.Logistic {
-		for i, y := range data.Y {
-			switch y {
-			case 1:
-			case 0, -1:
-				data.Y[i] = -1
-			default:
-				return fmt.Errorf("logistic target in CSV line %d is %v, must be -1, 0 or 1", i+2, y)
-			}
+	plan, err := learn.NewPlan(ctx, learn.PlanSpec{N: n, Features: len(names), Strategy: strat, Privacy: priv, Iterative: &spec})
+	if err != nil {
+		if errors.Is(err, learn.ErrInvalid) {
+			return usageError{err}
 		}
+		return err
+	}
+	out := regressOutput{Plan: regressPlan{Plan: plan, Model: a.model, Target: a.target, Columns: names, Dataset: a.ledger.dataset, Seeded: a.seed != 0}}
+	p := *plan
+	p.Notes = append(append([]string(nil), plan.Notes...), learn.CSVRule)
+	if rs != nil {
+		out.Plan.Ranges = rs.ranges
+		p.Notes = append(p.Notes, "features (and the target, if ranged) are clamped to the public ranges and scaled to [−1, 1]; the estimate is converted back to the CSV's units (post-processing)")
+	} else if !a.set["x-bound"] && !a.set["y-bound"] {
+		p.Notes = append(p.Notes, fmt.Sprintf("warning: no --ranges, --x-bound or --y-bound: every row is clipped to the default bounds (X = %g, |y| ≤ %g); unless the CSV is already scaled by public ranges the weights describe the clipped data", spec.Bounds.X, spec.Bounds.Y))
+	}
+	if a.seed != 0 {
+		p.Notes = append(p.Notes, "warning: seeded noise (--seed) is for tests and audits only; the release is not private")
+	}
+	out.Plan.Plan = &p
+	if a.planOnly {
+		out.Releases = []regressRelease{}
+		return emitRegress(stdout, out, names, a.json)
 	}
 	led, err := a.ledger.open(ctx)
 	if err != nil {
@@ -158,85 +174,23 @@ func runRegressIterative(ctx context.Context, a iterativeArgs, stdout io.Writer)
 	if led != nil {
 		defer led.Close()
 	}
-	rel, err := learn.PrepareIterative(ctx, data, spec, priv)
-	if err != nil {
-		if errors.Is(err, learn.ErrInvalid) {
-			return usageError{err}
-		}
-		return err
+	var src noise.Source
+	if a.seed != 0 {
+		src = noise.NewSeededSource(a.seed)
 	}
-	g := rel.Guarantee()
-	if led != nil { // check and record the spend before any noise is drawn
-		e := ledger.Entry{Query: "regress " + a.model + " on " + filepath.Base(a.data), Mechanism: string(g.Noise),
-			Params:      map[string]float64{"sensitivity": g.Sensitivity, "noise_std": g.NoiseStd, "weights": float64(len(names)), "steps": g.Certificate.Params["steps"]},
-			Cost:        accounting.Cost{Epsilon: g.Epsilon, Delta: g.Delta},
-			Sensitivity: fmt.Sprintf("%.6g %s", g.Sensitivity, g.Source), Guarantee: g.Statement}
-		if err := led.Spend(ctx, a.ledger.dataset, e); err != nil {
-			return err
-		}
+	ro := learn.ReleaseOptions{Source: src, Ledger: led, Dataset: a.ledger.dataset, Query: "regress " + a.model + " on " + dataName(a.data)}
+	read := func(ctx context.Context) (learn.Data, error) {
+		d, _, err := readRegressCSV(a.data, a.target, spec.Loss == learn.Logistic, rs)
+		return d, err
 	}
-	w, err := rel.Draw(ctx, nil)
+	w, err := plan.ReleaseFrom(ctx, read, ro)
 	if err != nil {
 		return err
 	}
-	out := iterOutput{Plan: iterPlan{Model: a.model, Strategy: string(strat), N: data.N(), Columns: names, Guarantee: g,
-		Bounds: map[string]float64{"x": spec.Bounds.X, "y": spec.Bounds.Y}, Dataset: a.ledger.dataset}}
-	rel1 := regressRelease{Label: "data", ReleasedValue: map[string]float64{}, Estimate: map[string]float64{}}
-	put := func(m map[string]float64, w []float64) {
-		for j, nm := range names {
-			m[nm] = w[j]
-		}
-		if spec.Intercept || rs != nil {
-			m["(intercept)"] = w[len(names)]
-		}
-	}
-	put(rel1.ReleasedValue, w)
+	rel := regressRelease{Label: "data", ReleasedValue: weightMap(names, w), Estimate: weightMap(names, w)}
 	if rs != nil {
-		put(rel1.Estimate, rs.unscale(w, spec.Intercept)) // the CSV's units: post-processing
-	} else {
-		put(rel1.Estimate, w)
+		rel.Estimate = weightMap(names, rs.unscale(w, spec.Intercept)) // the CSV's units: post-processing
 	}
-	out.Releases = []regressRelease{rel1}
-	if a.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	out.printText(stdout)
-	return nil
-}
-
-// iterOutput is the JSON of an iterative release: the public plan (model,
-// strategy, n, columns, bounds, guarantee with its certificate) and the
-// release, as for the other strategies ({"plan", "releases"}).
-type iterOutput struct {
-	Plan     iterPlan         `json:"plan"`
-	Releases []regressRelease `json:"releases"`
-}
-
-type iterPlan struct {
-	Model     string             `json:"model"`
-	Strategy  string             `json:"strategy"`
-	N         int                `json:"n"`
-	Columns   []string           `json:"columns"`
-	Bounds    map[string]float64 `json:"bounds"`
-	Guarantee learn.Guarantee    `json:"guarantee"`
-	Dataset   string             `json:"dataset,omitempty"`
-}
-
-// printText prints the plan and the release as text.
-func (out *iterOutput) printText(stdout io.Writer) {
-	p := out.Plan
-	fmt.Fprintf(stdout, "private %s weights (%s, n = %d)\n", p.Model, p.Strategy, p.N)
-	fmt.Fprintf(stdout, "guarantee: %s\n", p.Guarantee.Statement)
-	for _, r := range out.Releases {
-		fmt.Fprintf(stdout, "release %s:\n", r.Label)
-		names := append([]string(nil), p.Columns...)
-		if _, ok := r.ReleasedValue["(intercept)"]; ok {
-			names = append(names, "(intercept)")
-		}
-		for _, nm := range names {
-			fmt.Fprintf(stdout, "  %-16s %12.6g (estimate %.6g)\n", nm, r.ReleasedValue[nm], r.Estimate[nm])
-		}
-	}
+	out.Releases = []regressRelease{rel}
+	return emitRegress(stdout, out, names, a.json)
 }

@@ -45,7 +45,7 @@ func TestRegressIterative(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var got iterOutput
+	var got regressOutput
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -63,7 +63,7 @@ func TestRegressIterative(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dp-gd: exit %d: %s", code, errs)
 	}
-	got = iterOutput{}
+	got = regressOutput{}
 	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Plan.Guarantee.Certificate.Params["steps"] != 30 {
 		t.Fatalf("dp-gd output %v %s", err, out)
 	}

@@ -88,40 +88,14 @@ func regressMoments(ctx context.Context, fs *flag.FlagSet, path, target, rangesP
 // but the target is a feature, in table order. Errors never repeat the URL
 // (it may hold a password).
 func sqlMoments(ctx context.Context, raw, target string, spec *learn.Spec, scale func([]string) (*rangeScaling, error)) (*learn.Moments, []string, *rangeScaling, error) {
-	u, err := url.Parse(raw)
+	conn, tbl, table, err := pgTable(ctx, raw)
 	if err != nil {
-		return nil, nil, nil, usagef("--data: not a valid PostgreSQL URL")
-	}
-	q := u.Query()
-	table := q.Get("table")
-	if table == "" {
-		return nil, nil, nil, usagef("--data postgres://…: name the table with the URL parameter table=NAME (e.g. ?table=public.readings)")
-	}
-	q.Del("table")
-	u.RawQuery = q.Encode()
-	conn, err := pgx.Connect(ctx, u.String())
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--data: connect to PostgreSQL: %w", err)
+		return nil, nil, nil, err
 	}
 	defer conn.Close(ctx)
-	tbl := pgx.Identifier(strings.Split(table, ".")).Sanitize()
-	rows, err := conn.Query(ctx, "SELECT * FROM "+tbl+" LIMIT 0")
+	names, cols, tcol, err := pgColumns(ctx, conn, tbl, table, target)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--data: table %q: %w", table, err)
-	}
-	var names, cols []string
-	tcol := ""
-	for _, fd := range rows.FieldDescriptions() {
-		id := pgx.Identifier{fd.Name}.Sanitize()
-		if fd.Name == target {
-			tcol = id
-			continue
-		}
-		names, cols = append(names, fd.Name), append(cols, id)
-	}
-	rows.Close()
-	if tcol == "" {
-		return nil, nil, nil, fmt.Errorf("--data: table %q has no column %q (columns %v)", table, target, names)
+		return nil, nil, nil, err
 	}
 	rs, err := scale(names)
 	if err != nil {
@@ -162,6 +136,75 @@ func sqlMoments(ctx context.Context, raw, target string, spec *learn.Spec, scale
 		return nil, nil, nil, fmt.Errorf("--data: table %q has no rows", table)
 	}
 	return &m, names, rs, nil
+}
+
+// pgTable connects to the PostgreSQL URL raw and returns the connection and
+// the sanitized table named by its table parameter (removed before
+// connecting; schema.table allowed). Errors never repeat the URL (it may
+// hold a password).
+func pgTable(ctx context.Context, raw string) (*pgx.Conn, string, string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, "", "", usagef("--data: not a valid PostgreSQL URL")
+	}
+	q := u.Query()
+	table := q.Get("table")
+	if table == "" {
+		return nil, "", "", usagef("--data postgres://…: name the table with the URL parameter table=NAME (e.g. ?table=public.readings)")
+	}
+	q.Del("table")
+	u.RawQuery = q.Encode()
+	conn, err := pgx.Connect(ctx, u.String())
+	if err != nil {
+		return nil, "", "", fmt.Errorf("--data: connect to PostgreSQL: %w", err)
+	}
+	return conn, pgx.Identifier(strings.Split(table, ".")).Sanitize(), table, nil
+}
+
+// pgColumns returns the feature names and sanitized columns (every column
+// but the target, in table order) and the sanitized target column: the
+// public schema, no row read.
+func pgColumns(ctx context.Context, conn *pgx.Conn, tbl, table, target string) (names, cols []string, tcol string, err error) {
+	rows, err := conn.Query(ctx, "SELECT * FROM "+tbl+" LIMIT 0")
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("--data: table %q: %w", table, err)
+	}
+	for _, fd := range rows.FieldDescriptions() {
+		id := pgx.Identifier{fd.Name}.Sanitize()
+		if fd.Name == target {
+			tcol = id
+			continue
+		}
+		names, cols = append(names, fd.Name), append(cols, id)
+	}
+	rows.Close()
+	if tcol == "" {
+		return nil, nil, "", fmt.Errorf("--data: table %q has no column %q (columns %v)", table, target, names)
+	}
+	return names, cols, tcol, nil
+}
+
+// pgShape returns the public shape of the table: the feature names and the
+// number of rows n (SELECT count(*)), with no value read, so that the plan
+// is made and the budget spent before the moments are aggregated.
+func pgShape(ctx context.Context, raw, target string) ([]string, int, error) {
+	conn, tbl, table, err := pgTable(ctx, raw)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer conn.Close(ctx)
+	names, _, _, err := pgColumns(ctx, conn, tbl, table, target)
+	if err != nil {
+		return nil, 0, err
+	}
+	var n int64
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+tbl).Scan(&n); err != nil {
+		return nil, 0, fmt.Errorf("--data: rows of table %q: %w", table, err)
+	}
+	if n == 0 {
+		return nil, 0, fmt.Errorf("--data: table %q has no rows", table)
+	}
+	return names, int(n), nil
 }
 
 // prepareRegress prepares the release from the moments when they were

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/privopt/privopt/internal/shareddata"
 	"github.com/privopt/privopt/learn"
+	"github.com/privopt/privopt/ledger"
 )
 
 func runRegressCmd(args ...string) (int, string, string) {
@@ -290,5 +292,73 @@ func TestRegressPlanOnly(t *testing.T) {
 	}
 	if code, _, _ := runRegressCmd(append(args, "--plan-only", "--ledger", "x.db", "--dataset", "d")...); code != 2 {
 		t.Fatalf("--plan-only with --ledger: exit %d, want 2", code)
+	}
+}
+
+// The public rule for malformed rows (learn.CSVRule): after the spend a
+// record that does not parse is the row of zeros, never a refusal. For a
+// one-shot path, the streamed SSP path and an iterative path, a file with
+// malformed records (a text cell, NaN, a short record, a long one) releases
+// exactly what the file with those records zeroed releases (same seed),
+// with a ledger entry each, and no output or error quotes a cell.
+func TestRegressMalformedRowsPublicRule(t *testing.T) {
+	dir := t.TempDir()
+	var bad, zero strings.Builder
+	bad.WriteString("a,b,y\n")
+	zero.WriteString("a,b,y\n")
+	for i := 0; i < 30; i++ {
+		row := fmt.Sprintf("%.3f,%.3f,%.3f\n", math.Sin(float64(i)), math.Cos(float64(i)), math.Sin(float64(2*i)))
+		switch i {
+		case 3:
+			bad.WriteString("0.5,secret-917,1\n")
+		case 7:
+			bad.WriteString("NaN,0.2,0.1\n")
+		case 11:
+			bad.WriteString("0.4\n")
+		case 13:
+			bad.WriteString("0.1,0.2,0.3,0.4\n")
+		default:
+			bad.WriteString(row)
+			zero.WriteString(row)
+			continue
+		}
+		zero.WriteString("0,0,0\n")
+	}
+	pb, pz := filepath.Join(dir, "bad.csv"), filepath.Join(dir, "zero.csv")
+	os.WriteFile(pb, []byte(bad.String()), 0o600)
+	os.WriteFile(pz, []byte(zero.String()), 0o600)
+	led := filepath.Join(dir, "ledger.db")
+	if code, _, errs := runLedgerCmd("init", "--ledger", led, "--dataset", "d", "--epsilon", "100", "--delta", "0.5"); code != 0 {
+		t.Fatalf("ledger init: %s", errs)
+	}
+	for _, args := range [][]string{
+		{"--model", "ridge", "--strategy", "projection"},
+		{"--model", "ridge", "--strategy", "ssp"},
+		{"--model", "logistic", "--strategy", "dp-gd", "--iterations", "5"},
+	} {
+		var outs [2]string
+		for i, p := range []string{pb, pz} {
+			code, out, errs := runRegressCmd(append([]string{"--data", p, "--target", "y", "--epsilon", "1", "--delta", "1e-5", "--seed", "9", "--json",
+				"--ledger", led, "--dataset", "d"}, args...)...)
+			if code != 0 {
+				t.Fatalf("%v on %s: exit %d: %s", args, filepath.Base(p), code, errs)
+			}
+			if strings.Contains(out+errs, "secret") {
+				t.Fatalf("%v: output quotes a cell:\n%s%s", args, out, errs)
+			}
+			outs[i] = strings.ReplaceAll(out, "bad.csv", "zero.csv")
+		}
+		if outs[0] != outs[1] {
+			t.Fatalf("%v: malformed records are not the public zero row:\n%s\n----\n%s", args, outs[0], outs[1])
+		}
+	}
+	l, err := ledger.Open(context.Background(), led, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	st, err := l.Status(context.Background(), "d")
+	if err != nil || len(st.Releases) != 6 {
+		t.Fatalf("%d ledger entries (%v), want 6", len(st.Releases), err)
 	}
 }
