@@ -264,3 +264,40 @@ func conicBench(t *testing.T) (string, *reference) {
 	}
 	return dir, ref
 }
+
+// TestSplitHalves checks the held-out split's rule on the shared reference
+// list: every instance in exactly one half, the halves of each library of
+// sizes ⌊n/2⌋ (held-out) and ⌈n/2⌉ (tune), and every held-out name hashing
+// below every tune name of its library.
+func TestSplitHalves(t *testing.T) {
+	_, ref := conicBench(t)
+	halves := splitHalves(ref)
+	if len(halves) != len(ref.Instances) {
+		t.Fatalf("%d instances split, want %d", len(halves), len(ref.Instances))
+	}
+	n, held := map[string]int{}, map[string]int{}
+	maxHeld, minTune := map[string]uint64{}, map[string]uint64{}
+	for _, in := range ref.Instances {
+		n[in.Set]++
+		h := nameHash(in.Name)
+		switch halves[in.Set+"/"+in.Name] {
+		case halfHeldOut:
+			held[in.Set]++
+			maxHeld[in.Set] = max(maxHeld[in.Set], h)
+		case halfTune:
+			if v, ok := minTune[in.Set]; !ok || h < v {
+				minTune[in.Set] = h
+			}
+		default:
+			t.Errorf("%s/%s: half %q", in.Set, in.Name, halves[in.Set+"/"+in.Name])
+		}
+	}
+	for set, k := range n {
+		if held[set] != k/2 {
+			t.Errorf("%s: %d of %d held out, want %d", set, held[set], k, k/2)
+		}
+		if maxHeld[set] > minTune[set] {
+			t.Errorf("%s: a held-out name hashes above a tune name", set)
+		}
+	}
+}
