@@ -76,6 +76,7 @@ func main() {
 	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp")
 	python := flag.String("python", "/usr/bin/python3", "python with cvxopt (skipped with a message when absent)")
 	seed := flag.Uint64("seed", 1, "random seed")
+	verbose := flag.Bool("v", false, "print every solve")
 	flag.Parse()
 
 	var ns []int
@@ -115,6 +116,10 @@ func main() {
 				continue
 			}
 			res[b.name][in.name] = timeSolve(b.s, in.p, *reps)
+			if *verbose {
+				r := res[b.name][in.name]
+				fmt.Printf("%-6s %-14s %-15s %.10g %d iterations %.3g ms\n", b.name, in.name, r.status, r.obj, r.iters, 1e3*r.seconds)
+			}
 		}
 	}
 	cvx, note := runCVXOPT(*python, insts, *reps)

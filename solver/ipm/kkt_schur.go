@@ -100,18 +100,20 @@ func denseSchurCost(n, nc int) float64 {
 // its nc×nc dense block costs at most psdSchurMaxCols times the nonzeros
 // that the block's rows would bring into the KKT matrix.
 //
-// Small blocks used to stay in the KKT matrix (rule: d ≥ 21 and nc ≤ d/2).
-// On SDPLIB's hinf problems (blocks of order 4–16, nc/d = 0.5–0.8), whose
-// dual has no interior point, the quasi-definite LDLᵀ of the dense scaling
-// blocks W² (eigenvalues from μ to 1/μ) left directions with 30–100% error
-// in the dual equation, and the objective ended 4e-5 (hinf1) to 2e-4 (hinf3)
-// relative off, outside the published digits; through the Schur complement
-// every hinf instance ends within them (BENCHMARKS.md).
+// The bound is a cost bound, not a tuned ratio: the dense nc×nc block has
+// nc²/2 ≤ 2d² entries against the block's d×d scaling entries that the KKT
+// matrix would hold otherwise (psdSchurMaxCols = 2). Small blocks are
+// eliminated too, because the alternative fails on them: the quasi-definite
+// LDLᵀ of a dense scaling block W² whose eigenvalues spread from μ to 1/μ
+// (a dual without interior point) leaves directions with 30–100% error in
+// the dual equation (measured on blocks of order 4–16 with nc/d = 0.5–0.8;
+// the instances are in BENCHMARKS.md, "Solver trust, round 2: IPM tuning history").
 func eliminatePSD(d, nc int, set *Settings) bool {
 	return !set.DisablePSDElimination && nc <= psdSchurMaxCols*d
 }
 
-// psdSchurMaxCols: see eliminatePSD.
+// psdSchurMaxCols: see eliminatePSD (a bound on the Schur block's entries
+// relative to the scaling block's).
 const psdSchurMaxCols = 2
 
 // blockCols appends to dst the columns of A that rows off..off+d−1 touch,
@@ -268,7 +270,10 @@ func (ks *kktSystem) denseSchurCheap() bool {
 // dense rule at once (update): where the dense assembly costs at most this
 // multiple of the sparse one, switching early keeps the directions accurate
 // for little time; above it the refined solves of the sparse rule are kept
-// until one actually fails (BENCHMARKS.md, "IPM termination rules").
+// until one actually fails. Measured (BENCHMARKS.md, "Solver trust, round 2: IPM tuning history"): ill-conditioned
+// blocks with a dense/sparse cost ratio of 5.4–9.0 needed the early switch
+// (a numerical error without it), blocks with ratios 31–198 reached the same
+// grades without it in half the CPU time; 10 lies between the two groups.
 const densePrecaution = 10
 
 func (ks *kktSystem) useDenseSchur() bool {

@@ -22,8 +22,9 @@ func (ks *kktSystem) solve(x, b []float64) {
 		// dense rule: refinement on the full system, whose z_p rows
 		// (A_p x − H_p z_p, two dense products per block) also correct the
 		// recovered z_p — the accuracy the tail of a near-degenerate solve
-		// needs, once the sparse rule has been abandoned (qap10 of SDPLIB:
-		// 64 instead of 36 iterations with the reduced refinement alone)
+		// needs, once the sparse rule has been abandoned (measured on a
+		// QAP relaxation: 64 instead of 36 iterations with the reduced
+		// refinement alone)
 		ks.solveElim(x, b)
 		if ks.refine > 0 {
 			if ks.fres == nil {
@@ -61,10 +62,11 @@ func (ks *kktSystem) solve(x, b []float64) {
 
 // solveAccuracy is the relative residual ‖b − K_red·x‖∞/(1 + ‖b‖∞) of a
 // refined reduced solve above which the sparse Schur assembly is abandoned
-// for the dense rule: a clearly failed solve. (Refined solves with a sound
-// factorization reach about 1e-13 on SDPLIB, slowly converging ones 1e-8 —
-// qap10 at iteration 8 —, which the next iterations survive, while the
-// dense rule costs m²d/2 per iteration.)
+// for the dense rule: a clearly failed solve. It lies three orders of
+// magnitude above the worst residual of solves that the next iterations
+// survive: refined solves with a sound factorization reach about 1e-13,
+// slowly converging ones 1e-8 (measured on the SDPLIB instances,
+// BENCHMARKS.md, "Solver trust, round 2: IPM tuning history"), while the dense rule costs m²d/2 per iteration.
 const solveAccuracy = 1e-5
 
 // setStaticReg replaces the static regularization ε by eps: in the stored
