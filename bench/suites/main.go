@@ -158,6 +158,7 @@ func run(args []string, stdout io.Writer) error {
 	regrade := fs.String("regrade", "", "re-grade the outcomes of an earlier -out run (OUT.json) against reference.json and the errata, without solving")
 	sdpaDir := fs.String("sdpa", "", "write the selected SDPLIB instances to DIR/NAME.dat-s (SDPA format) and solve nothing")
 	sdpaMargin := fs.Float64("sdpa-margin", 0, "with -sdpa: write the tightened problem F(x) ⪰ EPS·I instead (strictly feasible points)")
+	unseenDir := fs.String("unseen", "", "also solve every DIR/*.dat-s (SDPA) not in reference.json, graded against DIR/../README.md's table (SDPLIB 1.2's layout): set sdplib-unseen, half unseen")
 	halfFlag := fs.String("half", "all", "which half of the held-out split (split.go) to run: tune, held-out or all")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -202,6 +203,17 @@ func run(args []string, stdout io.Writer) error {
 	for _, s := range strings.Split(*sets, ",") {
 		want[strings.TrimSpace(s)] = true
 	}
+	if *unseenDir != "" {
+		extra, err := unseenInstances(*unseenDir, ref)
+		if err != nil {
+			return err
+		}
+		for _, in := range extra {
+			halves[in.Set+"/"+in.Name] = halfUnseen
+		}
+		ref.Instances = append(ref.Instances, extra...)
+		want[setUnseen] = true
+	}
 	if *sdpaDir != "" {
 		return writeSDPAFiles(dir, *sdpaDir, *sdpaMargin, ref, want, re, stdout)
 	}
@@ -218,7 +230,11 @@ func run(args []string, stdout io.Writer) error {
 		if *halfFlag != "all" && halves[in.Set+"/"+in.Name] != *halfFlag {
 			continue
 		}
-		o, sol := solveOne(dir, in, backend, *limit, *useErrata)
+		idir := dir
+		if in.Set == setUnseen {
+			idir = *unseenDir
+		}
+		o, sol := solveOne(idir, in, backend, *limit, *useErrata)
 		o.Half = halves[in.Set+"/"+in.Name]
 		if *pointDir != "" && sol != nil {
 			js, err := json.Marshal(map[string]any{"status": sol.Status.String(), "x": finite(sol.X), "y": finite(sol.Y)})
@@ -229,8 +245,8 @@ func run(args []string, stdout io.Writer) error {
 				return fmt.Errorf("writing the point of %s: %w", in.Name, err)
 			}
 		}
-		if *csdp && in.Set == "sdplib" {
-			runCSDP(dir, in, &o, *limit)
+		if *csdp && (in.Set == "sdplib" || in.Set == setUnseen) {
+			runCSDP(idir, in, &o, *limit)
 		}
 		fmt.Fprintf(stdout, "%-8s %-8s %-24s %-6s %-15s obj %-14.8g ref %-14.8g %6.2fs (CPU %.2fs) %s rows %.1e/%.1e/%.1e%s\n", o.Set, o.Half, o.Name, o.Grade, o.Status,
 			o.Objective, o.Reference, o.Seconds, o.CPUSeconds, o.Solver, o.Rows[0], o.Rows[1], o.Rows[2], csdpNote(&o))
@@ -319,6 +335,15 @@ func newBackend(route string) (solver.Solver, error) {
 // objective is the negated minimum.
 func load(path string) (*solver.Problem, bool, error) {
 	low := strings.ToLower(path)
+	if strings.HasSuffix(low, ".dat-s") {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, false, err
+		}
+		defer f.Close()
+		p, err := ReadSDPA(f)
+		return p, false, err
+	}
 	if strings.HasSuffix(low, ".cbf") || strings.HasSuffix(low, ".cbf.gz") {
 		f, err := cbf.ReadFile(path)
 		if err != nil {

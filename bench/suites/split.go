@@ -1,8 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"hash/fnv"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // The held-out split. Every rule of the solver that was chosen by measuring
@@ -54,4 +59,62 @@ func splitHalves(ref *reference) map[string]string {
 		}
 	}
 	return half
+}
+
+// Instances outside the shared reference list (-unseen): SDPLIB 1.2's
+// members that are not in the shared data, which no rule was ever chosen
+// on. They form their own set and half.
+const (
+	setUnseen  = "sdplib-unseen"
+	halfUnseen = "unseen"
+)
+
+// unseenInstances lists every dir/*.dat-s whose name is not in ref, with
+// the optimal value of dir/../README.md's table (SDPLIB 1.2's README: rows
+// "| name | m | n | value | notes |"); an instance whose value is not a
+// number (an infeasible one) has no reference and is reported ungraded. The
+// reference's significant digits are those printed in the table.
+func unseenInstances(dir string, ref *reference) ([]instance, error) {
+	known := map[string]bool{}
+	for _, in := range ref.Instances {
+		known[in.Name] = true
+	}
+	values := map[string]string{}
+	if b, err := os.ReadFile(filepath.Join(dir, "..", "README.md")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Split(line, "|")
+			if len(f) >= 6 {
+				values[strings.TrimSpace(f[1])] = strings.TrimSpace(f[4])
+			}
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.dat-s"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("-unseen %s: no .dat-s files", dir)
+	}
+	var out []instance
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".dat-s")
+		if known[name] {
+			continue
+		}
+		in := instance{Name: name, Set: setUnseen, File: filepath.Base(f), ExpectedStatus: "optimal"}
+		if txt, ok := values[name]; ok {
+			if v, err := strconv.ParseFloat(txt, 64); err == nil {
+				mant := strings.TrimLeft(strings.SplitN(strings.ToLower(txt), "e", 2)[0], "+-")
+				digits := len(strings.TrimLeft(strings.ReplaceAll(mant, ".", ""), "0"))
+				in.Reference = &struct {
+					Value     float64 `json:"value"`
+					Text      string  `json:"text"`
+					SigDigits int     `json:"sig_digits"`
+					Source    string  `json:"source"`
+				}{Value: v, Text: txt, SigDigits: digits, Source: "SDPLIB 1.2 README"}
+			}
+		}
+		out = append(out, in)
+	}
+	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/internal/shareddata"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/auto"
@@ -299,5 +300,53 @@ func TestSplitHalves(t *testing.T) {
 		if maxHeld[set] > minTune[set] {
 			t.Errorf("%s: a held-out name hashes above a tune name", set)
 		}
+	}
+}
+
+// TestReadSDPARoundTrip reads back what WriteSDPA writes (one PSD block and
+// one diagonal block, SDPA's separators in the header) and compares the
+// standard forms entry by entry.
+func TestReadSDPARoundTrip(t *testing.T) {
+	p := sdpExample()
+	var sb strings.Builder
+	if err := WriteSDPA(&sb, p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSDPA(strings.NewReader("\"a comment\n" + sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Cones) != len(p.Cones) || got.Cones[0] != p.Cones[0] {
+		t.Fatalf("cones %v, want %v", got.Cones, p.Cones)
+	}
+	for i := range p.B {
+		if math.Abs(got.B[i]-p.B[i]) > 1e-15 {
+			t.Errorf("b[%d] = %v, want %v", i, got.B[i], p.B[i])
+		}
+	}
+	for i := range p.Q {
+		if got.Q[i] != p.Q[i] {
+			t.Errorf("q[%d] = %v, want %v", i, got.Q[i], p.Q[i])
+		}
+	}
+	for j := 0; j < p.A.Cols; j++ {
+		for i := 0; i < p.A.Rows; i++ {
+			if d := got.A.At(i, j) - p.A.At(i, j); math.Abs(d) > 1e-15 {
+				t.Errorf("A[%d,%d] = %v, want %v", i, j, got.A.At(i, j), p.A.At(i, j))
+			}
+		}
+	}
+	// a diagonal block and the header's separators
+	q, err := ReadSDPA(strings.NewReader("2 =mdim\n2 =nblocks\n{2, -1}\n{1.5, -2}\n0 1 1 2 3\n1 2 1 1 4\n2 1 2 2 -1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.NumRows() != 4 || q.Cones[1] != cone.NewNonnegative(1) || q.Q[1] != -2 {
+		t.Fatalf("rows %d, cones %v, q %v", q.NumRows(), q.Cones, q.Q)
+	}
+	// F₀ entry (1,2) = 3: b at svec (0,1) = −3√2; F₂ (2,2) = −1: A[2,1] = 1;
+	// F₁ diagonal block entry 4: A[3,0] = −4
+	if math.Abs(q.B[1]+3*math.Sqrt2) > 1e-15 || q.A.At(2, 1) != 1 || q.A.At(3, 0) != -4 {
+		t.Errorf("b %v, A[2,1] %v, A[3,0] %v", q.B, q.A.At(2, 1), q.A.At(3, 0))
 	}
 }
