@@ -55,8 +55,8 @@ const (
 // save cost less than the correctors' eigendecompositions and products,
 // below it more. Derived as the break-even: a corrector costs about Σ n³
 // (its eigendecompositions and products), and it pays when it saves at
-// least its own cost of assembly work; the measured iteration savings
-// (20–56%) change the break-even by less than a factor 2 (BENCHMARKS.md).
+// least its own cost of assembly work (the measurements around the
+// break-even are in BENCHMARKS.md).
 const corrCostRatio = 1
 
 // corrSecondRatio: the second corrector (corrMax) is tried only when the

@@ -625,17 +625,16 @@ const (
 // residual is above this: they are then far off for reasons a smaller ε
 // does not cure. Measured: a descent started at a solve residual of 3e-3
 // ended in a revoked ε and a numerical error where the solve used to end
-// almost optimal; 1e-4 is the geometric midpoint between that and the 1e-5
-// at which the Schur rule already counts a solve as failed (solveAccuracy)
-// rounded to a power of ten: a residual above it is not the
-// regularization's.
+// almost optimal. 1e-4 is the power of ten nearest the geometric mean of
+// that 3e-3 and the 1e-5 at which the Schur rule counts a solve as failed
+// (solveAccuracy).
 const dirSolveMax = 1e-4
 
 // dresDominance: dirErr starts a descent of ε only when the relative dual
 // residual exceeds this multiple of the primal residual and of the gap (it is
 // the dual equation that the directions fail; one order of magnitude is the
-// least separation that is not noise in the residual measures. Measured:
-// where the gap dominated, cutting ε only lengthened the solves).
+// stated margin for "dominates", not a tuned value. Measured: where the gap
+// dominated, cutting ε only lengthened the solves).
 const dresDominance = 10
 
 // regDescentSlack: the descent of adaptStaticReg continues while the solve
@@ -883,10 +882,11 @@ func (w *workspace) retryLargerReg() bool {
 }
 
 // regRetryFactor and maxRegRetries bound retryLargerReg. Derived: a factor
-// of 100 undoes one cut of adaptStaticReg (staticRegCut), and two retries
-// take the smallest ε, MinStaticReg = 1e-14, back to 1e-10 and the default
-// 1e-8 to 1e-4 — beyond that the regularization perturbs the directions
-// more than the tolerances allow.
+// of 100 undoes one cut of adaptStaticReg (staticRegCut); two retries take
+// the smallest ε, MinStaticReg = 1e-14, back to 1e-10 and the default 1e-8
+// to 1e-4. The count is not derived: two retries sufficed wherever the
+// retry acted (the random sparse LPs of BENCHMARKS.md, "IPM termination
+// rules"), and the bound keeps a failing solve from retrying without end.
 const (
 	regRetryFactor = 100
 	maxRegRetries  = 2

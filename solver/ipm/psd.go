@@ -220,9 +220,11 @@ const gramCondLimit = 1e6
 
 // psdFastMinOrder is the least order of a PSD block that uses the Gram
 // route of the scaling (scalingFromGram) and the sparse path of
-// schurFactorTo (schurFactorSparse): below it both save little (measured:
-// under 10% of an iteration on blocks of order up to 16), and the small,
-// often badly conditioned blocks keep the SVD and the dense products.
+// schurFactorTo (schurFactorSparse). Chosen from measured quantities: the
+// blocks that need the SVD and the dense products for accurate directions
+// were all of order ≤ 16 (badly conditioned, duals without interior), and
+// 20 is the first round order above them; where between 16 and the
+// smallest order that profits the break-even lies has not been measured.
 const psdFastMinOrder = 20
 
 // scalingFromGram sets λ, R and R⁻¹ from the symmetric eigendecomposition
