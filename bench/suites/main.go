@@ -196,9 +196,6 @@ func run(args []string, stdout io.Writer) error {
 		return fmt.Errorf("-half is %q, must be tune, held-out or all", *halfFlag)
 	}
 	halves := splitHalves(ref)
-	if *regrade != "" {
-		return regradeFile(*regrade, ref, *route, *useErrata, stdout)
-	}
 	want := map[string]bool{}
 	for _, s := range strings.Split(*sets, ",") {
 		want[strings.TrimSpace(s)] = true
@@ -213,6 +210,9 @@ func run(args []string, stdout io.Writer) error {
 		}
 		ref.Instances = append(ref.Instances, extra...)
 		want[setUnseen] = true
+	}
+	if *regrade != "" {
+		return regradeFile(*regrade, ref, halves, *route, *useErrata, stdout)
 	}
 	if *sdpaDir != "" {
 		return writeSDPAFiles(dir, *sdpaDir, *sdpaMargin, ref, want, re, stdout)
@@ -585,10 +585,9 @@ func markdown(rs []outcome, route string) string {
 	return b.String()
 }
 
-// regradeFile re-applies grade (with the errata when useErrata) to the
+// regradeFile re-applies grade (halves: the split of every instance) (with the errata when useErrata) to the
 // outcomes of an earlier run and prints the table.
-func regradeFile(path string, ref *reference, route string, useErrata bool, stdout io.Writer) error {
-	halves := splitHalves(ref)
+func regradeFile(path string, ref *reference, halves map[string]string, route string, useErrata bool, stdout io.Writer) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err

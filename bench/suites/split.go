@@ -71,9 +71,11 @@ const (
 
 // unseenInstances lists every dir/*.dat-s whose name is not in ref, with
 // the optimal value of dir/../README.md's table (SDPLIB 1.2's README: rows
-// "| name | m | n | value | notes |"); an instance whose value is not a
-// number (an infeasible one) has no reference and is reported ungraded. The
-// reference's significant digits are those printed in the table.
+// "| name | m | n | value | notes |"). "primal infeasible" and "dual
+// infeasible" in SDPA's convention (primal: minimize cᵀx, F(x) ⪰ 0, the
+// form ReadSDPA returns) are the statuses infeasible and unbounded; an
+// instance without a value is reported ungraded. The reference's
+// significant digits are those printed in the table.
 func unseenInstances(dir string, ref *reference) ([]instance, error) {
 	known := map[string]bool{}
 	for _, in := range ref.Instances {
@@ -102,6 +104,12 @@ func unseenInstances(dir string, ref *reference) ([]instance, error) {
 			continue
 		}
 		in := instance{Name: name, Set: setUnseen, File: filepath.Base(f), ExpectedStatus: "optimal"}
+		switch values[name] {
+		case "primal infeasible":
+			in.ExpectedStatus = "infeasible"
+		case "dual infeasible":
+			in.ExpectedStatus = "unbounded"
+		}
 		if txt, ok := values[name]; ok {
 			if v, err := strconv.ParseFloat(txt, 64); err == nil {
 				mant := strings.TrimLeft(strings.SplitN(strings.ToLower(txt), "e", 2)[0], "+-")

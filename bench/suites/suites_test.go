@@ -152,16 +152,18 @@ func TestRegradeWithdrawn(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sb strings.Builder
-	if err := regradeFile(path, ref, "ipm", true, &sb); err != nil {
+	if err := regradeFile(path, ref, splitHalves(ref), "ipm", true, &sb); err != nil {
 		t.Fatal(err)
 	}
 	out := sb.String()
-	// 2 instances: 1 pass of 1 graded, 0 wrong, 0 other, 1 without a
-	// reference; as published hinf13 is a fail (almost-optimal, 0.96 off 46).
-	if !strings.Contains(out, "| sdplib | 2 | 1 (100.0%) | 0 | 0 | 1 | 1 / 0 |") {
+	// 2 instances, one per half of the split: hinf1 (tune) 1 pass of 1
+	// graded; hinf13 (held-out) without a reference (as published a fail:
+	// almost-optimal, 0.96 off 46).
+	if !strings.Contains(out, "| sdplib (tune) | 1 | 1 (100.0%) | 0 | 0 | 0 | 1 / 0 |") ||
+		!strings.Contains(out, "| sdplib (held-out) | 1 | 0 (0.0%) | 0 | 0 | 1 | 0 / 0 |") {
 		t.Errorf("summary row missing:\n%s", out)
 	}
-	if !strings.Contains(out, "| sdplib/hinf13 | noref | almost-optimal | 45.04458188 | NaN |") || !strings.Contains(out, "erratum (published grade fail)") {
+	if !strings.Contains(out, "| sdplib/hinf13 (held-out) | noref | almost-optimal | 45.04458188 | NaN |") || !strings.Contains(out, "erratum (published grade fail)") {
 		t.Errorf("hinf13 row not graded noref without a reference:\n%s", out)
 	}
 }
