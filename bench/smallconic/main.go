@@ -19,8 +19,8 @@
 // with its re-check and fallback), highs (lp and qp only) and, with
 // /usr/bin/python3 and python3-cvxopt present, CVXOPT's conelp/coneqp
 // (bench/ipmvscvxopt/cvxopt_solve.py) at the same tolerances (1e-8). Each
-// privopt/HiGHS solve is repeated -reps times and the fastest wall time
-// kept; CVXOPT likewise (--reps), timing the solver call only (its matrices
+// privopt/HiGHS solve is repeated -reps times (the backends interleaved)
+// and the fastest wall time kept; CVXOPT likewise (--reps), timing the solver call only (its matrices
 // are built before the timer; privopt's time includes its presolve, scaling
 // and the re-check). It prints per family and size the median solve time of
 // every backend and the medians of the per-instance ratios, and the
@@ -111,14 +111,26 @@ func main() {
 	res := map[string]map[string]result{} // backend → instance → result
 	for _, b := range backends {
 		res[b.name] = map[string]result{}
-		for _, in := range insts {
-			if b.lpqp && in.family == "socp" {
-				continue
+	}
+	// Repetitions interleave the backends, so that a change of the
+	// machine's load during the run affects all of them alike.
+	for _, in := range insts {
+		for r := 0; r < *reps; r++ {
+			for _, b := range backends {
+				if b.lpqp && in.family == "socp" {
+					continue
+				}
+				cur := timeSolve(b.s, in.p)
+				if prev, ok := res[b.name][in.name]; !ok || cur.seconds < prev.seconds || math.IsNaN(cur.seconds) {
+					res[b.name][in.name] = cur
+				}
 			}
-			res[b.name][in.name] = timeSolve(b.s, in.p, *reps)
-			if *verbose {
-				r := res[b.name][in.name]
-				fmt.Printf("%-6s %-14s %-15s %.10g %d iterations %.3g ms\n", b.name, in.name, r.status, r.obj, r.iters, 1e3*r.seconds)
+		}
+		if *verbose {
+			for _, b := range backends {
+				if r, ok := res[b.name][in.name]; ok {
+					fmt.Printf("%-6s %-14s %-15s %.10g %d iterations %.3g ms\n", b.name, in.name, r.status, r.obj, r.iters, 1e3*r.seconds)
+				}
 			}
 		}
 	}
@@ -132,21 +144,15 @@ func main() {
 	report(insts, res)
 }
 
-// timeSolve solves p reps times and keeps the fastest wall time.
-func timeSolve(s solver.Solver, p *solver.Problem, reps int) result {
-	best := result{seconds: math.Inf(1)}
-	for r := 0; r < reps; r++ {
-		t0 := time.Now()
-		sol, err := s.Solve(context.Background(), p, solver.Settings{})
-		el := time.Since(t0).Seconds()
-		if err != nil {
-			return result{seconds: math.NaN(), status: "error: " + err.Error()}
-		}
-		if el < best.seconds {
-			best = result{seconds: el, status: sol.Status.String(), obj: sol.Objective, iters: sol.Iterations}
-		}
+// timeSolve solves p once and times it.
+func timeSolve(s solver.Solver, p *solver.Problem) result {
+	t0 := time.Now()
+	sol, err := s.Solve(context.Background(), p, solver.Settings{})
+	el := time.Since(t0).Seconds()
+	if err != nil {
+		return result{seconds: math.NaN(), status: "error: " + err.Error()}
 	}
-	return best
+	return result{seconds: el, status: sol.Status.String(), obj: sol.Objective, iters: sol.Iterations}
 }
 
 // generate builds one instance of family f with n variables.
