@@ -61,10 +61,12 @@ func (a Accuracy) Max() float64 {
 // almost reports whether the point meets the reduced tolerance r in its
 // residuals, gap and cone distances, and SensitivityFactor·r in Sensitivity.
 // The sensitivity is a first-order bound that overestimates the objective's
-// error on problems without a strictly feasible dual point (SDPLIB's hinf and qap
-// sets: 6e-3 estimated where the error is 3e-4), hence the looser bound; it
-// still rejects points whose residuals are small but whose objective is far
-// off (Maros–Mészáros LISWET10: residuals below 1e-5, objective 48% off).
+// error on problems without a strictly feasible dual point (measured on
+// such SDPs: 6e-3 estimated where the error is 3e-4, a factor 20), hence
+// the looser bound; it still rejects points whose residuals are small but
+// whose objective is far off (measured on an ill-conditioned QP: residuals
+// below 1e-5, objective 48% off). The instances are in BENCHMARKS.md
+// ("Solver trust, round 2").
 func (a Accuracy) almost(r float64) bool {
 	m := 0.0
 	for _, v := range []float64{a.PrimalResidual, a.DualResidual, a.Gap, a.PrimalCone, a.DualCone} {
@@ -84,7 +86,9 @@ const SensitivityFactor = 1000
 // Optimal answer (see Meets). The sensitivity sums |y_i r_i| over all rows, so
 // at a point whose residuals are all at the tolerance it exceeds them by a
 // small factor; 10 keeps the objective's possible error at 1e-7 for the
-// IPM's 1e-8 while rejecting demb763's 1.6e-6 and hinf1's 6.3e-5.
+// IPM's 1e-8 while rejecting the sensitivities of 1.6e-6 and 6.3e-5 that
+// measured answers with wrong objectives had (BENCHMARKS.md, "Solver trust,
+// round 2").
 const OptimalSensitivityFactor = 10
 
 // Meets reports whether the point meets tol as an Optimal answer must:
@@ -158,7 +162,8 @@ func Measure(p *Problem, x, s, y []float64) (Accuracy, error) {
 	a.DualResidual = rd / (1 + math.Max(nq, math.Max(npx, naty)))
 	// Relative to the objective values themselves, constant included: that
 	// is the accuracy a caller reads (a large constant r must not hide an
-	// absolute error of the variable part, as it did for HS268/S268).
+	// absolute error of the variable part, as it did on a QP whose constant
+	// dwarfs its variable part).
 	scale := math.Max(1, math.Min(math.Abs(a.PrimalObjective), math.Abs(a.DualObjective)))
 	a.Gap = math.Abs(a.PrimalObjective-a.DualObjective) / scale
 	a.Sensitivity = sens / scale

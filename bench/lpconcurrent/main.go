@@ -13,7 +13,9 @@
 //	    [-backends auto,ipm,highs,highs-ipm] [-time-limit 900s]
 //
 // Each solve reports wall and process CPU time (user + system, all threads),
-// status, objective and, for auto, which backend won the race.
+// status, objective, the process's peak resident set so far (getrusage's
+// maxrss; run one backend per invocation to read it per backend) and, for
+// auto, which backend won the race.
 package main
 
 import (
@@ -68,7 +70,7 @@ func main() {
 			fmt.Printf("%-10s error: %v\n", name, err)
 			continue
 		}
-		fmt.Printf("%-10s %-15v obj %-16.10g wall %8.2fs  CPU %8.2fs  answered by %s\n", name, sol.Status, sol.Objective, wall.Seconds(), cpu.Seconds(), sol.Solver)
+		fmt.Printf("%-10s %-15v obj %-16.10g wall %8.2fs  CPU %8.2fs  peak RSS %6.0f MB  answered by %s\n", name, sol.Status, sol.Objective, wall.Seconds(), cpu.Seconds(), peakRSSMB(), sol.Solver)
 		if name == "auto" {
 			fmt.Printf("           %s\n", sol.Diagnostic)
 		}
@@ -81,6 +83,16 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// peakRSSMB is the process's peak resident set size in MB (Linux reports
+// ru_maxrss in KiB).
+func peakRSSMB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024
 }
 
 func randomLP(m, n, nnz int, seed uint64) *solver.Problem {

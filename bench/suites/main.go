@@ -5,7 +5,7 @@
 // (markdown and JSON).
 //
 //	go run ./bench/suites [-set cblib,sdplib,maros] [-route auto|ipm|highs]
-//	    [-only REGEXP] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
+//	    [-only REGEXP] [-half tune|held-out|all] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
 //	    [-cpuprofile FILE] [-points DIR] [-sdpa DIR [-sdpa-margin EPS]]
 //
 // Grades: "pass" (status optimal or almost-optimal and |obj − ref| within the
@@ -14,6 +14,10 @@
 // "fail" (any other outcome, with the status and diagnostic), "noref" (no
 // published value, or one an erratum withdraws as provably wrong with no
 // verified replacement: the status is reported, not graded).
+//
+// Every instance belongs to one half of the held-out split (split.go: by
+// the FNV-1a hash of its name, half of each library); -half runs one half,
+// and the tables tally and compare each half separately.
 //
 // With -csdp the SDPLIB instances are also converted to SDPA format and
 // solved by the csdp program (if installed), side by side; with -cvxopt
@@ -107,6 +111,7 @@ func (in *instance) tolerance() float64 {
 type outcome struct {
 	Name       string  `json:"name"`
 	Set        string  `json:"set"`
+	Half       string  `json:"half"`            // "tune" or "held-out" (split.go)
 	Grade      string  `json:"grade"`           // against the reference with its erratum applied (errata.go)
 	GradePub   string  `json:"grade_published"` // against reference.json as published
 	Erratum    string  `json:"erratum,omitempty"`
@@ -153,6 +158,8 @@ func run(args []string, stdout io.Writer) error {
 	regrade := fs.String("regrade", "", "re-grade the outcomes of an earlier -out run (OUT.json) against reference.json and the errata, without solving")
 	sdpaDir := fs.String("sdpa", "", "write the selected SDPLIB instances to DIR/NAME.dat-s (SDPA format) and solve nothing")
 	sdpaMargin := fs.Float64("sdpa-margin", 0, "with -sdpa: write the tightened problem F(x) ⪰ EPS·I instead (strictly feasible points)")
+	unseenDir := fs.String("unseen", "", "also solve every DIR/*.dat-s (SDPA) not in reference.json, graded against DIR/../README.md's table (SDPLIB 1.2's layout): set sdplib-unseen, half unseen")
+	halfFlag := fs.String("half", "all", "which half of the held-out split (split.go) to run: tune, held-out or all")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -185,12 +192,27 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	if *regrade != "" {
-		return regradeFile(*regrade, ref, *route, *useErrata, stdout)
+	if *halfFlag != "all" && *halfFlag != halfTune && *halfFlag != halfHeldOut {
+		return fmt.Errorf("-half is %q, must be tune, held-out or all", *halfFlag)
 	}
+	halves := splitHalves(ref)
 	want := map[string]bool{}
 	for _, s := range strings.Split(*sets, ",") {
 		want[strings.TrimSpace(s)] = true
+	}
+	if *unseenDir != "" {
+		extra, err := unseenInstances(*unseenDir, ref)
+		if err != nil {
+			return err
+		}
+		for _, in := range extra {
+			halves[in.Set+"/"+in.Name] = halfUnseen
+		}
+		ref.Instances = append(ref.Instances, extra...)
+		want[setUnseen] = true
+	}
+	if *regrade != "" {
+		return regradeFile(*regrade, ref, halves, *route, *useErrata, stdout)
 	}
 	if *sdpaDir != "" {
 		return writeSDPAFiles(dir, *sdpaDir, *sdpaMargin, ref, want, re, stdout)
@@ -205,7 +227,15 @@ func run(args []string, stdout io.Writer) error {
 		if !want[in.Set] || (re != nil && !re.MatchString(in.Name)) {
 			continue
 		}
-		o, sol := solveOne(dir, in, backend, *limit, *useErrata)
+		if *halfFlag != "all" && halves[in.Set+"/"+in.Name] != *halfFlag {
+			continue
+		}
+		idir := dir
+		if in.Set == setUnseen {
+			idir = *unseenDir
+		}
+		o, sol := solveOne(idir, in, backend, *limit, *useErrata)
+		o.Half = halves[in.Set+"/"+in.Name]
 		if *pointDir != "" && sol != nil {
 			js, err := json.Marshal(map[string]any{"status": sol.Status.String(), "x": finite(sol.X), "y": finite(sol.Y)})
 			if err == nil {
@@ -215,10 +245,10 @@ func run(args []string, stdout io.Writer) error {
 				return fmt.Errorf("writing the point of %s: %w", in.Name, err)
 			}
 		}
-		if *csdp && in.Set == "sdplib" {
-			runCSDP(dir, in, &o, *limit)
+		if *csdp && (in.Set == "sdplib" || in.Set == setUnseen) {
+			runCSDP(idir, in, &o, *limit)
 		}
-		fmt.Fprintf(stdout, "%-8s %-24s %-6s %-15s obj %-14.8g ref %-14.8g %6.2fs (CPU %.2fs) %s rows %.1e/%.1e/%.1e%s\n", o.Set, o.Name, o.Grade, o.Status,
+		fmt.Fprintf(stdout, "%-8s %-8s %-24s %-6s %-15s obj %-14.8g ref %-14.8g %6.2fs (CPU %.2fs) %s rows %.1e/%.1e/%.1e%s\n", o.Set, o.Half, o.Name, o.Grade, o.Status,
 			o.Objective, o.Reference, o.Seconds, o.CPUSeconds, o.Solver, o.Rows[0], o.Rows[1], o.Rows[2], csdpNote(&o))
 		results = append(results, o)
 	}
@@ -305,6 +335,15 @@ func newBackend(route string) (solver.Solver, error) {
 // objective is the negated minimum.
 func load(path string) (*solver.Problem, bool, error) {
 	low := strings.ToLower(path)
+	if strings.HasSuffix(low, ".dat-s") {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, false, err
+		}
+		defer f.Close()
+		p, err := ReadSDPA(f)
+		return p, false, err
+	}
 	if strings.HasSuffix(low, ".cbf") || strings.HasSuffix(low, ".cbf.gz") {
 		f, err := cbf.ReadFile(path)
 		if err != nil {
@@ -431,7 +470,7 @@ func cpuTime() time.Duration {
 // solve (status optimal or almost-optimal on both sides): the geometric
 // mean, median and range, of wall and of CPU time. Empty without CSDP
 // results.
-func csdpRatios(rs []outcome) string {
+func csdpRatios(rs []outcome, label string) string {
 	ok := func(s string) bool { return s == "optimal" || s == "almost-optimal" }
 	var wall, cpu []float64
 	for _, r := range rs {
@@ -461,7 +500,7 @@ func csdpRatios(rs []outcome) string {
 		}
 		return fmt.Sprintf("geometric mean %.2f, median %.2f, range %.2f–%.2f over %d instances", math.Exp(lg/float64(len(v))), med, v[0], v[len(v)-1], len(v))
 	}
-	return fmt.Sprintf("\nTime ratio privopt/CSDP on the instances both solve: wall %s; CPU %s.\n", stats(wall), stats(cpu))
+	return fmt.Sprintf("\nTime ratio privopt/CSDP on the instances both solve (%s): wall %s; CPU %s.\n", label, stats(wall), stats(cpu))
 }
 
 func markdown(rs []outcome, route string) string {
@@ -470,11 +509,15 @@ func markdown(rs []outcome, route string) string {
 	per := map[string]*tally{}
 	var order []string
 	for _, r := range rs {
-		t := per[r.Set]
+		key := r.Set
+		if r.Half != "" {
+			key += " (" + r.Half + ")"
+		}
+		t := per[key]
 		if t == nil {
 			t = &tally{}
-			per[r.Set] = t
-			order = append(order, r.Set)
+			per[key] = t
+			order = append(order, key)
 		}
 		t.n++
 		switch r.GradePub {
@@ -495,6 +538,7 @@ func markdown(rs []outcome, route string) string {
 		}
 	}
 	fmt.Fprintf(&b, "| library (route %s) | instances | verified pass | wrong optimal | other failures | no reference | as published: pass / wrong |\n|---|---|---|---|---|---|---|\n", route)
+	sort.Strings(order)
 	for _, s := range order {
 		t := per[s]
 		graded := t.n - t.noref
@@ -504,7 +548,18 @@ func markdown(rs []outcome, route string) string {
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d (%.1f%%) | %d | %d | %d | %d / %d |\n", s, t.n, t.pass, rate, t.wrong, t.fail, t.noref, t.passPub, t.wrongPub)
 	}
-	b.WriteString(csdpRatios(rs))
+	b.WriteString(csdpRatios(rs, "all"))
+	for _, h := range []string{halfTune, halfHeldOut} {
+		var part []outcome
+		for _, r := range rs {
+			if r.Half == h {
+				part = append(part, r)
+			}
+		}
+		if len(part) < len(rs) {
+			b.WriteString(csdpRatios(part, h))
+		}
+	}
 	fmt.Fprintf(&b, "\n| instance | grade | status | objective | reference | |error| | solver | iterations | seconds | CPU seconds | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	sorted := append([]outcome(nil), rs...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Set < sorted[j].Set })
@@ -524,15 +579,15 @@ func markdown(rs []outcome, route string) string {
 		if r.Fallback != "" {
 			slv += " (after " + r.Fallback + ")"
 		}
-		fmt.Fprintf(&b, "| %s/%s | %s | %s | %.10g | %.10g | %.2g | %s | %d | %.3f | %.3f | %s |\n", r.Set, r.Name, r.Grade, r.Status,
+		fmt.Fprintf(&b, "| %s/%s (%s) | %s | %s | %.10g | %.10g | %.2g | %s | %d | %.3f | %.3f | %s |\n", r.Set, r.Name, r.Half, r.Grade, r.Status,
 			r.Objective, r.Reference, r.Error, slv, r.Iterations, r.Seconds, r.CPUSeconds, note)
 	}
 	return b.String()
 }
 
-// regradeFile re-applies grade (with the errata when useErrata) to the
+// regradeFile re-applies grade (halves: the split of every instance) (with the errata when useErrata) to the
 // outcomes of an earlier run and prints the table.
-func regradeFile(path string, ref *reference, route string, useErrata bool, stdout io.Writer) error {
+func regradeFile(path string, ref *reference, halves map[string]string, route string, useErrata bool, stdout io.Writer) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -566,6 +621,7 @@ func regradeFile(path string, ref *reference, route string, useErrata bool, stdo
 			st = solver.StatusUnknown
 		}
 		o.gradeBoth(in, st, useErrata)
+		o.Half = halves[o.Set+"/"+o.Name]
 		out = append(out, o)
 	}
 	fmt.Fprint(stdout, markdown(out, route))

@@ -12,10 +12,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/sparse"
 )
 
 // WriteSDPA writes p in SDPA sparse format (Fujisawa et al., "SDPA User's
@@ -219,4 +221,143 @@ func runCSDP(dir string, in *instance, o *outcome, limit time.Duration) {
 		v, _ := strconv.ParseFloat(string(m[1]), 64)
 		o.CSDPObjective = v + p.R
 	}
+}
+
+// ReadSDPA reads a problem in SDPA sparse format (the format of SDPLIB),
+//
+//	minimize cᵀx  subject to  F(x) = Σᵢ xᵢFᵢ − F₀ ⪰ 0,
+//
+// into the standard form WriteSDPA writes from: s = b − Ax = F(x) block by
+// block, A·ᵢ = −svec(Fᵢ), b = −svec(F₀), q = c; a diagonal block (negative
+// size) becomes a nonnegative cone, a symmetric block a PSD cone (svec
+// scaling: off-diagonal entries times √2). Comment lines (starting with " or
+// *), the separators , { } ( ) of the header and the rest of a header line
+// from a token starting with = or " are skipped; an entry
+// "k b i j v" sets the (i, j) and (j, i) entries of block b of Fₖ.
+func ReadSDPA(r io.Reader) (*solver.Problem, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	clean := func(s string) string {
+		for _, c := range ",{}()" {
+			s = strings.ReplaceAll(s, string(c), " ")
+		}
+		return s
+	}
+	var head []string // m, nblocks, sizes, c — tokens until they are complete
+	var m, nb int
+	var sizes []int
+	var c []float64
+	var entries [][5]float64
+	need := func() int { // tokens the header still needs; −1 while unknown
+		if len(head) < 2 {
+			return -1
+		}
+		return 2 + nb + m - len(head)
+	}
+	line := 0
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || t[0] == '"' || t[0] == '*' {
+			continue
+		}
+		f := strings.Fields(clean(t))
+		if n := need(); n != 0 {
+			for _, tok := range f {
+				if strings.HasPrefix(tok, "=") || strings.HasPrefix(tok, "\"") {
+					break // the rest of a header line is a comment ("2 =mdim")
+				}
+				head = append(head, tok)
+			}
+			if len(head) >= 2 && m == 0 {
+				var err error
+				if m, err = strconv.Atoi(head[0]); err != nil || m <= 0 {
+					return nil, fmt.Errorf("sdpa: line %d: number of variables %q, must be a positive integer", line, head[0])
+				}
+				if nb, err = strconv.Atoi(head[1]); err != nil || nb <= 0 {
+					return nil, fmt.Errorf("sdpa: line %d: number of blocks %q, must be a positive integer", line, head[1])
+				}
+			}
+			if n := need(); n < 0 && len(head) >= 2 {
+				return nil, fmt.Errorf("sdpa: line %d: %d extra header values", line, -n)
+			}
+			continue
+		}
+		if len(f) != 5 {
+			return nil, fmt.Errorf("sdpa: line %d: %d fields, want 5 (matrix block i j value)", line, len(f))
+		}
+		var e [5]float64
+		for k, s := range f {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return nil, fmt.Errorf("sdpa: line %d: field %q is not a number", line, s)
+			}
+			e[k] = v
+		}
+		entries = append(entries, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if need() != 0 {
+		return nil, fmt.Errorf("sdpa: incomplete header (%d values)", len(head))
+	}
+	for _, s := range head[2 : 2+nb] {
+		v, err := strconv.Atoi(s)
+		if err != nil || v == 0 {
+			return nil, fmt.Errorf("sdpa: block size %q, must be a nonzero integer", s)
+		}
+		sizes = append(sizes, v)
+	}
+	for _, s := range head[2+nb:] {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("sdpa: objective coefficient %q is not a number", s)
+		}
+		c = append(c, v)
+	}
+	offs := make([]int, nb)
+	var cones []cone.Cone
+	rows := 0
+	for k, s := range sizes {
+		offs[k] = rows
+		if s < 0 {
+			cones = append(cones, cone.NewNonnegative(-s))
+			rows += -s
+		} else {
+			cones = append(cones, cone.NewPSD(s))
+			rows += s * (s + 1) / 2
+		}
+	}
+	b := make([]float64, rows)
+	t := sparse.NewTriplets(rows, m, len(entries))
+	for _, e := range entries {
+		k, blk, i, j, v := int(e[0]), int(e[1]), int(e[2])-1, int(e[3])-1, e[4]
+		if k < 0 || k > m || blk < 1 || blk > nb {
+			return nil, fmt.Errorf("sdpa: entry %v: matrix or block out of range", e)
+		}
+		s := sizes[blk-1]
+		var row int
+		scale := 1.0
+		if s < 0 {
+			if i != j || i < 0 || i >= -s {
+				return nil, fmt.Errorf("sdpa: entry %v: not on the diagonal of a diagonal block of size %d", e, -s)
+			}
+			row = offs[blk-1] + i
+		} else {
+			if i < 0 || j < 0 || i >= s || j >= s {
+				return nil, fmt.Errorf("sdpa: entry %v: outside the block of order %d", e, s)
+			}
+			row = offs[blk-1] + cone.SVecIndex(s, i, j)
+			if i != j {
+				scale = math.Sqrt2
+			}
+		}
+		if k == 0 {
+			b[row] -= v * scale
+		} else {
+			t.Append(row, k-1, -v*scale)
+		}
+	}
+	return &solver.Problem{Q: c, A: t.ToCSC(), B: b, Cones: cones}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/internal/shareddata"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/auto"
@@ -151,16 +152,18 @@ func TestRegradeWithdrawn(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sb strings.Builder
-	if err := regradeFile(path, ref, "ipm", true, &sb); err != nil {
+	if err := regradeFile(path, ref, splitHalves(ref), "ipm", true, &sb); err != nil {
 		t.Fatal(err)
 	}
 	out := sb.String()
-	// 2 instances: 1 pass of 1 graded, 0 wrong, 0 other, 1 without a
-	// reference; as published hinf13 is a fail (almost-optimal, 0.96 off 46).
-	if !strings.Contains(out, "| sdplib | 2 | 1 (100.0%) | 0 | 0 | 1 | 1 / 0 |") {
+	// 2 instances, one per half of the split: hinf1 (tune) 1 pass of 1
+	// graded; hinf13 (held-out) without a reference (as published a fail:
+	// almost-optimal, 0.96 off 46).
+	if !strings.Contains(out, "| sdplib (tune) | 1 | 1 (100.0%) | 0 | 0 | 0 | 1 / 0 |") ||
+		!strings.Contains(out, "| sdplib (held-out) | 1 | 0 (0.0%) | 0 | 0 | 1 | 0 / 0 |") {
 		t.Errorf("summary row missing:\n%s", out)
 	}
-	if !strings.Contains(out, "| sdplib/hinf13 | noref | almost-optimal | 45.04458188 | NaN |") || !strings.Contains(out, "erratum (published grade fail)") {
+	if !strings.Contains(out, "| sdplib/hinf13 (held-out) | noref | almost-optimal | 45.04458188 | NaN |") || !strings.Contains(out, "erratum (published grade fail)") {
 		t.Errorf("hinf13 row not graded noref without a reference:\n%s", out)
 	}
 }
@@ -263,4 +266,89 @@ func conicBench(t *testing.T) (string, *reference) {
 		t.Skipf("no conic-bench reference: %v", err)
 	}
 	return dir, ref
+}
+
+// TestSplitHalves checks the held-out split's rule on the shared reference
+// list: every instance in exactly one half, the halves of each library of
+// sizes ⌊n/2⌋ (held-out) and ⌈n/2⌉ (tune), and every held-out name hashing
+// below every tune name of its library.
+func TestSplitHalves(t *testing.T) {
+	_, ref := conicBench(t)
+	halves := splitHalves(ref)
+	if len(halves) != len(ref.Instances) {
+		t.Fatalf("%d instances split, want %d", len(halves), len(ref.Instances))
+	}
+	n, held := map[string]int{}, map[string]int{}
+	maxHeld, minTune := map[string]uint64{}, map[string]uint64{}
+	for _, in := range ref.Instances {
+		n[in.Set]++
+		h := nameHash(in.Name)
+		switch halves[in.Set+"/"+in.Name] {
+		case halfHeldOut:
+			held[in.Set]++
+			maxHeld[in.Set] = max(maxHeld[in.Set], h)
+		case halfTune:
+			if v, ok := minTune[in.Set]; !ok || h < v {
+				minTune[in.Set] = h
+			}
+		default:
+			t.Errorf("%s/%s: half %q", in.Set, in.Name, halves[in.Set+"/"+in.Name])
+		}
+	}
+	for set, k := range n {
+		if held[set] != k/2 {
+			t.Errorf("%s: %d of %d held out, want %d", set, held[set], k, k/2)
+		}
+		if maxHeld[set] > minTune[set] {
+			t.Errorf("%s: a held-out name hashes above a tune name", set)
+		}
+	}
+}
+
+// TestReadSDPARoundTrip reads back what WriteSDPA writes (one PSD block and
+// one diagonal block, SDPA's separators in the header) and compares the
+// standard forms entry by entry.
+func TestReadSDPARoundTrip(t *testing.T) {
+	p := sdpExample()
+	var sb strings.Builder
+	if err := WriteSDPA(&sb, p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSDPA(strings.NewReader("\"a comment\n" + sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Cones) != len(p.Cones) || got.Cones[0] != p.Cones[0] {
+		t.Fatalf("cones %v, want %v", got.Cones, p.Cones)
+	}
+	for i := range p.B {
+		if math.Abs(got.B[i]-p.B[i]) > 1e-15 {
+			t.Errorf("b[%d] = %v, want %v", i, got.B[i], p.B[i])
+		}
+	}
+	for i := range p.Q {
+		if got.Q[i] != p.Q[i] {
+			t.Errorf("q[%d] = %v, want %v", i, got.Q[i], p.Q[i])
+		}
+	}
+	for j := 0; j < p.A.Cols; j++ {
+		for i := 0; i < p.A.Rows; i++ {
+			if d := got.A.At(i, j) - p.A.At(i, j); math.Abs(d) > 1e-15 {
+				t.Errorf("A[%d,%d] = %v, want %v", i, j, got.A.At(i, j), p.A.At(i, j))
+			}
+		}
+	}
+	// a diagonal block and the header's separators
+	q, err := ReadSDPA(strings.NewReader("2 =mdim\n2 =nblocks\n{2, -1}\n{1.5, -2}\n0 1 1 2 3\n1 2 1 1 4\n2 1 2 2 -1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.NumRows() != 4 || q.Cones[1] != cone.NewNonnegative(1) || q.Q[1] != -2 {
+		t.Fatalf("rows %d, cones %v, q %v", q.NumRows(), q.Cones, q.Q)
+	}
+	// F₀ entry (1,2) = 3: b at svec (0,1) = −3√2; F₂ (2,2) = −1: A[2,1] = 1;
+	// F₁ diagonal block entry 4: A[3,0] = −4
+	if math.Abs(q.B[1]+3*math.Sqrt2) > 1e-15 || q.A.At(2, 1) != 1 || q.A.At(3, 0) != -4 {
+		t.Errorf("b %v, A[2,1] %v, A[3,0] %v", q.B, q.A.At(2, 1), q.A.At(3, 0))
+	}
 }

@@ -401,11 +401,12 @@ func (f *Factor) solveSupernodal(x []float64) {
 // panels (numericSupernodal), and blockedPanel the panel width. The panels
 // change the rounding of the factorization, and with it where an
 // interior-point solve meets its first regularized pivot (the switch of the
-// SDP Schur assembly to the dense rule) and the tails of SDPLIB's
-// degenerate instances: with 64, control4 and control5 ended outside their
-// tolerances and ss30 switched rules earlier (40% more time per
-// iteration), so only the large dense supernodes, where the time is, take
-// them (qap10: 1021 columns, theta3: 1106, control7: 666).
+// SDP Schur assembly to the dense rule) and the tails of degenerate SDPs:
+// with a threshold of 64 columns two of them ended outside their
+// tolerances and one switched rules earlier (40% more time per iteration),
+// so only the large dense supernodes, where the time is, take them
+// (measured: the supernodes that dominate the factorization time have
+// 666–1106 columns; 512 is the power of two below them).
 const (
 	blockedMinCols = 512
 	blockedPanel   = 32

@@ -36,7 +36,11 @@ import "math"
 // pays where the Schur complement assembly dominates an iteration, see
 // correctorCount; the second one only where it dominates more clearly
 // (corrSecondRatio). The measurements are in BENCHMARKS.md ("IPM
-// termination rules").
+// termination rules"). corrDelta, corrGamma, corrBetaMin and corrBetaMax
+// are the values of Gondzio (1996, Section 5: aspiration δ = 0.1,
+// acceptance γ = 0.1, box [0.1σμ, 10σμ]), not tuned here; corrMax = 2 is
+// the largest count whose cost (two solves and eigendecompositions) stays
+// below one Schur assembly where corrSecondRatio admits the second.
 const (
 	corrMax     = 2
 	corrDelta   = 0.1
@@ -49,13 +53,18 @@ const (
 // multiply-adds of one Schur complement assembly are at least this multiple
 // of Σ n³ over the PSD blocks (correctorCount): above it the iterations they
 // save cost less than the correctors' eigendecompositions and products,
-// below it more (BENCHMARKS.md).
+// below it more. Derived as the break-even: a corrector costs about Σ n³
+// (its eigendecompositions and products), and it pays when it saves at
+// least its own cost of assembly work (the measurements around the
+// break-even are in BENCHMARKS.md).
 const corrCostRatio = 1
 
 // corrSecondRatio: the second corrector (corrMax) is tried only when the
 // assembly-to-Σn³ ratio of correctorCount is at least this: below it a
 // corrector's eigendecomposition and products cost about as much as the
-// assembly they are meant to save (BENCHMARKS.md).
+// assembly they are meant to save. Derived: two correctors cost 2Σ n³, so
+// the ratio at which the second breaks even is twice corrCostRatio
+// (BENCHMARKS.md).
 const corrSecondRatio = 2
 
 // correctorCount is the number of centrality correctors tried per

@@ -63,8 +63,8 @@
 // regularization), followed by iterative refinement against the unregularized
 // matrix. When the refined solves leave a relative residual above 1e-9 and
 // 1e-3 times the iterate's residuals (the static regularization ε is large
-// against the smallest eigenvalues of an ill-conditioned system, e.g. the
-// difference operators of the LISWET QPs), the iteration is redone with ε
+// against the smallest eigenvalues of an ill-conditioned system, e.g. QPs
+// whose constraints are finite-difference operators), the iteration is redone with ε
 // divided by 100 at a time, down to 1e-14, and the ε with the most accurate
 // solves is kept; the initial ε is tried again when the solves later get
 // 1000 times worse than those that started the descent, and kept if its
@@ -75,7 +75,7 @@
 // variables are eliminated into the x-block by their Schur complement
 // A_pᵀH⁻¹A_p (as CVXOPT does for every cone, and CSDP and SDPA for their
 // blocks), so an SDP never factors a dense d×d scaling block, and small
-// ill-conditioned blocks (SDPLIB's hinf) keep accurate directions. The Schur complement's entries
+// ill-conditioned blocks (orders 4–16 whose dual has no interior point) keep accurate directions. The Schur complement's entries
 // M_ij = tr(F_i G F_j G), G = B⁻¹ (F_i the data matrix of variable i in the
 // block), are assembled from the nonzeros of the F_i by the formulas F1/F2/F3
 // of Fujisawa, Kojima & Nakata (Math. Program. 79, 1997), chosen per row by

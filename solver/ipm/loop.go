@@ -78,7 +78,7 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 			k = newSOC(c.Dim)
 		case cone.PSD:
 			if c.Dim == 1 {
-				// a 1×1 block (SDPA's diagonal blocks, e.g. SDPLIB truss) is
+				// a 1×1 block (SDPA's diagonal blocks) is
 				// the nonnegative half-line: skip the dense machinery
 				k = newNonneg(1)
 				break
@@ -487,28 +487,28 @@ func (w *workspace) centrality(a float64) float64 {
 // the refined solves of the current factorization leave a relative residual
 // above kktSolveTol and kktSolveRel times the merit of the iterate: ε is
 // then large against the smallest eigenvalues of the reduced system
-// (ill-conditioned constraints such as the difference operators of the
-// LISWET QPs or the control SDPs), and iterative refinement converges slowly
+// (ill-conditioned constraints such as finite-difference operators in QPs
+// or SDPs), and iterative refinement converges slowly
 // or not at all. The iteration is then redone with ε shrunk by staticRegCut
 // at a time, down to Settings.MinStaticReg, while the solves do not get more
 // than regDescentSlack times worse than the best seen (the residual often stays
-// flat until ε is small enough: LISWET7 needs 1e-14); the ε with the most
+// flat until ε is small enough: finite-difference QPs of order 10⁴ need
+// 1e-14); the ε with the most
 // accurate solves is kept for the rest of the solve. That choice is revoked
 // when the solves later become regRevokeFactor times worse than those that
-// started the descent (near a degenerate solution, e.g. SDPLIB's hinf6, a
-// small ε no longer stabilizes the factorization): the initial ε is tried on
-// the same iterate and kept for good only if its solves are regDescentSlack
-// times more accurate; otherwise the reduced ε stays (SDPLIB's hinf10 with
-// its blocks eliminated: the revoked ε = 1e-8 solved no better, 1.5e-3
-// against 1.9e-3, and its perturbation of the dual equation then stalled
-// the dual residual at 5e-7, a numerical error).
+// started the descent (near a degenerate solution a small ε no longer
+// stabilizes the factorization): the initial ε is tried on the same iterate
+// and kept for good only if its solves are regDescentSlack times more
+// accurate; otherwise the reduced ε stays (a revoked ε that solves no
+// better — measured: 1.5e-3 against 1.9e-3 — perturbs the dual equation
+// and stalled the dual residual at 5e-7, a numerical error).
 //
 // The solve residual alone misses one failure: ε in the x-block perturbs the
 // dual equation P Δx + AᵀΔz + qΔτ = −r_x directly, and when the dual
 // residual is what remains (r_x small against the other rows, so the
 // relative solve residual looks fine) the directions can leave most of r_x in
-// place while μ keeps falling — SDPLIB's control problems stalled this way
-// for 30 to 70 iterations. solveNewton therefore records dirErr, the
+// place while μ keeps falling — SDPs with ill-conditioned constraints
+// stalled this way for 30 to 70 iterations. solveNewton therefore records dirErr, the
 // directions' relative error in that equation; when it exceeds dirErrTol,
 // the solves are above round-off (kktSolveTol), and the dual residual
 // dominates the iterate's merit (dresDominance), ε is cut as well — also
@@ -608,12 +608,14 @@ const dirErrTol = 0.1
 // dirErrSevere and maxSevereCuts: a direction whose dual-equation error
 // exceeds dirErrSevere times the residual it was to remove, while the solves
 // are at round-off (kktSolveTol), cuts ε by staticRegCut, at most
-// maxSevereCuts times per solve. Maros–Mészáros S268: with ε = 1e-8 such a
-// direction at iteration 18 left the iterate at a gap of 4.5e-8 for good;
-// with the cut (at iteration 11) it is optimal in 22 iterations. SDPLIB
-// qap6 ends within the published digits with it (−381.4382 against
-// −381.44 ± 0.005; −381.4302 without). It costs iterations elsewhere
-// (QSIERRA 48 → 141, gpp124-3 22 → 31, both with the same grade).
+// maxSevereCuts times per solve. dirErrSevere = 1 is derived: such a
+// direction removes none of the dual residual (error ≥ 100%), so the
+// iteration cannot make progress on the dual equation with this ε.
+// maxSevereCuts = 1 is measured: one cut turned a gap stalled at 4.5e-8
+// into an optimum (22 iterations) and moved an objective from outside to
+// inside its published digits; the cut also lengthened two solves (48 → 141
+// and 22 → 31 iterations, same grades), so a second one is not allowed
+// (BENCHMARKS.md, "Solver trust, round 2: IPM tuning history").
 const (
 	dirErrSevere  = 1
 	maxSevereCuts = 1
@@ -621,26 +623,36 @@ const (
 
 // dirSolveMax: dirErr starts no descent of ε when the solves' own relative
 // residual is above this: they are then far off for reasons a smaller ε
-// does not cure (CBLIB's sched_200_100_orig: a descent at 3e-3 ended in a
-// revoked ε and a numerical error where the solve used to end almost
-// optimal).
+// does not cure. Measured: a descent started at a solve residual of 3e-3
+// ended in a revoked ε and a numerical error where the solve used to end
+// almost optimal. 1e-4 is the power of ten nearest the geometric mean of
+// that 3e-3 and the 1e-5 at which the Schur rule counts a solve as failed
+// (solveAccuracy).
 const dirSolveMax = 1e-4
 
 // dresDominance: dirErr starts a descent of ε only when the relative dual
 // residual exceeds this multiple of the primal residual and of the gap (it is
-// the dual equation that the directions fail; on gpp and qap, where the gap
-// dominates, cutting ε only lengthened the solves).
+// the dual equation that the directions fail; one order of magnitude is the
+// stated margin for "dominates", not a tuned value. Measured: where the gap
+// dominated, cutting ε only lengthened the solves).
 const dresDominance = 10
 
 // regDescentSlack: the descent of adaptStaticReg continues while the solve
-// residual stays within this factor of the best one seen.
+// residual stays within this factor of the best one seen. Derived: one cut
+// divides ε by 1/staticRegCut = 100, and a residual that is dominated by
+// the regularization falls with ε; a rise of a factor 10 (the square root
+// of one cut) is then round-off, not the trend.
 const regDescentSlack = 10
 
 // kktSolveTol is the largest relative residual of the refined KKT solves
 // accepted before the static regularization is reduced (see
 // adaptStaticReg), and kktSolveRel that residual relative to the merit
 // max(pres, dres, gap) of the iterate: solves much more accurate than the
-// residuals they reduce are good enough.
+// residuals they reduce are good enough. Derived: kktSolveTol is a tenth
+// of the default feasibility tolerance (FeasTol 1e-8), so a solve that
+// meets it cannot by itself keep an iterate above the tolerance;
+// kktSolveRel = 1e-3 lets the direction of an iterate reduce its merit by
+// three orders of magnitude, more than the best IPM step does.
 const (
 	kktSolveTol = 1e-9
 	kktSolveRel = 1e-3
@@ -648,16 +660,22 @@ const (
 
 // regRevokeFactor: a reduced static regularization is given up when the
 // solves leave residuals this many times larger than those that started the
-// reduction (see adaptStaticReg).
+// reduction (see adaptStaticReg). Derived: 1000 = 10·(1/staticRegCut), a
+// full cut's worth of worsening beyond the descent's slack regDescentSlack.
 const regRevokeFactor = 1000
 
 // staticRegCut is the factor applied to the static regularization ε when the
-// KKT solves are inaccurate, down to Settings.MinStaticReg.
+// KKT solves are inaccurate, down to Settings.MinStaticReg. Derived: three
+// cuts take the default ε = 1e-8 to the default MinStaticReg = 1e-14, so a
+// descent costs at most three redone iterations.
 const staticRegCut = 0.01
 
 // thirdOrderRetryStep: when the combined step with the third-order
 // correction of the non-symmetric cones is shorter than this, the step
-// without it is tried too (see run).
+// without it is tried too (see run). Derived: a step below one half leaves
+// more than half of the residuals, so a second step computation (one more
+// solve with the same factorization) is cheap against the iteration it can
+// save.
 const thirdOrderRetryStep = 0.5
 
 // combinedStep computes the combined (corrector) direction for the centring
@@ -866,7 +884,12 @@ func (w *workspace) retryLargerReg() bool {
 	return true
 }
 
-// regRetryFactor and maxRegRetries bound retryLargerReg.
+// regRetryFactor and maxRegRetries bound retryLargerReg. Derived: a factor
+// of 100 undoes one cut of adaptStaticReg (staticRegCut); two retries take
+// the smallest ε, MinStaticReg = 1e-14, back to 1e-10 and the default 1e-8
+// to 1e-4. The count is not derived: two retries sufficed wherever the
+// retry acted (the random sparse LPs of BENCHMARKS.md, "IPM termination
+// rules"), and the bound keeps a failing solve from retrying without end.
 const (
 	regRetryFactor = 100
 	maxRegRetries  = 2
@@ -1199,7 +1222,9 @@ const centralityLimit = 1.0
 const minSwitchStep = 0.1
 
 // minDualStep is the step length below which the dual scaling is abandoned
-// for the primal–dual one.
+// for the primal–dual one. Derived: a step of 1e-3 reduces the residuals by
+// 0.1%, so a thousand such iterations would be needed for one order of
+// magnitude — the scaling has stalled.
 const minDualStep = 1e-3
 
 // finish maps the iterate back to the user's problem.

@@ -220,9 +220,11 @@ const gramCondLimit = 1e6
 
 // psdFastMinOrder is the least order of a PSD block that uses the Gram
 // route of the scaling (scalingFromGram) and the sparse path of
-// schurFactorTo (schurFactorSparse): below it both save little, and the
-// small, often badly conditioned blocks (SDPLIB's hinf, control1) keep the
-// SVD and the dense products.
+// schurFactorTo (schurFactorSparse). Chosen from measured quantities: the
+// blocks that need the SVD and the dense products for accurate directions
+// were all of order ≤ 16 (badly conditioned, duals without interior), and
+// 20 is the first round order above them; where between 16 and the
+// smallest order that profits the break-even lies has not been measured.
 const psdFastMinOrder = 20
 
 // scalingFromGram sets λ, R and R⁻¹ from the symmetric eigendecomposition
@@ -402,7 +404,7 @@ func (c *psdCone) congruence(out []float64, l *mat.Dense, trans bool, v []float6
 	// the products of gonum's mat.Dense.Mul (Dgemm), the AᵀB and AB ones
 	// through gemmTN and gemmNN (blasx.go: the same bits, without mat's
 	// dispatch and overlap checks, which cost as much as the products on
-	// the order-10 blocks of SDPLIB's control and hinf)
+	// blocks of order 10)
 	n := c.n
 	svecToDense(c.m1, v, n)
 	lr, m1, m2, m3 := l.RawMatrix(), c.m1.RawMatrix(), c.m2.RawMatrix(), c.m3.RawMatrix()
@@ -434,8 +436,9 @@ func (c *psdCone) fastProducts() bool {
 // products: Y = A·X (rows of A against rows of X, X symmetric), then
 // W = Y·Aᵀ, whose symmetric part gives svec as in the dense products
 // (2n³ fused multiply-adds; forming only W's upper triangle saves a quarter
-// but drops the averaging of the off-diagonal pairs, and gpp124-1 of SDPLIB
-// then ended 5.4e-5 from its reference, outside the tolerance).
+// but drops the averaging of the off-diagonal pairs, and a degenerate
+// order-124 instance then ended 5.4e-5 from its reference, outside the
+// tolerance).
 func (c *psdCone) congruenceNT(out []float64, a blas64.General, v []float64) {
 	n := c.n
 	svecToDense(c.m1, v, n)
@@ -505,8 +508,8 @@ func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, _ *mat.Dense) {
 // each term filling only rows and columns 0..a: (a+1)² multiply-adds per
 // nonzero off the diagonal, (a+1)²/2 on it, against n³/2 for the dense
 // product; the sparse path is taken when its total is below n³/6. A diagonal or
-// two-entry data matrix (max-cut, graph partitioning and QAP relaxations of
-// SDPLIB) costs O(n²) instead of O(n³) per column of the dense Schur rule.
+// two-entry data matrix (max-cut, graph partitioning and QAP relaxations)
+// costs O(n²) instead of O(n³) per column of the dense Schur rule.
 // m2 supplies two n-vectors of scratch.
 func (c *psdCone) schurFactorSparse(out, v []float64, m2 *mat.Dense) bool {
 	n := c.n

@@ -59,8 +59,8 @@ type Settings struct {
 	// switch to when the refined KKT solves stay inaccurate (relative residual
 	// above 1e-9 and 1e-3 times the iterate's residuals): ε is then divided by
 	// 100 at a time down to MinStaticReg and the most accurate choice is kept
-	// (ill-conditioned constraints such as the difference operators of the
-	// LISWET QPs need 1e-14). Default 1e-14; a value ≥ StaticReg disables the
+	// (ill-conditioned constraints such as finite-difference operators in
+	// QPs need 1e-14). Default 1e-14; a value ≥ StaticReg disables the
 	// adaptation.
 	MinStaticReg float64
 	// RefineSteps is the maximal number of iterative-refinement steps per KKT
@@ -120,8 +120,8 @@ type Settings struct {
 	// two more solves with the iteration's factorization, each kept when the
 	// step grows by at least 0.01. By default they are used when every cone
 	// is symmetric and the Schur complement assembly of the eliminated PSD
-	// blocks costs at least Σ n³ over the PSD blocks (SDPLIB's control, gpp
-	// and qap: 4–56% fewer iterations, 37% in total), the second one only
+	// blocks costs at least Σ n³ over the PSD blocks (measured: 4–56% fewer
+	// iterations there, 37% in total), the second one only
 	// when it costs at least 2Σ n³; elsewhere they cost more than they
 	// save.
 	DisableCentralityCorrectors bool

@@ -13,19 +13,23 @@ import (
 )
 
 // Problem is the interchange format: min ½xᵀPx + qᵀx + r s.t. b − Ax ∈ K,
-// A in compressed-column form, K the listed cones in order (P is not
-// carried: the scripts' problems are linear or conic).
+// A in compressed-column form, K the listed cones in order; P (the upper
+// triangle, compressed-column) only when the objective is quadratic, then
+// the script solves with coneqp instead of conelp.
 type Problem struct {
-	Name   string    `json:"name"`
-	N      int       `json:"n"`
-	M      int       `json:"m"`
-	Q      []float64 `json:"q"`
-	R      float64   `json:"r"`
-	ColPtr []int     `json:"colptr"`
-	RowIdx []int     `json:"rowidx"`
-	Val    []float64 `json:"val"`
-	B      []float64 `json:"b"`
-	Cones  []Cone    `json:"cones"`
+	Name    string    `json:"name"`
+	N       int       `json:"n"`
+	M       int       `json:"m"`
+	Q       []float64 `json:"q"`
+	R       float64   `json:"r"`
+	ColPtr  []int     `json:"colptr"`
+	RowIdx  []int     `json:"rowidx"`
+	Val     []float64 `json:"val"`
+	B       []float64 `json:"b"`
+	Cones   []Cone    `json:"cones"`
+	PColPtr []int     `json:"p_colptr,omitempty"`
+	PRowIdx []int     `json:"p_rowidx,omitempty"`
+	PVal    []float64 `json:"p_val,omitempty"`
 }
 
 // Cone is one cone of K by kind name and dimension.
@@ -49,6 +53,9 @@ type Result struct {
 func Write(path, name string, p *solver.Problem) error {
 	jp := Problem{Name: name, N: p.NumVars(), M: p.NumRows(), Q: p.Q, R: p.R,
 		ColPtr: p.A.ColPtr, RowIdx: p.A.RowIdx, Val: p.A.Val, B: p.B}
+	if p.P != nil && p.P.Nnz() > 0 {
+		jp.PColPtr, jp.PRowIdx, jp.PVal = p.P.ColPtr, p.P.RowIdx, p.P.Val
+	}
 	for _, c := range p.Cones {
 		jp.Cones = append(jp.Cones, Cone{Kind: c.Kind.String(), Dim: c.Dim})
 	}

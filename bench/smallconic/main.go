@@ -1,0 +1,411 @@
+// Command smallconic measures the per-solve cost of privopt on many small
+// problems (10–200 variables), the models that learning and the hourly
+// releases solve thousands of times, against HiGHS and CVXOPT.
+//
+// Families (seeded; every instance has a planted strictly feasible
+// primal–dual pair, so every solver must report optimal):
+//
+//   - lp:   minimize qᵀx s.t. Ax ≤ b, x free; A has m = 2n rows with 3
+//     N(0, 1) entries each (and every column at least one), b = Ax₀ + s₀ with
+//     s₀ uniform on [0.5, 2], q = −Aᵀy₀ with y₀ uniform on [0.5, 2];
+//   - qp:   the same rows with ½xᵀPx, P = D + BBᵀ (D diagonal uniform on
+//     [0.1, 1], B n×2 standard normal), q standard normal;
+//   - socp: n/5 second-order cones of dimension 6 whose five lower rows each
+//     touch 2 random variables (the head row t ≥ ‖·‖ has constant b = 0,
+//     A = 0 except a free epigraph variable), plus 2n nonnegative rows as in
+//     lp; b and q planted through conepoint.Interior.
+//
+// Backends per instance: ipm (solver/ipm alone), auto (the default route,
+// with its re-check and fallback), highs (lp and qp only) and, with
+// /usr/bin/python3 and python3-cvxopt present, CVXOPT's conelp/coneqp
+// (bench/ipmvscvxopt/cvxopt_solve.py) at the same tolerances (1e-8). Each
+// privopt/HiGHS solve is repeated -reps times (the backends interleaved)
+// and the fastest wall time kept; CVXOPT likewise (--reps), timing the solver call only (its matrices
+// are built before the timer; privopt's time includes its presolve, scaling
+// and the re-check). It prints per family and size the median solve time of
+// every backend and the medians of the per-instance ratios, and the
+// per-solve overhead of the default route over the IPM alone (auto − ipm).
+//
+//	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5]
+//	    [-families lp,qp,socp] [-python /usr/bin/python3] [-seed 1]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/privopt/privopt/bench/internal/conepoint"
+	"github.com/privopt/privopt/bench/internal/cvxoptjson"
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/auto"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
+	"github.com/privopt/privopt/sparse"
+)
+
+type instance struct {
+	name, family string
+	n            int
+	p            *solver.Problem
+}
+
+// result is one backend's fastest solve of one instance.
+type result struct {
+	seconds float64
+	status  string
+	obj     float64
+	iters   int
+}
+
+func main() {
+	sizes := flag.String("sizes", "10,20,50,100,200", "comma-separated numbers of variables")
+	per := flag.Int("per", 10, "instances per family and size")
+	reps := flag.Int("reps", 5, "solves per instance and backend (the fastest is kept)")
+	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp")
+	python := flag.String("python", "/usr/bin/python3", "python with cvxopt (skipped with a message when absent)")
+	seed := flag.Uint64("seed", 1, "random seed")
+	verbose := flag.Bool("v", false, "print every solve")
+	flag.Parse()
+
+	var ns []int
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 10 {
+			fmt.Fprintf(os.Stderr, "smallconic: -sizes entry %q, must be an integer ≥ 10\n", s)
+			os.Exit(2)
+		}
+		ns = append(ns, n)
+	}
+	rng := rand.New(rand.NewPCG(*seed, 26))
+	var insts []instance
+	for _, f := range strings.Split(*families, ",") {
+		for _, n := range ns {
+			for k := 0; k < *per; k++ {
+				p, err := generate(rng, f, n)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "smallconic:", err)
+					os.Exit(2)
+				}
+				insts = append(insts, instance{name: fmt.Sprintf("%s_n%d_%d", f, n, k), family: f, n: n, p: p})
+			}
+		}
+	}
+
+	backends := []struct {
+		name string
+		s    solver.Solver
+		lpqp bool // only LPs and QPs
+	}{{"ipm", ipm.New(), false}, {"auto", auto.New(), false}, {"highs", highs.New(), true}}
+	res := map[string]map[string]result{} // backend → instance → result
+	for _, b := range backends {
+		res[b.name] = map[string]result{}
+	}
+	// Repetitions interleave the backends, so that a change of the
+	// machine's load during the run affects all of them alike.
+	for _, in := range insts {
+		for r := 0; r < *reps; r++ {
+			for _, b := range backends {
+				if b.lpqp && in.family == "socp" {
+					continue
+				}
+				cur := timeSolve(b.s, in.p)
+				if prev, ok := res[b.name][in.name]; !ok || cur.seconds < prev.seconds || math.IsNaN(cur.seconds) {
+					res[b.name][in.name] = cur
+				}
+			}
+		}
+		if *verbose {
+			for _, b := range backends {
+				if r, ok := res[b.name][in.name]; ok {
+					fmt.Printf("%-6s %-14s %-15s %.10g %d iterations %.3g ms\n", b.name, in.name, r.status, r.obj, r.iters, 1e3*r.seconds)
+				}
+			}
+		}
+	}
+	cvx, note := runCVXOPT(*python, insts, *reps)
+	if cvx != nil {
+		res["cvxopt"] = cvx
+	}
+	if note != "" {
+		fmt.Println(note)
+	}
+	report(insts, res)
+}
+
+// timeSolve solves p once and times it.
+func timeSolve(s solver.Solver, p *solver.Problem) result {
+	t0 := time.Now()
+	sol, err := s.Solve(context.Background(), p, solver.Settings{})
+	el := time.Since(t0).Seconds()
+	if err != nil {
+		return result{seconds: math.NaN(), status: "error: " + err.Error()}
+	}
+	return result{seconds: el, status: sol.Status.String(), obj: sol.Objective, iters: sol.Iterations}
+}
+
+// generate builds one instance of family f with n variables.
+func generate(rng *rand.Rand, f string, n int) (*solver.Problem, error) {
+	switch f {
+	case "lp", "qp":
+		m := 2 * n
+		A := randomRows(rng, m, n, 3)
+		x0 := make([]float64, n)
+		for j := range x0 {
+			x0[j] = rng.NormFloat64()
+		}
+		b := A.MulVecTo(nil, 1, x0, 0)
+		y0 := make([]float64, m)
+		for i := range b {
+			b[i] += 0.5 + 1.5*rng.Float64()
+			y0[i] = 0.5 + 1.5*rng.Float64()
+		}
+		p := &solver.Problem{A: A, B: b, Cones: []cone.Cone{cone.NewNonnegative(m)}}
+		if f == "lp" {
+			p.Q = A.MulTransVecTo(nil, -1, y0, 0)
+			return p, nil
+		}
+		p.P = psdUpper(rng, n)
+		p.Q = make([]float64, n)
+		for j := range p.Q {
+			p.Q[j] = rng.NormFloat64()
+		}
+		return p, nil
+	case "socp":
+		k, m := n/5, 2*n
+		t := sparse.NewTriplets(6*k+m, n, 0)
+		var cones []cone.Cone
+		row := 0
+		// cone c: head row touches variable c (the epigraph), the five lower
+		// rows two random variables each.
+		for c := 0; c < k; c++ {
+			t.Append(row, c, -1)
+			for r := 1; r < 6; r++ {
+				for _, j := range rng.Perm(n)[:2] {
+					t.Append(row+r, j, rng.NormFloat64())
+				}
+			}
+			row += 6
+			cones = append(cones, cone.NewSecondOrder(6))
+		}
+		lin := randomRows(rng, m, n, 3)
+		for j := 0; j < n; j++ {
+			for q := lin.ColPtr[j]; q < lin.ColPtr[j+1]; q++ {
+				t.Append(row+lin.RowIdx[q], j, lin.Val[q])
+			}
+		}
+		cones = append(cones, cone.NewNonnegative(m))
+		A := t.ToCSC()
+		x0 := make([]float64, n)
+		for j := range x0 {
+			x0[j] = rng.NormFloat64()
+		}
+		b := A.MulVecTo(nil, 1, x0, 0)
+		y0 := make([]float64, 0, A.Rows)
+		off := 0
+		for _, c := range cones {
+			s0 := conepoint.Interior(rng, c, false)
+			for i, v := range s0 {
+				b[off+i] += v
+			}
+			y0 = append(y0, conepoint.Interior(rng, c, true)...)
+			off += c.Dim
+		}
+		return &solver.Problem{Q: A.MulTransVecTo(nil, -1, y0, 0), A: A, B: b, Cones: cones}, nil
+	}
+	return nil, fmt.Errorf("-families entry %q, must be lp, qp or socp", f)
+}
+
+// randomRows is an m×n matrix with `per` N(0, 1) entries in every row at
+// distinct random columns, and at least one entry in every column.
+func randomRows(rng *rand.Rand, m, n, per int) *sparse.CSC {
+	t := sparse.NewTriplets(m, n, m*per+n)
+	seen := map[[2]int]bool{}
+	add := func(i, j int) {
+		if !seen[[2]int{i, j}] {
+			seen[[2]int{i, j}] = true
+			t.Append(i, j, rng.NormFloat64())
+		}
+	}
+	for i := 0; i < m; i++ {
+		for _, j := range rng.Perm(n)[:per] {
+			add(i, j)
+		}
+	}
+	for j := 0; j < n; j++ {
+		add(rng.IntN(m), j)
+	}
+	return t.ToCSC()
+}
+
+// psdUpper is the upper triangle of D + BBᵀ, D diagonal uniform on
+// [0.1, 1], B n×2 standard normal.
+func psdUpper(rng *rand.Rand, n int) *sparse.CSC {
+	B := make([][2]float64, n)
+	for i := range B {
+		B[i] = [2]float64{rng.NormFloat64(), rng.NormFloat64()}
+	}
+	t := sparse.NewTriplets(n, n, n*(n+1)/2)
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			v := B[i][0]*B[j][0] + B[i][1]*B[j][1]
+			if i == j {
+				v += 0.1 + 0.9*rng.Float64()
+			}
+			t.Append(i, j, v)
+		}
+	}
+	return t.ToCSC()
+}
+
+// runCVXOPT writes the instances as JSON and solves them with
+// cvxopt_solve.py; nil and a note when python or cvxopt is absent.
+func runCVXOPT(python string, insts []instance, reps int) (map[string]result, string) {
+	if _, err := os.Stat(python); err != nil {
+		return nil, fmt.Sprintf("CVXOPT skipped: %s not found", python)
+	}
+	if err := exec.Command(python, "-c", "import cvxopt").Run(); err != nil {
+		return nil, fmt.Sprintf("CVXOPT skipped: %s cannot import cvxopt (%v)", python, err)
+	}
+	dir, err := os.MkdirTemp("", "smallconic")
+	if err != nil {
+		return nil, "CVXOPT skipped: " + err.Error()
+	}
+	defer os.RemoveAll(dir)
+	args := []string{cvxoptjson.ScriptPath(), "--reps", strconv.Itoa(reps)}
+	for _, in := range insts {
+		path := filepath.Join(dir, in.name+".json")
+		if err := cvxoptjson.Write(path, in.name, in.p); err != nil {
+			return nil, "CVXOPT skipped: " + err.Error()
+		}
+		args = append(args, path)
+	}
+	cmd := exec.Command(python, args...)
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Sprintf("CVXOPT skipped: the script failed: %v", err)
+	}
+	res := map[string]result{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var r cvxoptjson.Result
+		if json.Unmarshal([]byte(line), &r) != nil {
+			continue
+		}
+		if r.Error != "" {
+			res[r.Name] = result{seconds: math.NaN(), status: "error: " + r.Error}
+			continue
+		}
+		res[r.Name] = result{seconds: r.Time, status: r.Status, obj: r.Objective, iters: r.Iterations}
+	}
+	return res, ""
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// report prints, per family and size, the median time of each backend, the
+// number of optimal answers, objective disagreements, and the medians of
+// the per-instance ratios privopt/peer.
+func report(insts []instance, res map[string]map[string]result) {
+	names := []string{"ipm", "auto", "highs", "cvxopt"}
+	type key struct {
+		f string
+		n int
+	}
+	groups := map[key][]instance{}
+	var order []key
+	for _, in := range insts {
+		k := key{in.family, in.n}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], in)
+	}
+	fmt.Println("| family | n | ipm median | auto median | auto − ipm (median) | highs median | cvxopt median | ipm/highs | auto/highs | ipm/cvxopt | auto/cvxopt | optimal ipm/auto/highs/cvxopt | objective disagreements |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	all := map[string][]float64{}
+	for _, k := range order {
+		times := map[string][]float64{}
+		ratios := map[string][]float64{}
+		opt := map[string]int{}
+		var over []float64
+		disagree := 0
+		for _, in := range groups[k] {
+			ref := math.NaN()
+			for _, b := range names {
+				r, ok := res[b][in.name]
+				if !ok {
+					continue
+				}
+				if r.status == "optimal" {
+					opt[b]++
+					if math.IsNaN(ref) {
+						ref = r.obj
+					} else if math.Abs(r.obj-ref) > 1e-5*math.Max(1, math.Abs(ref)) {
+						disagree++
+					}
+				}
+				if !math.IsNaN(r.seconds) {
+					times[b] = append(times[b], r.seconds)
+				}
+			}
+			ri, rauto := res["ipm"][in.name], res["auto"][in.name]
+			over = append(over, rauto.seconds-ri.seconds)
+			for _, peer := range []string{"highs", "cvxopt"} {
+				rp, ok := res[peer][in.name]
+				if !ok || rp.seconds <= 0 || math.IsNaN(rp.seconds) {
+					continue
+				}
+				ratios["ipm/"+peer] = append(ratios["ipm/"+peer], ri.seconds/rp.seconds)
+				ratios["auto/"+peer] = append(ratios["auto/"+peer], rauto.seconds/rp.seconds)
+				all[k.f+" ipm/"+peer] = append(all[k.f+" ipm/"+peer], ri.seconds/rp.seconds)
+				all[k.f+" auto/"+peer] = append(all[k.f+" auto/"+peer], rauto.seconds/rp.seconds)
+			}
+		}
+		ms := func(b string) string {
+			if len(times[b]) == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.3g ms", 1e3*median(times[b]))
+		}
+		rs := func(r string) string {
+			if len(ratios[r]) == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.2f", median(ratios[r]))
+		}
+		fmt.Printf("| %s | %d | %s | %s | %.3g ms | %s | %s | %s | %s | %s | %s | %d/%d/%d/%d of %d | %d |\n", k.f, k.n, ms("ipm"), ms("auto"), 1e3*median(over),
+			ms("highs"), ms("cvxopt"), rs("ipm/highs"), rs("auto/highs"), rs("ipm/cvxopt"), rs("auto/cvxopt"),
+			opt["ipm"], opt["auto"], opt["highs"], opt["cvxopt"], len(groups[k]), disagree)
+	}
+	var keys []string
+	for k := range all {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Println()
+	for _, k := range keys {
+		fmt.Printf("median ratio %s over all sizes: %.2f (%d instances)\n", k, median(all[k]), len(all[k]))
+	}
+}
