@@ -274,9 +274,11 @@ func ReleaseColumns(ctx context.Context, plan *opfrelease.Plan, labels []string,
 
 // regressOut is the JSON of `privopt regress --json` (without diagnostics).
 type regressOut struct {
-	Model     string             `json:"model"`
-	Strategy  string             `json:"strategy"`
-	N         int                `json:"n"`
+	Model    string `json:"model"`
+	Strategy string `json:"strategy"`
+	N        int    `json:"n"`
+	// Plan is the public learn plan of the release (learn.NewPlan).
+	Plan      *learn.Plan        `json:"plan"`
 	Weights   map[string]float64 `json:"weights"`
 	Intercept *float64           `json:"intercept,omitempty"`
 	Order     []string           `json:"order"`
@@ -313,51 +315,60 @@ func (Adapter) Regress(ctx context.Context, led *ledger.Ledger, req RegressReque
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
+	// The public plan: the header and the record count of the CSV (public,
+	// learn.CSVRule), the request's bounds and privacy; no value is read.
 	f, err := os.Open(files.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: data %q cannot be opened", ErrBadRequest, req.Data)
 	}
-	defer f.Close()
-	var rel *learn.Releaser
-	var names []string
-	var n int
-	if strat == learn.SSP {
-		rows, err := learn.NewCSVRows(f, req.Target)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
-		}
-		names = rows.Names()
-		if err := s.Validate(len(names)); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
-		}
-		m, err := learn.StreamMoments(ctx, rows, s, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
-		}
-		n = m.N
-		if rel, err = learn.PrepareMoments(ctx, m, s, p); err != nil {
-			return nil, err
-		}
-	} else {
-		data, nm, err := learn.ReadCSV(f, req.Target)
-		if err != nil { // ReadCSV's message may quote a cell of the private file
-			return nil, fmt.Errorf("%w: data %q is not a numeric CSV with a header and the column %q", ErrBadRequest, req.Data, req.Target)
-		}
-		names, n = nm, data.N()
-		if rel, err = learn.Prepare(ctx, data, s, strat, p, learn.Options{}); err != nil {
-			return nil, err
-		}
+	names, n, err := learn.ReadCSVShape(f, req.Target)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%w: data %q: %v", ErrBadRequest, req.Data, err)
 	}
-	g := rel.Guarantee()
-	e := g.LedgerEntry("regress "+req.Model+" on "+req.Data, len(names))
-	if err := led.Spend(ctx, req.Dataset, e); err != nil {
+	if err := s.Validate(len(names)); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	plan, err := learn.NewPlan(ctx, learn.PlanSpec{Spec: s, N: n, Features: len(names), Strategy: strat, Privacy: p})
+	if err != nil {
+		if errors.Is(err, learn.ErrInvalid) {
+			return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		}
 		return nil, err
 	}
-	w, err := rel.Draw(ctx, nil)
+	// The release spends first, then reads the rows (a malformed record is
+	// the public zero row, learn.CSVRule).
+	ro := learn.ReleaseOptions{Ledger: led, Dataset: req.Dataset, Query: "regress " + req.Model + " on " + req.Data}
+	var w []float64
+	if strat == learn.SSP {
+		w, err = plan.ReleaseMomentsFrom(ctx, func(ctx context.Context) (learn.Moments, error) {
+			f, err := os.Open(files.Data)
+			if err != nil {
+				return learn.Moments{}, err
+			}
+			defer f.Close()
+			rows, err := learn.NewCSVRows(f, req.Target)
+			if err != nil {
+				return learn.Moments{}, err
+			}
+			return learn.StreamMoments(ctx, rows, s, nil)
+		}, ro)
+	} else {
+		w, err = plan.ReleaseFrom(ctx, func(context.Context) (learn.Data, error) {
+			f, err := os.Open(files.Data)
+			if err != nil {
+				return learn.Data{}, err
+			}
+			defer f.Close()
+			d, _, _, err := learn.ReadCSVReplaced(f, req.Target)
+			return d, err
+		}, ro)
+	}
 	if err != nil {
 		return nil, err
 	}
-	out := regressOut{Model: req.Model, Strategy: string(strat), N: n, Weights: map[string]float64{}, Order: names, Guarantee: g,
+	g := plan.Guarantee
+	out := regressOut{Plan: plan, Model: req.Model, Strategy: string(strat), N: n, Weights: map[string]float64{}, Order: names, Guarantee: g,
 		Bounds: map[string]float64{"x": s.Bounds.X, "y": s.Bounds.Y}, Label: req.Label}
 	for j, nm := range names {
 		out.Weights[nm] = w[j]
