@@ -187,9 +187,10 @@ type Plan struct {
 	midStat     float64 // the statistic at the domain's midpoint (public)
 	// seedMon and seedCuts are the monitored limits and contingency cuts of
 	// the midpoint's program (public), the starting set of every release.
-	seedMon  []int
-	seedCuts []cut
-	planTime time.Duration
+	seedMon    []int
+	seedCuts   []cut
+	seedActive map[int]bool // the backstops the midpoint's program freed
+	planTime   time.Duration
 }
 
 // PlanTime returns how long NewPlan took (wall clock; it depends on public
@@ -429,6 +430,12 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 	// the same; only the number of rounds to reach it shrinks.
 	p.seedMon = append([]int(nil), prog.monitored...)
 	p.seedCuts = append([]cut(nil), prog.cuts...)
+	p.seedActive = map[int]bool{}
+	for g, on := range prog.active {
+		if on {
+			p.seedActive[g] = true
+		}
+	}
 	g := prog.sol.Counterpart.Guarantee
 	p.Feasibility = g.String()
 	if len(g.Box) == 1 {

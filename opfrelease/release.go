@@ -431,8 +431,14 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 		// large a column as a free one: free them all from the start.
 		pr.activateAll(active)
 	}
-	var cuts []cut
+	for g := range pr.seedActive {
+		active[g] = true
+	}
+	cuts := append([]cut(nil), pr.seedCuts...)
 	have := map[cut]bool{}
+	for _, c := range cuts {
+		have[c] = true
+	}
 	cutRounds := 0
 	mon := append([]int(nil), pr.monitored...)
 	monitored := map[int]bool{}
