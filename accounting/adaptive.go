@@ -17,9 +17,10 @@ import (
 // conversion of Mironov, "Rényi differential privacy", CSF 2017, Prop. 3.
 // The RDP of a release: Gaussian curve μ: α μ²/2 (Mironov Prop. 7), and the
 // same for a discrete Gaussian curve (½μ²-zCDP, Canonne, Kamath and Steinke
-// 2020, Thm 4); Laplace
-// curve ε₀: the closed form of Mironov Table II (≤ ε₀); a pure ε₀-DP release
-// without a curve: min(ε₀, α ε₀²/2) (Bun and Steinke, TCC 2016, Prop. 3.3).
+// 2020, Thm 4); a Laplace curve or a pure ε₀-DP release: min(ε₀, α ε₀²/2)
+// (Bun and Steinke, TCC 2016, Prop. 3.3), ε₀ the release's ε with the
+// snapping term — Mironov 2017's closed form (Table II) holds for the ideal
+// Laplace law, not the snapped release.
 // Releases with δ > 0 and no Gaussian curve, and probabilistic releases
 // (γ > 0), cannot be accounted (Add returns an error). The State is Σρ_i,
 // each addition rounded up.
@@ -79,7 +80,13 @@ func (f RDPFilter) RDP(c Charge) (float64, error) {
 		case "gaussian", CurveDiscreteGaussian: // zCDP ½μ² (CKS 2020 Thm 4 for the discrete one)
 			rho = a * c.Curve.Value * c.Curve.Value / 2
 		case "laplace":
-			rho = laplaceRDP(a, c.Curve.Value)
+			// privopt's Laplace releases are snapped (Mironov 2012): their
+			// guarantee is pure ε-DP with the snapping term in c.Cost.Epsilon,
+			// and no RDP curve of the snapped law is proven; Mironov 2017's
+			// Laplace curve holds for the ideal law only. Account the
+			// proven pure-DP bound (≥ the ideal curve, so sound for both).
+			e := math.Max(c.Cost.Epsilon, c.Curve.Value)
+			rho = math.Min(e, a*e*e/2)
 		}
 	case c.Cost.Delta == 0:
 		e := c.Cost.Epsilon
@@ -88,17 +95,6 @@ func (f RDPFilter) RDP(c Charge) (float64, error) {
 		return 0, fmt.Errorf("%w: the RDP filter cannot account a (ε %g, δ %g) release without a Gaussian curve", ErrInvalid, c.Cost.Epsilon, c.Cost.Delta)
 	}
 	return up(rho), nil
-}
-
-// laplaceRDP is Mironov (2017) Table II for the Laplace mechanism with
-// ε₀ = Δ/b: (1/(α−1))·ln(α/(2α−1)·e^{(α−1)ε₀} + (α−1)/(2α−1)·e^{−αε₀}),
-// evaluated as a log-sum-exp, and capped at ε₀.
-func laplaceRDP(a, e float64) float64 {
-	x := math.Log(a/(2*a-1)) + (a-1)*e
-	y := math.Log((a-1)/(2*a-1)) - a*e
-	m := math.Max(x, y)
-	r := (m + math.Log(math.Exp(x-m)+math.Exp(y-m))) / (a - 1)
-	return math.Min(r, e)
 }
 
 // up returns x enlarged by a relative 10⁻¹² (above the rounding of the
