@@ -33,7 +33,11 @@
 //
 // Usage:
 //
-//	go run ./bench/opf [-only baselines,paper,bounded,cvar,timing,market] [-n 1000] [-seed 1] [-repeat 3]
+//	go run ./bench/opf [-only baselines,paper,bounded,cvar,timing,market] [-n 1000] [-seed 1] [-repeat 3] [-certify-lmp 60s]
+//
+// With -certify-lmp the plans certify the cost sensitivity with the LMP
+// bound (merit order, else the KKT bound, else the price cap) instead of
+// the merit order or the price cap.
 package main
 
 import (
@@ -178,6 +182,9 @@ func cmax(net *grid.Network) float64 {
 func prepare(ctx context.Context, net *grid.Network, mod func(*opfrelease.Options)) (*opfrelease.Program, error) {
 	opt := opfrelease.DefaultOptions()
 	opt.Formulation = grid.BTheta
+	if *lmpLimit > 0 {
+		opt.LMPBound = &grid.LMPBoundOptions{TimeLimit: *lmpLimit}
+	}
 	if mod != nil {
 		mod(&opt)
 	}
@@ -267,6 +274,9 @@ func runPaper(ctx context.Context, dir string, n int, seed uint64) error {
 			pr, err := prepare(ctx, net, func(o *opfrelease.Options) { o.Alpha, o.ChanceSeed = alpha, sd })
 			if err != nil {
 				return err
+			}
+			if c := pr.Plan.Certificate; c != nil {
+				fmt.Fprintf(os.Stderr, "paper: %s α = %g: sensitivity %.6g $/h (%s)\n", name, alpha, pr.Sensitivity, c.Method)
 			}
 			ev, err := pr.Evaluate(ctx, opfrelease.EvalOptions{N: n, InputN: min(n, 200), Seed: sd + 1})
 			if err != nil {
@@ -429,6 +439,7 @@ func runTiming(ctx context.Context, dir string, _ int, seed uint64) error {
 // solve the decoupling replaces).
 var (
 	marketRepeat  = flag.Int("repeat", 3, "market: runs per case")
+	lmpLimit      = flag.Duration("certify-lmp", 0, "certify the cost sensitivity with the LMP bound (grid.Network.CertifyCostBound) within this time budget (0: the plan's default certificate)")
 	marketGeneral = flag.Bool("general", false, "market: also time the general route (all limits, B-θ) and its two-copy program solved whole, once per case")
 )
 
