@@ -437,7 +437,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			bound = math.Max(bound, r.DualBound+1e-6*(1+math.Abs(r.DualBound)))
 			closed = closed && r.Status == solver.Optimal
 			nodes += r.Nodes
-			progress(opt.Progress, "lmp-bound: max %sπ over %d buses (%d excluded by their bounds): proven bound %.6g $/MWh, incumbent %.6g (%v, %d nodes, %.1f s)",
+			progress(opt.Progress, "lmp-bound: max %sπ over %d bus(es) (%d excluded by their bounds): proven bound %.6g $/MWh, incumbent %.6g (%v, %d nodes, %.1f s)",
 				map[bool]string{true: "", false: "−"}[sign > 0], len(sel), len(m.vars)-len(sel), r.DualBound, r.Objective, r.Status, r.Nodes, r.Time.Seconds())
 		} else {
 			progress(opt.Progress, "lmp-bound: max %sπ: every bus's price bound is at most %.6g $/MWh, a price seen in the domain; no MIP",
