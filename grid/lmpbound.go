@@ -51,6 +51,24 @@ import (
 //     price bounds by LPs over {Bbus π + Bfᵀμ = 0, μ within its bounds, the
 //     backstop price bounds}.
 //
+// Bound tightening (optimization-based bound tightening, as in the spatial
+// branch-and-bound literature, e.g. Gleixner et al., "Three enhancements for
+// optimization-based bound tightening", J. Glob. Optim. 67, 2017; Pineda and
+// Morales recommend exactly such derived bounds for the big-Ms): the linear
+// relaxation of the KKT program (binaries in [0, 1]) contains every KKT point
+// at every d ∈ D, so the maximum of a branch's flow, a congestion dual or a
+// price over it bounds that quantity at every KKT point. Each pass maximizes
+// and minimizes every limited branch's flow, maximizes every congestion dual
+// and bounds every price both ways, then rebuilds the relaxation with the
+// tighter big-Ms, flow ranges and McCormick boxes. A limit the flow cannot
+// reach at any KKT point has a zero dual there (complementary slackness):
+// its dual is fixed at 0 and its binaries are dropped (the pruning to the
+// branches that can congest over D). Finally, a bus whose price bound is at
+// most a price seen at a point of the domain (LMPBoundOptions.KnownPrice, the
+// reference solves' prices) is left out of the MIP's objective and enters the
+// certified value with its bound, so the MIP maximizes over the few buses
+// whose bound is still loose (often one: no selection binaries).
+//
 // Quadratic costs must first be replaced by their secant piecewise-linear
 // epigraph (Case.PiecewiseCosts), the program the release solves.
 
