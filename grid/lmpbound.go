@@ -90,6 +90,11 @@ type LMPBoundOptions struct {
 	// relaxation of the KKT program before the MIP (0: 10; −1: none); they
 	// stop earlier when a pass tightens no bound by more than 1%.
 	TighteningPasses int
+	// TighteningIterations bounds the simplex iterations of all tightening
+	// LPs together (0: 500,000). With this work limit (not only the wall
+	// time, half of TimeLimit) a certification that stops by it is
+	// reproducible: the same inputs give the same certificate.
+	TighteningIterations int
 	// KnownPrice is a |price| known to occur at a varying bus somewhere in
 	// the domain (e.g. LMPSearchResult.LMP); buses whose derived price bound
 	// is at most this value are left out of the MIP's objective and enter the
@@ -400,7 +405,11 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			passes = 10
 		}
 		deadline := time.Now().Add(opt.TimeLimit / 2)
-		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m.vars, passes, deadline, opt.Progress); err != nil {
+		work := opt.TighteningIterations
+		if work <= 0 {
+			work = 500_000
+		}
+		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m.vars, passes, work, deadline, opt.Progress); err != nil {
 			return nil, "", err
 		}
 	}
@@ -813,7 +822,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 // passes passes, when a pass tightens nothing by more than 1%, or at the
 // deadline (bounds found until then are kept: each is valid on its own).
 func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
-	piLo, piHi []float64, cuts []subgradientCut, need []bool, vars []int, passes int, deadline time.Time, w io.Writer) error {
+	piLo, piHi []float64, cuts []subgradientCut, need []bool, vars []int, passes, work int, deadline time.Time, w io.Writer) error {
 	nl := n.NumBranches()
 	if ev.FlowLo == nil {
 		ev.FlowLo, ev.FlowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
@@ -866,7 +875,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		// maximize Σ val·x_idx; ok false when the relaxation is not solved
 		// to optimality (bound unchanged).
 		max := func(idx []int, val []float64) (float64, bool, error) {
-			if stop || !time.Now().Before(deadline) {
+			if stop || work <= 0 || !time.Now().Before(deadline) {
 				stop = true
 				return 0, false, nil
 			}
@@ -892,6 +901,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			}
 			solved++
 			iters += r.Iterations
+			work -= r.Iterations
 			observe(r)
 			return r.Objective, true, nil
 		}
