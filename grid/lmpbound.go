@@ -75,10 +75,10 @@ import (
 // LMPBoundOptions configure CertifyLMPBound.
 type LMPBoundOptions struct {
 	// TimeLimit is the time budget of a certification (0: 60 s): bound
-	// tightening takes at most half of it, the MIP what is left (at least a
-	// quarter; with a negative price floor, each of the two MIPs). When it is
-	// reached the proven dual bound at that time is certified (looser, still
-	// sound).
+	// tightening gets a work budget of about half of it (TighteningWork), the
+	// MIP what is left (at least a quarter; with a negative price floor, each
+	// of the two MIPs). When the MIP's limit is reached the proven dual bound
+	// at that time is certified (looser, still sound).
 	TimeLimit time.Duration
 	// RelGap is the MIP's relative gap at which the search stops (0: 1e-3).
 	RelGap float64
@@ -90,11 +90,13 @@ type LMPBoundOptions struct {
 	// relaxation of the KKT program before the MIP (0: 10; −1: none); they
 	// stop earlier when a pass tightens no bound by more than 1%.
 	TighteningPasses int
-	// TighteningIterations bounds the simplex iterations of all tightening
-	// LPs together (0: 500,000). With this work limit (not only the wall
-	// time, half of TimeLimit) a certification that stops by it is
-	// reproducible: the same inputs give the same certificate.
-	TighteningIterations int
+	// TighteningWork bounds the work of all tightening LPs together, in
+	// simplex iterations times the relaxation's rows plus columns (0:
+	// 10⁷ per second of TimeLimit, about half of TimeLimit on an idle core,
+	// all of it at a quarter of that speed). A work limit instead of a
+	// wall-clock one makes the tightening reproducible: the same network
+	// and domain give the same bounds whatever the machine's load.
+	TighteningWork float64
 	// KnownPrice is a |price| known to occur at a varying bus somewhere in
 	// the domain (e.g. LMPSearchResult.LMP); buses whose derived price bound
 	// is at most this value are left out of the MIP's objective and enter the
@@ -404,12 +406,11 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		if passes == 0 {
 			passes = 10
 		}
-		deadline := time.Now().Add(opt.TimeLimit / 2)
-		work := opt.TighteningIterations
+		work := opt.TighteningWork
 		if work <= 0 {
-			work = 500_000
+			work = 1e7 * opt.TimeLimit.Seconds()
 		}
-		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m.vars, passes, work, deadline, opt.Progress); err != nil {
+		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m.vars, passes, work, opt.Progress); err != nil {
 			return nil, "", err
 		}
 	}
@@ -819,16 +820,17 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 // margin). A branch whose flow cannot reach a limit has that limit's dual
 // fixed at 0 (complementary slackness at every KKT point). Each pass
 // rebuilds the relaxation with the bounds of the previous one; it stops after
-// passes passes, when a pass tightens nothing by more than 1%, or at the
-// deadline (bounds found until then are kept: each is valid on its own).
+// passes passes, when a pass tightens nothing by more than 1%, or when the
+// work (simplex iterations × (rows + columns)) is spent (bounds found until
+// then are kept: each is valid on its own).
 func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
-	piLo, piHi []float64, cuts []subgradientCut, need []bool, vars []int, passes, work int, deadline time.Time, w io.Writer) error {
+	piLo, piHi []float64, cuts []subgradientCut, need []bool, vars []int, passes int, work float64, w io.Writer) error {
 	nl := n.NumBranches()
 	if ev.FlowLo == nil {
 		ev.FlowLo, ev.FlowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
 	}
 	margin := func(v float64) float64 { return 1e-6 * (1 + math.Abs(v)) }
-	for pass := 0; pass < passes && time.Now().Before(deadline); pass++ {
+	for pass := 0; pass < passes && work > 0; pass++ {
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
 		if err != nil {
 			return err
@@ -846,6 +848,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			return err
 		}
 		cost := make([]float64, len(k.b.cost))
+		size := float64(len(k.b.cost) + len(k.b.rlo))
 		stop := false
 		// The largest and smallest values seen in the solutions so far: an
 		// LP whose optimum cannot improve its bound by more than 1% of the
@@ -875,7 +878,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		// maximize Σ val·x_idx; ok false when the relaxation is not solved
 		// to optimality (bound unchanged).
 		max := func(idx []int, val []float64) (float64, bool, error) {
-			if stop || work <= 0 || !time.Now().Before(deadline) {
+			if stop || work <= 0 {
 				stop = true
 				return 0, false, nil
 			}
@@ -901,7 +904,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			}
 			solved++
 			iters += r.Iterations
-			work -= r.Iterations
+			work -= float64(r.Iterations) * size
 			observe(r)
 			return r.Objective, true, nil
 		}
