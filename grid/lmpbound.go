@@ -776,16 +776,21 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.rlo[r] = math.Max(b.rlo[r], k.flowLo[l]-n.Pfinj[l])
 		b.rhi[r] = math.Min(b.rhi[r], k.flowHi[l]-n.Pfinj[l])
 	}
-	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1.
-	U := C
-	if sign < 0 {
-		U = -F
-	}
+	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1, with U the
+	// largest bound of sign·π over the selected buses (the price bounds
+	// after tightening; a looser U only weakens the relaxation).
+	U := math.Inf(-1)
 	for _, i := range sel {
 		if sign > 0 {
 			U = math.Max(U, piHi[i])
 		} else {
 			U = math.Max(U, -piLo[i])
+		}
+	}
+	if math.IsInf(U, 0) { // unbounded prices (not at a unit's or backstop's bus)
+		U = C
+		if sign < 0 {
+			U = -F
 		}
 	}
 	k.t = b.col(1, math.Inf(-1), U)
