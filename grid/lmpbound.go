@@ -135,8 +135,13 @@ type LMPEvidence struct {
 	// the MIP's objective because their price bound PriceHi (or −PriceLo) is
 	// already at most the certified value.
 	TighteningPasses int `json:"tightening_passes,omitempty"`
-	PrunedLimits     int `json:"pruned_limits,omitempty"`
-	Excluded         int `json:"excluded_buses,omitempty"`
+	// TighteningWork and KnownPrice are the options the tightening and the
+	// bus selection ran with (public: the work budget and a price found by
+	// a search over the public domain); verification re-derives with them.
+	TighteningWork float64 `json:"tightening_work,omitempty"`
+	KnownPrice     float64 `json:"known_price,omitempty"`
+	PrunedLimits   int     `json:"pruned_limits,omitempty"`
+	Excluded       int     `json:"excluded_buses,omitempty"`
 	// MaxPrice bounds max π_i, MinPrice bounds max −π_i over the varying buses
 	// (proven MIP dual bounds; MinPrice is −PriceFloor without a solve when
 	// PriceFloor = 0 makes π ≥ 0 hold there).
@@ -410,6 +415,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		if work <= 0 {
 			work = 1e7 * opt.TimeLimit.Seconds()
 		}
+		ev.TighteningWork = work
 		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m.vars, passes, work, opt.Progress); err != nil {
 			return nil, "", err
 		}
@@ -422,6 +428,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	// bound).
 	var nodes int
 	closed := true
+	ev.KnownPrice = opt.KnownPrice
 	for _, sign := range []float64{1, -1} {
 		if sign < 0 && F == 0 {
 			ev.MinPrice = 0 // π_i ≥ PriceFloor = 0 at every varying bus
@@ -1107,10 +1114,15 @@ func (n *Network) VerifyCostCertificateContext(ctx context.Context, c *CostCerti
 
 // verifyLMPBound re-derives an "lmp-bound" certificate: the arithmetic, then
 // every derived constant (the LPs of the cost gap, the backstop and price
-// bounds) and the proven bounds of the KKT program, solved again from scratch
-// with another HiGHS random seed (a different branch-and-bound search). It
-// fails when the re-derived bound exceeds the certified one (e.g. when the
-// re-solve stops at its time limit with a looser bound).
+// bounds), the bound tightening (with the recorded work budget) and the
+// proven bounds of the KKT program, solved again from scratch with another
+// HiGHS random seed (a different branch-and-bound search), over the buses
+// the recorded known price selects (a wrong known price cannot make it
+// accept a bound that is too low: it only moves buses between the MIP and
+// their LP bounds). It fails when the re-derived bound exceeds the certified
+// one (e.g. when the re-solve stops at its time limit with a looser bound).
+// It uses the same solver (HiGHS) as the producer: it is a re-derivation,
+// not an independent proof.
 func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
 	if c == nil {
 		return fmt.Errorf("%w: nil certificate", ErrNotCertified)
@@ -1121,7 +1133,7 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 	if err := dom.Validate(n); err != nil {
 		return fmt.Errorf("%w: %v", ErrNotCertified, err)
 	}
-	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, LMPBoundOptions{RandomSeed: 7919})
+	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, LMPBoundOptions{RandomSeed: 7919, TighteningWork: c.LMP.TighteningWork, KnownPrice: c.LMP.KnownPrice})
 	if err != nil {
 		return err
 	}
