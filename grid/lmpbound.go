@@ -51,13 +51,34 @@ import (
 //     price bounds by LPs over {Bbus π + Bfᵀμ = 0, μ within its bounds, the
 //     backstop price bounds}.
 //
+// Bound tightening (optimization-based bound tightening, as in the spatial
+// branch-and-bound literature, e.g. Gleixner et al., "Three enhancements for
+// optimization-based bound tightening", J. Glob. Optim. 67, 2017; Pineda and
+// Morales recommend exactly such derived bounds for the big-Ms): the linear
+// relaxation of the KKT program (binaries in [0, 1]) contains every KKT point
+// at every d ∈ D, so the maximum of a branch's flow, a congestion dual or a
+// price over it bounds that quantity at every KKT point. Each pass maximizes
+// and minimizes every limited branch's flow, maximizes every congestion dual
+// and bounds every price both ways, then rebuilds the relaxation with the
+// tighter big-Ms, flow ranges and McCormick boxes. A limit the flow cannot
+// reach at any KKT point has a zero dual there (complementary slackness):
+// its dual is fixed at 0 and its binaries are dropped (the pruning to the
+// branches that can congest over D). Finally, a bus whose price bound is at
+// most a price seen at a point of the domain (LMPBoundOptions.KnownPrice, the
+// reference solves' prices) is left out of the MIP's objective and enters the
+// certified value with its bound, so the MIP maximizes over the few buses
+// whose bound is still loose (often one: no selection binaries).
+//
 // Quadratic costs must first be replaced by their secant piecewise-linear
 // epigraph (Case.PiecewiseCosts), the program the release solves.
 
 // LMPBoundOptions configure CertifyLMPBound.
 type LMPBoundOptions struct {
-	// TimeLimit bounds each MIP solve (0: 60 s). When it is reached the
-	// proven dual bound at that time is certified (looser, still sound).
+	// TimeLimit is the time budget of a certification (0: 60 s): bound
+	// tightening gets a work budget of about half of it (TighteningWork), the
+	// MIP what is left (at least a quarter; with a negative price floor, each
+	// of the two MIPs). When the MIP's limit is reached the proven dual bound
+	// at that time is certified (looser, still sound).
 	TimeLimit time.Duration
 	// RelGap is the MIP's relative gap at which the search stops (0: 1e-3).
 	RelGap float64
@@ -65,6 +86,23 @@ type LMPBoundOptions struct {
 	Progress io.Writer
 	// RandomSeed is passed to HiGHS (verification re-solves with another one).
 	RandomSeed int
+	// TighteningPasses bounds the passes of bound tightening over the
+	// relaxation of the KKT program before the MIP (0: 10; −1: none); they
+	// stop earlier when a pass tightens no bound by more than 1%.
+	TighteningPasses int
+	// TighteningWork bounds the work of all tightening LPs together, in
+	// simplex iterations times the relaxation's rows plus columns (0:
+	// 1.6·10⁷ per second of TimeLimit, about half of TimeLimit on one core:
+	// 3.4·10⁷ units per CPU second measured on 118_ieee). A work limit instead of a
+	// wall-clock one makes the tightening reproducible: the same network
+	// and domain give the same bounds whatever the machine's load.
+	TighteningWork float64
+	// KnownPrice is a |price| known to occur at a varying bus somewhere in
+	// the domain (e.g. LMPSearchResult.LMP); buses whose derived price bound
+	// is at most this value are left out of the MIP's objective and enter the
+	// certified value with their bound. It only selects buses: the
+	// certificate stays sound whatever its value.
+	KnownPrice float64
 }
 
 // LMPEvidence is the data of an "lmp-bound" certificate: the derived
@@ -82,6 +120,28 @@ type LMPEvidence struct {
 	// limit (Network branch order; 0 for an absent limit).
 	MuUp []float64 `json:"mu_up"`
 	MuLo []float64 `json:"mu_lo"`
+	// FlowLo, FlowHi bound each limited branch's flow at every KKT point
+	// (bound tightening; nil without it). A limit outside this range cannot
+	// bind, so its congestion dual is 0 (MuUp or MuLo is 0).
+	FlowLo []float64 `json:"-"`
+	FlowHi []float64 `json:"-"`
+	// PriceLo, PriceHi bound each bus's price at every KKT point (derived
+	// bounds after tightening; ±PriceCap-scale values where not needed).
+	PriceLo []float64 `json:"-"`
+	PriceHi []float64 `json:"-"`
+	// TighteningPasses counts the bound-tightening passes (LPs over the
+	// relaxation of the KKT program); PrunedLimits the branch limits whose
+	// congestion dual is fixed at 0; Excluded the varying buses left out of
+	// the MIP's objective because their price bound PriceHi (or −PriceLo) is
+	// already at most the certified value.
+	TighteningPasses int `json:"tightening_passes,omitempty"`
+	// TighteningWork and KnownPrice are the options the tightening and the
+	// bus selection ran with (public: the work budget and a price found by
+	// a search over the public domain); verification re-derives with them.
+	TighteningWork float64 `json:"tightening_work,omitempty"`
+	KnownPrice     float64 `json:"known_price,omitempty"`
+	PrunedLimits   int     `json:"pruned_limits,omitempty"`
+	Excluded       int     `json:"excluded_buses,omitempty"`
 	// MaxPrice bounds max π_i, MinPrice bounds max −π_i over the varying buses
 	// (proven MIP dual bounds; MinPrice is −PriceFloor without a solve when
 	// PriceFloor = 0 makes π ≥ 0 hold there).
@@ -345,31 +405,84 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	}
 	progress(opt.Progress, "lmp-bound: derived big-Ms: cost gap G = %.6g $/h, backstop capacity %.6g MW", ev.CostGap, m.capacity)
 
-	// E. The KKT MIP, once for max π and (if PriceFloor < 0) once for max −π.
+	// E. Bound tightening over the relaxation of the KKT program.
+	if opt.TighteningPasses >= 0 {
+		passes := opt.TighteningPasses
+		if passes == 0 {
+			passes = 10
+		}
+		work := opt.TighteningWork
+		if work <= 0 {
+			work = 1.6e7 * opt.TimeLimit.Seconds()
+		}
+		ev.TighteningWork = work
+		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m.vars, passes, work, opt.Progress); err != nil {
+			return nil, "", err
+		}
+	}
+	ev.PriceLo, ev.PriceHi = piLo, piHi
+
+	// F. The KKT MIP, once for max π and (if PriceFloor < 0) once for max −π,
+	// over the varying buses whose price bound exceeds a price seen at a
+	// point of the domain (the others enter the certified value with their
+	// bound).
 	var nodes int
 	closed := true
+	ev.KnownPrice = opt.KnownPrice
 	for _, sign := range []float64{1, -1} {
 		if sign < 0 && F == 0 {
 			ev.MinPrice = 0 // π_i ≥ PriceFloor = 0 at every varying bus
 			continue
 		}
-		r, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, opt, cuts)
-		if err != nil {
-			return nil, "", err
+		seen := opt.KnownPrice
+		for _, c := range cuts {
+			for _, i := range m.vars {
+				seen = math.Max(seen, sign*c.pi[i])
+			}
 		}
-		if r.Status == solver.PrimalInfeasible {
-			return nil, "the KKT program is infeasible (the derived bounds contradict the LP; numerical trouble)", nil
+		boundOf := func(i int) float64 {
+			if sign > 0 {
+				return piHi[i]
+			}
+			return -piLo[i]
 		}
-		bound := r.DualBound + 1e-6*(1+math.Abs(r.DualBound))
+		var sel []int
+		excluded := math.Inf(-1)
+		for _, i := range m.vars {
+			if boundOf(i) <= seen {
+				excluded = math.Max(excluded, boundOf(i))
+				ev.Excluded++
+			} else {
+				sel = append(sel, i)
+			}
+		}
+		bound := excluded
+		if len(sel) > 0 {
+			mopt := opt
+			if rest := opt.TimeLimit - time.Since(t0); rest < mopt.TimeLimit {
+				mopt.TimeLimit = max(rest, opt.TimeLimit/4)
+			}
+			r, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, mopt, cuts, sel)
+			if err != nil {
+				return nil, "", err
+			}
+			if r.Status == solver.PrimalInfeasible {
+				return nil, "the KKT program is infeasible (the derived bounds contradict the LP; numerical trouble)", nil
+			}
+			bound = math.Max(bound, r.DualBound+1e-6*(1+math.Abs(r.DualBound)))
+			closed = closed && r.Status == solver.Optimal
+			nodes += r.Nodes
+			progress(opt.Progress, "lmp-bound: max %sπ over %d bus(es) (%d excluded by their bounds): proven bound %.6g $/MWh, incumbent %.6g (%v, %d nodes, %.1f s)",
+				map[bool]string{true: "", false: "−"}[sign > 0], len(sel), len(m.vars)-len(sel), r.DualBound, r.Objective, r.Status, r.Nodes, r.Time.Seconds())
+		} else {
+			progress(opt.Progress, "lmp-bound: max %sπ: every bus's price bound is at most %.6g $/MWh, a price seen in the domain; no MIP",
+				map[bool]string{true: "", false: "−"}[sign > 0], seen)
+		}
 		if sign > 0 {
 			ev.MaxPrice = bound
 		} else {
 			ev.MinPrice = bound
 		}
-		closed = closed && r.Status == solver.Optimal
-		nodes += r.Nodes
-		progress(opt.Progress, "lmp-bound: max %sπ: proven bound %.6g $/MWh, incumbent %.6g (%v, %d nodes, %.1f s)",
-			map[bool]string{true: "", false: "−"}[sign > 0], r.DualBound, r.Objective, r.Status, r.Nodes, r.Time.Seconds())
 	}
 	ev.Closed, ev.Nodes = closed, nodes
 	ev.Seconds = time.Since(t0).Seconds()
@@ -478,10 +591,27 @@ func (n *Network) addDual(b *lpBuilder, ev *LMPEvidence, piLo, piHi []float64) (
 	return pi, muUp, muLo
 }
 
-// kktMIP builds and solves the KKT mixed-integer program maximizing sign·π_i
-// over the varying buses i.
-func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
-	piLo, piHi []float64, sign float64, opt LMPBoundOptions, cuts []subgradientCut) (*highs.MIPResult, error) {
+// kktModel is the KKT mixed-integer program of the market LP over a domain,
+// laid out in an lpBuilder, with the columns bound tightening and the
+// objective refer to.
+type kktModel struct {
+	b              *lpBuilder
+	m              *marketLP
+	pi, muUp, muLo []int // per bus; per branch (−1: no limit or pruned)
+	sel            []int // selected buses (internal index) of the objective
+	ys             []int // selection binary per selected bus
+	t              int   // objective column
+	nbin           int   // binaries of the complementarity rules and the selection
+	prunedBranches int   // branch limits whose congestion dual is fixed by the bounds
+	flowLo, flowHi []float64
+}
+
+// buildKKT lays out the KKT program maximizing sign·π_i over the buses sel
+// (objective column t; one selection binary per bus when there are several).
+// A branch limit whose dual bound (ev.MuUp, ev.MuLo) is 0 gets no
+// complementarity rule (μ = 0 there; dropping a rule only relaxes the
+// program).
+func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, piLo, piHi []float64, sign float64, cuts []subgradientCut, sel []int) (*kktModel, error) {
 	C, F := rules.PriceCap, rules.PriceFloor
 	b := newLPBuilder()
 	m, err := n.newMarketLP(b, dom, rules)
@@ -608,47 +738,330 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 		}
 	}
 	// Branches: μ⁺ > 0 ⇒ flow = FlowMax; μ⁻ > 0 ⇒ flow = FlowMin.
+	// The flow range of each limited branch over the program, FlowMin..FlowMax
+	// or tighter (ev.FlowLo/FlowHi from bound tightening).
+	k := &kktModel{b: b, m: m, pi: pi, muUp: muUp, muLo: muLo, sel: sel}
+	k.flowLo, k.flowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
+	if ev.FlowLo != nil {
+		for l := range k.flowLo {
+			k.flowLo[l] = math.Max(k.flowLo[l], ev.FlowLo[l])
+			k.flowHi[l] = math.Min(k.flowHi[l], ev.FlowHi[l])
+		}
+	}
 	for l := range m.flow {
 		if m.flow[l] < 0 || muUp[l] < 0 {
 			continue
 		}
-		span := n.FlowMax[l] - n.FlowMin[l]
 		cols := make([]int, 0, len(m.bfBus[l])+1)
 		for _, j := range m.bfBus[l] {
 			cols = append(cols, m.theta[j])
 		}
-		zu, zl := b.binary(), b.binary()
-		b.row(math.Inf(-1), 0, []int{muUp[l], zu}, []float64{1, -ev.MuUp[l]})
-		b.row(math.Inf(-1), 0, []int{muLo[l], zl}, []float64{1, -ev.MuLo[l]})
-		b.row(n.FlowMin[l]-n.Pfinj[l], math.Inf(1), append(cols, zu), append(append([]float64(nil), m.bfVal[l]...), -span))
-		b.row(math.Inf(-1), n.FlowMax[l]-n.Pfinj[l], append(cols[:len(cols):len(cols)], zl), append(append([]float64(nil), m.bfVal[l]...), span))
-		if span > 0 {
-			b.row(math.Inf(-1), 1, []int{zu, zl}, []float64{1, 1})
+		// The flow (Bf θ) ranges over [flowLo, flowHi] − Pfinj at every
+		// point of the program; the big-M of "μ > 0 ⇒ at the limit" is the
+		// distance from the limit to the far end of that range.
+		if ev.MuUp[l] > 0 {
+			zu := b.binary()
+			b.row(math.Inf(-1), 0, []int{muUp[l], zu}, []float64{1, -ev.MuUp[l]})
+			span := n.FlowMax[l] - k.flowLo[l]
+			b.row(n.FlowMax[l]-n.Pfinj[l]-span, math.Inf(1), append(cols, zu), append(append([]float64(nil), m.bfVal[l]...), -span))
+		} else {
+			k.prunedBranches++
+		}
+		if ev.MuLo[l] > 0 {
+			zl := b.binary()
+			b.row(math.Inf(-1), 0, []int{muLo[l], zl}, []float64{1, -ev.MuLo[l]})
+			span := k.flowHi[l] - n.FlowMin[l]
+			b.row(math.Inf(-1), n.FlowMin[l]-n.Pfinj[l]+span, append(cols[:len(cols):len(cols)], zl), append(append([]float64(nil), m.bfVal[l]...), span))
+		} else {
+			k.prunedBranches++
+		}
+		if ev.MuUp[l] > 0 && ev.MuLo[l] > 0 && n.FlowMax[l] > n.FlowMin[l] {
+			nb := len(b.integer)
+			b.row(math.Inf(-1), 1, []int{b.integer[nb-2], b.integer[nb-1]}, []float64{1, 1})
+		}
+		r := m.flow[l]
+		b.rlo[r] = math.Max(b.rlo[r], k.flowLo[l]-n.Pfinj[l])
+		b.rhi[r] = math.Min(b.rhi[r], k.flowHi[l]-n.Pfinj[l])
+	}
+	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1, with U the
+	// largest bound of sign·π over the selected buses (the price bounds
+	// after tightening; a looser U only weakens the relaxation).
+	U := math.Inf(-1)
+	for _, i := range sel {
+		if sign > 0 {
+			U = math.Max(U, piHi[i])
+		} else {
+			U = math.Max(U, -piLo[i])
 		}
 	}
-	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1.
-	U := C
-	if sign < 0 {
-		U = -F
-	}
-	t := b.col(1, math.Inf(-1), U)
-	var ys []int
-	for _, i := range m.vars {
-		y := b.binary()
-		ys = append(ys, y)
-		li := sign * piLo[i]
+	if math.IsInf(U, 0) { // unbounded prices (not at a unit's or backstop's bus)
+		U = C
 		if sign < 0 {
-			li = -piHi[i]
+			U = -F
 		}
-		// t − sign·π_i + (U − li) y_i ≤ U − li
-		b.row(math.Inf(-1), U-li, []int{t, pi[i], y}, []float64{1, -sign, U - li})
 	}
-	ones := make([]float64, len(ys))
-	for k := range ones {
-		ones[k] = 1
+	k.t = b.col(1, math.Inf(-1), U)
+	if len(sel) == 1 {
+		b.row(math.Inf(-1), 0, []int{k.t, pi[sel[0]]}, []float64{1, -sign})
+	} else {
+		for _, i := range sel {
+			y := b.binary()
+			k.ys = append(k.ys, y)
+			li := sign * piLo[i]
+			if sign < 0 {
+				li = -piHi[i]
+			}
+			// t − sign·π_i + (U − li) y_i ≤ U − li
+			b.row(math.Inf(-1), U-li, []int{k.t, pi[i], y}, []float64{1, -sign, U - li})
+		}
+		ones := make([]float64, len(k.ys))
+		for q := range ones {
+			ones[q] = 1
+		}
+		b.row(1, 1, k.ys, ones)
 	}
-	b.row(1, 1, ys, ones)
-	ev.Binaries = len(b.integer) - nbin0
+	k.nbin = len(b.integer) - nbin0
+	return k, nil
+}
+
+// tightenKKT is optimization-based bound tightening of the KKT program: over
+// its linear relaxation (binaries in [0, 1]), which contains every KKT point
+// of the market LP at every d ∈ D, it maximizes and minimizes each limited
+// branch's flow, maximizes each congestion dual and each needed bus's price
+// (both ways), and keeps the tighter bounds (LP optimum plus a 1e-6 relative
+// margin). A branch whose flow cannot reach a limit has that limit's dual
+// fixed at 0 (complementary slackness at every KKT point). Each pass
+// rebuilds the relaxation with the bounds of the previous one; it stops after
+// passes passes, when a pass tightens nothing by more than 1%, or when the
+// work (simplex iterations × (rows + columns)) is spent (bounds found until
+// then are kept: each is valid on its own).
+func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, cuts []subgradientCut, need []bool, vars []int, passes int, work float64, w io.Writer) error {
+	nl := n.NumBranches()
+	if ev.FlowLo == nil {
+		ev.FlowLo, ev.FlowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
+	}
+	margin := func(v float64) float64 { return 1e-6 * (1 + math.Abs(v)) }
+	for pass := 0; pass < passes && work > 0; pass++ {
+		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
+		if err != nil {
+			return err
+		}
+		k.b.integer = nil // the linear relaxation
+		// Without presolve every solve starts from the previous basis.
+		topt := hopt
+		topt.Presolve = "off"
+		lp, err := k.b.build(topt)
+		if err != nil {
+			return err
+		}
+		if err := lp.SetObjectiveSense(true); err != nil {
+			lp.Close()
+			return err
+		}
+		cost := make([]float64, len(k.b.cost))
+		size := float64(len(k.b.cost) + len(k.b.rlo))
+		stop := false
+		// The largest and smallest values seen in the solutions so far: an
+		// LP whose optimum cannot improve its bound by more than 1% of the
+		// range is skipped (every bound stays valid; only the order of work
+		// depends on them).
+		obsHi, obsLo := make([]float64, len(cost)), make([]float64, len(cost))
+		fHi, fLo := make([]float64, nl), make([]float64, nl)
+		for j := range obsHi {
+			obsHi[j], obsLo[j] = math.Inf(-1), math.Inf(1)
+		}
+		for l := range fHi {
+			fHi[l], fLo[l] = math.Inf(-1), math.Inf(1)
+		}
+		observe := func(r *highs.LPResult) {
+			for j, x := range r.X {
+				obsHi[j], obsLo[j] = math.Max(obsHi[j], x), math.Min(obsLo[j], x)
+			}
+			for l, row := range k.m.flow {
+				if row >= 0 {
+					f := r.RowValue[row] + n.Pfinj[l]
+					fHi[l], fLo[l] = math.Max(fHi[l], f), math.Min(fLo[l], f)
+				}
+			}
+		}
+		solved, skipped, iters := 0, 0, 0
+		t1 := time.Now()
+		// maximize Σ val·x_idx; ok false when the relaxation is not solved
+		// to optimality (bound unchanged).
+		max := func(idx []int, val []float64) (float64, bool, error) {
+			if stop || work <= 0 {
+				stop = true
+				return 0, false, nil
+			}
+			for q, j := range idx {
+				cost[j] = val[q]
+			}
+			err := lp.SetCosts(cost)
+			for _, j := range idx {
+				cost[j] = 0
+			}
+			if err != nil {
+				return 0, false, err
+			}
+			r, err := lp.Solve(ctx)
+			if err != nil {
+				return 0, false, err
+			}
+			if err := ctx.Err(); err != nil {
+				return 0, false, err
+			}
+			if r.Status != solver.Optimal {
+				return 0, false, nil
+			}
+			solved++
+			iters += r.Iterations
+			work -= float64(r.Iterations) * size
+			observe(r)
+			return r.Objective, true, nil
+		}
+		// useless reports that a seen value is within 1% of the range of the
+		// bound it would tighten.
+		useless := func(seen, bound, width float64) bool {
+			if !(seen >= bound-0.01*width) {
+				return false
+			}
+			skipped++
+			return true
+		}
+		gain := 0.0 // largest relative improvement of a bound
+		improve := func(old, nw, scale float64) {
+			if d := (old - nw) / math.Max(1, scale); d > gain {
+				gain = d
+			}
+		}
+		// All upper flows, then all lower flows (consecutive objectives
+		// alike: fewer simplex iterations from the previous basis).
+		for _, dir := range []float64{1, -1} {
+			for l := 0; l < nl; l++ {
+				if k.m.flow[l] < 0 {
+					continue
+				}
+				cols := make([]int, len(k.m.bfBus[l]))
+				val := make([]float64, len(cols))
+				for q, j := range k.m.bfBus[l] {
+					cols[q], val[q] = k.m.theta[j], dir*k.m.bfVal[l][q]
+				}
+				span := n.FlowMax[l] - n.FlowMin[l]
+				if dir > 0 {
+					if useless(fHi[l], ev.FlowHi[l], span) {
+						continue
+					}
+				} else if useless(-fLo[l], -ev.FlowLo[l], span) {
+					continue
+				}
+				v, ok, err := max(cols, val)
+				if err != nil {
+					lp.Close()
+					return err
+				}
+				if !ok {
+					continue
+				}
+				f := dir*v + n.Pfinj[l]
+				if hi := f + margin(f); dir > 0 && hi < ev.FlowHi[l] {
+					improve(ev.FlowHi[l], hi, span)
+					ev.FlowHi[l] = hi
+				}
+				if lo := f - margin(f); dir < 0 && lo > ev.FlowLo[l] {
+					improve(lo, ev.FlowLo[l], span)
+					ev.FlowLo[l] = lo
+				}
+			}
+		}
+		pruned0 := 0
+		for l := 0; l < nl; l++ {
+			if k.m.flow[l] < 0 {
+				continue
+			}
+			if ev.FlowHi[l] < n.FlowMax[l] && ev.MuUp[l] > 0 {
+				ev.MuUp[l] = 0
+				gain = 1
+			}
+			if ev.FlowLo[l] > n.FlowMin[l] && ev.MuLo[l] > 0 {
+				ev.MuLo[l] = 0
+				gain = 1
+			}
+			if ev.MuUp[l] == 0 {
+				pruned0++
+			}
+			if ev.MuLo[l] == 0 {
+				pruned0++
+			}
+		}
+		for l := 0; l < nl; l++ {
+			for _, up := range []bool{true, false} {
+				col, bound := k.muUp[l], &ev.MuUp[l]
+				if !up {
+					col, bound = k.muLo[l], &ev.MuLo[l]
+				}
+				if col < 0 || *bound == 0 || useless(obsHi[col], *bound, *bound) {
+					continue
+				}
+				v, ok, err := max([]int{col}, []float64{1})
+				if err != nil {
+					lp.Close()
+					return err
+				}
+				if ok && v+margin(v) < *bound {
+					improve(*bound, v+margin(v), *bound)
+					*bound = v + margin(v)
+				}
+			}
+		}
+		for j := range piLo {
+			if !need[j] {
+				continue
+			}
+			width := piHi[j] - piLo[j]
+			if useless(obsHi[k.pi[j]], piHi[j], width) {
+			} else if v, ok, err := max([]int{k.pi[j]}, []float64{1}); err != nil {
+				lp.Close()
+				return err
+			} else if ok && v+margin(v) < piHi[j] {
+				improve(piHi[j], v+margin(v), rules.MaxPrice())
+				piHi[j] = v + margin(v)
+			}
+			if useless(-obsLo[k.pi[j]], -piLo[j], width) {
+			} else if v, ok, err := max([]int{k.pi[j]}, []float64{-1}); err != nil {
+				lp.Close()
+				return err
+			} else if ok && -v-margin(v) > piLo[j] {
+				improve(-v-margin(v), piLo[j], rules.MaxPrice())
+				piLo[j] = -v - margin(v)
+			}
+		}
+		lp.Close()
+		ev.TighteningPasses++
+		ev.PrunedLimits = pruned0
+		var hi float64
+		for _, i := range vars {
+			hi = math.Max(hi, math.Max(piHi[i], -piLo[i]))
+		}
+		progress(w, "lmp-bound: tightening pass %d: %d of %d branch limits cannot bind, largest price bound %.6g $/MWh (%d LPs, %d simplex iterations, %d skipped, %.1f s; largest relative gain %.3g)",
+			pass+1, pruned0, 2*nl, hi, solved, iters, skipped, time.Since(t1).Seconds(), gain)
+		if stop || gain < 0.01 {
+			break
+		}
+	}
+	return nil
+}
+
+// kktMIP builds and solves the KKT mixed-integer program maximizing sign·π_i
+// over the buses sel.
+func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, sign float64, opt LMPBoundOptions, cuts []subgradientCut, sel []int) (*highs.MIPResult, error) {
+	k, err := n.buildKKT(dom, rules, ev, piLo, piHi, sign, cuts, sel)
+	if err != nil {
+		return nil, err
+	}
+	m, ys, b := k.m, k.ys, k.b
+	ev.Binaries += k.nbin
 	lp, err := b.build(hopt)
 	if err != nil {
 		return nil, err
@@ -671,9 +1084,12 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	if r.X != nil && r.Objective > ev.Incumbent {
 		ev.Incumbent = r.Objective
 		best := -1
-		for k, y := range ys {
+		if len(sel) == 1 {
+			best = sel[0]
+		}
+		for q, y := range ys {
 			if r.X[y] > 0.5 {
-				best = m.vars[k]
+				best = sel[q]
 			}
 		}
 		if best >= 0 {
@@ -698,10 +1114,15 @@ func (n *Network) VerifyCostCertificateContext(ctx context.Context, c *CostCerti
 
 // verifyLMPBound re-derives an "lmp-bound" certificate: the arithmetic, then
 // every derived constant (the LPs of the cost gap, the backstop and price
-// bounds) and the proven bounds of the KKT program, solved again from scratch
-// with another HiGHS random seed (a different branch-and-bound search). It
-// fails when the re-derived bound exceeds the certified one (e.g. when the
-// re-solve stops at its time limit with a looser bound).
+// bounds), the bound tightening (with the recorded work budget) and the
+// proven bounds of the KKT program, solved again from scratch with another
+// HiGHS random seed (a different branch-and-bound search), over the buses
+// the recorded known price selects (a wrong known price cannot make it
+// accept a bound that is too low: it only moves buses between the MIP and
+// their LP bounds). It fails when the re-derived bound exceeds the certified
+// one (e.g. when the re-solve stops at its time limit with a looser bound).
+// It uses the same solver (HiGHS) as the producer: it is a re-derivation,
+// not an independent proof.
 func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
 	if c == nil {
 		return fmt.Errorf("%w: nil certificate", ErrNotCertified)
@@ -712,7 +1133,7 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 	if err := dom.Validate(n); err != nil {
 		return fmt.Errorf("%w: %v", ErrNotCertified, err)
 	}
-	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, LMPBoundOptions{RandomSeed: 7919})
+	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, LMPBoundOptions{RandomSeed: 7919, TighteningWork: c.LMP.TighteningWork, KnownPrice: c.LMP.KnownPrice})
 	if err != nil {
 		return err
 	}
@@ -766,6 +1187,7 @@ func (n *Network) CertifyCostBound(ctx context.Context, dom LoadDomain, alpha fl
 		return mc, nil
 	}
 	progress(opt.Progress, "certify: merit-order bound not applicable (%s); solving the KKT program", mc.Reason)
+	opt.KnownPrice = math.Max(opt.KnownPrice, s.LMP)
 	c, err := n.CertifyLMPBound(ctx, dom, alpha, rules, opt)
 	if err != nil {
 		return nil, err

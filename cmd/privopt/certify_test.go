@@ -29,7 +29,7 @@ func TestCertifyCommand(t *testing.T) {
 	if !strings.Contains(stdout, "certificate: lmp-bound, 50.0001 $/MWh per MW, sensitivity 100 $/h") {
 		t.Errorf("stdout: %s", stdout)
 	}
-	if !strings.Contains(stderr, "lmp-bound: max π: proven bound") {
+	if !strings.Contains(stderr, "lmp-bound: max π over 1 bus(es) (1 excluded by their bounds): proven bound") {
 		t.Errorf("no progress on stderr: %s", stderr)
 	}
 	c, err := grid.ReadCase(casePath)

@@ -1,0 +1,116 @@
+// Command n1scale measures the N-1 secure private cost release
+// (opfrelease.Options.Security, `privopt opf --n-1`) on large PGLib cases:
+// plan and release time, the Go heap's peak (runtime/metrics sampled every
+// 100 ms; the process's peak RSS is what /usr/bin/time -v reports) and the
+// release's cut count, for each network formulation asked for.
+//
+// Usage:
+//
+//	go run ./bench/n1scale [-cases 2383wp_k,10000_goc] [-post-factor 1] [-formulations b-theta,ptdf] [-cpuprofile FILE]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/privopt/privopt/grid"
+	"github.com/privopt/privopt/internal/shareddata"
+	"github.com/privopt/privopt/opfrelease"
+)
+
+func main() {
+	cases := flag.String("cases", "2383wp_k", "PGLib case names")
+	factor := flag.Float64("post-factor", 1, "post-contingency limits as a multiple of the ratings")
+	forms := flag.String("formulations", "b-theta", "network formulations (b-theta, ptdf, auto)")
+	cpu := flag.String("cpuprofile", "", "write a CPU profile")
+	flag.Parse()
+	dir, err := shareddata.Dir()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "n1scale: shared data absent:", err)
+		os.Exit(1)
+	}
+	if *cpu != "" {
+		f, err := os.Create(*cpu)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	fmt.Println("| case | formulation | post-factor | plan s | release s | peak Go heap MB | status |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, name := range strings.Split(*cases, ",") {
+		for _, fs := range strings.Split(*forms, ",") {
+			form, err := grid.ParseFormulation(fs)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			run(dir, name, form, fs, *factor)
+		}
+	}
+}
+
+func run(dir, name string, form grid.Formulation, fs string, factor float64) {
+	c, err := grid.ReadCase(filepath.Join(dir, "pglib", "pglib_opf_case"+name+".m"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	net, err := grid.NewNetwork(c, grid.DCOptions{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	pub, loads, err := opfrelease.Split(net)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	opt := opfrelease.DefaultOptions()
+	opt.Security = &opfrelease.Security{PostFactor: factor}
+	opt.Formulation = form
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	ctx := context.Background()
+	t0 := time.Now()
+	plan, err := opfrelease.NewPlan(ctx, pub, opt)
+	if err != nil {
+		close(done)
+		fmt.Fprintln(os.Stderr, name, err)
+		return
+	}
+	tp := time.Since(t0)
+	t1 := time.Now()
+	_, err = plan.Release(ctx, loads, opfrelease.ReleaseOptions{Label: name})
+	tr := time.Since(t1)
+	close(done)
+	status := "ok"
+	if err != nil {
+		status = err.Error()
+	}
+	fmt.Printf("| %s | %s | %g | %.1f | %.1f | %.0f | %s |\n", name, fs, factor, tp.Seconds(), tr.Seconds(), float64(peak.Load())/1e6, status)
+}
