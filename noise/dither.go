@@ -112,7 +112,7 @@ const windowEpsilon = 5
 // still hold every shifted image), so still a valid lower bound, with 2E
 // instead of 2Λk_l auxiliary variables per shift block. At (9, 0.01) and
 // k_l = 128 it gives the full region's value (0.009087) in 1.3 s instead of
-// 95 s, which affords k_l = ⌈6/γ⌉ (546 at ε = 9, 80 at ε = 5): the dithered
+// 95 s, which affords k_l = ⌈6/γ⌉ (547 at ε = 9, 80 at ε = 5): the dithered
 // bound's kink penalty (Jβ/8 on the two cells at 0) is then small next to the
 // plateau.
 func lowerGrid(p Params, opt OptimalOptions, k, ref int) (kl int, dither bool, window int) {
