@@ -100,6 +100,10 @@ const ditherCap = 48
 // grid starts there too (autoGraded).
 const windowEpsilon = 5
 
+// maxWindowGranularity caps the automatic window granularity ⌈6/γ⌉ (reached
+// at ε ≈ 11.3; beyond, the automatic choice is the one below ε = 5).
+const maxWindowGranularity = 2048
+
 // lowerGrid returns the lower-bound granularity of refinement ref for the
 // level granularity k, whether the dithered bound is used, and the half-width
 // (in units Δ/k_l) of its central event window, 0 for the whole event region.
@@ -114,7 +118,7 @@ const windowEpsilon = 5
 // k_l = 128 it gives the full region's value (0.009087) in 1.3 s instead of
 // 95 s, which affords k_l = ⌈6/γ⌉ (547 at ε = 9, 80 at ε = 5): the dithered
 // bound's kink penalty (Jβ/8 on the two cells at 0) is then small next to the
-// plateau.
+// plateau. Automatic only while ⌈6/γ⌉ ≤ maxWindowGranularity.
 func lowerGrid(p Params, opt OptimalOptions, k, ref int) (kl int, dither bool, window int) {
 	gamma := 1 / (1 + math.Exp(p.Epsilon/2))
 	win := func(kl int) int {
@@ -130,8 +134,8 @@ func lowerGrid(p Params, opt OptimalOptions, k, ref int) (kl int, dither bool, w
 		}
 		return kl, false, 0
 	}
-	if p.Epsilon >= windowEpsilon && !opt.fullEvents {
-		if kl := int(math.Ceil(6/gamma)) << ref; useDither(p, opt, kl) {
+	if k6 := math.Ceil(6 / gamma); p.Epsilon >= windowEpsilon && !opt.fullEvents && k6 <= maxWindowGranularity {
+		if kl := int(k6) << ref; useDither(p, opt, kl) {
 			return kl, true, win(kl)
 		}
 	}
