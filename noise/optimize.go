@@ -58,7 +58,8 @@ type OptimalOptions struct {
 	// max(2, ⌈1.5γk⌉)/k, γ = 1/(1 + e^{ε/2}) (dropping constraints keeps a
 	// relaxation; the optimal noise's mass sits within about γΔ of 0 and
 	// the binding constraints compare it with its shifts), and the
-	// automatic granularity is ⌈6/γ⌉·2^refinement (547 at ε = 9), so the
+	// automatic granularity is ⌈6/γ⌉·2^refinement (547 at ε = 9; while
+	// ⌈6/γ⌉ ≤ 2,048, i.e. up to ε ≈ 11.3), so the
 	// kink penalty of the dithered bound, on the two cells at 0, is small
 	// next to the plateau: see lowerGrid and BENCHMARKS.md.
 	LowerGranularity int
