@@ -153,6 +153,7 @@ func PiecewiseProfile(d *noise.PiecewiseConstant, sensitivity float64) func(eps 
 // privacy profile package noise bounds rigorously:
 //
 //   - multi-Gaussian noise: MultiGaussianProfile;
+//   - quasi-Gaussian noise: QuasiGaussianProfile (cell bounds, no quadrature);
 //   - piecewise-constant noise (optimal, custom): PiecewiseProfile;
 //   - staircase noise: the staircase truncated to |x| < MΔ with tail mass
 //     τ = e^{−Mε₀} ≤ 10⁻¹⁶, as piecewise-constant noise, plus 2(1 + e^ε)τ
@@ -160,8 +161,7 @@ func PiecewiseProfile(d *noise.PiecewiseConstant, sensitivity float64) func(eps 
 //   - Laplace, Gaussian, truncated Laplace: their closed-form PLDs
 //     (LaplacePLD, GaussianPLD, TruncatedLaplacePLD).
 //
-// Quasi-Gaussian noise has no rigorous profile bound here yet and returns an
-// error naming it. Each multi-Gaussian node is a certificate (a fraction of
+// Each multi-Gaussian node is a certificate (a fraction of
 // a second to seconds at small δ and large K): ctx stops the work between
 // nodes.
 func MechanismPLD(ctx context.Context, m *noise.Mechanism, step float64) (*PLD, error) {
@@ -180,6 +180,12 @@ func MechanismPLD(ctx context.Context, m *noise.Mechanism, step float64) (*PLD, 
 		spacing = 0.1 // each node is a certificate
 	case *noise.PiecewiseConstant:
 		prof = PiecewiseProfile(d, sens)
+	case *noise.QuasiGaussian:
+		q, err := QuasiGaussianProfile(d)
+		if err != nil {
+			return nil, err
+		}
+		prof = q
 	case *noise.Staircase:
 		pc, tau, err := staircasePiecewise(d)
 		if err != nil {

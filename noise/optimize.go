@@ -53,7 +53,15 @@ type OptimalOptions struct {
 	// β = Δ/LowerGranularity (doubling with each refinement). 0: the level's
 	// k, but at most 48·2^refinement when the dithered bound is used: its
 	// error falls like β², while its LP (no symmetry restriction) grows
-	// quickly with k.
+	// quickly with k. At ε ≥ 5 (automatic or not) the dithered bound
+	// restricts its events to the central window [−wΔ, wΔ], w =
+	// max(2, ⌈1.5γk⌉)/k, γ = 1/(1 + e^{ε/2}) (dropping constraints keeps a
+	// relaxation; the optimal noise's mass sits within about γΔ of 0 and
+	// the binding constraints compare it with its shifts), and the
+	// automatic granularity is ⌈6/γ⌉·2^refinement (547 at ε = 9; while
+	// ⌈6/γ⌉ ≤ 2,048, i.e. up to ε ≈ 11.3), so the
+	// kink penalty of the dithered bound, on the two cells at 0, is small
+	// next to the plateau: see lowerGrid and BENCHMARKS.md.
 	LowerGranularity int
 	// PaperLowerBound uses the paper's lower bound D(π,β) (each cell charged
 	// the infimum of the loss over it; the coverage relaxation on graded
@@ -104,6 +112,8 @@ type OptimalOptions struct {
 	coverageLB bool
 	// forceDither uses the dithered lower bound whenever the loss allows (tests).
 	forceDither bool
+	// fullEvents keeps the whole event region in the large-ε dithered bound (tests).
+	fullEvents bool
 	// Progress, if set, is called after every round (from the goroutines of
 	// both bounds; calls are serialized).
 	Progress func(OptimizeProgress)
@@ -135,7 +145,9 @@ type OptimalResult struct {
 	// unless LowerMethod is "coverage").
 	LowerGranularity int
 	// LowerMethod names the relaxation of the best lower bound: "dithered"
-	// (see OptimalOptions.PaperLowerBound), "cell-infimum" (the paper's
+	// (see OptimalOptions.PaperLowerBound), "dithered-window" (the same with
+	// events restricted to a central window, automatic at ε ≥ 5, see
+	// OptimalOptions.LowerGranularity), "cell-infimum" (the paper's
 	// D(π,β)) or "coverage" (graded grids, see Graded).
 	LowerMethod string
 	// GradedUpper reports that the returned density lives on a graded grid
@@ -338,12 +350,16 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 				defer wg.Done()
 				ol := opt
 				ol.Symmetric = opt.Symmetric && symLoss
-				kl, dither := lowerGrid(p, opt, k, ref)
+				kl, dither, window := lowerGrid(p, opt, k, ref)
 				lbK = kl
 				switch {
 				case dither:
 					lbMethod = "dithered"
-					lb, lbErr = solveLowerDither(ctx, p, ol, lam, kl, ref, &lbStat, scale, stopAt)
+					ev := lam * kl
+					if window > 0 {
+						lbMethod, ev = "dithered-window", window
+					}
+					lb, lbErr = solveLowerDither(ctx, p, ol, ev, kl, ref, &lbStat, scale, stopAt)
 				case opt.Graded || opt.coverageLB:
 					lbMethod = "coverage"
 					gl := newGrid(p, lam, kl, ol, true, scale)
@@ -451,7 +467,13 @@ type grid struct {
 }
 
 func newGrid(p Params, lam, k int, opt OptimalOptions, lower bool, scale float64) *grid {
-	S := lam * k
+	return newGridUnits(p, lam*k, k, opt, lower, scale)
+}
+
+// newGridUnits is newGrid with the event region [−S, S) given in units of
+// β = Δ/k (S = Λk for newGrid; the central event window of the large-ε lower
+// bound uses a smaller S, see lowerGrid).
+func newGridUnits(p Params, S, k int, opt OptimalOptions, lower bool, scale float64) *grid {
 	var pos []int // nonnegative edges
 	if opt.Graded {
 		F := min(S, int(math.Round(opt.FineRadius*float64(k))))
