@@ -117,21 +117,12 @@ func (p *Plan) File() (*PlanFile, error) {
 
 // Write writes the saved plan as indented JSON.
 func (f *PlanFile) Write(w io.Writer) error {
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, mustMarshal(f), "", "  "); err != nil {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
 		return err
 	}
-	buf.WriteByte('\n')
-	_, err := w.Write(buf.Bytes())
+	_, err = w.Write(append(b, '\n'))
 	return err
-}
-
-func mustMarshal(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // PlanFile holds only JSON-safe values
-	}
-	return b
 }
 
 // ReadPlanFile decodes a saved plan (unknown fields are refused).
