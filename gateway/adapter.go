@@ -20,6 +20,7 @@ import (
 	"github.com/privopt/privopt/learn"
 	"github.com/privopt/privopt/ledger"
 	"github.com/privopt/privopt/opfrelease"
+	"github.com/privopt/privopt/query"
 )
 
 // Adapter is the Releaser over the opfrelease plan API and learn: OPF
@@ -53,12 +54,17 @@ func caseNetwork(name, path string) (*opfrelease.PublicNetwork, opfrelease.Loads
 // domain file read on pub's network).
 func planOptions(req PlanRequest, files OPFFiles, pub *opfrelease.PublicNetwork) (opfrelease.Options, error) {
 	opt := opfrelease.DefaultOptions()
-	opt.Epsilon, opt.Delta = req.Epsilon, req.Delta
+	noiseName := req.Noise
+	if noiseName == "" {
+		noiseName = string(query.Laplace) // the CLI's --noise default
+	}
+	spec, err := query.ParseSpec(noiseName, req.Epsilon, req.Delta)
+	if err != nil {
+		return opt, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	opt.PrivacySpec = spec
 	if req.Alpha != 0 {
 		opt.Alpha = req.Alpha
-	}
-	if req.Noise != "" {
-		opt.Noise = req.Noise
 	}
 	if req.Method != "" {
 		m, err := chance.ParseMethod(req.Method)
@@ -311,8 +317,8 @@ func (Adapter) Regress(ctx context.Context, led *ledger.Ledger, req RegressReque
 	if strat != learn.SSP && strat != learn.AdaSSP {
 		return nil, fmt.Errorf("%w: strategy is %q, the service runs ssp or adassp", ErrBadRequest, req.Strategy)
 	}
-	p := learn.Privacy{Epsilon: req.Epsilon, Delta: req.Delta, Noise: learn.NoiseKind(req.Noise)}
-	if err := p.Validate(); err != nil {
+	p, err := query.ParseSpec(req.Noise, req.Epsilon, req.Delta)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
 	}
 	// The public plan: the header and the record count of the CSV (public,

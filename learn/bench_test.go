@@ -36,7 +36,7 @@ func BenchmarkDraw(b *testing.B) {
 	s := Spec{Loss: Squared, Lambda: 0.1, Ordered: true, Intercept: true, Bounds: Bounds{X: 1, Y: 1}}
 	data := randomData(rand.New(rand.NewPCG(2, 2)), 1000, 10, s)
 	for _, st := range []Strategy{Projection, Objective, AdaSSP} {
-		r, err := Prepare(context.Background(), data, s, st, Privacy{Epsilon: 1, Delta: 1e-5, Noise: AnalyticGaussian}, Options{})
+		r, err := Prepare(context.Background(), data, s, st, Privacy{Epsilon: 1, Delta: 1e-5, Mechanism: AnalyticGaussian}, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -107,7 +107,7 @@ func Compare(ctx context.Context, train, test Data, s Spec, o CompareOptions) ([
 		for _, st := range o.Strategies {
 			for _, nk := range o.Noises {
 				row := Row{Strategy: st, Noise: nk, Epsilon: eps, Releases: o.Releases}
-				r, err := Prepare(ctx, train, s, st, Privacy{Epsilon: eps, Delta: o.Delta, Noise: nk}, o.Options)
+				r, err := Prepare(ctx, train, s, st, Privacy{Epsilon: eps, Delta: o.Delta, Mechanism: nk}, o.Options)
 				if err != nil {
 					row.Err = err
 					rows = append(rows, row)

@@ -33,7 +33,7 @@ func ExamplePrepare() {
 	y := []float64{0.15, 0.2, 0.45, 0.4, 0.5, 0.45}
 	spec := learn.Spec{Loss: learn.Squared, Lambda: 1, Nonnegative: true, Bounds: learn.Bounds{X: 1, Y: 1}}
 	r, err := learn.Prepare(context.Background(), learn.Data{X: x, Y: y}, spec, learn.Projection,
-		learn.Privacy{Epsilon: 1, Delta: 1e-5, Noise: learn.AnalyticGaussian}, learn.Options{})
+		learn.Privacy{Epsilon: 1, Delta: 1e-5, Mechanism: learn.AnalyticGaussian}, learn.Options{})
 	if err != nil {
 		panic(err)
 	}

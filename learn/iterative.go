@@ -104,14 +104,13 @@ type IterativeSpec struct {
 
 // IterativePrivacy is the guarantee an iterative release meets.
 type IterativePrivacy struct {
-	// Epsilon and Delta are the target (ε, δ) of the whole run (δ > 0).
-	// With PerStep they are the guarantee of each single update instead.
-	Epsilon, Delta float64
-	// Noise: for the composed (default) accounting, Gaussian or
-	// AnalyticGaussian — both add N(0, σ²) with σ chosen by the
-	// accountant, the names differ only in the per-step calibration. With
-	// PerStep, any name of StepMechanisms.
-	Noise NoiseKind
+	// PrivacySpec: Epsilon and Delta are the target (ε, δ) of the whole run
+	// (δ > 0); with PerStep they are the guarantee of each single update
+	// instead. Mechanism: for the composed (default) accounting, Gaussian
+	// or AnalyticGaussian (empty: AnalyticGaussian) — both add N(0, σ²)
+	// with σ chosen by the accountant, the names differ only in the
+	// per-step calibration. With PerStep, any name of StepMechanisms.
+	query.PrivacySpec
 	// PerStep calibrates every update to (Epsilon, Delta) on its own, the
 	// setting of Liu and Selvi (§2.5, Table 9) and Selvi et al. (§5.3),
 	// who "omit the compositions". The run's guarantee is then the
@@ -494,13 +493,13 @@ func calibrate(p IterativePrivacy, steps int, g *Guarantee) (*noiser, error) {
 	if acc == nil {
 		acc = GaussianAccountant{}
 	}
-	if p.Noise == "" {
-		p.Noise = AnalyticGaussian
+	if p.Mechanism == "" {
+		p.Mechanism = AnalyticGaussian
 	}
-	g.Noise = p.Noise
+	g.Noise = p.Mechanism
 	if !p.PerStep {
-		if p.Noise != Gaussian && p.Noise != AnalyticGaussian {
-			return nil, invalidf("noise %q: composed accounting of iterative methods needs gaussian or analytic-gaussian (other mechanisms: per-step calibration)", p.Noise)
+		if p.Mechanism != Gaussian && p.Mechanism != AnalyticGaussian {
+			return nil, invalidf("noise %q: composed accounting of iterative methods needs gaussian or analytic-gaussian (other mechanisms: per-step calibration)", p.Mechanism)
 		}
 		z, err := NoiseMultiplier(acc, steps, p.Epsilon, p.Delta)
 		if err != nil {
@@ -510,16 +509,16 @@ func calibrate(p IterativePrivacy, steps int, g *Guarantee) (*noiser, error) {
 		g.Statement = fmt.Sprintf("%d noisy steps, Gaussian noise of multiplier z = %.6g chosen by bisection so that the %s gives (%g, %g)", steps, z, acc.Describe(), p.Epsilon, p.Delta)
 		return &noiser{z: z}, nil
 	}
-	mk, ok := StepMechanisms[p.Noise]
+	mk, ok := StepMechanisms[p.Mechanism]
 	if !ok {
-		return nil, invalidf("noise %q has no per-step calibration (StepMechanisms)", p.Noise)
+		return nil, invalidf("noise %q has no per-step calibration (StepMechanisms)", p.Mechanism)
 	}
 	nz := &noiser{mech1: map[float64]*noise.Mechanism{}, mech: func(sens float64) (*noise.Mechanism, error) {
 		return mk(noise.Params{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: sens})
 	}}
 	m, err := nz.mech(1)
 	if err != nil {
-		return nil, fmt.Errorf("learn: per-step %s noise: %w", p.Noise, err)
+		return nil, fmt.Errorf("learn: per-step %s noise: %w", p.Mechanism, err)
 	}
 	nz.z = noise.Std(m.Dist)
 	// The run's guarantee: k updates each (ε₀, δ₀)-DP.
@@ -536,10 +535,10 @@ func calibrate(p IterativePrivacy, steps int, g *Guarantee) (*noiser, error) {
 		}
 	}
 	g.Epsilon, g.Delta = total, tdelta
-	g.Statement = fmt.Sprintf("each of %d updates is (%g, %g)-DP by the %s mechanism (per-step calibration, Liu and Selvi §2.5); the run is (%.4g, %.3g)-DP by %s", steps, e0, d0, p.Noise, total, tdelta, how)
+	g.Statement = fmt.Sprintf("each of %d updates is (%g, %g)-DP by the %s mechanism (per-step calibration, Liu and Selvi §2.5); the run is (%.4g, %.3g)-DP by %s", steps, e0, d0, p.Mechanism, total, tdelta, how)
 	if tdelta >= 1 {
 		// δ ≥ 1 promises nothing: say so instead of printing a guarantee.
-		g.Statement = fmt.Sprintf("each of %d updates is (%g, %g)-DP by the %s mechanism (per-step calibration, Liu and Selvi §2.5); composed by %s the run's δ is %.3g ≥ 1, so the run as a whole has NO differential-privacy guarantee", steps, e0, d0, p.Noise, how, tdelta)
+		g.Statement = fmt.Sprintf("each of %d updates is (%g, %g)-DP by the %s mechanism (per-step calibration, Liu and Selvi §2.5); composed by %s the run's δ is %.3g ≥ 1, so the run as a whole has NO differential-privacy guarantee", steps, e0, d0, p.Mechanism, how, tdelta)
 	}
 	return nz, nil
 }
@@ -730,7 +729,7 @@ func PrepareIterative(ctx context.Context, data Data, s IterativeSpec, p Iterati
 		return nil, err
 	}
 	n, d := data.X.Dims()
-	pl, err := NewPlan(ctx, PlanSpec{N: n, Features: d, Strategy: s.Method, Privacy: Privacy{Epsilon: p.Epsilon, Delta: p.Delta, Noise: p.Noise},
+	pl, err := NewPlan(ctx, PlanSpec{N: n, Features: d, Strategy: s.Method, Privacy: Privacy{Epsilon: p.Epsilon, Delta: p.Delta, Mechanism: p.Mechanism},
 		Iterative: &s, IterativePrivacy: p})
 	if err != nil {
 		return nil, err

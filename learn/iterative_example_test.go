@@ -8,6 +8,7 @@ import (
 
 	"github.com/privopt/privopt/learn"
 	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/query"
 )
 
 // DP proximal coordinate descent for an ℓ₁-logistic classifier: 20
@@ -18,7 +19,7 @@ import (
 func ExampleTrainIterative() {
 	data := learn.Data{X: mat.NewDense(4, 1, []float64{1, 0.5, -0.5, -1}), Y: []float64{1, 1, -1, -1}}
 	spec := learn.IterativeSpec{Method: learn.DPCD, Loss: learn.Logistic, L1: 0.01, Iterations: 20}
-	res, err := learn.TrainIterative(context.Background(), data, spec, learn.IterativePrivacy{Epsilon: 1, Delta: 1e-5}, noise.NewSeededSource(1))
+	res, err := learn.TrainIterative(context.Background(), data, spec, learn.IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: 1, Delta: 1e-5}}, noise.NewSeededSource(1))
 	if err != nil {
 		panic(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/query"
 )
 
 // gdpDelta is the exact δ(ε) of μ-GDP (Dong, Roth and Su 2022, Cor. 2.13):
@@ -175,7 +176,7 @@ func TestPrivateErrorDecreasesWithEpsilon(t *testing.T) {
 	errAt := func(eps float64) float64 {
 		s := 0.0
 		for seed := 0; seed < 24; seed++ {
-			res, err := TrainIterative(context.Background(), train, spec, IterativePrivacy{Epsilon: eps, Delta: 1e-5}, noise.NewSeededSource(uint64(seed)))
+			res, err := TrainIterative(context.Background(), train, spec, IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: eps, Delta: 1e-5}}, noise.NewSeededSource(uint64(seed)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +221,7 @@ func misclassified(w []float64, d Data) float64 {
 func TestClippedStepsCertificate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	data := boxData(rng, 50, 3, true)
-	r, err := PrepareIterative(context.Background(), data, IterativeSpec{Method: DPGD, Loss: Logistic, Iterations: 20}, IterativePrivacy{Epsilon: 1, Delta: 1e-5})
+	r, err := PrepareIterative(context.Background(), data, IterativeSpec{Method: DPGD, Loss: Logistic, Iterations: 20}, IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: 1, Delta: 1e-5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +249,7 @@ func TestClippedStepsCertificate(t *testing.T) {
 	}
 	// Per-step calibration: the run's stated ε is the composition of the steps.
 	r2, err := PrepareIterative(context.Background(), data, IterativeSpec{Method: DPGD, Loss: Logistic, Iterations: 20},
-		IterativePrivacy{Epsilon: 1, Delta: 1e-5, PerStep: true, Noise: AnalyticGaussian})
+		IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: 1, Delta: 1e-5, Mechanism: AnalyticGaussian}, PerStep: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestDPSGDAccountantPlugged(t *testing.T) {
 	data := boxData(rng, 200, 3, true)
 	spec := IterativeSpec{Method: DPSGD, Loss: Logistic, Iterations: 16, BatchRate: 0.25}
 	plugged := PLDAccountant{StepPLD: GaussianStepPLD, Step: 1e-3, Name: "full-batch Gaussian step"}
-	res, err := TrainIterative(context.Background(), data, spec, IterativePrivacy{Epsilon: 1, Delta: 1e-5, Accountant: plugged}, noise.NewSeededSource(3))
+	res, err := TrainIterative(context.Background(), data, spec, IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: 1, Delta: 1e-5}, Accountant: plugged}, noise.NewSeededSource(3))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,11 +59,11 @@ func newIterativePlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 	if is.Method != ps.Strategy {
 		return nil, invalidf("iterative method %q differs from the strategy %q", is.Method, ps.Strategy)
 	}
-	if err := ps.Privacy.Validate(); err != nil {
+	if err := ps.Privacy.WithDefault().Validate(); err != nil {
 		return nil, err
 	}
 	ip := ps.IterativePrivacy
-	ip.Epsilon, ip.Delta, ip.Noise = ps.Privacy.Epsilon, ps.Privacy.Delta, ps.Privacy.Noise
+	ip.PrivacySpec = ps.Privacy
 	n, d := ps.N, ps.Features
 	sched, b, g, nz, err := is.calibrated(n, d, ip)
 	if err != nil {

@@ -268,7 +268,7 @@ func TestStrategiesGuarantee(t *testing.T) {
 	s := Spec{Loss: Squared, Lambda: 0.1, Ordered: true, Bounds: Bounds{X: 1, Y: 1}}
 	data := randomData(rng, 60, 3, s)
 	for _, st := range Strategies {
-		r, err := Prepare(ctx, data, s, st, Privacy{Epsilon: 1, Delta: 1e-5, Noise: AnalyticGaussian}, Options{Gamma: 0.2, Beta: 0.2})
+		r, err := Prepare(ctx, data, s, st, Privacy{Epsilon: 1, Delta: 1e-5, Mechanism: AnalyticGaussian}, Options{Gamma: 0.2, Beta: 0.2})
 		if err != nil {
 			t.Fatalf("%s: %v", st, err)
 		}
@@ -345,7 +345,7 @@ func TestNonnegativeViolation(t *testing.T) {
 		y[i] = 0.8*row[0] + 0.4*row[1] + 0.1*rng.NormFloat64() // w₂ = 0
 	}
 	data := Data{X: x, Y: y}
-	priv := Privacy{Epsilon: 1, Delta: 1e-5, Noise: AnalyticGaussian}
+	priv := Privacy{Epsilon: 1, Delta: 1e-5, Mechanism: AnalyticGaussian}
 	count := func(r *Releaser, k int) float64 {
 		bad := 0
 		for i := 0; i < k; i++ {

@@ -131,17 +131,17 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
-	if err := ps.Privacy.Validate(); err != nil {
+	p := ps.Privacy.WithDefault()
+	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	p := ps.Privacy.withDefaults()
 	b := s.bounds()
 	k := s.weights(d)
 	pl := &Plan{Strategy: ps.Strategy, Loss: s.Loss, Lambda: s.Lambda, Constraints: constraintsName(s), Intercept: s.Intercept,
 		N: ps.N, Features: d, Weights: k, BoundX: b.X, BoundY: b.Y, spec: s}
 	pl.clip = func(data Data) Data { c, _ := b.Clip(data); return c }
 	pl.Notes = append(pl.Notes, fmt.Sprintf("n = %d is public: neighbouring datasets replace one row within the bounds and keep n", ps.N))
-	g := Guarantee{Strategy: ps.Strategy, Noise: p.Noise, Epsilon: p.Epsilon, Delta: p.Delta}
+	g := Guarantee{Strategy: ps.Strategy, Noise: p.Mechanism, Epsilon: p.Epsilon, Delta: p.Delta}
 	switch ps.Strategy {
 	case Projection, Program:
 		if err := pl.planOutput(ctx, ps, p, g); err != nil {
@@ -168,7 +168,7 @@ func NewPlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 		pl.ReleaseGrid = out.grid
 		pl.Notes = append(pl.Notes, fmt.Sprintf("objective perturbation with solver accuracy: the released weights are within τ = %.3g of the exact perturbed minimizer (certified per release) plus Laplace output noise of ℓ2 sensitivity 2τ (std %.3g, grid %g) at %g of ε; the guarantee composes both (Iyengar et al. 2019, Thm 1)", tau, out.std(), out.grid, objectiveAccuracyShare))
 	case AdaSSP:
-		g, ng, draw, err := planAdaSSP(s, ps.N, d, p, ps.Rho, g)
+		g, ng, draw, err := planAdaSSP(ctx, s, ps.N, d, p, ps.Rho, g)
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +271,7 @@ func (pl *Plan) planOutput(ctx context.Context, ps PlanSpec, p Privacy, g Guaran
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		vn, err = newVectorNoise(ctx, p.Noise, k, k, cal, p.Epsilon, p.Delta)
+		vn, err = newVectorNoise(ctx, p.Mechanism, k, k, cal, p.Epsilon, p.Delta)
 		if err != nil {
 			return err
 		}

@@ -316,7 +316,7 @@ func TestObjectivePlanCoversAccuracy(t *testing.T) {
 	s := Spec{Loss: Logistic, Lambda: 0.1, Intercept: true, Bounds: Bounds{X: 1, Y: 1}}
 	n, d := 200, 3
 	for _, nk := range []NoiseKind{AnalyticGaussian, Laplace} {
-		priv := Privacy{Epsilon: 2, Delta: 1e-6, Noise: nk}
+		priv := Privacy{Epsilon: 2, Delta: 1e-6, Mechanism: nk}
 		if nk == Laplace {
 			priv.Delta = 0
 		}

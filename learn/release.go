@@ -75,33 +75,11 @@ const (
 // Strategies lists the strategies in the order of comparison tables.
 var Strategies = []Strategy{Projection, Objective, Program, AdaSSP, SSP}
 
-// Privacy is the requested guarantee and noise.
-type Privacy struct {
-	Epsilon float64   // ε > 0
-	Delta   float64   // δ ∈ [0, 1); > 0 for Gaussian kinds and optimal noise
-	Noise   NoiseKind // default AnalyticGaussian when Delta > 0, else Laplace
-}
-
-func (p Privacy) withDefaults() Privacy {
-	if p.Noise == "" {
-		p.Noise = Laplace
-		if p.Delta > 0 {
-			p.Noise = AnalyticGaussian
-		}
-	}
-	return p
-}
-
-// Validate checks ε and δ.
-func (p Privacy) Validate() error {
-	if !(p.Epsilon > 0) || math.IsInf(p.Epsilon, 0) {
-		return invalidf("epsilon is %v, must be > 0 and finite", p.Epsilon)
-	}
-	if !(p.Delta >= 0 && p.Delta < 1) {
-		return invalidf("delta is %v, must be in [0, 1)", p.Delta)
-	}
-	return nil
-}
+// Privacy is the requested guarantee and noise: query's one privacy-spec
+// type. An empty Mechanism means query.DefaultMechanism(Delta) (Laplace for
+// δ = 0, the analytic Gaussian for δ > 0); δ > 0 is needed for the Gaussian
+// kinds and optimal noise.
+type Privacy = query.PrivacySpec
 
 // Options tune a strategy.
 type Options struct {
@@ -259,14 +237,14 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
+	p = p.WithDefault()
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	p = p.withDefaults()
 	clipped, _ := s.bounds().Clip(data)
 	n := data.N()
 	k := s.weights(d)
-	g := Guarantee{Strategy: strat, Noise: p.Noise, Epsilon: p.Epsilon, Delta: p.Delta}
+	g := Guarantee{Strategy: strat, Noise: p.Mechanism, Epsilon: p.Epsilon, Delta: p.Delta}
 	switch strat {
 	case Projection, Program:
 		// The certified plan (certified solver accuracy, program perturbation
@@ -292,7 +270,7 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 		if err != nil {
 			return nil, err
 		}
-		vn, err := newVectorNoise(ctx, p.Noise, k, k, sens, p.Epsilon, p.Delta)
+		vn, err := newVectorNoise(ctx, p.Mechanism, k, k, sens, p.Epsilon, p.Delta)
 		if err != nil {
 			return nil, err
 		}
@@ -326,7 +304,7 @@ func Prepare(ctx context.Context, data Data, s Spec, strat Strategy, p Privacy, 
 		}
 		return bind(ctx, g, draw, clipped)
 	case AdaSSP:
-		g, _, draw, err := planAdaSSP(s, n, d, p, opt.Rho, g)
+		g, _, draw, err := planAdaSSP(ctx, s, n, d, p, opt.Rho, g)
 		if err != nil {
 			return nil, err
 		}
@@ -355,8 +333,8 @@ func prepareProgram(ctx context.Context, data Data, s Spec, p Privacy, opt Optio
 	}
 	k := len(cols)
 	safety := chance.Cantelli
-	priv := query.Privacy{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: g.sensitivity()}
-	switch p.Noise {
+	priv := query.Privacy{PrivacySpec: query.PrivacySpec{Epsilon: p.Epsilon, Delta: p.Delta}, Sensitivity: g.sensitivity()}
+	switch p.Mechanism {
 	case Laplace:
 		priv.Mechanism = query.Laplace
 	case Gaussian:
@@ -410,19 +388,19 @@ func prepareProgram(ctx context.Context, data Data, s Spec, p Privacy, opt Optio
 		}
 		qspec.Privacy.Sensitivity = sens
 		if sens.Value != vn.sens {
-			vn2, err := newVectorNoise(ctx, p.Noise, k, k, sens.Value, p.Epsilon, p.Delta)
+			vn2, err := newVectorNoise(ctx, p.Mechanism, k, k, sens.Value, p.Epsilon, p.Delta)
 			if err != nil {
 				return nil, err
 			}
-			if p.Noise == Laplace {
+			if p.Mechanism == Laplace {
 				// sens.Value is already an ℓ₁ value: undo the √k factor.
-				vn2, err = newVectorNoise(ctx, p.Noise, k, k, sens.Value/math.Sqrt(float64(k)), p.Epsilon, p.Delta)
+				vn2, err = newVectorNoise(ctx, p.Mechanism, k, k, sens.Value/math.Sqrt(float64(k)), p.Epsilon, p.Delta)
 				if err != nil {
 					return nil, err
 				}
 			}
 			vn = vn2
-			if p.Noise == Optimal {
+			if p.Mechanism == Optimal {
 				qspec.Privacy.Noise = vn.dist.(*noise.PiecewiseConstant)
 			}
 		}
@@ -546,7 +524,7 @@ func planObjective(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee
 	fn := float64(n)
 	g.Sensitivity, g.Norm, g.Source = 2*lip, "l2", "certified"
 	var sample func(src noise.Source) []float64
-	switch p.Noise {
+	switch p.Mechanism {
 	case Laplace:
 		g.Delta = 0
 		scale := 4 * lip / p.Epsilon
@@ -571,7 +549,7 @@ func planObjective(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee
 		}
 		g.NoiseStd = scale * math.Sqrt(float64(k)*(float64(k)+1)/float64(k))
 	case Gaussian, AnalyticGaussian:
-		vn, err := newVectorNoise(ctx, p.Noise, k, 0, 2*lip, p.Epsilon/2, p.Delta)
+		vn, err := newVectorNoise(ctx, p.Mechanism, k, 0, 2*lip, p.Epsilon/2, p.Delta)
 		if err != nil {
 			return g, nil, nil, err
 		}
@@ -584,7 +562,7 @@ func planObjective(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee
 			return b
 		}
 	default:
-		return g, nil, nil, invalidf("objective perturbation supports laplace, gaussian and analytic-gaussian noise, not %q", p.Noise)
+		return g, nil, nil, invalidf("objective perturbation supports laplace, gaussian and analytic-gaussian noise, not %q", p.Mechanism)
 	}
 	// The certificate records the numbers of the privacy proof (not an
 	// output sensitivity: the noise enters the objective).
@@ -629,7 +607,7 @@ func uniform(src noise.Source) float64 { return float64(src.Uint64()>>11) / (1 <
 // planAdaSSP calibrates AdaSSP from public inputs and returns the draw on
 // clipped data. The noisy system is solved with its eigenvalues floored at
 // 10⁻⁶ of the noise std of X̃ᵀX̃ (post-processing), so a draw never fails.
-func planAdaSSP(s Spec, n, d int, p Privacy, rho float64, g Guarantee) (Guarantee, *vectorNoise, dataDraw, error) {
+func planAdaSSP(ctx context.Context, s Spec, n, d int, p Privacy, rho float64, g Guarantee) (Guarantee, *vectorNoise, dataDraw, error) {
 	if s.Loss != Squared {
 		return g, nil, nil, invalidf("AdaSSP is for the squared loss, got %q", s.Loss)
 	}
@@ -641,12 +619,12 @@ func planAdaSSP(s Spec, n, d int, p Privacy, rho float64, g Guarantee) (Guarante
 	xt := featureNorm(b, s.Intercept)
 	e3, d3 := p.Epsilon/3, p.Delta/3
 	mk := func(s2, s1 float64, coords int) (*vectorNoise, error) {
-		if p.Noise == Laplace {
+		if p.Mechanism == Laplace {
 			return laplaceNoise(s1, e3, "")
 		}
-		return newVectorNoise(context.Background(), p.Noise, 1, coords, s2, e3, d3)
+		return newVectorNoise(ctx, p.Mechanism, 1, coords, s2, e3, d3)
 	}
-	if p.Noise == Optimal {
+	if p.Mechanism == Optimal {
 		return g, nil, nil, invalidf("AdaSSP supports laplace, gaussian and analytic-gaussian noise, not optimal")
 	}
 	nl, err := mk(xt*xt, xt*xt, 1)

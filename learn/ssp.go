@@ -119,13 +119,13 @@ func planSSP(ctx context.Context, s Spec, n, d int, p Privacy, g Guarantee) (Gua
 	entries := sspEntries(k, s.Intercept)
 	var vn *vectorNoise
 	var err error
-	switch p.Noise {
+	switch p.Mechanism {
 	case Laplace:
 		vn, err = laplaceNoise(l1, p.Epsilon, fmt.Sprintf("Laplace per entry, ℓ1 sensitivity %.4g", l1))
 	case Gaussian, AnalyticGaussian:
-		vn, err = newVectorNoise(ctx, p.Noise, 1, entries, l2, p.Epsilon, p.Delta)
+		vn, err = newVectorNoise(ctx, p.Mechanism, 1, entries, l2, p.Epsilon, p.Delta)
 	default:
-		return g, nil, nil, invalidf("SSP supports laplace, gaussian and analytic-gaussian noise, not %q", p.Noise)
+		return g, nil, nil, invalidf("SSP supports laplace, gaussian and analytic-gaussian noise, not %q", p.Mechanism)
 	}
 	if err != nil {
 		return g, nil, nil, err

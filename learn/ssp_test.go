@@ -149,7 +149,7 @@ func TestSSPRelease(t *testing.T) {
 		t.Fatal("a certificate 1% below the bound verifies")
 	}
 	// Noise-free limit: the floored, ridged system tends to OLS as σ → 0.
-	rel, err := Prepare(ctx, data, spec, SSP, Privacy{Epsilon: 1e4, Delta: 1e-6, Noise: AnalyticGaussian}, Options{})
+	rel, err := Prepare(ctx, data, spec, SSP, Privacy{Epsilon: 1e4, Delta: 1e-6, Mechanism: AnalyticGaussian}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestSSPRelease(t *testing.T) {
 			t.Fatalf("draw %d violates w ≥ 0 by %v: %v", i, v, w)
 		}
 	}
-	if _, err := Prepare(ctx, data, spec, SSP, Privacy{Epsilon: 1, Delta: 1e-6, Noise: Optimal}, Options{}); err == nil {
+	if _, err := Prepare(ctx, data, spec, SSP, Privacy{Epsilon: 1, Delta: 1e-6, Mechanism: Optimal}, Options{}); err == nil {
 		t.Fatal("SSP with optimal noise accepted")
 	}
 	hub := spec
@@ -214,7 +214,7 @@ func TestReleasesFloatingPointSafe(t *testing.T) {
 	}
 	data := Data{X: x, Y: y}
 	spec := Spec{Loss: Squared, Lambda: 0.5, Bounds: Bounds{X: 1, Y: 1}}
-	r, err := Prepare(ctx, data, spec, Projection, Privacy{Epsilon: 1, Noise: Laplace}, Options{})
+	r, err := Prepare(ctx, data, spec, Projection, Privacy{Epsilon: 1, Mechanism: Laplace}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

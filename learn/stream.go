@@ -287,11 +287,11 @@ func PrepareMoments(ctx context.Context, m Moments, s Spec, p Privacy) (*Release
 	if m.N < 1 {
 		return nil, invalidf("moments of %d rows", m.N)
 	}
+	p = p.WithDefault()
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	p = p.withDefaults()
-	g := Guarantee{Strategy: SSP, Noise: p.Noise, Epsilon: p.Epsilon, Delta: p.Delta}
+	g := Guarantee{Strategy: SSP, Noise: p.Mechanism, Epsilon: p.Epsilon, Delta: p.Delta}
 	return prepareSSPMoments(ctx, m.Gram, m.XTy, m.N, m.D, s, p, g)
 }
 

@@ -70,7 +70,7 @@ func TestStreamMomentsMatchInMemory(t *testing.T) {
 	if got.Gram.At(2, 2) != 2000 {
 		t.Errorf("intercept entry %v, want n = 2000", got.Gram.At(2, 2))
 	}
-	p := Privacy{Epsilon: 1, Delta: 1e-6, Noise: AnalyticGaussian}
+	p := Privacy{Epsilon: 1, Delta: 1e-6, Mechanism: AnalyticGaussian}
 	r1, err := PrepareMoments(ctx, got, s, p)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/privopt/privopt/query"
 )
 
 // TestEvaluateTruncatedLaplace: with the scalar-only truncated Laplace
@@ -12,7 +14,7 @@ import (
 // the program and the output baselines (the one-row query: the scalar
 // mechanism applies), instead of losing the whole comparison.
 func TestEvaluateTruncatedLaplace(t *testing.T) {
-	pr := prepare(t, loadNet(t, "14_ieee"), func(o *Options) { o.Noise = "truncated-laplace"; o.Delta = 1e-3 })
+	pr := prepare(t, loadNet(t, "14_ieee"), func(o *Options) { o.Mechanism = query.TruncatedLaplace; o.Delta = 1e-3 })
 	ev, err := pr.Evaluate(context.Background(), EvalOptions{N: 200, InputN: 20, Seed: 1})
 	if err != nil {
 		t.Fatal(err)

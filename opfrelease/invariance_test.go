@@ -15,6 +15,7 @@ import (
 	"github.com/privopt/privopt/internal/invariance"
 	"github.com/privopt/privopt/ledger"
 	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/query"
 )
 
 // The Go API obeys the adjacency relation the CLI sweep checks: for
@@ -50,7 +51,7 @@ func TestGoAPIAdjacencyInvariance(t *testing.T) {
 			}
 			opt := DefaultOptions()
 			opt.Domain, opt.DomainSource = &dom, "test domain"
-			opt.Noise, opt.Delta, opt.Method, opt.ChanceSeed = c.noise, c.delta, c.meth, 21
+			opt.Mechanism, opt.Delta, opt.Method, opt.ChanceSeed = query.Mechanism(c.noise), c.delta, c.meth, 21
 			plan, err := NewPlan(ctx, pub, opt)
 			if err != nil {
 				t.Fatal(err)

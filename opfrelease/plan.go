@@ -248,7 +248,7 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 	t0 := time.Now()
 	net := pub.net
 	p := &Plan{opt: opt, pub: pub, Case: net.Case.Name, Query: opt.Query.String(), Alpha: opt.Alpha,
-		Noise: opt.Noise, Method: opt.Method.String(), Eta: opt.Eta, Beta: opt.Beta, CVaRQ: opt.CVaRQ,
+		Noise: string(opt.Mechanism), Method: opt.Method.String(), Eta: opt.Eta, Beta: opt.Beta, CVaRQ: opt.CVaRQ,
 		PriceCap: opt.Rules.PriceCap, PriceFloor: opt.Rules.PriceFloor}
 	if opt.Method == chance.Robust {
 		p.Eta, p.Beta = 0, 0
@@ -371,15 +371,12 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 	if err := p.sensitivity(ctx); err != nil {
 		return nil, err
 	}
-	mech, err := query.ParseMechanism(opt.Noise)
-	if err != nil {
-		return nil, err
-	}
+	mech := opt.Mechanism
 	if mech == query.Gaussian || mech == query.AnalyticGaussian {
 		// The released statistic is a scalar: its ℓ1 and ℓ2 sensitivities coincide.
 		p.sens.Norm = 2
 	}
-	p.privacy = query.Privacy{Mechanism: mech, Epsilon: opt.Epsilon, Delta: opt.Delta, Sensitivity: p.sens}
+	p.privacy = query.Privacy{PrivacySpec: opt.PrivacySpec, Sensitivity: p.sens}
 	if p.mech, err = p.privacy.NoiseMechanismContext(ctx); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/grid"
+	"github.com/privopt/privopt/query"
 )
 
 // PlanFileFormat names the saved-plan format version.
@@ -87,7 +88,7 @@ func (p *Plan) File() (*PlanFile, error) {
 		return nil, errors.New("opfrelease: a plan with a custom Solver or solver Settings cannot be saved (the file names no solver); use the default route")
 	}
 	in := PlanInputs{Query: o.Query.String(), Alpha: o.Alpha, DomainSource: o.DomainSource, Rules: o.Rules,
-		Epsilon: o.Epsilon, Delta: o.Delta, Noise: o.Noise, Method: o.Method.String(), Eta: o.Eta, Beta: o.Beta,
+		Epsilon: o.Epsilon, Delta: o.Delta, Noise: string(o.Mechanism), Method: o.Method.String(), Eta: o.Eta, Beta: o.Beta,
 		CVaRQ: o.CVaRQ, CVaRSamples: o.CVaRSamples, CostSegments: o.CostSegments, DeclaredSensitivity: o.DeclaredSensitivity,
 		Formulation: o.Formulation.String(), Limits: o.Limits.String(), ChanceSeed: p.ChanceSeed}
 	if o.Domain == nil {
@@ -163,7 +164,7 @@ func (f *PlanFile) Options(pub *PublicNetwork) (Options, error) {
 		return o, err
 	}
 	o.Alpha, o.DomainSource, o.Rules = in.Alpha, in.DomainSource, in.Rules
-	o.Epsilon, o.Delta, o.Noise = in.Epsilon, in.Delta, in.Noise
+	o.PrivacySpec = query.PrivacySpec{Mechanism: query.Mechanism(in.Noise), Epsilon: in.Epsilon, Delta: in.Delta}
 	o.Eta, o.Beta, o.CVaRQ, o.CVaRSamples = in.Eta, in.Beta, in.CVaRQ, in.CVaRSamples
 	o.CostSegments, o.DeclaredSensitivity, o.ChanceSeed = in.CostSegments, in.DeclaredSensitivity, in.ChanceSeed
 	if in.PostFactor != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/privopt/privopt/chance"
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/query"
 )
 
 // savePlan round-trips a plan through its file.
@@ -38,7 +39,7 @@ func TestPlanFileRoundTrip(t *testing.T) {
 		mutate func(*Options)
 	}{
 		{"14_ieee", func(o *Options) {}},
-		{"30_ieee", func(o *Options) { o.Noise, o.Delta, o.Method = "analytic-gaussian", 1e-5, chance.Bonferroni }},
+		{"30_ieee", func(o *Options) { o.Mechanism, o.Delta, o.Method = query.AnalyticGaussian, 1e-5, chance.Bonferroni }},
 		{"5_pjm", func(o *Options) { o.Security = &Security{PostFactor: 1.2} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {

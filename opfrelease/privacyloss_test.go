@@ -9,6 +9,7 @@ import (
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/internal/invariance"
 	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/query"
 )
 
 // releases draws n releases of the program prepared on net.
@@ -70,7 +71,7 @@ func TestEmpiricalPrivacyLossCongested(t *testing.T) {
 		return invariance.ThresholdExcess(x, y, opt.Epsilon)
 	}
 	lapEx, lapLR := run(func(o *Options) {})
-	optEx, _ := run(func(o *Options) { o.Noise, o.Delta, o.Method = "optimal", 0.1, chance.Robust })
+	optEx, _ := run(func(o *Options) { o.Mechanism, o.Delta, o.Method = query.Optimal, 0.1, chance.Robust })
 	_, c1, _, _ := n.CostCoefficients()
 	cmax := 0.0
 	for g, c := range c1 {

@@ -46,9 +46,9 @@ type Options struct {
 	LMPBound *grid.LMPBoundOptions
 	// Rules are the price cap and floor of the market (backstops at every bus).
 	Rules grid.MarketRules
-	// Epsilon, Delta and Noise (a query.ParseMechanism name) set the noise.
-	Epsilon, Delta float64
-	Noise          string
+	// PrivacySpec sets the noise: mechanism, ε and δ (query's one
+	// privacy-spec type; query.ParseSpec parses the CLI's names).
+	query.PrivacySpec
 	// Method, Eta and Beta set the chance constraint (vertex, robust or
 	// bonferroni; Eta and Beta in (0, 1), Beta used by vertex only).
 	Method    chance.Method
@@ -100,8 +100,9 @@ type Options struct {
 // declared domain (DefaultDomain), default market rules, ε = 1 Laplace noise, vertex method with η = 1%,
 // β = 10%, quadratic costs as 20 secant segments.
 func DefaultOptions() Options {
-	return Options{Alpha: 1, Rules: grid.DefaultMarketRules(), Epsilon: 1, Noise: "laplace",
-		Method: chance.Vertex, Eta: 0.01, Beta: 0.1, CVaRSamples: 1000, CostSegments: 20}
+	return Options{Alpha: 1, Rules: grid.DefaultMarketRules(),
+		PrivacySpec: query.PrivacySpec{Mechanism: query.Laplace, Epsilon: 1},
+		Method:      chance.Vertex, Eta: 0.01, Beta: 0.1, CVaRSamples: 1000, CostSegments: 20}
 }
 
 // Validate checks every option; it never substitutes a default.
@@ -115,7 +116,7 @@ func (o *Options) Validate() error {
 	if err := o.Rules.Validate(); err != nil {
 		return err
 	}
-	if _, err := query.ParseMechanism(o.Noise); err != nil {
+	if err := o.PrivacySpec.Validate(); err != nil {
 		return err
 	}
 	switch o.Method {

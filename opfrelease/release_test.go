@@ -266,7 +266,7 @@ func TestNoDataDependentAbort(t *testing.T) {
 	dom, _ := grid.ReferenceBand(base.Values(), 0.3)
 	for _, noiseName := range []string{"laplace", "truncated-laplace"} {
 		opt := DefaultOptions()
-		opt.Domain, opt.ChanceSeed, opt.Noise = &dom, 7, noiseName
+		opt.Domain, opt.ChanceSeed, opt.Mechanism = &dom, 7, query.Mechanism(noiseName)
 		if noiseName == "truncated-laplace" {
 			opt.Delta, opt.Method = 1e-3, chance.Robust
 		}

@@ -85,7 +85,7 @@ func TestMonotoneRegression(t *testing.T) {
 	// (1, 0.01) calibrated exactly by the analytic Gaussian mechanism; the
 	// paper's classical σ needs ε < 1).
 	const eta = 0.03
-	start := Privacy{Mechanism: AnalyticGaussian, Epsilon: 1, Delta: 0.01, Sensitivity: Sensitivity{Value: 1, Norm: 2}}
+	start := Privacy{PrivacySpec: PrivacySpec{Mechanism: AnalyticGaussian, Epsilon: 1, Delta: 0.01}, Sensitivity: Sensitivity{Value: 1, Norm: 2}}
 	sens, err := EstimateSensitivity(ctx, SensitivitySpec{Program: Spec{Query: Identity(0, 1), Privacy: start,
 		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: eta, Safety: chance.Gaussian}}},
 		Norm: 2, Gamma: 0.05, Beta: 0.1, Pair: pair, Seed: 7})
@@ -95,7 +95,7 @@ func TestMonotoneRegression(t *testing.T) {
 	if sens.Samples != 199 || !(sens.Value > 0) {
 		t.Fatalf("sensitivity %+v", sens)
 	}
-	priv := Privacy{Mechanism: AnalyticGaussian, Epsilon: 1, Delta: 0.01, Sensitivity: sens}
+	priv := Privacy{PrivacySpec: PrivacySpec{Mechanism: AnalyticGaussian, Epsilon: 1, Delta: 0.01}, Sensitivity: sens}
 	m, err := noise.AnalyticGaussianMechanism(noise.Params{Epsilon: 1, Delta: 0.01, Sensitivity: sens.Value})
 	if err != nil {
 		t.Fatal(err)
@@ -236,13 +236,13 @@ func TestSVM(t *testing.T) {
 	// own calibration (a fixed point: x̄* grows with the noise). The paper
 	// sampled the deterministic w*, which the released w̄* outmoves about 6×.
 	vertex := chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}}
-	start := Privacy{Mechanism: Laplace, Epsilon: 1, Sensitivity: Sensitivity{Value: 1, Norm: 1}}
+	start := Privacy{PrivacySpec: PrivacySpec{Mechanism: Laplace, Epsilon: 1}, Sensitivity: Sensitivity{Value: 1, Norm: 1}}
 	sens, err := EstimateSensitivity(ctx, SensitivitySpec{Program: Spec{Query: q, Privacy: start, Settings: limit, Solver: qp, Chance: vertex},
 		Norm: 1, Gamma: 0.2, Beta: 0.2, Pair: pair, Seed: 3, ChanceSeed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	priv := Privacy{Mechanism: Laplace, Epsilon: 1, Sensitivity: sens}
+	priv := Privacy{PrivacySpec: PrivacySpec{Mechanism: Laplace, Epsilon: 1}, Sensitivity: sens}
 	chanceSpec := vertex
 	chanceSpec.Rand = rand.New(rand.NewPCG(5, 0))
 	sol, err := Solve(ctx, p, Spec{Query: q, Privacy: priv, Settings: limit, Solver: qp, Chance: chanceSpec})

@@ -9,7 +9,7 @@
 //	cols := query.Columns(x)                 // model variable → standard-form columns
 //	sol, err := query.Solve(ctx, p, query.Spec{
 //		Query:   query.WeightedSum(cols, cost),  // or Identity(cols...), Sum(cols...), Linear(rows...)
-//		Privacy: query.Privacy{Mechanism: query.Laplace, Epsilon: 1,
+//		Privacy: query.Privacy{PrivacySpec: query.PrivacySpec{Mechanism: query.Laplace, Epsilon: 1},
 //			Sensitivity: query.Sensitivity{Value: cmax * alpha, Norm: 1}},
 //		Chance:  chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.01, Beta: 0.1}},
 //		// per constraint: Groups: []chance.Group{{Rows: chance.RowRange(can.Rows(c)), Approximation: …}}

@@ -26,7 +26,7 @@ func Example() {
 	p := &solver.Problem{Q: []float64{1}, A: a.ToCSC(), B: []float64{-l, u}, Cones: []cone.Cone{cone.NewNonnegative(2)}}
 
 	ctx := context.Background()
-	privacy := query.Privacy{Mechanism: query.Laplace, Epsilon: 1, Sensitivity: query.Sensitivity{Value: 1, Norm: 1}}
+	privacy := query.Privacy{PrivacySpec: query.PrivacySpec{Mechanism: query.Laplace, Epsilon: 1}, Sensitivity: query.Sensitivity{Value: 1, Norm: 1}}
 	sol, err := query.Solve(ctx, p, query.Spec{
 		Query:   query.Identity(0),
 		Privacy: privacy,
@@ -81,7 +81,7 @@ func Example_model() {
 	cols := query.Columns(x)
 	sol, err := query.Solve(context.Background(), can.Problem, query.Spec{
 		Query:   query.WeightedSum(cols, []float64{2, 1}),
-		Privacy: query.Privacy{Mechanism: query.Laplace, Epsilon: 0.5, Sensitivity: query.Sensitivity{Value: 1, Norm: 1}},
+		Privacy: query.Privacy{PrivacySpec: query.PrivacySpec{Mechanism: query.Laplace, Epsilon: 0.5}, Sensitivity: query.Sensitivity{Value: 1, Norm: 1}},
 		Chance:  chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: 0.05}},
 	})
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 // perturbation releases lie below ℓ, Pr[ζ < 0] = ½ for the symmetric noise).
 func TestBaselineNotApplicable(t *testing.T) {
 	ctx := context.Background()
-	priv := Privacy{Mechanism: TruncatedLaplace, Epsilon: 1, Delta: 0.1, Sensitivity: Sensitivity{Value: 1, Norm: 1, Source: Declared}}
+	priv := Privacy{PrivacySpec: PrivacySpec{Mechanism: TruncatedLaplace, Epsilon: 1, Delta: 0.1}, Sensitivity: Sensitivity{Value: 1, Norm: 1, Source: Declared}}
 	two := example27two()
 	out, err := OutputPerturbation(ctx, two, Identity(0, 1), priv, EvalOptions{N: 100, Seed: 1})
 	if err != nil || out == nil || out.Strategy != "output" || !strings.HasPrefix(out.NotApplicable, "not applicable: the truncated Laplace mechanism is scalar") || out.N != 0 {

@@ -37,7 +37,7 @@ func TestOptimalNoiseRobust(t *testing.T) {
 		t.Fatalf("release support [%v, %v] does not cover the density's [%v, %v]", lo, hi, clo, chi)
 	}
 	p := example27(1, 2, 30)
-	priv := Privacy{Mechanism: Custom, Epsilon: par.Epsilon, Delta: par.Delta, Sensitivity: Sensitivity{Value: 1, Norm: 1}, Noise: opt.Dist}
+	priv := Privacy{PrivacySpec: PrivacySpec{Mechanism: Custom, Epsilon: par.Epsilon, Delta: par.Delta}, Sensitivity: Sensitivity{Value: 1, Norm: 1}, Noise: opt.Dist}
 	sol, err := Solve(ctx, p, Spec{Query: Identity(0), Privacy: priv, Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Robust}}})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestOptimalNoiseRobust(t *testing.T) {
 		t.Fatalf("release %+v, %v", rel, err)
 	}
 	// Same (ε, δ) with the truncated Laplace mechanism: support [−A, A].
-	tl, err := Solve(ctx, p, Spec{Query: Identity(0), Privacy: Privacy{Mechanism: TruncatedLaplace, Epsilon: 1, Delta: 0.1, Sensitivity: Sensitivity{Value: 1, Norm: 1}},
+	tl, err := Solve(ctx, p, Spec{Query: Identity(0), Privacy: Privacy{PrivacySpec: PrivacySpec{Mechanism: TruncatedLaplace, Epsilon: 1, Delta: 0.1}, Sensitivity: Sensitivity{Value: 1, Norm: 1}},
 		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Robust}}})
 	if err != nil {
 		t.Fatal(err)

@@ -184,23 +184,21 @@ func (p Privacy) NoiseMechanismContext(ctx context.Context) (*noise.Mechanism, e
 	return m, nil
 }
 
-// Privacy is the privacy requirement of a release.
+// Privacy is the privacy requirement of a release with the sensitivity it
+// is calibrated to: the PrivacySpec (mechanism, ε, δ), the sensitivity, and for
+// Custom the noise distribution.
 type Privacy struct {
-	Mechanism   Mechanism
-	Epsilon     float64 // ε > 0
-	Delta       float64 // δ ∈ [0, 1): 0 for Laplace
+	PrivacySpec
 	Sensitivity Sensitivity
 	// Noise is the per-component distribution for Custom (ignored otherwise).
 	Noise lindecision.Distribution
 }
 
-// Validate checks the parameters against the mechanism.
+// Validate checks the PrivacySpec, the sensitivity and its norm against the
+// mechanism.
 func (p Privacy) Validate() error {
-	if !(p.Epsilon > 0) || math.IsInf(p.Epsilon, 0) {
-		return invalidf("epsilon is %v, must be > 0 and finite", p.Epsilon)
-	}
-	if !(p.Delta >= 0 && p.Delta < 1) {
-		return invalidf("delta is %v, must be in [0, 1)", p.Delta)
+	if err := p.PrivacySpec.Validate(); err != nil {
+		return err
 	}
 	if err := p.Sensitivity.Validate(); err != nil {
 		return err
@@ -214,7 +212,6 @@ func (p Privacy) Validate() error {
 		if p.Sensitivity.Norm != 2 {
 			return invalidf("the %s mechanism needs an ℓ2 sensitivity, got ℓ%v", p.Mechanism, p.Sensitivity.Norm)
 		}
-	case TruncatedLaplace, Optimal, MultiGaussian:
 	case Custom:
 		if p.Noise == nil {
 			return invalidf("custom mechanism without a noise distribution")
@@ -222,8 +219,6 @@ func (p Privacy) Validate() error {
 		if _, ok := p.Noise.(*noise.PiecewiseConstant); !ok {
 			return invalidf("custom noise is a %T; only a *noise.PiecewiseConstant can be certified exactly", p.Noise)
 		}
-	default:
-		return invalidf("unknown mechanism %q", p.Mechanism)
 	}
 	return nil
 }

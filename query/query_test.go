@@ -28,7 +28,7 @@ func example27(c, l, u float64) *solver.Problem {
 }
 
 func laplacePrivacy(eps, sens float64) Privacy {
-	return Privacy{Mechanism: Laplace, Epsilon: eps, Sensitivity: Sensitivity{Value: sens, Norm: 1, Source: Declared}}
+	return Privacy{PrivacySpec: PrivacySpec{Mechanism: Laplace, Epsilon: eps}, Sensitivity: Sensitivity{Value: sens, Norm: 1, Source: Declared}}
 }
 
 func within(freq, p float64, n int, z float64) bool {
@@ -241,7 +241,7 @@ func TestEstimateSensitivity(t *testing.T) {
 		return example27(1, l, 10), example27(1, l+alpha*(2*rng.Float64()-1), 10), nil
 	}
 	var calls int
-	prog := Spec{Query: Identity(0), Privacy: Privacy{Mechanism: Laplace, Epsilon: 1, Sensitivity: Sensitivity{Value: alpha, Norm: 1}},
+	prog := Spec{Query: Identity(0), Privacy: Privacy{PrivacySpec: PrivacySpec{Mechanism: Laplace, Epsilon: 1}, Sensitivity: Sensitivity{Value: alpha, Norm: 1}},
 		Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}}}
 	spec := SensitivitySpec{Program: prog, Norm: 1, Gamma: 0.1, Beta: 0.1, Pair: pair, Seed: 42, ChanceSeed: 5, Workers: 1, Progress: func(done, total int) { calls++ }}
 	s1, err := EstimateSensitivity(context.Background(), spec)
@@ -260,7 +260,7 @@ func TestEstimateSensitivity(t *testing.T) {
 	}
 	// The release built on it states probabilistic DP.
 	sol, err := Solve(context.Background(), example27(1, 1, 30), Spec{Query: Identity(0),
-		Privacy: Privacy{Mechanism: Laplace, Epsilon: 1, Sensitivity: s1},
+		Privacy: Privacy{PrivacySpec: PrivacySpec{Mechanism: Laplace, Epsilon: 1}, Sensitivity: s1},
 		Chance:  chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: 0.05, Beta: 0.1}}})
 	if err != nil {
 		t.Fatal(err)
@@ -324,7 +324,7 @@ func TestPrivacyInfeasible(t *testing.T) {
 
 func TestGaussianCalibration(t *testing.T) {
 	sol, err := Solve(context.Background(), example27(1, 1, 200), Spec{Query: Identity(0),
-		Privacy: Privacy{Mechanism: Gaussian, Epsilon: 0.5, Delta: 1e-5, Sensitivity: Sensitivity{Value: 2, Norm: 2}},
+		Privacy: Privacy{PrivacySpec: PrivacySpec{Mechanism: Gaussian, Epsilon: 0.5, Delta: 1e-5}, Sensitivity: Sensitivity{Value: 2, Norm: 2}},
 		Chance:  chance.Spec{Approximation: chance.Approximation{Method: chance.Bonferroni, Eta: 0.02}}})
 	if err != nil {
 		t.Fatal(err)
@@ -350,7 +350,7 @@ func TestGaussianCalibration(t *testing.T) {
 		t.Errorf("released %v is not on the 2⁻¹⁰ grid", rel.Value[0])
 	}
 	_, err = Solve(context.Background(), example27(1, 1, 200), Spec{Query: Identity(0),
-		Privacy: Privacy{Mechanism: Gaussian, Epsilon: 0.5, Delta: 1e-5, Sensitivity: Sensitivity{Value: 2, Norm: 1}}})
+		Privacy: Privacy{PrivacySpec: PrivacySpec{Mechanism: Gaussian, Epsilon: 0.5, Delta: 1e-5}, Sensitivity: Sensitivity{Value: 2, Norm: 1}}})
 	if !errors.Is(err, ErrInvalid) {
 		t.Fatalf("ℓ1 sensitivity with the Gaussian mechanism: want ErrInvalid, got %v", err)
 	}
@@ -448,7 +448,7 @@ func TestCustomNoiseIsCertified(t *testing.T) {
 	}
 	p := example27(1, 2, 30)
 	spec := func(eps, delta float64, q Query) Spec {
-		return Spec{Query: q, Privacy: Privacy{Mechanism: Custom, Epsilon: eps, Delta: delta, Noise: r.Dist, Sensitivity: Sensitivity{Value: 1, Norm: 1}},
+		return Spec{Query: q, Privacy: Privacy{PrivacySpec: PrivacySpec{Mechanism: Custom, Epsilon: eps, Delta: delta}, Noise: r.Dist, Sensitivity: Sensitivity{Value: 1, Norm: 1}},
 			Chance: chance.Spec{Approximation: chance.Approximation{Method: chance.Robust}}}
 	}
 	if _, err := Solve(context.Background(), p, spec(1, 0.2, Identity(0))); err != nil {

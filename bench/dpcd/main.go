@@ -34,6 +34,7 @@ import (
 	"github.com/privopt/privopt/internal/classdata"
 	"github.com/privopt/privopt/learn"
 	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/query"
 )
 
 type column struct {
@@ -68,10 +69,10 @@ func run(splits int, eps, delta float64, iters int, average bool, names []string
 	cacheStepMechanism(learn.MultiGaussian)
 	cols := []column{
 		{name: "PCD"},
-		{name: "A-G/step", private: true, priv: learn.IterativePrivacy{Epsilon: eps, Delta: delta, Noise: learn.AnalyticGaussian, PerStep: true}},
-		{name: "Q-G/step", private: true, priv: learn.IterativePrivacy{Epsilon: eps, Delta: delta, Noise: learn.QuasiGaussian, PerStep: true}},
-		{name: "M-G/step", private: true, priv: learn.IterativePrivacy{Epsilon: eps, Delta: delta, Noise: learn.MultiGaussian, PerStep: true}},
-		{name: "A-G/run", private: true, priv: learn.IterativePrivacy{Epsilon: eps, Delta: delta, Noise: learn.AnalyticGaussian}},
+		{name: "A-G/step", private: true, priv: learn.IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: eps, Delta: delta, Mechanism: learn.AnalyticGaussian}, PerStep: true}},
+		{name: "Q-G/step", private: true, priv: learn.IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: eps, Delta: delta, Mechanism: learn.QuasiGaussian}, PerStep: true}},
+		{name: "M-G/step", private: true, priv: learn.IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: eps, Delta: delta, Mechanism: learn.MultiGaussian}, PerStep: true}},
+		{name: "A-G/run", private: true, priv: learn.IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: eps, Delta: delta, Mechanism: learn.AnalyticGaussian}}},
 	}
 	fmt.Printf("DP-CD ℓ1-logistic, (ε, δ) = (%g, %g), %d splits 80/20, T = %d, P = ⌈d/4⌉, λ = 1e-8: mean test error (standard error)\n", eps, delta, splits, iters)
 	fmt.Printf("%-14s %5s %3s", "dataset", "n", "d")

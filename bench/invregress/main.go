@@ -178,7 +178,7 @@ func (p path) plan(ctx context.Context, rows int) (*learn.Plan, error) {
 	if p.noise == learn.Laplace {
 		delta = 0
 	}
-	ps := learn.PlanSpec{N: rows, Features: *d, Strategy: p.strat, Privacy: learn.Privacy{Epsilon: *eps, Delta: delta, Noise: p.noise}}
+	ps := learn.PlanSpec{N: rows, Features: *d, Strategy: p.strat, Privacy: learn.Privacy{Epsilon: *eps, Delta: delta, Mechanism: p.noise}}
 	if p.iterative() {
 		is := iterSpec(p.model, p.strat)
 		ps.Iterative = &is

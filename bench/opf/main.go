@@ -376,7 +376,9 @@ func runBounded(ctx context.Context, dir string, _ int, seed uint64) error {
 		}
 		for _, cfg := range configs {
 			m, _ := chance.ParseMethod(cfg.method)
-			pr, err := prepare(ctx, net, func(o *opfrelease.Options) { o.Delta, o.Noise, o.Method, o.ChanceSeed = 1e-4, cfg.noise, m, seed })
+			pr, err := prepare(ctx, net, func(o *opfrelease.Options) {
+				o.Delta, o.Mechanism, o.Method, o.ChanceSeed = 1e-4, query.Mechanism(cfg.noise), m, seed
+			})
 			if err != nil {
 				fmt.Printf("| %s | %s / %s | %v | | | | |\n", name, cfg.noise, cfg.method, err)
 				continue

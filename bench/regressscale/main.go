@@ -159,7 +159,7 @@ func compare(ctx context.Context, path, url, table string, seed uint64) {
 	if err != nil {
 		fail(err)
 	}
-	p := learn.Privacy{Epsilon: 1, Delta: 1e-6, Noise: learn.AnalyticGaussian}
+	p := learn.Privacy{Epsilon: 1, Delta: 1e-6, Mechanism: learn.AnalyticGaussian}
 	var ws [2][]float64
 	maxRel := 0.0
 	for i, m := range []learn.Moments{mc, mp} {

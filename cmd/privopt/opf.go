@@ -293,7 +293,9 @@ func privateOptions(f *opfFlags, form grid.Formulation) (opfrelease.Options, err
 	}
 	opt.Query, opt.Alpha = q, f.alpha
 	opt.Rules = grid.MarketRules{PriceCap: f.priceCap, PriceFloor: f.priceFloor}
-	opt.Epsilon, opt.Delta, opt.Noise = f.epsilon, f.delta, f.noiseName
+	if opt.PrivacySpec, err = query.ParseSpec(f.noiseName, f.epsilon, f.delta); err != nil {
+		return opt, usageError{err}
+	}
 	opt.Method, opt.Eta, opt.Beta, opt.CVaRQ = method, f.eta, f.beta, f.cvarQ
 	opt.CostSegments, opt.DeclaredSensitivity, opt.Formulation = f.segments, f.declared, form
 	opt.ChanceSeed = f.seed

@@ -15,6 +15,7 @@ import (
 	"github.com/privopt/privopt/learn"
 	"github.com/privopt/privopt/ledger/pgstore"
 	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/query"
 )
 
 func init() {
@@ -273,8 +274,8 @@ func runRegress(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	default:
 		return usagef("--strategy is %q, must be program, projection, objective, adassp, ssp or auto", *strategy)
 	}
-	priv := learn.Privacy{Epsilon: *eps, Delta: *delta, Noise: learn.NoiseKind(*noiseName)}
-	if err := priv.Validate(); err != nil {
+	priv, err := query.ParseSpec(*noiseName, *eps, *delta)
+	if err != nil {
 		return usageError{err}
 	}
 	// The public shape first — column names and n — with no value read: the

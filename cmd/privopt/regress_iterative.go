@@ -113,11 +113,7 @@ func runRegressIterative(ctx context.Context, a iterativeArgs, stdout io.Writer)
 		floatIn("batch-rate", a.it.batchRate, 0, 1, openLo), floatIn("delta", a.delta, 0, 1, open)); err != nil {
 		return err
 	}
-	noiseName := learn.NoiseKind(a.noise)
-	if noiseName == "" {
-		noiseName = learn.AnalyticGaussian
-	}
-	priv := learn.Privacy{Epsilon: a.epsilon, Delta: a.delta, Noise: noiseName}
+	priv := learn.Privacy{Epsilon: a.epsilon, Delta: a.delta, Mechanism: learn.NoiseKind(a.noise)}.WithDefault()
 	if pgstore.IsURL(a.data) {
 		return usagef("--strategy %s reads the rows from a CSV file; --data postgres://… needs --strategy ssp", strat)
 	}

@@ -96,7 +96,7 @@ func TestRegressMomentsCSVAndPostgres(t *testing.T) {
 				t.Errorf("ranges %q: xty[%d] CSV %.15g, PostgreSQL %.15g", rp, i, a, b)
 			}
 		}
-		p := learn.Privacy{Epsilon: 1, Delta: 1e-6, Noise: learn.AnalyticGaussian}
+		p := learn.Privacy{Epsilon: 1, Delta: 1e-6, Mechanism: learn.AnalyticGaussian}
 		var ws [2][]float64
 		for i := range ws {
 			rel, err := learn.PrepareMoments(ctx, *ms[i], specs[i], p)

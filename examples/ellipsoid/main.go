@@ -210,7 +210,7 @@ func release(ctx context.Context, p polytope, prob *solver.Problem, cols []int, 
 	cspec := chance.Spec{Approximation: chance.Approximation{Method: chance.Vertex, Eta: eta, Beta: betaV}, Rand: rand.New(rand.NewPCG(7, 7))}
 	spec := query.Spec{Query: query.Identity(cols...), Solver: qp, Chance: cspec,
 		Recourse: lindecision.Recourse{Zero: zero},
-		Privacy:  query.Privacy{Mechanism: query.AnalyticGaussian, Epsilon: eps, Delta: delta, Sensitivity: query.Sensitivity{Value: 0.01, Norm: 2}}} // starting calibration of the fixed point
+		Privacy:  query.Privacy{PrivacySpec: query.PrivacySpec{Mechanism: query.AnalyticGaussian, Epsilon: eps, Delta: delta}, Sensitivity: query.Sensitivity{Value: 0.01, Norm: 2}}} // starting calibration of the fixed point
 	sens, err := query.EstimateSensitivity(ctx, query.SensitivitySpec{Program: spec, Norm: 2, Gamma: gammaS, Beta: betaS, Pair: pair, Seed: sensitivitySeed, ChanceSeed: 7, Workers: 2})
 	if err != nil {
 		return nil, fmt.Errorf("sampled sensitivity of the program: %w", err)

@@ -98,7 +98,7 @@ func run(ctx context.Context, n, draws, projDraws int, eps, eta float64) ([]line
 	if err != nil {
 		return nil, nil, err
 	}
-	priv := learn.Privacy{Epsilon: eps, Delta: 1e-5, Noise: learn.AnalyticGaussian}
+	priv := learn.Privacy{Epsilon: eps, Delta: 1e-5, Mechanism: learn.AnalyticGaussian}
 	var lines []line
 	eval := func(name string, r *learn.Releaser, k int, raw bool) error {
 		l := line{name: name, draws: k, mean: make([]float64, 2), guarantee: r.Guarantee().Statement}

@@ -68,6 +68,7 @@ import (
 
 	"github.com/privopt/privopt/learn"
 	"github.com/privopt/privopt/noise"
+	"github.com/privopt/privopt/query"
 )
 
 // Config is one experiment.
@@ -231,7 +232,7 @@ func Run(ctx context.Context, cfg Config) ([]Row, error) {
 				if k == 1 {
 					gf, sp = ls, lsSpec
 				}
-				res, err := learn.DPGradientDescent(ctx, cfg.N, m*q, gf, sp, learn.IterativePrivacy{Epsilon: e, Delta: cfg.Delta},
+				res, err := learn.DPGradientDescent(ctx, cfg.N, m*q, gf, sp, learn.IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: e, Delta: cfg.Delta}},
 					noise.NewSeededSource(uint64(1000*seed+10*ei+k)))
 				if err == nil {
 					err = oerr

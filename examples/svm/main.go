@@ -219,7 +219,7 @@ func run(ctx context.Context, path string, draws, pairs int) ([]row, string, err
 	smp := &learn.Sampled{Value: sens, Gamma: 0.1, Beta: 0.1, Samples: pairs}
 	for _, individual := range []bool{false, true} {
 		t1 := time.Now()
-		prog, err := learn.Prepare(ctx, train, spec, learn.Program, learn.Privacy{Epsilon: eps, Delta: delta, Noise: learn.AnalyticGaussian},
+		prog, err := learn.Prepare(ctx, train, spec, learn.Program, learn.Privacy{Epsilon: eps, Delta: delta, Mechanism: learn.AnalyticGaussian},
 			learn.Options{Eta: 0.05, Sampled: smp, DeclareProgram: true, IndividualEta: individual})
 		if err != nil {
 			return rows, info, fmt.Errorf("program perturbation: %w", err)

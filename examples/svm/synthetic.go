@@ -90,7 +90,7 @@ func runSynthetic(ctx context.Context, draws int) ([]row, string, error) {
 	// declare Δ₂ = 21.8/√3 so that the scale is the paper's.
 	k := float64(len(w))
 	smp := &learn.Sampled{Value: paperLaplaceScale / math.Sqrt(k), Gamma: 0.1, Beta: 0.1, Samples: 1}
-	prog, err := learn.Prepare(ctx, train, spec, learn.Program, learn.Privacy{Epsilon: 1, Noise: learn.Laplace},
+	prog, err := learn.Prepare(ctx, train, spec, learn.Program, learn.Privacy{Epsilon: 1, Mechanism: learn.Laplace},
 		learn.Options{Eta: 0.05, IndividualEta: true, Sampled: smp, DeclareProgram: true})
 	if err != nil {
 		return rows, "", fmt.Errorf("synthetic program perturbation: %w", err)
