@@ -31,7 +31,9 @@ mixture of 2K+1 Gaussians of Liu & Selvi (Definition 3), σ tuned by their
 Algorithm 6 (η = 0.01) and certified rigorously; --k K fixes K (1..64),
 without it the K in 1..10 with the smallest E|X| is used; JSON adds k. The mechanism f(D) + X is (ε,δ)-DP for
 queries of sensitivity S. Prints the noise's standard deviation, E|X|, support
-and parameter; for optimal also the certified upper bound, the lower bound on
+and parameter; for optimal (loss --loss, default l1 as in Selvi et al.; the
+releases' --noise optimal is the l2 one, query.OptimalLoss, printed by
+--loss l2) also the certified upper bound, the lower bound on
 any (ε,δ)-DP noise, their relative gap and the exact certificate. --json prints
 one object with the fields mechanism, epsilon, delta, sensitivity, std,
 mean_abs, variance, support ([lo, hi] or null), scale or sigma (or gamma,
