@@ -58,6 +58,7 @@ var (
 	lambda   = flag.Float64("lambda", 1, "λ for the regularized models (least-squares: 0)")
 	eps      = flag.Float64("epsilon", 2, "ε")
 	csvFile  = flag.String("csv", "", "CSV file (e.g. the diabetes data, target column \"target\") for the CLI pairs instead of generated data; needs -ranges")
+	seed     = flag.Uint64("seed", 0, "added to every path's random-number seed (0: the seeds of the published runs); a new seed draws new datasets and pairs")
 	ranges   = flag.String("ranges", "", "public ranges JSON of -csv: replaced rows are random corners or random points of the ranges")
 )
 
@@ -385,7 +386,7 @@ func main() {
 			fmt.Printf("%-14s %-10s %-17s %-8s  (%s)\n", p.model, p.strat, p.noise, "refused", strings.SplitN(err.Error(), ": ", 3)[2])
 			continue
 		}
-		rng := rand.New(rand.NewPCG(uint64(len(p.model)), uint64(len(p.noise))+uint64(len(p.strat))))
+		rng := rand.New(rand.NewPCG(uint64(len(p.model))+*seed, uint64(len(p.noise))+uint64(len(p.strat))))
 		refused := 0
 		for k := 0; k < *datasets; k++ {
 			if _, err := pl.Release(ctx, randomData(rng, p, *n), learn.ReleaseOptions{Source: noise.NewSeededSource(uint64(k + 1))}); err != nil {
