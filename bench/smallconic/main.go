@@ -18,7 +18,11 @@
 // Backends per instance: ipm (solver/ipm alone), auto (the default route,
 // with its re-check and fallback), highs (lp and qp only) and, with
 // /usr/bin/python3 and python3-cvxopt present, CVXOPT's conelp/coneqp
-// (bench/ipmvscvxopt/cvxopt_solve.py) at the same tolerances (1e-8). Each
+// (bench/ipmvscvxopt/cvxopt_solve.py) at the same tolerances (1e-8), and
+// with -ecos the ECOS driver built by scripts/build-ecos.sh
+// (scripts/peers/ecos_solve.c: ECOS 2.0.10 from source, QPs as SOCPs
+// through the epigraph of ½‖Lᵀx‖², tolerances 1e-8, the timer around
+// setup + solve + cleanup). Each
 // privopt/HiGHS solve is repeated -reps times (the backends interleaved)
 // and the fastest wall time kept; CVXOPT likewise (--reps), timing the solver call only (its matrices
 // are built before the timer; privopt's time includes its presolve, scaling
@@ -26,7 +30,7 @@
 // every backend and the medians of the per-instance ratios, and the
 // per-solve overhead of the default route over the IPM alone (auto − ipm).
 //
-//	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5]
+//	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5] [-ecos ecos_solve]
 //	    [-families lp,qp,socp] [-python /usr/bin/python3] [-seed 1]
 package main
 
@@ -75,6 +79,7 @@ func main() {
 	reps := flag.Int("reps", 5, "solves per instance and backend (the fastest is kept)")
 	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp")
 	python := flag.String("python", "/usr/bin/python3", "python with cvxopt (skipped with a message when absent)")
+	ecos := flag.String("ecos", "", "the ECOS driver built by scripts/build-ecos.sh (skipped with a message when empty)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	verbose := flag.Bool("v", false, "print every solve")
 	flag.Parse()
@@ -134,12 +139,17 @@ func main() {
 			}
 		}
 	}
-	cvx, note := runCVXOPT(*python, insts, *reps)
-	if cvx != nil {
-		res["cvxopt"] = cvx
-	}
-	if note != "" {
-		fmt.Println(note)
+	for peer, run := range map[string]func() (map[string]result, string){
+		"cvxopt": func() (map[string]result, string) { return runCVXOPT(*python, insts, *reps) },
+		"ecos":   func() (map[string]result, string) { return runECOS(*ecos, insts, *reps) },
+	} {
+		r, note := run()
+		if r != nil {
+			res[peer] = r
+		}
+		if note != "" {
+			fmt.Println(note)
+		}
 	}
 	report(insts, res)
 }
@@ -278,24 +288,43 @@ func runCVXOPT(python string, insts []instance, reps int) (map[string]result, st
 	if err := exec.Command(python, "-c", "import cvxopt").Run(); err != nil {
 		return nil, fmt.Sprintf("CVXOPT skipped: %s cannot import cvxopt (%v)", python, err)
 	}
+	return runPeer("CVXOPT", python, []string{cvxoptjson.ScriptPath(), "--reps", strconv.Itoa(reps)}, cvxoptjson.Write, insts)
+}
+
+// runECOS writes the instances as text and solves them with the driver
+// built by scripts/build-ecos.sh; nil and a note when there is none.
+func runECOS(binary string, insts []instance, reps int) (map[string]result, string) {
+	if binary == "" {
+		return nil, "ECOS skipped: no -ecos driver (build one with scripts/build-ecos.sh)"
+	}
+	if _, err := os.Stat(binary); err != nil {
+		return nil, fmt.Sprintf("ECOS skipped: %s not found", binary)
+	}
+	return runPeer("ECOS", binary, []string{"--reps", strconv.Itoa(reps)}, cvxoptjson.WriteText, insts)
+}
+
+// runPeer writes every instance to a temporary file with write, runs
+// command args... files and decodes its cvxoptjson.Result lines (one per
+// instance); nil and a note naming the peer when that fails.
+func runPeer(peer, command string, args []string, write func(path, name string, p *solver.Problem) error, insts []instance) (map[string]result, string) {
 	dir, err := os.MkdirTemp("", "smallconic")
 	if err != nil {
-		return nil, "CVXOPT skipped: " + err.Error()
+		return nil, peer + " skipped: " + err.Error()
 	}
 	defer os.RemoveAll(dir)
-	args := []string{cvxoptjson.ScriptPath(), "--reps", strconv.Itoa(reps)}
 	for _, in := range insts {
-		path := filepath.Join(dir, in.name+".json")
-		if err := cvxoptjson.Write(path, in.name, in.p); err != nil {
-			return nil, "CVXOPT skipped: " + err.Error()
+		path := filepath.Join(dir, in.name)
+		if err := write(path, in.name, in.p); err != nil {
+			return nil, peer + " skipped: " + err.Error()
 		}
 		args = append(args, path)
 	}
-	cmd := exec.Command(python, args...)
+	cmd := exec.Command(command, args...)
 	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1")
+	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Sprintf("CVXOPT skipped: the script failed: %v", err)
+		return nil, fmt.Sprintf("%s skipped: %s failed: %v", peer, command, err)
 	}
 	res := map[string]result{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -324,11 +353,14 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// peers are the backends privopt's ipm and auto are compared with.
+var peers = []string{"highs", "cvxopt", "ecos"}
+
 // report prints, per family and size, the median time of each backend, the
 // number of optimal answers, objective disagreements, and the medians of
 // the per-instance ratios privopt/peer.
 func report(insts []instance, res map[string]map[string]result) {
-	names := []string{"ipm", "auto", "highs", "cvxopt"}
+	names := append([]string{"ipm", "auto"}, peers...)
 	type key struct {
 		f string
 		n int
@@ -342,8 +374,20 @@ func report(insts []instance, res map[string]map[string]result) {
 		}
 		groups[k] = append(groups[k], in)
 	}
-	fmt.Println("| family | n | ipm median | auto median | auto − ipm (median) | highs median | cvxopt median | ipm/highs | auto/highs | ipm/cvxopt | auto/cvxopt | optimal ipm/auto/highs/cvxopt | objective disagreements |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	head := "| family | n | ipm median | auto median | auto − ipm (median) |"
+	rule := "|---|---|---|---|---|"
+	for _, p := range peers {
+		head += " " + p + " median |"
+		rule += "---|"
+	}
+	for _, p := range peers {
+		head += " ipm/" + p + " | auto/" + p + " |"
+		rule += "---|---|"
+	}
+	head += " optimal " + strings.Join(names, "/") + " | objective disagreements |"
+	rule += "---|---|"
+	fmt.Println(head)
+	fmt.Println(rule)
 	all := map[string][]float64{}
 	for _, k := range order {
 		times := map[string][]float64{}
@@ -372,15 +416,18 @@ func report(insts []instance, res map[string]map[string]result) {
 			}
 			ri, rauto := res["ipm"][in.name], res["auto"][in.name]
 			over = append(over, rauto.seconds-ri.seconds)
-			for _, peer := range []string{"highs", "cvxopt"} {
+			for _, peer := range peers {
 				rp, ok := res[peer][in.name]
 				if !ok || rp.seconds <= 0 || math.IsNaN(rp.seconds) {
 					continue
 				}
-				ratios["ipm/"+peer] = append(ratios["ipm/"+peer], ri.seconds/rp.seconds)
-				ratios["auto/"+peer] = append(ratios["auto/"+peer], rauto.seconds/rp.seconds)
-				all[k.f+" ipm/"+peer] = append(all[k.f+" ipm/"+peer], ri.seconds/rp.seconds)
-				all[k.f+" auto/"+peer] = append(all[k.f+" auto/"+peer], rauto.seconds/rp.seconds)
+				for _, me := range []struct {
+					name string
+					r    result
+				}{{"ipm", ri}, {"auto", rauto}} {
+					ratios[me.name+"/"+peer] = append(ratios[me.name+"/"+peer], me.r.seconds/rp.seconds)
+					all[k.f+" "+me.name+"/"+peer] = append(all[k.f+" "+me.name+"/"+peer], me.r.seconds/rp.seconds)
+				}
 			}
 		}
 		ms := func(b string) string {
@@ -395,9 +442,19 @@ func report(insts []instance, res map[string]map[string]result) {
 			}
 			return fmt.Sprintf("%.2f", median(ratios[r]))
 		}
-		fmt.Printf("| %s | %d | %s | %s | %.3g ms | %s | %s | %s | %s | %s | %s | %d/%d/%d/%d of %d | %d |\n", k.f, k.n, ms("ipm"), ms("auto"), 1e3*median(over),
-			ms("highs"), ms("cvxopt"), rs("ipm/highs"), rs("auto/highs"), rs("ipm/cvxopt"), rs("auto/cvxopt"),
-			opt["ipm"], opt["auto"], opt["highs"], opt["cvxopt"], len(groups[k]), disagree)
+		line := fmt.Sprintf("| %s | %d | %s | %s | %.3g ms |", k.f, k.n, ms("ipm"), ms("auto"), 1e3*median(over))
+		for _, p := range peers {
+			line += " " + ms(p) + " |"
+		}
+		for _, p := range peers {
+			line += " " + rs("ipm/"+p) + " | " + rs("auto/"+p) + " |"
+		}
+		var counts []string
+		for _, b := range names {
+			counts = append(counts, strconv.Itoa(opt[b]))
+		}
+		line += fmt.Sprintf(" %s of %d | %d |", strings.Join(counts, "/"), len(groups[k]), disagree)
+		fmt.Println(line)
 	}
 	var keys []string
 	for k := range all {
