@@ -44,6 +44,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,6 +83,8 @@ func main() {
 	ecos := flag.String("ecos", "", "the ECOS driver built by scripts/build-ecos.sh (skipped with a message when empty)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	verbose := flag.Bool("v", false, "print every solve")
+	only := flag.String("backends", "ipm,auto,highs", "comma-separated privopt-side backends to run: ipm, auto, highs")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the privopt-side solves to this file")
 	flag.Parse()
 
 	var ns []int
@@ -113,6 +116,27 @@ func main() {
 		s    solver.Solver
 		lpqp bool // only LPs and QPs
 	}{{"ipm", ipm.New(), false}, {"auto", auto.New(), false}, {"highs", highs.New(), true}}
+	keep := map[string]bool{}
+	for _, b := range strings.Split(*only, ",") {
+		keep[strings.TrimSpace(b)] = true
+	}
+	for i := 0; i < len(backends); i++ {
+		if !keep[backends[i].name] {
+			backends = append(backends[:i], backends[i+1:]...)
+			i--
+		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "smallconic:", err)
+			os.Exit(2)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "smallconic:", err)
+			os.Exit(2)
+		}
+	}
 	res := map[string]map[string]result{} // backend → instance → result
 	for _, b := range backends {
 		res[b.name] = map[string]result{}
@@ -138,6 +162,9 @@ func main() {
 				}
 			}
 		}
+	}
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
 	}
 	for peer, run := range map[string]func() (map[string]result, string){
 		"cvxopt": func() (map[string]result, string) { return runCVXOPT(*python, insts, *reps) },
