@@ -2,8 +2,9 @@
 // problems (10–200 variables), the models that learning and the hourly
 // releases solve thousands of times, against HiGHS and CVXOPT.
 //
-// Families (seeded; every instance has a planted strictly feasible
-// primal–dual pair, so every solver must report optimal):
+// Families (seeded; every lp, qp and socp instance has a planted strictly
+// feasible primal–dual pair, so every solver must report optimal; lpinf and
+// lpunb have a planted certificate of the status every solver must report):
 //
 //   - lp:   minimize qᵀx s.t. Ax ≤ b, x free; A has m = 2n rows with 3
 //     N(0, 1) entries each (and every column at least one), b = Ax₀ + s₀ with
@@ -13,7 +14,12 @@
 //   - socp: n/5 second-order cones of dimension 6 whose five lower rows each
 //     touch 2 random variables (the head row t ≥ ‖·‖ has constant b = 0,
 //     A = 0 except a free epigraph variable), plus 2n nonnegative rows as in
-//     lp; b and q planted through conepoint.Interior.
+//     lp; b and q planted through conepoint.Interior;
+//   - lpinf: 2n − 1 feasible rows as in lp plus one row −Σ y′ᵢaᵢ over a
+//     random half of them with b_m = −Σ y′ᵢbᵢ − 1 (a planted Farkas
+//     certificate: infeasible);
+//   - lpunb: the lp rows turned so that Ad ≤ 0 for a random d, feasible b,
+//     and q·d = −1 (a planted improving ray: unbounded).
 //
 // Backends per instance: ipm (solver/ipm alone), auto (the default route,
 // with its re-check and fallback), highs (lp and qp only) and, with
@@ -64,6 +70,18 @@ type instance struct {
 	name, family string
 	n            int
 	p            *solver.Problem
+	want         string // the planted status: optimal, infeasible or unbounded
+}
+
+// wantStatus is the status planted in family f's instances.
+func wantStatus(f string) string {
+	switch f {
+	case "lpinf":
+		return "infeasible"
+	case "lpunb":
+		return "unbounded"
+	}
+	return "optimal"
 }
 
 // result is one backend's fastest solve of one instance.
@@ -78,7 +96,7 @@ func main() {
 	sizes := flag.String("sizes", "10,20,50,100,200", "comma-separated numbers of variables")
 	per := flag.Int("per", 10, "instances per family and size")
 	reps := flag.Int("reps", 5, "solves per instance and backend (the fastest is kept)")
-	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp")
+	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp, lpinf (infeasible), lpunb (unbounded)")
 	python := flag.String("python", "/usr/bin/python3", "python with cvxopt (skipped with a message when absent)")
 	ecos := flag.String("ecos", "", "the ECOS driver built by scripts/build-ecos.sh (skipped with a message when empty)")
 	seed := flag.Uint64("seed", 1, "random seed")
@@ -106,7 +124,7 @@ func main() {
 					fmt.Fprintln(os.Stderr, "smallconic:", err)
 					os.Exit(2)
 				}
-				insts = append(insts, instance{name: fmt.Sprintf("%s_n%d_%d", f, n, k), family: f, n: n, p: p})
+				insts = append(insts, instance{name: fmt.Sprintf("%s_n%d_%d", f, n, k), family: f, n: n, p: p, want: wantStatus(f)})
 			}
 		}
 	}
@@ -195,6 +213,81 @@ func timeSolve(s solver.Solver, p *solver.Problem) result {
 // generate builds one instance of family f with n variables.
 func generate(rng *rand.Rand, f string, n int) (*solver.Problem, error) {
 	switch f {
+	case "lpinf":
+		// m−1 rows of the lp family's kind, feasible; then row m is
+		// −Σ y′ᵢaᵢ over a random half of them (y′ uniform on [0.5, 2]) with
+		// b_m = −Σ y′ᵢbᵢ − 1, so y = (y′, 1) ≥ 0 has Aᵀy = 0, bᵀy = −1.
+		m := 2 * n
+		A := randomRows(rng, m-1, n, 3)
+		x0 := make([]float64, n)
+		for j := range x0 {
+			x0[j] = rng.NormFloat64()
+		}
+		b := A.MulVecTo(nil, 1, x0, 0)
+		y := make([]float64, m-1)
+		for i := range b {
+			b[i] += 0.5 + 1.5*rng.Float64()
+			if rng.IntN(2) == 0 {
+				y[i] = 0.5 + 1.5*rng.Float64()
+			}
+		}
+		last := A.MulTransVecTo(nil, -1, y, 0)
+		bm := -1.0
+		for i := range y {
+			bm -= y[i] * b[i]
+		}
+		t := sparse.NewTriplets(m, n, A.Nnz()+n)
+		for j := 0; j < n; j++ {
+			for q := A.ColPtr[j]; q < A.ColPtr[j+1]; q++ {
+				t.Append(A.RowIdx[q], j, A.Val[q])
+			}
+			if last[j] != 0 {
+				t.Append(m-1, j, last[j])
+			}
+		}
+		q := make([]float64, n)
+		for j := range q {
+			q[j] = rng.NormFloat64()
+		}
+		return &solver.Problem{Q: q, A: t.ToCSC(), B: append(b, bm), Cones: []cone.Cone{cone.NewNonnegative(m)}}, nil
+	case "lpunb":
+		// the lp family's rows, each turned so that aᵢ·d ≤ 0 for a random
+		// direction d, b = Ax₀ + s₀ (feasible), and q with q·d = −1: d is an
+		// improving ray.
+		m := 2 * n
+		A := randomRows(rng, m, n, 3)
+		d := make([]float64, n)
+		dd := 0.0
+		for j := range d {
+			d[j] = rng.NormFloat64()
+			dd += d[j] * d[j]
+		}
+		ad := A.MulVecTo(nil, 1, d, 0)
+		for j := 0; j < n; j++ {
+			for q := A.ColPtr[j]; q < A.ColPtr[j+1]; q++ {
+				if ad[A.RowIdx[q]] > 0 {
+					A.Val[q] = -A.Val[q]
+				}
+			}
+		}
+		x0 := make([]float64, n)
+		for j := range x0 {
+			x0[j] = rng.NormFloat64()
+		}
+		b := A.MulVecTo(nil, 1, x0, 0)
+		for i := range b {
+			b[i] += 0.5 + 1.5*rng.Float64()
+		}
+		q := make([]float64, n)
+		qd := 0.0
+		for j := range q {
+			q[j] = rng.NormFloat64()
+			qd += q[j] * d[j]
+		}
+		for j := range q {
+			q[j] -= (qd + 1) * d[j] / dd
+		}
+		return &solver.Problem{Q: q, A: A, B: b, Cones: []cone.Cone{cone.NewNonnegative(m)}}, nil
 	case "lp", "qp":
 		m := 2 * n
 		A := randomRows(rng, m, n, 3)
@@ -261,7 +354,7 @@ func generate(rng *rand.Rand, f string, n int) (*solver.Problem, error) {
 		}
 		return &solver.Problem{Q: A.MulTransVecTo(nil, -1, y0, 0), A: A, B: b, Cones: cones}, nil
 	}
-	return nil, fmt.Errorf("-families entry %q, must be lp, qp or socp", f)
+	return nil, fmt.Errorf("-families entry %q, must be lp, qp, socp, lpinf or lpunb", f)
 }
 
 // randomRows is an m×n matrix with `per` N(0, 1) entries in every row at
@@ -411,7 +504,7 @@ func report(insts []instance, res map[string]map[string]result) {
 		head += " ipm/" + p + " | auto/" + p + " |"
 		rule += "---|---|"
 	}
-	head += " optimal " + strings.Join(names, "/") + " | objective disagreements |"
+	head += " planted status found " + strings.Join(names, "/") + " | objective disagreements |"
 	rule += "---|---|"
 	fmt.Println(head)
 	fmt.Println(rule)
@@ -429,8 +522,10 @@ func report(insts []instance, res map[string]map[string]result) {
 				if !ok {
 					continue
 				}
-				if r.status == "optimal" {
+				if r.status == in.want {
 					opt[b]++
+				}
+				if r.status == "optimal" {
 					if math.IsNaN(ref) {
 						ref = r.obj
 					} else if math.Abs(r.obj-ref) > 1e-5*math.Max(1, math.Abs(ref)) {

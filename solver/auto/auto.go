@@ -63,11 +63,24 @@ type Solver struct {
 	ConcurrentNnz int
 }
 
-// New returns the automatic backend with HiGHS and the IPM at their default
-// options.
 func init() { solver.Register("auto", func() solver.Solver { return New() }) }
 
-func New() *Solver { return &Solver{highs: highs.New(), ipm: ipm.New()} }
+// New returns the automatic backend with HiGHS at its default options and
+// the IPM at its defaults except that it answers "unbounded" without grace
+// iterations (see confirmingIPM).
+func New() *Solver { return &Solver{highs: highs.New(), ipm: confirmingIPM} }
+
+// confirmingIPM is the route's interior-point backend: it answers
+// "unbounded" as soon as it has an improving ray (ipm.NoGrace), because the
+// route decides primal feasibility itself (confirmFeasible) instead of the
+// IPM's ten grace iterations that look for a primal certificate.
+var confirmingIPM = func() *ipm.Solver {
+	s, err := ipm.NewWithSettings(ipm.Settings{Termination: ipm.Termination{DualInfeasibleGrace: ipm.NoGrace}})
+	if err != nil {
+		panic(err) // constant settings
+	}
+	return s
+}()
 
 // NewWith returns the automatic backend over the given LP/QP backend (used
 // for zero and nonnegative cones) and conic backend (every cone); either may

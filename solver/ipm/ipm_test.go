@@ -675,6 +675,35 @@ func TestUnboundedSOCP(t *testing.T) {
 	})
 }
 
+// TestNoGraceStopsAtDetection: with Termination.DualInfeasibleGrace =
+// NoGrace the IPM answers "unbounded" at the iteration that detects the ray,
+// exactly DualInfeasibleGrace (default 10) iterations before the default
+// settings do, with the same ray (the iterates agree up to the detection).
+func TestNoGraceStopsAtDetection(t *testing.T) {
+	p := &solver.Problem{
+		Q:     []float64{-1, -1, 0},
+		A:     dense([][]float64{{0, 0, 1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}}),
+		B:     []float64{1, 0, 0, 0},
+		Cones: []cone.Cone{cone.NewZero(1), cone.NewSecondOrder(3)},
+	}
+	def := solveT(t, p, Settings{})
+	fast := solveT(t, p, Settings{Termination: Termination{DualInfeasibleGrace: NoGrace}})
+	if def.Status != solver.DualInfeasible || fast.Status != solver.DualInfeasible {
+		t.Fatalf("statuses %v (default), %v (NoGrace); want unbounded", def.Status, fast.Status)
+	}
+	if def.Iterations-fast.Iterations != 10 {
+		t.Errorf("iterations %d (default) and %d (NoGrace), want 10 apart", def.Iterations, fast.Iterations)
+	}
+	for j := range def.X {
+		if def.X[j] != fast.X[j] {
+			t.Fatalf("rays differ: %v (default), %v (NoGrace)", def.X, fast.X)
+		}
+	}
+	if _, err := NewWithSettings(Settings{Termination: Termination{DualInfeasibleGrace: -7}}); err != nil {
+		t.Errorf("a negative grace (NoGrace) rejected: %v", err)
+	}
+}
+
 // TestIllPosed: min x s.t. [x 1; 1 y] ⪰ 0, y ≤ 1/ε-free has infimum 0 not
 // attained when y is free; with y ≤ 1e6 the optimum is 1e-6. Any OK status must
 // come with a point satisfying the conditions; never a wrong optimum.
