@@ -18,8 +18,9 @@
 //   - lpinf: 2n − 1 feasible rows as in lp plus one row −Σ y′ᵢaᵢ over a
 //     random half of them with b_m = −Σ y′ᵢbᵢ − 1 (a planted Farkas
 //     certificate: infeasible);
-//   - lpunb: the lp rows turned so that Ad ≤ 0 for a random d, feasible b,
-//     and q·d = −1 (a planted improving ray: unbounded).
+//   - lpunb, socpunb: the lp (socp) rows turned so that −Ad ∈ K for a
+//     random d, feasible b, and q·d = −1 (a planted improving ray:
+//     unbounded).
 //
 // Backends per instance: ipm (solver/ipm alone), auto (the default route,
 // with its re-check and fallback), highs (lp and qp only) and, with
@@ -78,7 +79,7 @@ func wantStatus(f string) string {
 	switch f {
 	case "lpinf":
 		return "infeasible"
-	case "lpunb":
+	case "lpunb", "socpunb":
 		return "unbounded"
 	}
 	return "optimal"
@@ -96,7 +97,7 @@ func main() {
 	sizes := flag.String("sizes", "10,20,50,100,200", "comma-separated numbers of variables")
 	per := flag.Int("per", 10, "instances per family and size")
 	reps := flag.Int("reps", 5, "solves per instance and backend (the fastest is kept)")
-	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp, lpinf (infeasible), lpunb (unbounded)")
+	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp, lpinf (infeasible), lpunb, socpunb (unbounded)")
 	python := flag.String("python", "/usr/bin/python3", "python with cvxopt (skipped with a message when absent)")
 	ecos := flag.String("ecos", "", "the ECOS driver built by scripts/build-ecos.sh (skipped with a message when empty)")
 	seed := flag.Uint64("seed", 1, "random seed")
@@ -164,7 +165,7 @@ func main() {
 	for _, in := range insts {
 		for r := 0; r < *reps; r++ {
 			for _, b := range backends {
-				if b.lpqp && in.family == "socp" {
+				if b.lpqp && !in.p.IsLinearConic() {
 					continue
 				}
 				cur := timeSolve(b.s, in.p)
@@ -251,43 +252,13 @@ func generate(rng *rand.Rand, f string, n int) (*solver.Problem, error) {
 		}
 		return &solver.Problem{Q: q, A: t.ToCSC(), B: append(b, bm), Cones: []cone.Cone{cone.NewNonnegative(m)}}, nil
 	case "lpunb":
-		// the lp family's rows, each turned so that aᵢ·d ≤ 0 for a random
-		// direction d, b = Ax₀ + s₀ (feasible), and q with q·d = −1: d is an
-		// improving ray.
-		m := 2 * n
-		A := randomRows(rng, m, n, 3)
-		d := make([]float64, n)
-		dd := 0.0
-		for j := range d {
-			d[j] = rng.NormFloat64()
-			dd += d[j] * d[j]
+		return unbounded(rng, randomRows(rng, 2*n, n, 3), []cone.Cone{cone.NewNonnegative(2 * n)}), nil
+	case "socpunb":
+		sp, err := generate(rng, "socp", n)
+		if err != nil {
+			return nil, err
 		}
-		ad := A.MulVecTo(nil, 1, d, 0)
-		for j := 0; j < n; j++ {
-			for q := A.ColPtr[j]; q < A.ColPtr[j+1]; q++ {
-				if ad[A.RowIdx[q]] > 0 {
-					A.Val[q] = -A.Val[q]
-				}
-			}
-		}
-		x0 := make([]float64, n)
-		for j := range x0 {
-			x0[j] = rng.NormFloat64()
-		}
-		b := A.MulVecTo(nil, 1, x0, 0)
-		for i := range b {
-			b[i] += 0.5 + 1.5*rng.Float64()
-		}
-		q := make([]float64, n)
-		qd := 0.0
-		for j := range q {
-			q[j] = rng.NormFloat64()
-			qd += q[j] * d[j]
-		}
-		for j := range q {
-			q[j] -= (qd + 1) * d[j] / dd
-		}
-		return &solver.Problem{Q: q, A: A, B: b, Cones: []cone.Cone{cone.NewNonnegative(m)}}, nil
+		return unbounded(rng, sp.A, sp.Cones), nil
 	case "lp", "qp":
 		m := 2 * n
 		A := randomRows(rng, m, n, 3)
@@ -354,7 +325,78 @@ func generate(rng *rand.Rand, f string, n int) (*solver.Problem, error) {
 		}
 		return &solver.Problem{Q: A.MulTransVecTo(nil, -1, y0, 0), A: A, B: b, Cones: cones}, nil
 	}
-	return nil, fmt.Errorf("-families entry %q, must be lp, qp, socp, lpinf or lpunb", f)
+	return nil, fmt.Errorf("-families entry %q, must be lp, qp, socp, lpinf, lpunb or socpunb", f)
+}
+
+// unbounded turns A's rows so that −Ad ∈ K for a random direction d — a
+// nonnegative row with aᵢ·d > 0 is negated; the head row of a second-order
+// block (one entry, at the block's epigraph variable c) gets the coefficient
+// that makes −(A_k d)₀ = ‖(A_k d)₁:‖ + 1 — and returns the problem with
+// b = Ax₀ + s₀ (s₀ interior to K: feasible) and q with q·d = −1: d is an
+// improving ray, the problem unbounded. A is modified in place.
+func unbounded(rng *rand.Rand, A *sparse.CSC, cones []cone.Cone) *solver.Problem {
+	n := A.Cols
+	d := make([]float64, n)
+	dd := 0.0
+	for j := range d {
+		d[j] = rng.NormFloat64()
+		dd += d[j] * d[j]
+	}
+	ad := A.MulVecTo(nil, 1, d, 0)
+	flip := make([]float64, A.Rows) // per row: the factor of its coefficients
+	head := make([]float64, A.Rows) // per head row: −(A_k d)₀ wanted
+	off := 0
+	for _, c := range cones {
+		switch c.Kind {
+		case cone.Nonnegative:
+			for i := off; i < off+c.Dim; i++ {
+				flip[i] = 1
+				if ad[i] > 0 {
+					flip[i] = -1
+				}
+			}
+		case cone.SecondOrder:
+			tail := 0.0
+			for i := off + 1; i < off+c.Dim; i++ {
+				tail += ad[i] * ad[i]
+				flip[i] = 1
+			}
+			head[off] = math.Sqrt(tail) + 1
+		}
+		off += c.Dim
+	}
+	for j := 0; j < n; j++ {
+		for q := A.ColPtr[j]; q < A.ColPtr[j+1]; q++ {
+			i := A.RowIdx[q]
+			if h := head[i]; h != 0 {
+				A.Val[q] = -h / d[j] // the head row's single entry
+			} else {
+				A.Val[q] *= flip[i]
+			}
+		}
+	}
+	x0 := make([]float64, n)
+	for j := range x0 {
+		x0[j] = rng.NormFloat64()
+	}
+	b := A.MulVecTo(nil, 1, x0, 0)
+	off = 0
+	for _, c := range cones {
+		for i, v := range conepoint.Interior(rng, c, false) {
+			b[off+i] += v
+		}
+		off += c.Dim
+	}
+	q := make([]float64, n)
+	qd := 0.0
+	for j := range q {
+		q[j] = rng.NormFloat64()
+		qd += q[j] * d[j]
+	}
+	for j := range q {
+		q[j] -= (qd + 1) * d[j] / dd
+	}
+	return &solver.Problem{Q: q, A: A, B: b, Cones: cones}
 }
 
 // randomRows is an m×n matrix with `per` N(0, 1) entries in every row at
