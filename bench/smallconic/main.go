@@ -620,6 +620,35 @@ func report(insts []instance, res map[string]map[string]result) {
 		line += fmt.Sprintf(" %s of %d | %d |", strings.Join(counts, "/"), len(groups[k]), disagree)
 		fmt.Println(line)
 	}
+	// median iterations per family and backend
+	fmt.Println()
+	fmt.Println("| family | median iterations " + strings.Join(names, " / ") + " |")
+	fmt.Println("|---|---|")
+	var fams []string
+	seen := map[string]bool{}
+	for _, k := range order {
+		if !seen[k.f] {
+			seen[k.f] = true
+			fams = append(fams, k.f)
+		}
+	}
+	for _, f := range fams {
+		var cells []string
+		for _, b := range names {
+			var its []float64
+			for _, in := range insts {
+				if r, ok := res[b][in.name]; ok && in.family == f && !math.IsNaN(r.seconds) {
+					its = append(its, float64(r.iters))
+				}
+			}
+			if len(its) == 0 {
+				cells = append(cells, "—")
+			} else {
+				cells = append(cells, fmt.Sprintf("%.0f", median(its)))
+			}
+		}
+		fmt.Printf("| %s | %s |\n", f, strings.Join(cells, " / "))
+	}
 	var keys []string
 	for k := range all {
 		keys = append(keys, k)
