@@ -54,14 +54,11 @@ func (b *blocker) Solve(ctx context.Context, p *solver.Problem, _ solver.Setting
 	return &solver.Solution{Status: solver.Cancelled}, nil
 }
 
-// TestConcurrentRouteCancelsLoser: on the concurrent route the IPM's
-// verified optimum wins over a first backend that never answers, which is
-// cancelled; the answer equals the sequential IPM's, and the race is
-// recorded.
-func TestConcurrentRouteCancelsLoser(t *testing.T) {
-	p := sparseLP(120, 100, 4, 1)
-	blk := &blocker{}
-	s, err := auto.NewWith(blk, ipm.New())
+// concurrentWith is the route over first and the IPM, racing them on p
+// (skipped when the machine has fewer than two CPUs).
+func concurrentWith(t *testing.T, first solver.Solver, p *solver.Problem) *auto.Solver {
+	t.Helper()
+	s, err := auto.NewWith(first, ipm.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +66,17 @@ func TestConcurrentRouteCancelsLoser(t *testing.T) {
 	if !s.Concurrent(p) {
 		t.Skip("fewer than two CPUs: no concurrent route")
 	}
+	return s
+}
+
+// TestConcurrentRouteCancelsLoser: on the concurrent route the IPM's
+// verified optimum wins over a first backend that never answers, which is
+// cancelled; the answer equals the sequential IPM's, and the race is
+// recorded.
+func TestConcurrentRouteCancelsLoser(t *testing.T) {
+	p := sparseLP(120, 100, 4, 1)
+	blk := &blocker{}
+	s := concurrentWith(t, blk, p)
 	sol, err := s.Solve(context.Background(), p, solver.Settings{})
 	if err != nil {
 		t.Fatal(err)
@@ -146,14 +154,7 @@ func TestConcurrentRouteDoesNotWaitForLoser(t *testing.T) {
 	p := sparseLP(120, 100, 4, 3)
 	slow := &stubborn{release: make(chan struct{}), got: make(chan *solver.Problem, 1)}
 	defer close(slow.release)
-	s, err := auto.NewWith(slow, ipm.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.ConcurrentNnz = 1
-	if !s.Concurrent(p) {
-		t.Skip("fewer than two CPUs: no concurrent route")
-	}
+	s := concurrentWith(t, slow, p)
 	sol, err := s.Solve(context.Background(), p, solver.Settings{})
 	if err != nil {
 		t.Fatal(err)

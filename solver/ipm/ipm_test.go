@@ -648,14 +648,19 @@ func TestInfeasibleSOCP(t *testing.T) {
 	})
 }
 
-func TestUnboundedSOCP(t *testing.T) {
-	// min −t − x s.t. ‖(x, y)‖ ≤ t, y = 1: unbounded along t = x → ∞
-	p := &solver.Problem{
+// unboundedSOCP is min −t − x s.t. ‖(x, y)‖ ≤ t, y = 1: unbounded along
+// t = x → ∞.
+func unboundedSOCP() *solver.Problem {
+	return &solver.Problem{
 		Q:     []float64{-1, -1, 0},
 		A:     dense([][]float64{{0, 0, 1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}}),
 		B:     []float64{1, 0, 0, 0},
 		Cones: []cone.Cone{cone.NewZero(1), cone.NewSecondOrder(3)},
 	}
+}
+
+func TestUnboundedSOCP(t *testing.T) {
+	p := unboundedSOCP()
 	both(t, func(t *testing.T, set Settings) {
 		sol := solveT(t, p, set)
 		if sol.Status != solver.DualInfeasible {
@@ -680,12 +685,7 @@ func TestUnboundedSOCP(t *testing.T) {
 // exactly DualInfeasibleGrace (default 10) iterations before the default
 // settings do, with the same ray (the iterates agree up to the detection).
 func TestNoGraceStopsAtDetection(t *testing.T) {
-	p := &solver.Problem{
-		Q:     []float64{-1, -1, 0},
-		A:     dense([][]float64{{0, 0, 1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}}),
-		B:     []float64{1, 0, 0, 0},
-		Cones: []cone.Cone{cone.NewZero(1), cone.NewSecondOrder(3)},
-	}
+	p := unboundedSOCP()
 	def := solveT(t, p, Settings{})
 	fast := solveT(t, p, Settings{Termination: Termination{DualInfeasibleGrace: NoGrace}})
 	if def.Status != solver.DualInfeasible || fast.Status != solver.DualInfeasible {
