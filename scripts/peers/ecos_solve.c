@@ -12,8 +12,9 @@
  * nonnegative rows are moved ahead of the second-order rows (ECOS wants the
  * orthant first). ECOS has no quadratic objective: with P ≠ 0 the objective
  * is written as qᵀx + t with ½‖Lᵀx‖² ≤ t (P = LLᵀ, a dense Cholesky
- * factor), i.e. (2t + 1, 2Lᵀx, 2t − 1) in a second-order cone of dimension
- * n + 2 — the standard "QP as SOCP" epigraph.
+ * factor; for a semidefinite P a zero pivot leaves a zero column of L),
+ * i.e. (2t + 1, 2Lᵀx, 2t − 1) in a second-order cone of dimension n + 2 —
+ * the standard "QP as SOCP" epigraph.
  *
  * Timing: ECOS_setup + ECOS_solve + ECOS_cleanup (ECOS's equilibration,
  * ordering and symbolic factorisation are part of the solve, as privopt's
@@ -209,10 +210,18 @@ static const char *convert(const problem *p, ecosdata *e) {
                 L[i * n + j] += p->pval[t];
                 if (i != j) L[j * n + i] += p->pval[t];
             }
+        double maxdiag = 0;
+        for (long j = 0; j < n; j++) maxdiag = fmax(maxdiag, fabs(L[j * n + j]));
         for (long j = 0; j < n; j++) {
             double d = L[j * n + j];
             for (long s = 0; s < j; s++) d -= L[j * n + s] * L[j * n + s];
-            if (!(d > 0)) return "P is not positive definite (the QP-as-SOCP epigraph needs a Cholesky factor)";
+            if (d < -1e-12 * maxdiag) return "P is not positive semidefinite (its Cholesky factorization has a negative pivot)";
+            if (d <= 1e-14 * maxdiag) {
+                /* a zero pivot of a semidefinite P: its column of L is zero */
+                for (long i = j; i < n; i++) L[i * n + j] = 0;
+                for (long s = j + 1; s < n; s++) L[j * n + s] = 0;
+                continue;
+            }
             d = sqrt(d);
             L[j * n + j] = d;
             for (long i = j + 1; i < n; i++) {
