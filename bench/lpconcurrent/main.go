@@ -10,12 +10,14 @@
 // half of the rows and 0 elsewhere: primal and dual feasible, so optimal.
 //
 //	go run ./bench/lpconcurrent [-m 6000] [-n 5000] [-nnz 53000] [-seed 1]
-//	    [-backends auto,ipm,highs,highs-ipm] [-time-limit 900s]
+//	    [-backends auto,ipm,highs,highs-ipm] [-time-limit 900s] [-cancel-after 30s]
 //
 // Each solve reports wall and process CPU time (user + system, all threads),
 // status, objective, the process's peak resident set so far (getrusage's
 // maxrss; run one backend per invocation to read it per backend) and, for
-// auto, which backend won the race.
+// auto, which backend won the race. With -cancel-after the solve's context is
+// cancelled after that long and the time the backend took to return after
+// the cancellation is printed.
 package main
 
 import (
@@ -43,6 +45,7 @@ func main() {
 	backends := flag.String("backends", "auto,ipm,highs,highs-ipm", "comma-separated: auto, ipm, highs (its default, dual simplex), highs-ipm (HiGHS's IPM)")
 	limit := flag.Duration("time-limit", 900*time.Second, "time limit per solve")
 	logIt := flag.Bool("log", false, "write the backends' iteration logs to standard error")
+	cancelAfter := flag.Duration("cancel-after", 0, "cancel each solve's context after this long and report how long the backend took to return (0: never)")
 	flag.Parse()
 	p := randomLP(*m, *n, *nnz, *seed)
 	fmt.Printf("random sparse LP %d × %d, %d nonzeros (seed %d), time limit %v\n", *m, *n, p.A.Nnz(), *seed, *limit)
@@ -64,8 +67,20 @@ func main() {
 		if *logIt {
 			set.Log = os.Stderr
 		}
-		sol, err := b.Solve(context.Background(), p, set)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancelledAt := make(chan time.Time, 1)
+		if *cancelAfter > 0 {
+			timer := time.AfterFunc(*cancelAfter, func() { cancelledAt <- time.Now(); cancel() })
+			defer timer.Stop()
+		}
+		sol, err := b.Solve(ctx, p, set)
 		wall, cpu := time.Since(t0), cpuTime()-cpu0
+		select {
+		case at := <-cancelledAt:
+			fmt.Printf("%-10s returned %v after the cancellation\n", name, time.Since(at).Round(time.Millisecond))
+		default:
+		}
+		cancel()
 		if err != nil {
 			fmt.Printf("%-10s error: %v\n", name, err)
 			continue

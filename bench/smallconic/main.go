@@ -2,8 +2,9 @@
 // problems (10–200 variables), the models that learning and the hourly
 // releases solve thousands of times, against HiGHS and CVXOPT.
 //
-// Families (seeded; every instance has a planted strictly feasible
-// primal–dual pair, so every solver must report optimal):
+// Families (seeded; every lp, qp and socp instance has a planted strictly
+// feasible primal–dual pair, so every solver must report optimal; lpinf and
+// lpunb have a planted certificate of the status every solver must report):
 //
 //   - lp:   minimize qᵀx s.t. Ax ≤ b, x free; A has m = 2n rows with 3
 //     N(0, 1) entries each (and every column at least one), b = Ax₀ + s₀ with
@@ -13,12 +14,22 @@
 //   - socp: n/5 second-order cones of dimension 6 whose five lower rows each
 //     touch 2 random variables (the head row t ≥ ‖·‖ has constant b = 0,
 //     A = 0 except a free epigraph variable), plus 2n nonnegative rows as in
-//     lp; b and q planted through conepoint.Interior.
+//     lp; b and q planted through conepoint.Interior;
+//   - lpinf: 2n − 1 feasible rows as in lp plus one row −Σ y′ᵢaᵢ over a
+//     random half of them with b_m = −Σ y′ᵢbᵢ − 1 (a planted Farkas
+//     certificate: infeasible);
+//   - lpunb, socpunb: the lp (socp) rows turned so that −Ad ∈ K for a
+//     random d, feasible b, and q·d = −1 (a planted improving ray:
+//     unbounded).
 //
 // Backends per instance: ipm (solver/ipm alone), auto (the default route,
 // with its re-check and fallback), highs (lp and qp only) and, with
 // /usr/bin/python3 and python3-cvxopt present, CVXOPT's conelp/coneqp
-// (bench/ipmvscvxopt/cvxopt_solve.py) at the same tolerances (1e-8). Each
+// (bench/ipmvscvxopt/cvxopt_solve.py) at the same tolerances (1e-8), and
+// with -ecos the ECOS driver built by scripts/build-ecos.sh
+// (scripts/peers/ecos_solve.c: ECOS 2.0.10 from source, QPs as SOCPs
+// through the epigraph of ½‖Lᵀx‖², tolerances 1e-8, the timer around
+// setup + solve + cleanup). Each
 // privopt/HiGHS solve is repeated -reps times (the backends interleaved)
 // and the fastest wall time kept; CVXOPT likewise (--reps), timing the solver call only (its matrices
 // are built before the timer; privopt's time includes its presolve, scaling
@@ -26,7 +37,7 @@
 // every backend and the medians of the per-instance ratios, and the
 // per-solve overhead of the default route over the IPM alone (auto − ipm).
 //
-//	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5]
+//	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5] [-ecos ecos_solve]
 //	    [-families lp,qp,socp] [-python /usr/bin/python3] [-seed 1]
 package main
 
@@ -40,6 +51,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,6 +71,18 @@ type instance struct {
 	name, family string
 	n            int
 	p            *solver.Problem
+	want         string // the planted status: optimal, infeasible or unbounded
+}
+
+// wantStatus is the status planted in family f's instances.
+func wantStatus(f string) string {
+	switch f {
+	case "lpinf":
+		return "infeasible"
+	case "lpunb", "socpunb":
+		return "unbounded"
+	}
+	return "optimal"
 }
 
 // result is one backend's fastest solve of one instance.
@@ -73,10 +97,13 @@ func main() {
 	sizes := flag.String("sizes", "10,20,50,100,200", "comma-separated numbers of variables")
 	per := flag.Int("per", 10, "instances per family and size")
 	reps := flag.Int("reps", 5, "solves per instance and backend (the fastest is kept)")
-	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp")
+	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp, lpinf (infeasible), lpunb, socpunb (unbounded)")
 	python := flag.String("python", "/usr/bin/python3", "python with cvxopt (skipped with a message when absent)")
+	ecos := flag.String("ecos", "", "the ECOS driver built by scripts/build-ecos.sh (skipped with a message when empty)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	verbose := flag.Bool("v", false, "print every solve")
+	only := flag.String("backends", "ipm,auto,highs", "comma-separated privopt-side backends to run: ipm, auto, highs")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the privopt-side solves to this file")
 	flag.Parse()
 
 	var ns []int
@@ -98,7 +125,7 @@ func main() {
 					fmt.Fprintln(os.Stderr, "smallconic:", err)
 					os.Exit(2)
 				}
-				insts = append(insts, instance{name: fmt.Sprintf("%s_n%d_%d", f, n, k), family: f, n: n, p: p})
+				insts = append(insts, instance{name: fmt.Sprintf("%s_n%d_%d", f, n, k), family: f, n: n, p: p, want: wantStatus(f)})
 			}
 		}
 	}
@@ -108,6 +135,27 @@ func main() {
 		s    solver.Solver
 		lpqp bool // only LPs and QPs
 	}{{"ipm", ipm.New(), false}, {"auto", auto.New(), false}, {"highs", highs.New(), true}}
+	keep := map[string]bool{}
+	for _, b := range strings.Split(*only, ",") {
+		keep[strings.TrimSpace(b)] = true
+	}
+	for i := 0; i < len(backends); i++ {
+		if !keep[backends[i].name] {
+			backends = append(backends[:i], backends[i+1:]...)
+			i--
+		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "smallconic:", err)
+			os.Exit(2)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "smallconic:", err)
+			os.Exit(2)
+		}
+	}
 	res := map[string]map[string]result{} // backend → instance → result
 	for _, b := range backends {
 		res[b.name] = map[string]result{}
@@ -117,7 +165,7 @@ func main() {
 	for _, in := range insts {
 		for r := 0; r < *reps; r++ {
 			for _, b := range backends {
-				if b.lpqp && in.family == "socp" {
+				if b.lpqp && !in.p.IsLinearConic() {
 					continue
 				}
 				cur := timeSolve(b.s, in.p)
@@ -134,12 +182,20 @@ func main() {
 			}
 		}
 	}
-	cvx, note := runCVXOPT(*python, insts, *reps)
-	if cvx != nil {
-		res["cvxopt"] = cvx
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
 	}
-	if note != "" {
-		fmt.Println(note)
+	for peer, run := range map[string]func() (map[string]result, string){
+		"cvxopt": func() (map[string]result, string) { return runCVXOPT(*python, insts, *reps) },
+		"ecos":   func() (map[string]result, string) { return runECOS(*ecos, insts, *reps) },
+	} {
+		r, note := run()
+		if r != nil {
+			res[peer] = r
+		}
+		if note != "" {
+			fmt.Println(note)
+		}
 	}
 	report(insts, res)
 }
@@ -158,6 +214,51 @@ func timeSolve(s solver.Solver, p *solver.Problem) result {
 // generate builds one instance of family f with n variables.
 func generate(rng *rand.Rand, f string, n int) (*solver.Problem, error) {
 	switch f {
+	case "lpinf":
+		// m−1 rows of the lp family's kind, feasible; then row m is
+		// −Σ y′ᵢaᵢ over a random half of them (y′ uniform on [0.5, 2]) with
+		// b_m = −Σ y′ᵢbᵢ − 1, so y = (y′, 1) ≥ 0 has Aᵀy = 0, bᵀy = −1.
+		m := 2 * n
+		A := randomRows(rng, m-1, n, 3)
+		x0 := make([]float64, n)
+		for j := range x0 {
+			x0[j] = rng.NormFloat64()
+		}
+		b := A.MulVecTo(nil, 1, x0, 0)
+		y := make([]float64, m-1)
+		for i := range b {
+			b[i] += 0.5 + 1.5*rng.Float64()
+			if rng.IntN(2) == 0 {
+				y[i] = 0.5 + 1.5*rng.Float64()
+			}
+		}
+		last := A.MulTransVecTo(nil, -1, y, 0)
+		bm := -1.0
+		for i := range y {
+			bm -= y[i] * b[i]
+		}
+		t := sparse.NewTriplets(m, n, A.Nnz()+n)
+		for j := 0; j < n; j++ {
+			for q := A.ColPtr[j]; q < A.ColPtr[j+1]; q++ {
+				t.Append(A.RowIdx[q], j, A.Val[q])
+			}
+			if last[j] != 0 {
+				t.Append(m-1, j, last[j])
+			}
+		}
+		q := make([]float64, n)
+		for j := range q {
+			q[j] = rng.NormFloat64()
+		}
+		return &solver.Problem{Q: q, A: t.ToCSC(), B: append(b, bm), Cones: []cone.Cone{cone.NewNonnegative(m)}}, nil
+	case "lpunb":
+		return unbounded(rng, randomRows(rng, 2*n, n, 3), []cone.Cone{cone.NewNonnegative(2 * n)}), nil
+	case "socpunb":
+		sp, err := generate(rng, "socp", n)
+		if err != nil {
+			return nil, err
+		}
+		return unbounded(rng, sp.A, sp.Cones), nil
 	case "lp", "qp":
 		m := 2 * n
 		A := randomRows(rng, m, n, 3)
@@ -224,7 +325,78 @@ func generate(rng *rand.Rand, f string, n int) (*solver.Problem, error) {
 		}
 		return &solver.Problem{Q: A.MulTransVecTo(nil, -1, y0, 0), A: A, B: b, Cones: cones}, nil
 	}
-	return nil, fmt.Errorf("-families entry %q, must be lp, qp or socp", f)
+	return nil, fmt.Errorf("-families entry %q, must be lp, qp, socp, lpinf, lpunb or socpunb", f)
+}
+
+// unbounded turns A's rows so that −Ad ∈ K for a random direction d — a
+// nonnegative row with aᵢ·d > 0 is negated; the head row of a second-order
+// block (one entry, at the block's epigraph variable c) gets the coefficient
+// that makes −(A_k d)₀ = ‖(A_k d)₁:‖ + 1 — and returns the problem with
+// b = Ax₀ + s₀ (s₀ interior to K: feasible) and q with q·d = −1: d is an
+// improving ray, the problem unbounded. A is modified in place.
+func unbounded(rng *rand.Rand, A *sparse.CSC, cones []cone.Cone) *solver.Problem {
+	n := A.Cols
+	d := make([]float64, n)
+	dd := 0.0
+	for j := range d {
+		d[j] = rng.NormFloat64()
+		dd += d[j] * d[j]
+	}
+	ad := A.MulVecTo(nil, 1, d, 0)
+	flip := make([]float64, A.Rows) // per row: the factor of its coefficients
+	head := make([]float64, A.Rows) // per head row: −(A_k d)₀ wanted
+	off := 0
+	for _, c := range cones {
+		switch c.Kind {
+		case cone.Nonnegative:
+			for i := off; i < off+c.Dim; i++ {
+				flip[i] = 1
+				if ad[i] > 0 {
+					flip[i] = -1
+				}
+			}
+		case cone.SecondOrder:
+			tail := 0.0
+			for i := off + 1; i < off+c.Dim; i++ {
+				tail += ad[i] * ad[i]
+				flip[i] = 1
+			}
+			head[off] = math.Sqrt(tail) + 1
+		}
+		off += c.Dim
+	}
+	for j := 0; j < n; j++ {
+		for q := A.ColPtr[j]; q < A.ColPtr[j+1]; q++ {
+			i := A.RowIdx[q]
+			if h := head[i]; h != 0 {
+				A.Val[q] = -h / d[j] // the head row's single entry
+			} else {
+				A.Val[q] *= flip[i]
+			}
+		}
+	}
+	x0 := make([]float64, n)
+	for j := range x0 {
+		x0[j] = rng.NormFloat64()
+	}
+	b := A.MulVecTo(nil, 1, x0, 0)
+	off = 0
+	for _, c := range cones {
+		for i, v := range conepoint.Interior(rng, c, false) {
+			b[off+i] += v
+		}
+		off += c.Dim
+	}
+	q := make([]float64, n)
+	qd := 0.0
+	for j := range q {
+		q[j] = rng.NormFloat64()
+		qd += q[j] * d[j]
+	}
+	for j := range q {
+		q[j] -= (qd + 1) * d[j] / dd
+	}
+	return &solver.Problem{Q: q, A: A, B: b, Cones: cones}
 }
 
 // randomRows is an m×n matrix with `per` N(0, 1) entries in every row at
@@ -278,24 +450,43 @@ func runCVXOPT(python string, insts []instance, reps int) (map[string]result, st
 	if err := exec.Command(python, "-c", "import cvxopt").Run(); err != nil {
 		return nil, fmt.Sprintf("CVXOPT skipped: %s cannot import cvxopt (%v)", python, err)
 	}
+	return runPeer("CVXOPT", python, []string{cvxoptjson.ScriptPath(), "--reps", strconv.Itoa(reps)}, cvxoptjson.Write, insts)
+}
+
+// runECOS writes the instances as text and solves them with the driver
+// built by scripts/build-ecos.sh; nil and a note when there is none.
+func runECOS(binary string, insts []instance, reps int) (map[string]result, string) {
+	if binary == "" {
+		return nil, "ECOS skipped: no -ecos driver (build one with scripts/build-ecos.sh)"
+	}
+	if _, err := os.Stat(binary); err != nil {
+		return nil, fmt.Sprintf("ECOS skipped: %s not found", binary)
+	}
+	return runPeer("ECOS", binary, []string{"--reps", strconv.Itoa(reps)}, cvxoptjson.WriteText, insts)
+}
+
+// runPeer writes every instance to a temporary file with write, runs
+// command args... files and decodes its cvxoptjson.Result lines (one per
+// instance); nil and a note naming the peer when that fails.
+func runPeer(peer, command string, args []string, write func(path, name string, p *solver.Problem) error, insts []instance) (map[string]result, string) {
 	dir, err := os.MkdirTemp("", "smallconic")
 	if err != nil {
-		return nil, "CVXOPT skipped: " + err.Error()
+		return nil, peer + " skipped: " + err.Error()
 	}
 	defer os.RemoveAll(dir)
-	args := []string{cvxoptjson.ScriptPath(), "--reps", strconv.Itoa(reps)}
 	for _, in := range insts {
-		path := filepath.Join(dir, in.name+".json")
-		if err := cvxoptjson.Write(path, in.name, in.p); err != nil {
-			return nil, "CVXOPT skipped: " + err.Error()
+		path := filepath.Join(dir, in.name)
+		if err := write(path, in.name, in.p); err != nil {
+			return nil, peer + " skipped: " + err.Error()
 		}
 		args = append(args, path)
 	}
-	cmd := exec.Command(python, args...)
+	cmd := exec.Command(command, args...)
 	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1")
+	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Sprintf("CVXOPT skipped: the script failed: %v", err)
+		return nil, fmt.Sprintf("%s skipped: %s failed: %v", peer, command, err)
 	}
 	res := map[string]result{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -324,11 +515,14 @@ func median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// peers are the backends privopt's ipm and auto are compared with.
+var peers = []string{"highs", "cvxopt", "ecos"}
+
 // report prints, per family and size, the median time of each backend, the
 // number of optimal answers, objective disagreements, and the medians of
 // the per-instance ratios privopt/peer.
 func report(insts []instance, res map[string]map[string]result) {
-	names := []string{"ipm", "auto", "highs", "cvxopt"}
+	names := append([]string{"ipm", "auto"}, peers...)
 	type key struct {
 		f string
 		n int
@@ -342,8 +536,20 @@ func report(insts []instance, res map[string]map[string]result) {
 		}
 		groups[k] = append(groups[k], in)
 	}
-	fmt.Println("| family | n | ipm median | auto median | auto − ipm (median) | highs median | cvxopt median | ipm/highs | auto/highs | ipm/cvxopt | auto/cvxopt | optimal ipm/auto/highs/cvxopt | objective disagreements |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	head := "| family | n | ipm median | auto median | auto − ipm (median) |"
+	rule := "|---|---|---|---|---|"
+	for _, p := range peers {
+		head += " " + p + " median |"
+		rule += "---|"
+	}
+	for _, p := range peers {
+		head += " ipm/" + p + " | auto/" + p + " |"
+		rule += "---|---|"
+	}
+	head += " planted status found " + strings.Join(names, "/") + " | objective disagreements |"
+	rule += "---|---|"
+	fmt.Println(head)
+	fmt.Println(rule)
 	all := map[string][]float64{}
 	for _, k := range order {
 		times := map[string][]float64{}
@@ -358,8 +564,10 @@ func report(insts []instance, res map[string]map[string]result) {
 				if !ok {
 					continue
 				}
-				if r.status == "optimal" {
+				if r.status == in.want {
 					opt[b]++
+				}
+				if r.status == "optimal" {
 					if math.IsNaN(ref) {
 						ref = r.obj
 					} else if math.Abs(r.obj-ref) > 1e-5*math.Max(1, math.Abs(ref)) {
@@ -372,15 +580,18 @@ func report(insts []instance, res map[string]map[string]result) {
 			}
 			ri, rauto := res["ipm"][in.name], res["auto"][in.name]
 			over = append(over, rauto.seconds-ri.seconds)
-			for _, peer := range []string{"highs", "cvxopt"} {
+			for _, peer := range peers {
 				rp, ok := res[peer][in.name]
 				if !ok || rp.seconds <= 0 || math.IsNaN(rp.seconds) {
 					continue
 				}
-				ratios["ipm/"+peer] = append(ratios["ipm/"+peer], ri.seconds/rp.seconds)
-				ratios["auto/"+peer] = append(ratios["auto/"+peer], rauto.seconds/rp.seconds)
-				all[k.f+" ipm/"+peer] = append(all[k.f+" ipm/"+peer], ri.seconds/rp.seconds)
-				all[k.f+" auto/"+peer] = append(all[k.f+" auto/"+peer], rauto.seconds/rp.seconds)
+				for _, me := range []struct {
+					name string
+					r    result
+				}{{"ipm", ri}, {"auto", rauto}} {
+					ratios[me.name+"/"+peer] = append(ratios[me.name+"/"+peer], me.r.seconds/rp.seconds)
+					all[k.f+" "+me.name+"/"+peer] = append(all[k.f+" "+me.name+"/"+peer], me.r.seconds/rp.seconds)
+				}
 			}
 		}
 		ms := func(b string) string {
@@ -395,9 +606,48 @@ func report(insts []instance, res map[string]map[string]result) {
 			}
 			return fmt.Sprintf("%.2f", median(ratios[r]))
 		}
-		fmt.Printf("| %s | %d | %s | %s | %.3g ms | %s | %s | %s | %s | %s | %s | %d/%d/%d/%d of %d | %d |\n", k.f, k.n, ms("ipm"), ms("auto"), 1e3*median(over),
-			ms("highs"), ms("cvxopt"), rs("ipm/highs"), rs("auto/highs"), rs("ipm/cvxopt"), rs("auto/cvxopt"),
-			opt["ipm"], opt["auto"], opt["highs"], opt["cvxopt"], len(groups[k]), disagree)
+		line := fmt.Sprintf("| %s | %d | %s | %s | %.3g ms |", k.f, k.n, ms("ipm"), ms("auto"), 1e3*median(over))
+		for _, p := range peers {
+			line += " " + ms(p) + " |"
+		}
+		for _, p := range peers {
+			line += " " + rs("ipm/"+p) + " | " + rs("auto/"+p) + " |"
+		}
+		var counts []string
+		for _, b := range names {
+			counts = append(counts, strconv.Itoa(opt[b]))
+		}
+		line += fmt.Sprintf(" %s of %d | %d |", strings.Join(counts, "/"), len(groups[k]), disagree)
+		fmt.Println(line)
+	}
+	// median iterations per family and backend
+	fmt.Println()
+	fmt.Println("| family | median iterations " + strings.Join(names, " / ") + " |")
+	fmt.Println("|---|---|")
+	var fams []string
+	seen := map[string]bool{}
+	for _, k := range order {
+		if !seen[k.f] {
+			seen[k.f] = true
+			fams = append(fams, k.f)
+		}
+	}
+	for _, f := range fams {
+		var cells []string
+		for _, b := range names {
+			var its []float64
+			for _, in := range insts {
+				if r, ok := res[b][in.name]; ok && in.family == f && !math.IsNaN(r.seconds) {
+					its = append(its, float64(r.iters))
+				}
+			}
+			if len(its) == 0 {
+				cells = append(cells, "—")
+			} else {
+				cells = append(cells, fmt.Sprintf("%.0f", median(its)))
+			}
+		}
+		fmt.Printf("| %s | %s |\n", f, strings.Join(cells, " / "))
 	}
 	var keys []string
 	for k := range all {

@@ -63,11 +63,24 @@ type Solver struct {
 	ConcurrentNnz int
 }
 
-// New returns the automatic backend with HiGHS and the IPM at their default
-// options.
 func init() { solver.Register("auto", func() solver.Solver { return New() }) }
 
-func New() *Solver { return &Solver{highs: highs.New(), ipm: ipm.New()} }
+// New returns the automatic backend with HiGHS at its default options and
+// the IPM at its defaults except that it answers "unbounded" without grace
+// iterations (see confirmingIPM).
+func New() *Solver { return &Solver{highs: highs.New(), ipm: confirmingIPM} }
+
+// confirmingIPM is the route's interior-point backend: it answers
+// "unbounded" as soon as it has an improving ray (ipm.NoGrace), because the
+// route decides primal feasibility itself (confirmFeasible) instead of the
+// IPM's ten grace iterations that look for a primal certificate.
+var confirmingIPM = func() *ipm.Solver {
+	s, err := ipm.NewWithSettings(ipm.Settings{Termination: ipm.Termination{DualInfeasibleGrace: ipm.NoGrace}})
+	if err != nil {
+		panic(err) // constant settings
+	}
+	return s
+}()
 
 // NewWith returns the automatic backend over the given LP/QP backend (used
 // for zero and nonnegative cones) and conic backend (every cone); either may
@@ -228,14 +241,25 @@ func (s *Solver) Concurrent(p *solver.Problem) bool {
 	return k > 0 && p.IsLinearConic() && (p.P == nil || p.P.Nnz() == 0) && p.A.Nnz() >= k && runtime.GOMAXPROCS(0) >= 2
 }
 
+// LoserGrace is how long the concurrent route waits, once it has a winner,
+// for the cancelled backend to return before answering without it. HiGHS
+// reads its interrupt flag only between two simplex iterations, and one
+// iteration of its dual simplex on a 6,000 × 5,000 random sparse LP was
+// measured at up to 3.7 s (BENCHMARKS.md, "Solver trust, round 3"): the
+// route does not wait for that. A backend still running after LoserGrace
+// finishes its iteration in the background on a private copy of the problem
+// (so the caller may reuse p at once), and its answer is discarded.
+const LoserGrace = 100 * time.Millisecond
+
 // concurrent runs the backends of route side by side, as commercial
 // solvers' concurrent LP mode does: the first answer that ends the route (a
 // verified optimum or a certified infeasibility) wins and the other solve is
 // cancelled (both backends stop at their next iteration when the context is
-// cancelled); when the first answer does not end the route, the other
-// backend's answer is awaited and the better of the two kept. The race is
-// recorded in Solution.Diagnostic ("concurrent route: highs answered first
-// after 1.2s; ipm cancelled") and Solution.Solver names the winner.
+// cancelled; the route waits at most LoserGrace for that); when the first
+// answer does not end the route, the other backend's answer is awaited and
+// the better of the two kept. The race is recorded in Solution.Diagnostic
+// ("concurrent route: highs answered first after 1.2s; ipm cancelled
+// (stopped 3ms later)") and Solution.Solver names the winner.
 func (s *Solver) concurrent(ctx context.Context, p *solver.Problem, set solver.Settings, route []solver.Solver) race {
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -245,18 +269,35 @@ func (s *Solver) concurrent(ctx context.Context, p *solver.Problem, set solver.S
 		err error
 		at  time.Duration
 	}
+	// The backends read a private copy: a loser may outlive this call.
+	own := &solver.Problem{Q: append([]float64(nil), p.Q...), R: p.R, A: p.A.Clone(),
+		B: append([]float64(nil), p.B...), Cones: append([]cone.Cone(nil), p.Cones...)}
+	if p.P != nil {
+		own.P = p.P.Clone()
+	}
 	start := time.Now()
-	ch := make(chan result, len(route))
+	ch := make(chan result, len(route)) // buffered: a late loser never blocks
 	for _, b := range route {
 		go func() {
-			sol, err := s.try(rctx, b, p, set)
+			sol, err := s.try(rctx, b, own, set)
 			ch <- result{b, sol, err, time.Since(start)}
 		}()
 	}
 	var r race
 	var winner string
-	for range route {
-		res := <-ch
+	var grace <-chan time.Time
+	for pending := len(route); pending > 0; pending-- {
+		var res result
+		select {
+		case res = <-ch:
+		case <-grace:
+			for _, b := range route {
+				if b.Name() != winner {
+					r.note += fmt.Sprintf("; %s cancelled (still stopping after %v: its answer is discarded)", b.Name(), LoserGrace)
+				}
+			}
+			return r
+		}
 		if winner != "" {
 			// the loser, back after the cancellation: not an answer
 			r.note += fmt.Sprintf("; %s cancelled (stopped %v later)", res.b.Name(), (res.at - r.best.SolveTime).Round(time.Millisecond))
@@ -272,6 +313,7 @@ func (s *Solver) concurrent(ctx context.Context, p *solver.Problem, set solver.S
 			r.note = fmt.Sprintf("concurrent route: %s %s after %v", winner, first, res.at.Round(time.Millisecond))
 			res.sol.SolveTime = res.at
 			cancel()
+			grace = time.After(LoserGrace)
 		}
 	}
 	if winner == "" {

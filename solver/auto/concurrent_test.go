@@ -54,14 +54,11 @@ func (b *blocker) Solve(ctx context.Context, p *solver.Problem, _ solver.Setting
 	return &solver.Solution{Status: solver.Cancelled}, nil
 }
 
-// TestConcurrentRouteCancelsLoser: on the concurrent route the IPM's
-// verified optimum wins over a first backend that never answers, which is
-// cancelled; the answer equals the sequential IPM's, and the race is
-// recorded.
-func TestConcurrentRouteCancelsLoser(t *testing.T) {
-	p := sparseLP(120, 100, 4, 1)
-	blk := &blocker{}
-	s, err := auto.NewWith(blk, ipm.New())
+// concurrentWith is the route over first and the IPM, racing them on p
+// (skipped when the machine has fewer than two CPUs).
+func concurrentWith(t *testing.T, first solver.Solver, p *solver.Problem) *auto.Solver {
+	t.Helper()
+	s, err := auto.NewWith(first, ipm.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +66,17 @@ func TestConcurrentRouteCancelsLoser(t *testing.T) {
 	if !s.Concurrent(p) {
 		t.Skip("fewer than two CPUs: no concurrent route")
 	}
+	return s
+}
+
+// TestConcurrentRouteCancelsLoser: on the concurrent route the IPM's
+// verified optimum wins over a first backend that never answers, which is
+// cancelled; the answer equals the sequential IPM's, and the race is
+// recorded.
+func TestConcurrentRouteCancelsLoser(t *testing.T) {
+	p := sparseLP(120, 100, 4, 1)
+	blk := &blocker{}
+	s := concurrentWith(t, blk, p)
 	sol, err := s.Solve(context.Background(), p, solver.Settings{})
 	if err != nil {
 		t.Fatal(err)
@@ -118,4 +126,47 @@ func TestConcurrentRouteDefaultBackends(t *testing.T) {
 		t.Errorf("diagnostics: concurrent %q, sequential %q", sol.Diagnostic, ref.Diagnostic)
 	}
 	t.Logf("won by %s: %s", sol.Solver, sol.Diagnostic)
+}
+
+// stubborn is a backend that does not stop when its context is cancelled:
+// it returns only after release is closed (an HiGHS simplex iteration that
+// takes seconds, made deterministic). It records the problem it was given.
+type stubborn struct {
+	release chan struct{}
+	got     chan *solver.Problem
+}
+
+func (*stubborn) Name() string              { return "stubborn" }
+func (*stubborn) Supports(k cone.Kind) bool { return k == cone.Zero || k == cone.Nonnegative }
+func (b *stubborn) Solve(ctx context.Context, p *solver.Problem, _ solver.Settings) (*solver.Solution, error) {
+	b.got <- p
+	<-b.release
+	return &solver.Solution{Status: solver.Cancelled}, nil
+}
+
+// TestConcurrentRouteDoesNotWaitForLoser: a loser that keeps running after
+// the cancellation does not hold the answer back. The route returns the
+// IPM's optimum while the loser is still blocked (it is released only after
+// Solve returned: if Solve waited for it, the test would never finish),
+// records that the loser was still stopping, and the loser worked on a
+// private copy of the problem, so the caller may modify p at once.
+func TestConcurrentRouteDoesNotWaitForLoser(t *testing.T) {
+	p := sparseLP(120, 100, 4, 3)
+	slow := &stubborn{release: make(chan struct{}), got: make(chan *solver.Problem, 1)}
+	defer close(slow.release)
+	s := concurrentWith(t, slow, p)
+	sol, err := s.Solve(context.Background(), p, solver.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Status != solver.Optimal || sol.Solver != "ipm" {
+		t.Fatalf("status %v by %s (%s); want optimal by ipm", sol.Status, sol.Solver, sol.Diagnostic)
+	}
+	if !strings.Contains(sol.Diagnostic, "stubborn cancelled (still stopping after") {
+		t.Errorf("diagnostic %q does not record the loser still stopping", sol.Diagnostic)
+	}
+	if q := <-slow.got; q == p || &q.B[0] == &p.B[0] || &q.A.Val[0] == &p.A.Val[0] {
+		t.Error("the loser shares the caller's problem data")
+	}
+	p.B[0] = math.NaN() // the caller reuses p while the loser still runs
 }

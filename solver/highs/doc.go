@@ -36,7 +36,13 @@
 // Cancellation: a goroutine watches ctx and raises a flag that HiGHS's simplex
 // and interior-point interrupt callbacks read, so a cancelled solve stops
 // within one iteration with status Cancelled. (HiGHS's QP solver has no
-// interrupt callback: QPs are bounded by Settings.TimeLimit.)
+// interrupt callback: QPs are bounded by Settings.TimeLimit.) "One iteration"
+// is not always short: HiGHS polls the flag once per simplex iteration, and
+// on a 6,000 × 5,000 random sparse LP the gaps between two polls of its dual
+// simplex grew to 3.7 s late in phase 1 (a cancelled solve returned 44 ms
+// after the cancellation in one run, 9 s in another; BENCHMARKS.md, "Solver
+// trust, round 3"). solver/auto's concurrent route therefore does not wait
+// for a cancelled HiGHS solve (auto.LoserGrace).
 //
 // # Why the C API and not github.com/lanl/highs
 //

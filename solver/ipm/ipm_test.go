@@ -648,14 +648,19 @@ func TestInfeasibleSOCP(t *testing.T) {
 	})
 }
 
-func TestUnboundedSOCP(t *testing.T) {
-	// min −t − x s.t. ‖(x, y)‖ ≤ t, y = 1: unbounded along t = x → ∞
-	p := &solver.Problem{
+// unboundedSOCP is min −t − x s.t. ‖(x, y)‖ ≤ t, y = 1: unbounded along
+// t = x → ∞.
+func unboundedSOCP() *solver.Problem {
+	return &solver.Problem{
 		Q:     []float64{-1, -1, 0},
 		A:     dense([][]float64{{0, 0, 1}, {-1, 0, 0}, {0, -1, 0}, {0, 0, -1}}),
 		B:     []float64{1, 0, 0, 0},
 		Cones: []cone.Cone{cone.NewZero(1), cone.NewSecondOrder(3)},
 	}
+}
+
+func TestUnboundedSOCP(t *testing.T) {
+	p := unboundedSOCP()
 	both(t, func(t *testing.T, set Settings) {
 		sol := solveT(t, p, set)
 		if sol.Status != solver.DualInfeasible {
@@ -673,6 +678,30 @@ func TestUnboundedSOCP(t *testing.T) {
 			t.Errorf("−Ax = %v not in the second-order cone", ax[1:4])
 		}
 	})
+}
+
+// TestNoGraceStopsAtDetection: with Termination.DualInfeasibleGrace =
+// NoGrace the IPM answers "unbounded" at the iteration that detects the ray,
+// exactly DualInfeasibleGrace (default 10) iterations before the default
+// settings do, with the same ray (the iterates agree up to the detection).
+func TestNoGraceStopsAtDetection(t *testing.T) {
+	p := unboundedSOCP()
+	def := solveT(t, p, Settings{})
+	fast := solveT(t, p, Settings{Termination: Termination{DualInfeasibleGrace: NoGrace}})
+	if def.Status != solver.DualInfeasible || fast.Status != solver.DualInfeasible {
+		t.Fatalf("statuses %v (default), %v (NoGrace); want unbounded", def.Status, fast.Status)
+	}
+	if def.Iterations-fast.Iterations != 10 {
+		t.Errorf("iterations %d (default) and %d (NoGrace), want 10 apart", def.Iterations, fast.Iterations)
+	}
+	for j := range def.X {
+		if def.X[j] != fast.X[j] {
+			t.Fatalf("rays differ: %v (default), %v (NoGrace)", def.X, fast.X)
+		}
+	}
+	if _, err := NewWithSettings(Settings{Termination: Termination{DualInfeasibleGrace: -7}}); err != nil {
+		t.Errorf("a negative grace (NoGrace) rejected: %v", err)
+	}
 }
 
 // TestIllPosed: min x s.t. [x 1; 1 y] ⪰ 0, y ≤ 1/ε-free has infimum 0 not

@@ -976,7 +976,7 @@ func (w *workspace) checkTermination(ctx context.Context, it int) (solver.Status
 		// (HiGHS's convention), else it is dual infeasible.
 		w.loop.dualCert, w.loop.dualCertIt = append([]float64(nil), w.x...), it
 	}
-	if w.loop.dualCert != nil && it-w.loop.dualCertIt >= set.Termination.DualInfeasibleGrace {
+	if w.loop.dualCert != nil && it-w.loop.dualCertIt >= set.Termination.dualInfeasibleGrace() {
 		return solver.DualInfeasible, true
 	}
 	if it >= set.MaxIterations {

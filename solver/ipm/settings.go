@@ -173,7 +173,11 @@ type Termination struct {
 	// DualInfeasibleGrace is the number of iterations run past the detection
 	// of dual infeasibility, looking for a primal infeasibility certificate
 	// (a problem can be primal and dual infeasible; the primal certificate
-	// then takes precedence). Default 10.
+	// then takes precedence). Default 10. NoGrace (any negative value)
+	// stops at the detection: for a caller that decides primal feasibility
+	// itself, as solver/auto does by solving the feasibility problem of
+	// every "unbounded" answer — the grace is then ten iterations spent on
+	// a question the caller answers anyway.
 	DualInfeasibleGrace int
 	// TailWindow, TailProgress and TailPlateau end the round-off plateau of a
 	// solve whose best iterate meets the reduced tolerances (ReducedFeasTol,
@@ -205,6 +209,14 @@ type Termination struct {
 	StallSteps int
 }
 
+// NoGrace is the Termination.DualInfeasibleGrace that stops at the detection
+// of dual infeasibility (no grace iterations).
+const NoGrace = -1
+
+// dualInfeasibleGrace is the number of grace iterations DualInfeasibleGrace
+// stands for (after fill).
+func (t *Termination) dualInfeasibleGrace() int { return max(t.DualInfeasibleGrace, 0) }
+
 // fill replaces zero fields by their defaults.
 func (t *Termination) fill() {
 	defInt := func(v *int, d int) {
@@ -235,7 +247,7 @@ func (t *Termination) validate() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"MaxUnverified", t.MaxUnverified}, {"DivergenceGrace", t.DivergenceGrace}, {"DualInfeasibleGrace", t.DualInfeasibleGrace},
+	}{{"MaxUnverified", t.MaxUnverified}, {"DivergenceGrace", t.DivergenceGrace}, {"DualInfeasibleGrace", max(t.DualInfeasibleGrace, 0)},
 		{"TailWindow", t.TailWindow}, {"TailTinySteps", t.TailTinySteps}, {"StallSteps", t.StallSteps}} {
 		if f.v < 0 {
 			return fmt.Errorf("Termination.%s is %d, must be ≥ 0 (0 means default)", f.name, f.v)

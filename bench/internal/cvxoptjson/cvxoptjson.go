@@ -5,9 +5,12 @@ package cvxoptjson
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/privopt/privopt/solver"
 )
@@ -80,4 +83,56 @@ func ScriptPath() string {
 		}
 	}
 	return filepath.Join("bench", "ipmvscvxopt", "cvxopt_solve.py")
+}
+
+// WriteText writes p under name to path in the plain-text form of the same
+// interchange data, for peer drivers without a JSON parser
+// (scripts/peers/ecos_solve.c): whitespace-separated tokens
+//
+//	name n m q[n] r nnz colptr[n+1] rowidx[nnz] val[nnz] b[m]
+//	ncones (kind dim)[ncones] pnnz [pcolptr[n+1] prowidx[pnnz] pval[pnnz]]
+//
+// with the cone kinds spelled as in Problem and every number in full
+// precision (strconv 'g', −1). name must not contain white space.
+func WriteText(path, name string, p *solver.Problem) error {
+	if strings.ContainsAny(name, " \t\n") {
+		return fmt.Errorf("cvxoptjson: name %q contains white space", name)
+	}
+	var w strings.Builder
+	ints := func(v []int) {
+		for _, x := range v {
+			w.WriteString(strconv.Itoa(x))
+			w.WriteByte(' ')
+		}
+		w.WriteByte('\n')
+	}
+	floats := func(v []float64) {
+		for _, x := range v {
+			w.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+			w.WriteByte(' ')
+		}
+		w.WriteByte('\n')
+	}
+	n, m := p.NumVars(), p.NumRows()
+	fmt.Fprintf(&w, "%s\n%d %d\n", name, n, m)
+	floats(p.Q)
+	floats([]float64{p.R})
+	fmt.Fprintf(&w, "%d\n", p.A.Nnz())
+	ints(p.A.ColPtr)
+	ints(p.A.RowIdx[:p.A.Nnz()])
+	floats(p.A.Val[:p.A.Nnz()])
+	floats(p.B)
+	fmt.Fprintf(&w, "%d\n", len(p.Cones))
+	for _, c := range p.Cones {
+		fmt.Fprintf(&w, "%s %d\n", c.Kind, c.Dim)
+	}
+	if p.P == nil || p.P.Nnz() == 0 {
+		w.WriteString("0\n")
+	} else {
+		fmt.Fprintf(&w, "%d\n", p.P.Nnz())
+		ints(p.P.ColPtr)
+		ints(p.P.RowIdx[:p.P.Nnz()])
+		floats(p.P.Val[:p.P.Nnz()])
+	}
+	return os.WriteFile(path, []byte(w.String()), 0o644)
 }
