@@ -449,6 +449,10 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 	if pr.shift != nil { // the upper copy's shift units stay free (data-independent)
 		active[pr.shift.shed], active[pr.shift.curtail] = true, true
 	}
+	// One warm start for this loop: each round restarts HiGHS's simplex
+	// from the previous round's basis (solver.WarmStart). It is created
+	// here, so the solve path depends on this program's rounds only.
+	warm := &solver.WarmStart{}
 	for {
 		all := len(active) == len(pr.backstops)
 		if err := pr.build(ctx, load, active, mon, cuts); err != nil {
@@ -456,6 +460,7 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 		}
 		solves++
 		spec := pr.spec
+		spec.Settings.Warm = warm
 		spec.Chance.Rand = rand.New(rand.NewPCG(pr.ChanceSeed, 0x9e3779b97f4a7c15))
 		sol, err := query.Solve(ctx, pr.can.Problem, spec)
 		if err != nil && !all && ctx.Err() == nil {
@@ -506,6 +511,15 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 				// (monitored branch × outage × copy): the loop ends without
 				// a round limit (a limit would be a data-dependent refusal).
 				cutRounds++
+				if !all {
+					// Contingency cuts while backstops are still fixed:
+					// free them all now. At post-factor 1 the restricted
+					// program with cuts is infeasible (no PGLib case is N-1
+					// securable at its normal ratings without shedding),
+					// and proving it cost 2–7 s on 2383wp_k (HiGHS's
+					// infeasibility certificate) before the same step.
+					pr.activateAll(active)
+				}
 				for _, c := range more {
 					have[c] = true
 				}
