@@ -185,6 +185,7 @@ type Program struct {
 	solver    solver.Solver
 	monitored []int
 	solves    int
+	warm      *solver.WarmStart // the solver state at the end of the last solve
 	// route names the solver route (Plan.solveRobust); fallback is set when
 	// every route failed and fixed holds the statistic it produced.
 	route    string
@@ -450,9 +451,11 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 		active[pr.shift.shed], active[pr.shift.curtail] = true, true
 	}
 	// One warm start for this loop: each round restarts HiGHS's simplex
-	// from the previous round's basis (solver.WarmStart). It is created
-	// here, so the solve path depends on this program's rounds only.
-	warm := &solver.WarmStart{}
+	// from the previous round's basis (solver.WarmStart), the first from
+	// the final basis of the plan's public midpoint program (seedWarm).
+	// It is a copy, so the solve path depends on the plan and this
+	// program's rounds only, never on another release.
+	warm := pr.seedWarm.Clone()
 	for {
 		all := len(active) == len(pr.backstops)
 		if err := pr.build(ctx, load, active, mon, cuts); err != nil {
@@ -534,7 +537,7 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 				return nil, errors.New("opfrelease: the solver's primal–dual gap exceeds the accuracy target τ built into the certified sensitivity")
 			}
 		}
-		pr.active, pr.cuts, pr.monitored, pr.solves = active, cuts, mon, solves
+		pr.active, pr.cuts, pr.monitored, pr.solves, pr.warm = active, cuts, mon, solves, warm
 		return sol, nil
 	}
 }

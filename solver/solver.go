@@ -287,7 +287,28 @@ func (w *WarmStart) Load(backend string) any {
 	return w.state[backend]
 }
 
-// Store records the named backend's state (nil: forget it).
+// Clone returns a WarmStart holding the same states (a nil w: an empty
+// one), for sequences that start from a common point and must not see each
+// other's later states. The states themselves are shared: a backend never
+// modifies a state after storing it.
+func (w *WarmStart) Clone() *WarmStart {
+	c := &WarmStart{}
+	if w == nil {
+		return c
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.state) > 0 {
+		c.state = make(map[string]any, len(w.state))
+		for k, v := range w.state {
+			c.state[k] = v
+		}
+	}
+	return c
+}
+
+// Store records the named backend's state (nil: forget it). The state must
+// not be modified afterwards (Clone shares it).
 func (w *WarmStart) Store(backend string, v any) {
 	if w == nil {
 		return
