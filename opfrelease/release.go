@@ -410,8 +410,9 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 // curtailment (0 is its upper bound) — then the bound rows' duals close
 // stationarity with complementary slackness. Units that fail the test are
 // freed and the program is solved again (all of them after three rounds, or
-// at once if the restricted program is infeasible), so the optimal value is
-// that of the full program.
+// at once if the restricted program is infeasible, or when the first N-1
+// contingency cuts are added), so the optimal value is that of the full
+// program.
 //
 // Lazy limits (Options.Limits). The program starts with the limits of the
 // branches the previous solve monitored (none at first) and, once the

@@ -17,7 +17,12 @@ import (
 // grid.Network.SolveSCOPF: solve, check every outage with the LODFs on both
 // copies, add the most violated cut per outage and copy, repeat. The final
 // program holds every cut its optimum needs, so its value is that of the
-// program with all N-1 constraints.
+// program with all N-1 constraints. Each round restarts HiGHS's dual
+// simplex method from the previous round's basis (solver.Settings.Warm; a
+// release's first round from the plan's public midpoint basis), and the
+// first round that finds cuts frees every backstop unit (see
+// Program.solve): on 2383wp_k at post-factor 1 the plan's cut loop takes
+// 5 s of CPU instead of 17–35 (BENCHMARKS.md, "N-1 at scale, round 3").
 //
 // Sensitivity. The price-cap bound still holds: serving α more MW at a bus
 // by its shedding unit leaves every injection, hence every base and
