@@ -457,6 +457,9 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 	// It is a copy, so the solve path depends on the plan and this
 	// program's rounds only, never on another release.
 	warm := pr.seedWarm.Clone()
+	if coldSolves {
+		warm = nil
+	}
 	for {
 		all := len(active) == len(pr.backstops)
 		if err := pr.build(ctx, load, active, mon, cuts); err != nil {
@@ -625,6 +628,9 @@ func (pr *Program) dispatch(x []float64) []float64 {
 
 // fullBackstops disables the lazy backstops (tests compare both).
 var fullBackstops bool
+
+// coldSolves disables the warm starts of the solve loop (tests compare both).
+var coldSolves bool
 
 func (pr *Plan) activateAll(active map[int]bool) {
 	for _, g := range pr.backstops {
