@@ -119,3 +119,49 @@ func TestSecureWarmStartSameStatistic(t *testing.T) {
 	}
 	t.Logf("300_ieee N-1: midpoint %.4f (cold %.4f), releases %v (cold %v), up to %d cuts, τ = %.3g", wMid, cMid, wRel, cRel, wCuts, tau)
 }
+
+// Sparse LODF storage (used above denseLODFBytes, e.g. on 10000_goc) finds
+// the cuts of the dense check: on 300_ieee at post-factor 1 and 1.5, forced
+// sparse, the program holds the same cuts and gives the same statistic.
+func TestSparseLODFMatchesDense(t *testing.T) {
+	n := loadNet(t, "300_ieee")
+	for _, pf := range []float64{1, 1.5} {
+		run := func() *Program {
+			pr, err := prepareCase(context.Background(), n, func() Options {
+				o := DefaultOptions()
+				o.Security = &Security{PostFactor: pf}
+				o.ChanceSeed = 1
+				return o
+			}())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return pr
+		}
+		dense := run()
+		saved := denseLODFBytes
+		denseLODFBytes = 0
+		sp := run()
+		denseLODFBytes = saved
+		if sp.sec.lodf != nil || len(sp.sec.sparse) == 0 || dense.sec.lodf == nil {
+			t.Fatal("the storage was not forced")
+		}
+		kept, all := 0, 0
+		for _, c := range sp.sec.sparse {
+			kept += len(c.idx)
+			all += n.NumBranches()
+		}
+		if len(dense.cuts) == 0 || len(sp.cuts) != len(dense.cuts) {
+			t.Fatalf("post-factor %g: %d cuts sparse, %d dense", pf, len(sp.cuts), len(dense.cuts))
+		}
+		for i := range dense.cuts {
+			if sp.cuts[i] != dense.cuts[i] {
+				t.Fatalf("post-factor %g: cut %d is %v sparse, %v dense", pf, i, sp.cuts[i], dense.cuts[i])
+			}
+		}
+		if a, b := sp.statistic(), dense.statistic(); a != b {
+			t.Fatalf("post-factor %g: statistic %.10g sparse, %.10g dense", pf, a, b)
+		}
+		t.Logf("post-factor %g: %d cuts, statistic %.4f; sparse storage keeps %d of %d entries (%.1f%%)", pf, len(sp.cuts), sp.statistic(), kept, all, 100*float64(kept)/float64(all))
+	}
+}
