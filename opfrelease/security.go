@@ -23,7 +23,7 @@ import (
 // release's first round from the plan's public midpoint basis), and the
 // first round that finds cuts frees every backstop unit (see
 // Program.solve): on 2383wp_k at post-factor 1 the plan's cut loop takes
-// 5 s of CPU instead of 17–35 (BENCHMARKS.md, "N-1 at scale, round 3").
+// 3–4 s of CPU instead of 17 (BENCHMARKS.md, "N-1 at scale, round 3").
 //
 // Sensitivity. The price-cap bound still holds: serving α more MW at a bus
 // by its shedding unit leaves every injection, hence every base and
