@@ -28,7 +28,11 @@ import (
 // Sensitivity. The price-cap bound still holds: serving α more MW at a bus
 // by its shedding unit leaves every injection, hence every base and
 // post-contingency flow, unchanged. The merit-order bound does not (it
-// ignores contingencies) and is not used. Feasibility for every load vector
+// ignores contingencies) and is not used. The price-cap bound is often
+// exact: on 300_ieee (post-factor 1 and 1.5) and 118_ieee (post-factor 1)
+// over the ±10% reference domain the N-1 optimum sheds load at the domain's
+// midpoint, so moving one bus load by α changes the cost by α·PriceCap
+// (BENCHMARKS.md, "N-1 at scale, round 3"). Feasibility for every load vector
 // also holds (all load shed and all minimum output absorbed locally: zero
 // flows before and after any outage).
 type Security struct {
