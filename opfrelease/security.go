@@ -70,7 +70,7 @@ type lodfColumn struct {
 var denseLODFBytes = 256 << 20
 
 // sparseLODFDrop is the magnitude below which sparse storage drops an entry.
-const sparseLODFDrop = 1e-5
+const sparseLODFDrop = 1e-4
 
 // weight returns LODF entry l of outage t: stored, or, for an entry that
 // sparse storage dropped, recomputed (the same floating-point value).
