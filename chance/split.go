@@ -67,9 +67,13 @@ func (c *Counterpart) solveSplit(ctx context.Context, s solver.Solver, set solve
 		xHi = sp.upper(append([]float64(nil), lo.X...), sp.d)
 	}
 	used := "proposed"
-	if xHi == nil || len(xHi) != n || !withinBase(base, xHi) || !hitsTarget(sp.qv, xHi, target) {
+	if xHi == nil || len(xHi) != n || !withinBase(base, xHi, lo.X) || !hitsTarget(sp.qv, xHi, target) {
 		used = "solved"
-		up, err := s.Solve(ctx, withRow(base, sp.qv, target), set)
+		// The upper copy starts cold: a warm start (set.Warm) is kept for
+		// the sequence of base problems, which the extra row would break.
+		upSet := set
+		upSet.Warm = nil
+		up, err := s.Solve(ctx, withRow(base, sp.qv, target), upSet)
 		if err != nil || !up.Status.OK() {
 			return nil, false
 		}
@@ -128,16 +132,33 @@ func entry(a *sparse.CSC, i, j int) float64 {
 }
 
 // withinBase reports whether x satisfies the base rows b − Ax ∈ K to 1e-9
-// relative (a proposal is checked before it is used; the assembled solution
-// is certified afterwards anyway).
-func withinBase(p *solver.Problem, x []float64) bool {
+// relative, or, on a row where the solver's own point ref (the lower copy)
+// misses that by its tolerances, no worse than ref does (a proposal is
+// checked before it is used; the assembled solution is certified
+// afterwards anyway, at the solver's tolerance).
+func withinBase(p *solver.Problem, x, ref []float64) bool {
 	s := append([]float64(nil), p.B...)
 	p.A.MulVecTo(s, -1, x, 1)
+	var sr []float64
 	row := 0
 	for _, c := range p.Cones {
 		for t := 0; t < c.Dim; t++ {
 			v, tol := s[row+t], 1e-9*(1+math.Abs(p.B[row+t]))
-			if math.IsNaN(v) || v < -tol || (c.Kind == cone.Zero && v > tol) {
+			if math.IsNaN(v) {
+				return false
+			}
+			if v >= -tol && (c.Kind != cone.Zero || v <= tol) {
+				continue
+			}
+			if sr == nil {
+				sr = append([]float64(nil), p.B...)
+				p.A.MulVecTo(sr, -1, ref, 1)
+			}
+			r := sr[row+t]
+			if v < -tol && v < r-tol {
+				return false
+			}
+			if c.Kind == cone.Zero && v > tol && v > r+tol {
 				return false
 			}
 		}

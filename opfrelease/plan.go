@@ -190,7 +190,10 @@ type Plan struct {
 	seedMon    []int
 	seedCuts   []cut
 	seedActive map[int]bool // the backstops the midpoint's program freed
-	planTime   time.Duration
+	// seedWarm is the solver state (HiGHS's final basis) of the midpoint's
+	// program (public): every release's first solve restarts from it.
+	seedWarm *solver.WarmStart
+	planTime time.Duration
 }
 
 // PlanTime returns how long NewPlan took (wall clock; it depends on public
@@ -427,6 +430,7 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 	// the same; only the number of rounds to reach it shrinks.
 	p.seedMon = append([]int(nil), prog.monitored...)
 	p.seedCuts = append([]cut(nil), prog.cuts...)
+	p.seedWarm = prog.warm
 	p.seedActive = map[int]bool{}
 	for g, on := range prog.active {
 		if on {

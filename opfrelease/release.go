@@ -186,6 +186,7 @@ type Program struct {
 	solver    solver.Solver
 	monitored []int
 	solves    int
+	warm      *solver.WarmStart // the solver state at the end of the last solve
 	// route names the solver route (Plan.solveRobust); fallback is set when
 	// every route failed and fixed holds the statistic it produced.
 	route    string
@@ -410,8 +411,9 @@ func (pr *Program) build(ctx context.Context, load []float64, active map[int]boo
 // curtailment (0 is its upper bound) — then the bound rows' duals close
 // stationarity with complementary slackness. Units that fail the test are
 // freed and the program is solved again (all of them after three rounds, or
-// at once if the restricted program is infeasible), so the optimal value is
-// that of the full program.
+// at once if the restricted program is infeasible, or when the first N-1
+// contingency cuts are added), so the optimal value is that of the full
+// program.
 //
 // Lazy limits (Options.Limits). The program starts with the limits of the
 // branches the previous solve monitored (none at first) and, once the
@@ -450,6 +452,15 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 	if pr.shift != nil { // the upper copy's shift units stay free (data-independent)
 		active[pr.shift.shed], active[pr.shift.curtail] = true, true
 	}
+	// One warm start for this loop: each round restarts HiGHS's simplex
+	// from the previous round's basis (solver.WarmStart), the first from
+	// the final basis of the plan's public midpoint program (seedWarm).
+	// It is a copy, so the solve path depends on the plan and this
+	// program's rounds only, never on another release.
+	warm := pr.seedWarm.Clone()
+	if coldSolves {
+		warm = nil
+	}
 	for {
 		all := len(active) == len(pr.backstops)
 		if err := pr.build(ctx, load, active, mon, cuts); err != nil {
@@ -457,6 +468,7 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 		}
 		solves++
 		spec := pr.spec
+		spec.Settings.Warm = warm
 		spec.Chance.Rand = rand.New(rand.NewPCG(pr.ChanceSeed, 0x9e3779b97f4a7c15))
 		sol, err := query.Solve(ctx, pr.can.Problem, spec)
 		if err != nil && !all && ctx.Err() == nil {
@@ -507,6 +519,15 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 				// (monitored branch × outage × copy): the loop ends without
 				// a round limit (a limit would be a data-dependent refusal).
 				cutRounds++
+				if !all {
+					// Contingency cuts while backstops are still fixed:
+					// free them all now. At post-factor 1 the restricted
+					// program with cuts is infeasible (no PGLib case is N-1
+					// securable at its normal ratings without shedding),
+					// and proving it cost 2–7 s on 2383wp_k (HiGHS's
+					// infeasibility certificate) before the same step.
+					pr.activateAll(active)
+				}
 				for _, c := range more {
 					have[c] = true
 				}
@@ -521,7 +542,7 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 				return nil, errors.New("opfrelease: the solver's primal–dual gap exceeds the accuracy target τ built into the certified sensitivity")
 			}
 		}
-		pr.active, pr.cuts, pr.monitored, pr.solves = active, cuts, mon, solves
+		pr.active, pr.cuts, pr.monitored, pr.solves, pr.warm = active, cuts, mon, solves, warm
 		return sol, nil
 	}
 }
@@ -608,6 +629,9 @@ func (pr *Program) dispatch(x []float64) []float64 {
 
 // fullBackstops disables the lazy backstops (tests compare both).
 var fullBackstops bool
+
+// coldSolves disables the warm starts of the solve loop (tests compare both).
+var coldSolves bool
 
 func (pr *Plan) activateAll(active map[int]bool) {
 	for _, g := range pr.backstops {

@@ -3,6 +3,7 @@ package opfrelease
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/privopt/privopt/grid"
@@ -17,12 +18,21 @@ import (
 // grid.Network.SolveSCOPF: solve, check every outage with the LODFs on both
 // copies, add the most violated cut per outage and copy, repeat. The final
 // program holds every cut its optimum needs, so its value is that of the
-// program with all N-1 constraints.
+// program with all N-1 constraints. Each round restarts HiGHS's dual
+// simplex method from the previous round's basis (solver.Settings.Warm; a
+// release's first round from the plan's public midpoint basis), and the
+// first round that finds cuts frees every backstop unit (see
+// Program.solve): on 2383wp_k at post-factor 1 the plan's cut loop takes
+// 3–4 s of CPU instead of 17 (BENCHMARKS.md, "N-1 at scale, round 3").
 //
 // Sensitivity. The price-cap bound still holds: serving α more MW at a bus
 // by its shedding unit leaves every injection, hence every base and
 // post-contingency flow, unchanged. The merit-order bound does not (it
-// ignores contingencies) and is not used. Feasibility for every load vector
+// ignores contingencies) and is not used. The price-cap bound is often
+// exact: on 300_ieee (post-factor 1 and 1.5) and 118_ieee (post-factor 1)
+// over the ±10% reference domain the N-1 optimum sheds load at the domain's
+// midpoint, so moving one bus load by α changes the cost by α·PriceCap
+// (BENCHMARKS.md, "N-1 at scale, round 3"). Feasibility for every load vector
 // also holds (all load shed and all minimum output absorbed locally: zero
 // flows before and after any outage).
 type Security struct {
@@ -33,12 +43,46 @@ type Security struct {
 	PostFactor float64
 }
 
-// securityState caches the outages and their LODF columns.
+// securityState caches the outages and their LODF columns: dense when the
+// matrix takes at most denseLODFBytes, otherwise each column's entries of
+// magnitude ≥ sparseLODFDrop with the largest magnitude dropped (see
+// contingencyViolations for how the check stays exact).
 type securityState struct {
 	outages   []int       // non-bridge branches
 	islanding []int       // bridges (skipped)
-	lodf      [][]float64 // per outage
+	lodf      [][]float64 // per outage (dense storage), or nil
+	sparse    []lodfColumn
 	factor    float64
+}
+
+// lodfColumn is one LODF column stored sparsely: the kept entries (rows
+// idx, values val, exact), drop the largest magnitude of the others, and
+// nan when the column is undefined (LODFColumn's NaN column).
+type lodfColumn struct {
+	idx  []int32
+	val  []float64
+	drop float64
+	nan  bool
+}
+
+// denseLODFBytes is the size up to which the LODF columns are stored dense
+// (2383wp_k: 52 MB; 10000_goc: 1.0 GB, stored sparsely).
+var denseLODFBytes = 256 << 20
+
+// sparseLODFDrop is the magnitude below which sparse storage drops an entry.
+const sparseLODFDrop = 1e-4
+
+// weight returns LODF entry l of outage t: stored, or, for an entry that
+// sparse storage dropped, recomputed (the same floating-point value).
+func (st *securityState) weight(n *grid.Network, t, l int) float64 {
+	if st.lodf != nil {
+		return st.lodf[t][l]
+	}
+	c := st.sparse[t]
+	if i, ok := slices.BinarySearch(c.idx, int32(l)); ok {
+		return c.val[i]
+	}
+	return n.LODFColumn(st.outages[t])[l]
 }
 
 // cut is one post-contingency limit: monitored branch l after outage k.
@@ -56,7 +100,30 @@ func (pr *Plan) initSecurity() {
 			continue
 		}
 		st.outages = append(st.outages, k)
-		st.lodf = append(st.lodf, n.LODFColumn(k))
+	}
+	dense := len(st.outages)*n.NumBranches()*8 <= denseLODFBytes
+	for _, k := range st.outages {
+		col := n.LODFColumn(k)
+		if dense {
+			st.lodf = append(st.lodf, col)
+			continue
+		}
+		var c lodfColumn
+		for l, v := range col {
+			switch {
+			case math.IsNaN(v):
+				c.nan = true
+			case math.Abs(v) >= sparseLODFDrop:
+				c.idx, c.val = append(c.idx, int32(l)), append(c.val, v)
+			default:
+				c.drop = math.Max(c.drop, math.Abs(v))
+			}
+		}
+		if c.nan {
+			c.idx, c.val, c.drop = nil, nil, 0
+		}
+		c.idx, c.val = slices.Clip(c.idx), slices.Clip(c.val)
+		st.sparse = append(st.sparse, c)
 	}
 	pr.sec = st
 }
@@ -68,12 +135,24 @@ func flows(n *grid.Network, p, load []float64) []float64 { return n.FlowsAt(p, l
 // contingencyViolations checks both ends of the decision rule and returns
 // the new cuts (most violated per outage and end) and the largest
 // post-contingency violation in MW.
+//
+// With sparse LODF storage the check is the same: a dropped entry l of
+// outage k has |LODF_lk| ≤ drop_k, so its post-contingency flow lies within
+// f_l ± drop_k·|f_k| and its violation is at most v_l + drop_k·|f_k| (v_l the
+// base flow's violation of the post-contingency limits). Only when that can
+// exceed the tolerance for some dropped entry is the exact column
+// recomputed and checked in full; otherwise the kept entries (exact values)
+// are the only candidates. The cuts found are those of the dense check.
 func (pr *Program) contingencyViolations(sol *query.Solution, load []float64, have map[cut]bool) ([]cut, float64) {
 	st, n := pr.sec, pr.priv
 	box := sol.Counterpart.Guarantee.Box
 	var out []cut
 	worstAll := 0.0
 	seen := map[cut]bool{}
+	var mark []bool // sparse storage: the kept entries of the current column
+	if st.lodf == nil {
+		mark = make([]bool, n.NumBranches())
+	}
 	for _, z := range []float64{box[0].Lo, box[0].Hi} {
 		x := sol.Rule.Apply(nil, []float64{z})
 		p := make([]float64, n.NumGens())
@@ -81,14 +160,16 @@ func (pr *Program) contingencyViolations(sol *query.Solution, load []float64, ha
 			p[g] = x[pr.opf.P.Col(g)]
 		}
 		f := flows(n, p, load)
-		for t, k := range st.outages {
-			col := st.lodf[t]
+		// check scans the entries l of column col (all of them when idx is
+		// nil) for outage t and records the most violated new cut.
+		check := func(t int, col []float64, idx []int32) {
+			k := st.outages[t]
 			best, bestV := -1, 0.0
-			for l, fl := range f {
-				if l == k || col[l] == 0 || math.IsNaN(col[l]) {
-					continue
+			entry := func(l int, w float64) {
+				if l == k || w == 0 || math.IsNaN(w) {
+					return
 				}
-				post := fl + col[l]*f[k]
+				post := f[l] + w*f[k]
 				lo, hi := st.factor*n.FlowMin[l], st.factor*n.FlowMax[l]
 				v := math.Max(post-hi, lo-post)
 				tol := 1e-6 * math.Max(1, math.Abs(hi))
@@ -99,9 +180,63 @@ func (pr *Program) contingencyViolations(sol *query.Solution, load []float64, ha
 					}
 				}
 			}
+			if idx == nil {
+				for l, w := range col {
+					entry(l, w)
+				}
+			} else {
+				for i, l := range idx {
+					entry(int(l), col[i])
+				}
+			}
 			if best >= 0 {
 				seen[cut{best, k}] = true
 				out = append(out, cut{best, k})
+			}
+		}
+		if st.lodf != nil {
+			for t := range st.outages {
+				check(t, st.lodf[t], nil)
+			}
+			continue
+		}
+		// room[l]: how far the base flow may move before it can violate the
+		// post-contingency limits by more than the tolerance; order sorts it.
+		room := make([]float64, len(f))
+		order := make([]int, len(f))
+		for l, fl := range f {
+			lo, hi := st.factor*n.FlowMin[l], st.factor*n.FlowMax[l]
+			room[l] = 1e-6*math.Max(1, math.Abs(hi)) - math.Max(fl-hi, lo-fl)
+			order[l] = l
+		}
+		sort.SliceStable(order, func(i, j int) bool { return room[order[i]] < room[order[j]] })
+		for t, c := range st.sparse {
+			if c.nan {
+				continue
+			}
+			k := st.outages[t]
+			reach := c.drop * math.Abs(f[k])
+			for _, l := range c.idx {
+				mark[l] = true
+			}
+			exact := false
+			for _, l := range order {
+				// (a relative margin covers the rounding of the bound)
+				if !(room[l] < reach*(1+1e-9)+1e-9) {
+					break
+				}
+				if !mark[l] && l != k {
+					exact = true
+					break
+				}
+			}
+			for _, l := range c.idx {
+				mark[l] = false
+			}
+			if exact {
+				check(t, n.LODFColumn(k), nil)
+			} else {
+				check(t, c.val, c.idx)
 			}
 		}
 	}
@@ -120,7 +255,7 @@ func (pr *Program) addCuts(o *grid.OPF, cuts []cut) error {
 		idx[k] = t
 	}
 	for _, c := range cuts {
-		w := st.lodf[idx[c.k]][c.l]
+		w := st.weight(n, idx[c.k], c.l)
 		if err := o.AddFlowLimit([]int{c.l, c.k}, []float64{1, w}, st.factor*n.FlowMin[c.l], st.factor*n.FlowMax[c.l], fmt.Sprintf("n1_%d_%d", c.l, c.k)); err != nil {
 			return fmt.Errorf("opfrelease: contingency cut: %w", err)
 		}

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/privopt/privopt/cone"
@@ -250,6 +251,74 @@ type Settings struct {
 	Log io.Writer
 	// Threads for backends that use them; 0 means the backend's default.
 	Threads int
+	// Warm, when non-nil, carries a backend's final state from one solve to
+	// the next solve of a related problem (see WarmStart); nil: every solve
+	// starts cold.
+	Warm *WarmStart
+}
+
+// WarmStart carries what a backend keeps from one solve to the next solve
+// of a related problem: for HiGHS (solver/highs) the final simplex basis of
+// every column and row, the rows identified by their coefficients, so that
+// after rows are added, removed or reordered, or bounds changed, the next
+// solve restarts the dual simplex method from the previous optimal basis
+// (the cutting-plane restart of Dantzig, Fulkerson and Johnson 1954;
+// Bixby 2002, "Solving real-world linear programs", §4 on warm starts). A
+// backend without warm starts ignores it. Warm starts change the path to
+// the optimum, not the optimum: every answer is certified as before, and a
+// state that does not fit the next problem is discarded (a cold start).
+//
+// One WarmStart serves one sequence of solves: whoever needs a result that
+// is a deterministic function of its problem alone (as a private release
+// does) must not share a WarmStart between unrelated solves. It is safe for
+// concurrent use, but concurrent solves then overwrite each other's state.
+type WarmStart struct {
+	mu    sync.Mutex
+	state map[string]any
+}
+
+// Load returns the state the named backend stored last, or nil.
+func (w *WarmStart) Load(backend string) any {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.state[backend]
+}
+
+// Clone returns a WarmStart holding the same states (a nil w: an empty
+// one), for sequences that start from a common point and must not see each
+// other's later states. The states themselves are shared: a backend never
+// modifies a state after storing it.
+func (w *WarmStart) Clone() *WarmStart {
+	c := &WarmStart{}
+	if w == nil {
+		return c
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.state) > 0 {
+		c.state = make(map[string]any, len(w.state))
+		for k, v := range w.state {
+			c.state[k] = v
+		}
+	}
+	return c
+}
+
+// Store records the named backend's state (nil: forget it). The state must
+// not be modified afterwards (Clone shares it).
+func (w *WarmStart) Store(backend string, v any) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.state == nil {
+		w.state = map[string]any{}
+	}
+	w.state[backend] = v
 }
 
 // Validate reports whether the settings are admissible.

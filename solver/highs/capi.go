@@ -450,6 +450,17 @@ func (in *instance) basis(nc, nr int) (cols, rows []int32, err error) {
 	return cols, rows, nil
 }
 
+// setBasis passes a basis (column and row statuses) for the next run.
+func (in *instance) setBasis(cols, rows []int32) error {
+	if C.Highs_setBasis(in.h, iptr(cols), iptr(rows)) == hsStatusError {
+		return fmt.Errorf("highs: HiGHS rejected the basis")
+	}
+	return nil
+}
+
+// basisValid reports whether HiGHS holds a valid basis after a run.
+func (in *instance) basisValid() bool { return in.intInfo("basis_validity") == 1 }
+
 // rawModel is a model as HiGHS stores it (column-wise A, lower-triangular Hessian).
 type rawModel struct {
 	numCol, numRow         int

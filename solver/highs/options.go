@@ -102,5 +102,8 @@ func (o Options) merged(s solver.Settings) Options {
 	if s.Threads != 0 {
 		o.Threads = s.Threads
 	}
+	if s.Warm != nil {
+		o.Warm = s.Warm
+	}
 	return o
 }
