@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/privopt/privopt/solver"
@@ -152,10 +153,14 @@ type LMPEvidence struct {
 	Incumbent     float64   `json:"incumbent"`
 	IncumbentBus  int       `json:"incumbent_bus"`
 	IncumbentLoad []float64 `json:"-"`
-	Closed        bool      `json:"closed"` // both MIPs reached their gap
-	Binaries      int       `json:"binaries"`
-	Nodes         int       `json:"nodes"`
-	Seconds       float64   `json:"seconds,omitempty"` // wall time (not published by release plans)
+	// Candidates are the load parts of the bound-tightening LPs' maximizers
+	// of a price (points of the relaxation, not KKT points: starts for an
+	// adversarial search, SearchLMPChange's Extra), largest price first.
+	Candidates [][]float64 `json:"-"`
+	Closed     bool        `json:"closed"` // both MIPs reached their gap
+	Binaries   int         `json:"binaries"`
+	Nodes      int         `json:"nodes"`
+	Seconds    float64     `json:"seconds,omitempty"` // wall time (not published by release plans)
 }
 
 // CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent
@@ -842,6 +847,12 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		ev.FlowLo, ev.FlowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
 	}
 	margin := func(v float64) float64 { return 1e-6 * (1 + math.Abs(v)) }
+	vary := make([]bool, n.NumBuses())
+	for _, j := range vars {
+		vary[j] = true
+	}
+	cand := &loadCandidates{keep: 32}
+	defer func() { ev.Candidates = cand.loads() }()
 	for pass := 0; pass < passes && work > 0; pass++ {
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
 		if err != nil {
@@ -886,6 +897,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			}
 		}
 		solved, skipped, iters := 0, 0, 0
+		var last []float64 // the last maximizer
 		t1 := time.Now()
 		// maximize Σ val·x_idx; ok false when the relaxation is not solved
 		// to optimality (bound unchanged).
@@ -918,6 +930,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			iters += r.Iterations
 			work -= float64(r.Iterations) * size
 			observe(r)
+			last = r.X
 			return r.Objective, true, nil
 		}
 		// useless reports that a seen value is within 1% of the range of the
@@ -948,6 +961,13 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 					cols[q], val[q] = k.m.theta[j], dir*k.m.bfVal[l][q]
 				}
 				span := n.FlowMax[l] - n.FlowMin[l]
+				// A limit already known not to bind needs no further
+				// tightening of that end of the range (its dual is 0 and it
+				// has no complementarity rule; only the row bound would
+				// tighten).
+				if (dir > 0 && ev.MuUp[l] == 0) || (dir < 0 && ev.MuLo[l] == 0) {
+					continue
+				}
 				if dir > 0 {
 					if useless(fHi[l], ev.FlowHi[l], span) {
 						continue
@@ -972,9 +992,25 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 					improve(lo, ev.FlowLo[l], span)
 					ev.FlowLo[l] = lo
 				}
+				// The new range holds at every KKT point: impose it on the
+				// live relaxation at once (the next LPs of the pass see it).
+				if err := lp.SetRowBounds(k.m.flow[l], math.Max(n.FlowMin[l], ev.FlowLo[l])-n.Pfinj[l], math.Min(n.FlowMax[l], ev.FlowHi[l])-n.Pfinj[l]); err != nil {
+					lp.Close()
+					return err
+				}
 			}
 		}
 		pruned0 := 0
+		fixZero := func(col int) error {
+			if col < 0 {
+				return nil
+			}
+			if err := lp.SetColumnBounds(col, 0, 0); err != nil {
+				lp.Close()
+				return err
+			}
+			return nil
+		}
 		for l := 0; l < nl; l++ {
 			if k.m.flow[l] < 0 {
 				continue
@@ -982,10 +1018,16 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			if ev.FlowHi[l] < n.FlowMax[l] && ev.MuUp[l] > 0 {
 				ev.MuUp[l] = 0
 				gain = 1
+				if err := fixZero(k.muUp[l]); err != nil {
+					return err
+				}
 			}
 			if ev.FlowLo[l] > n.FlowMin[l] && ev.MuLo[l] > 0 {
 				ev.MuLo[l] = 0
 				gain = 1
+				if err := fixZero(k.muLo[l]); err != nil {
+					return err
+				}
 			}
 			if ev.MuUp[l] == 0 {
 				pruned0++
@@ -1011,6 +1053,10 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				if ok && v+margin(v) < *bound {
 					improve(*bound, v+margin(v), *bound)
 					*bound = v + margin(v)
+					if err := lp.SetColumnBounds(col, 0, *bound); err != nil {
+						lp.Close()
+						return err
+					}
 				}
 			}
 		}
@@ -1023,17 +1069,35 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			} else if v, ok, err := max([]int{k.pi[j]}, []float64{1}); err != nil {
 				lp.Close()
 				return err
-			} else if ok && v+margin(v) < piHi[j] {
-				improve(piHi[j], v+margin(v), rules.MaxPrice())
-				piHi[j] = v + margin(v)
+			} else if ok {
+				if vary[j] {
+					cand.add(v, k.m, last)
+				}
+				if v+margin(v) < piHi[j] {
+					improve(piHi[j], v+margin(v), rules.MaxPrice())
+					piHi[j] = v + margin(v)
+					if err := lp.SetColumnBounds(k.pi[j], piLo[j], piHi[j]); err != nil {
+						lp.Close()
+						return err
+					}
+				}
 			}
 			if useless(-obsLo[k.pi[j]], -piLo[j], width) {
 			} else if v, ok, err := max([]int{k.pi[j]}, []float64{-1}); err != nil {
 				lp.Close()
 				return err
-			} else if ok && -v-margin(v) > piLo[j] {
-				improve(-v-margin(v), piLo[j], rules.MaxPrice())
-				piLo[j] = -v - margin(v)
+			} else if ok {
+				if vary[j] {
+					cand.add(v, k.m, last)
+				}
+				if -v-margin(v) > piLo[j] {
+					improve(-v-margin(v), piLo[j], rules.MaxPrice())
+					piLo[j] = -v - margin(v)
+					if err := lp.SetColumnBounds(k.pi[j], piLo[j], piHi[j]); err != nil {
+						lp.Close()
+						return err
+					}
+				}
 			}
 		}
 		lp.Close()
@@ -1050,6 +1114,45 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		}
 	}
 	return nil
+}
+
+// loadCandidates keeps the load vectors of the keep largest values seen.
+type loadCandidates struct {
+	keep int
+	val  []float64
+	load [][]float64
+}
+
+// add records the loads of the solution x of a program laid out by m, with
+// objective value v.
+func (c *loadCandidates) add(v float64, m *marketLP, x []float64) {
+	if x == nil {
+		return
+	}
+	if len(c.val) >= c.keep && v <= c.val[len(c.val)-1] {
+		return
+	}
+	d := append([]float64(nil), m.dom.Lo...)
+	for _, j := range m.vars {
+		d[j] = math.Min(m.dom.Hi[j], math.Max(m.dom.Lo[j], x[m.d[j]]))
+	}
+	q := sort.SearchFloat64s(negated(c.val), -v)
+	c.val = append(c.val[:q], append([]float64{v}, c.val[q:]...)...)
+	c.load = append(c.load[:q], append([][]float64{d}, c.load[q:]...)...)
+	if len(c.val) > c.keep {
+		c.val, c.load = c.val[:c.keep], c.load[:c.keep]
+	}
+}
+
+func (c *loadCandidates) loads() [][]float64 { return c.load }
+
+// negated returns −v elementwise (c.val is descending; its negation ascending).
+func negated(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = -x
+	}
+	return out
 }
 
 // kktMIP builds and solves the KKT mixed-integer program maximizing sign·π_i
