@@ -39,6 +39,9 @@ type LMPSearchResult struct {
 	PerMW float64
 	Bus   int       // bus ID
 	Load  []float64 // d (internal bus order)
+	// Other is d′ (d with bus Bus moved by at most α, within the domain):
+	// |V(d′) − V(d)| = α·PerMW.
+	Other []float64
 	// LMP is the largest |π_i| seen at a varying bus (solver duals, not a
 	// realized change).
 	LMP         float64
@@ -135,7 +138,8 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 				best = c
 			}
 			if c > out.PerMW {
-				out.PerMW, out.Bus, out.Load = c, n.BusID[i], append([]float64(nil), d...)
+				out.PerMW, out.Bus = c, n.BusID[i]
+				out.Load, out.Other = append([]float64(nil), d...), append([]float64(nil), d2...)
 			}
 		}
 		return best, nil
