@@ -352,8 +352,8 @@ func recheckChange(t *testing.T, n *Network, dom LoadDomain, alpha float64, rule
 // The adversarial search's congestion vertices and realized-change climbs
 // find, on 118_ieee ±30% around the nominal loads, an adjacent pair whose
 // cost changes by more than the 415.7 $/h per MW the search of the previous
-// pair's bus reaches 457.2 $/MWh in this DC model), and the
-// pair re-solves to the same change by an independent path.
+// release found (457.2 in this DC model), and the pair re-solves to the same
+// change by an independent path.
 func TestSearchCongestion118(t *testing.T) {
 	n := pglibNet(t, "118_ieee")
 	dom, _ := n.LoadBand(0.3)
