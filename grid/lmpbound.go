@@ -10,6 +10,7 @@ import (
 
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/sparse"
 )
 
 // Certified bound on the largest locational marginal price over a load domain.
@@ -609,6 +610,13 @@ type kktModel struct {
 	nbin           int   // binaries of the complementarity rules and the selection
 	prunedBranches int   // branch limits whose congestion dual is fixed by the bounds
 	flowLo, flowHi []float64
+	// Binaries and McCormick columns (−1: absent), for the rows bound
+	// tightening appends with tighter big-Ms: per segment, per bus, per
+	// branch.
+	segA, segZ   []int
+	shedE, curtE []int
+	zUp, zLo     []int
+	mcW          []int
 }
 
 // buildKKT lays out the KKT program maximizing sign·π_i over the buses sel
@@ -675,9 +683,11 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 	// varying bus over-estimated by its McCormick envelope on
 	// [piLo_j, piHi_j] × [Lo_j, Hi_j] (McCormick 1976): the right side is at
 	// least the dual objective at every KKT point, where the two are equal.
+	mcW := make([]int, len(m.balance))
 	{
 		idx, val := append([]int(nil), cidx...), append([]float64(nil), cval...)
 		for j := range m.balance {
+			mcW[j] = -1
 			r := b.rlo[m.balance[j]]
 			if m.d[j] < 0 {
 				idx, val = append(idx, pi[j]), append(val, -r)
@@ -687,6 +697,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 				idx, val = append(idx, pi[j]), append(val, -r)
 			}
 			w := b.col(0, math.Inf(-1), math.Inf(1))
+			mcW[j] = w
 			lo, hi := dom.Lo[j], dom.Hi[j]
 			// w ≤ Hi·π + pLo·d − Hi·pLo ; w ≤ Lo·π + pHi·d − Lo·pHi
 			b.row(math.Inf(-1), -hi*piLo[j], []int{w, pi[j], m.d[j]}, []float64{1, -hi, -piLo[j]})
@@ -730,14 +741,18 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		}
 	}
 	// Backstops: σ_j > 0 ⇒ π_j = C; κ_j > 0 ⇒ π_j = F.
+	shedE, curtE := make([]int, len(m.sigma)), make([]int, len(m.sigma))
 	for j := range m.sigma {
+		shedE[j], curtE[j] = -1, -1
 		if c := m.sigma[j]; c >= 0 {
 			e := b.binary()
+			shedE[j] = e
 			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.ShedMax})
 			b.row(piLo[j], math.Inf(1), []int{pi[j], e}, []float64{1, -(C - piLo[j])})
 		}
 		if c := m.kappa[j]; c >= 0 {
 			e := b.binary()
+			curtE[j] = e
 			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.CurtMax})
 			b.row(math.Inf(-1), piHi[j], []int{pi[j], e}, []float64{1, piHi[j] - F})
 		}
@@ -745,7 +760,11 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 	// Branches: μ⁺ > 0 ⇒ flow = FlowMax; μ⁻ > 0 ⇒ flow = FlowMin.
 	// The flow range of each limited branch over the program, FlowMin..FlowMax
 	// or tighter (ev.FlowLo/FlowHi from bound tightening).
-	k := &kktModel{b: b, m: m, pi: pi, muUp: muUp, muLo: muLo, sel: sel}
+	k := &kktModel{b: b, m: m, pi: pi, muUp: muUp, muLo: muLo, sel: sel, segA: segA, segZ: segZ, shedE: shedE, curtE: curtE, mcW: mcW}
+	k.zUp, k.zLo = make([]int, len(m.flow)), make([]int, len(m.flow))
+	for l := range k.zUp {
+		k.zUp[l], k.zLo[l] = -1, -1
+	}
 	k.flowLo, k.flowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
 	if ev.FlowLo != nil {
 		for l := range k.flowLo {
@@ -766,6 +785,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		// distance from the limit to the far end of that range.
 		if ev.MuUp[l] > 0 {
 			zu := b.binary()
+			k.zUp[l] = zu
 			b.row(math.Inf(-1), 0, []int{muUp[l], zu}, []float64{1, -ev.MuUp[l]})
 			span := n.FlowMax[l] - k.flowLo[l]
 			b.row(n.FlowMax[l]-n.Pfinj[l]-span, math.Inf(1), append(cols, zu), append(append([]float64(nil), m.bfVal[l]...), -span))
@@ -774,6 +794,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		}
 		if ev.MuLo[l] > 0 {
 			zl := b.binary()
+			k.zLo[l] = zl
 			b.row(math.Inf(-1), 0, []int{muLo[l], zl}, []float64{1, -ev.MuLo[l]})
 			span := k.flowHi[l] - n.FlowMin[l]
 			b.row(math.Inf(-1), n.FlowMin[l]-n.Pfinj[l]+span, append(cols[:len(cols):len(cols)], zl), append(append([]float64(nil), m.bfVal[l]...), span))
@@ -835,8 +856,13 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 // branch's flow, maximizes each congestion dual and each needed bus's price
 // (both ways), and keeps the tighter bounds (LP optimum plus a 1e-6 relative
 // margin). A branch whose flow cannot reach a limit has that limit's dual
-// fixed at 0 (complementary slackness at every KKT point). Each pass
-// rebuilds the relaxation with the bounds of the previous one; it stops after
+// fixed at 0 (complementary slackness at every KKT point). A bound found
+// during a pass is imposed at once on the live relaxation (flow row bounds,
+// dual and price column bounds: each holds at every KKT point), so the next
+// LPs of the same pass see it; the end of a flow range whose limit is pruned
+// is not tightened further (it has no complementarity rule left). Each pass
+// rebuilds the relaxation with the bounds of the previous one (the big-M
+// coefficients too); it stops after
 // passes passes, when a pass tightens nothing by more than 1%, or when the
 // work (simplex iterations × (rows + columns)) is spent (bounds found until
 // then are kept: each is valid on its own).
@@ -872,6 +898,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		}
 		cost := make([]float64, len(k.b.cost))
 		size := float64(len(k.b.cost) + len(k.b.rlo))
+		bigM := newBigMRows(n, lp, k, ev, piLo, piHi, rules)
 		stop := false
 		// The largest and smallest values seen in the solutions so far: an
 		// LP whose optimum cannot improve its bound by more than 1% of the
@@ -1036,6 +1063,10 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				pruned0++
 			}
 		}
+		if err := bigM.flows(k, ev); err != nil {
+			lp.Close()
+			return err
+		}
 		for l := 0; l < nl; l++ {
 			for _, up := range []bool{true, false} {
 				col, bound := k.muUp[l], &ev.MuUp[l]
@@ -1059,6 +1090,10 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 					}
 				}
 			}
+		}
+		if err := bigM.duals(k, ev); err != nil {
+			lp.Close()
+			return err
 		}
 		for j := range piLo {
 			if !need[j] {
@@ -1100,6 +1135,10 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				}
 			}
 		}
+		if err := bigM.prices(k, piLo, piHi); err != nil {
+			lp.Close()
+			return err
+		}
 		lp.Close()
 		ev.TighteningPasses++
 		ev.PrunedLimits = pruned0
@@ -1114,6 +1153,127 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		}
 	}
 	return nil
+}
+
+// bigMRows appends to a live relaxation of the KKT program the rows of its
+// complementarity rules and McCormick envelopes rebuilt with the bounds
+// tightened since the relaxation was built (the old rows stay: they are
+// implied), so the rest of a pass works with the tighter big-Ms without
+// losing the simplex basis. Every appended row holds at every KKT point
+// (the same derivation as buildKKT's, with tighter valid bounds).
+type bigMRows struct {
+	n              *Network
+	lp             *highs.LP
+	rules          MarketRules
+	ncol           int
+	flowLo, flowHi []float64 // bounds the current rows use
+	muUp, muLo     []float64
+	piLo, piHi     []float64
+	segsAt         [][]int
+	add            lpBuilder
+}
+
+func newBigMRows(n *Network, lp *highs.LP, k *kktModel, ev *LMPEvidence, piLo, piHi []float64, rules MarketRules) *bigMRows {
+	r := &bigMRows{n: n, lp: lp, rules: rules, ncol: len(k.b.cost)}
+	r.flowLo, r.flowHi = append([]float64(nil), k.flowLo...), append([]float64(nil), k.flowHi...)
+	r.muUp, r.muLo = append([]float64(nil), ev.MuUp...), append([]float64(nil), ev.MuLo...)
+	r.piLo, r.piHi = append([]float64(nil), piLo...), append([]float64(nil), piHi...)
+	r.segsAt = make([][]int, len(piLo))
+	for s := range k.m.segs {
+		j := k.m.segBus[s]
+		r.segsAt[j] = append(r.segsAt[j], s)
+	}
+	return r
+}
+
+// flush appends the collected rows to the LP.
+func (r *bigMRows) flush() error {
+	if len(r.add.rlo) == 0 {
+		return nil
+	}
+	t := sparse.NewTriplets(r.ncol, len(r.add.rlo), len(r.add.rv))
+	for q, v := range r.add.rv {
+		t.Append(r.add.rj[q], r.add.ri[q], v)
+	}
+	err := r.lp.AddRows(r.add.rlo, r.add.rhi, t.ToCSC())
+	r.add = lpBuilder{}
+	return err
+}
+
+// flows appends "μ > 0 ⇒ at the limit" with the tightened flow ranges.
+func (r *bigMRows) flows(k *kktModel, ev *LMPEvidence) error {
+	n, m := r.n, k.m
+	for l, row := range m.flow {
+		if row < 0 {
+			continue
+		}
+		cols := make([]int, 0, len(m.bfBus[l])+1)
+		for _, j := range m.bfBus[l] {
+			cols = append(cols, m.theta[j])
+		}
+		val := func(last float64) []float64 { return append(append([]float64(nil), m.bfVal[l]...), last) }
+		if lo := math.Max(n.FlowMin[l], ev.FlowLo[l]); k.zUp[l] >= 0 && ev.MuUp[l] > 0 && lo > r.flowLo[l] {
+			r.flowLo[l] = lo
+			span := n.FlowMax[l] - lo
+			r.add.row(n.FlowMax[l]-n.Pfinj[l]-span, math.Inf(1), append(cols, k.zUp[l]), val(-span))
+		}
+		if hi := math.Min(n.FlowMax[l], ev.FlowHi[l]); k.zLo[l] >= 0 && ev.MuLo[l] > 0 && hi < r.flowHi[l] {
+			r.flowHi[l] = hi
+			span := hi - n.FlowMin[l]
+			r.add.row(math.Inf(-1), n.FlowMin[l]-n.Pfinj[l]+span, append(cols[:len(cols):len(cols)], k.zLo[l]), val(span))
+		}
+	}
+	return r.flush()
+}
+
+// duals appends μ ≤ M·z with the tightened dual bounds M.
+func (r *bigMRows) duals(k *kktModel, ev *LMPEvidence) error {
+	for l := range ev.MuUp {
+		if z := k.zUp[l]; z >= 0 && ev.MuUp[l] > 0 && ev.MuUp[l] < r.muUp[l] {
+			r.muUp[l] = ev.MuUp[l]
+			r.add.row(math.Inf(-1), 0, []int{k.muUp[l], z}, []float64{1, -ev.MuUp[l]})
+		}
+		if z := k.zLo[l]; z >= 0 && ev.MuLo[l] > 0 && ev.MuLo[l] < r.muLo[l] {
+			r.muLo[l] = ev.MuLo[l]
+			r.add.row(math.Inf(-1), 0, []int{k.muLo[l], z}, []float64{1, -ev.MuLo[l]})
+		}
+	}
+	return r.flush()
+}
+
+// prices appends the segments' and backstops' price rules and the McCormick
+// envelopes of π_j·d_j with the tightened price bounds.
+func (r *bigMRows) prices(k *kktModel, piLo, piHi []float64) error {
+	m, C, F := k.m, r.rules.PriceCap, r.rules.PriceFloor
+	for j := range piLo {
+		lo, hi := piLo[j], piHi[j]
+		if !(lo > r.piLo[j] || hi < r.piHi[j]) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+			continue
+		}
+		r.piLo[j], r.piHi[j] = lo, hi
+		pi := k.pi[j]
+		for _, s := range r.segsAt[j] {
+			c := m.segs[s].Price
+			if c > lo {
+				r.add.row(lo, math.Inf(1), []int{pi, k.segA[s]}, []float64{1, -(c - lo)})
+			}
+			if hi > c {
+				r.add.row(math.Inf(-1), hi, []int{pi, k.segZ[s]}, []float64{1, hi - c})
+			}
+		}
+		if e := k.shedE[j]; e >= 0 {
+			r.add.row(lo, math.Inf(1), []int{pi, e}, []float64{1, -(C - lo)})
+		}
+		if e := k.curtE[j]; e >= 0 {
+			r.add.row(math.Inf(-1), hi, []int{pi, e}, []float64{1, hi - F})
+		}
+		if w := k.mcW[j]; w >= 0 {
+			dl, dh := m.dom.Lo[j], m.dom.Hi[j]
+			r.add.row(math.Inf(-1), -dh*lo, []int{w, pi, m.d[j]}, []float64{1, -dh, -lo})
+			r.add.row(math.Inf(-1), -dl*hi, []int{w, pi, m.d[j]}, []float64{1, -dl, -hi})
+		}
+	}
+	return r.flush()
 }
 
 // loadCandidates keeps the load vectors of the keep largest values seen.

@@ -35,6 +35,8 @@ func main() {
 	limit := flag.Duration("time-limit", 60*time.Second, "time limit of each mixed-integer solve")
 	searchOnly := flag.Bool("search-only", false, "run only the adversarial search (no certification)")
 	steps := flag.Int("search-steps", 3000, "coordinate flips of the search's local search")
+	work := flag.Float64("tightening-work", 0, "LMPBoundOptions.TighteningWork (0: the default for the time limit)")
+	passes := flag.Int("tightening-passes", 0, "LMPBoundOptions.TighteningPasses (0: the default)")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -89,7 +91,7 @@ func main() {
 			t0, c0 := time.Now(), cpuTime()
 			cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 			if !*searchOnly {
-				cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr})
+				cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes})
 				if err != nil {
 					fmt.Fprintln(os.Stderr, name, err)
 					continue
