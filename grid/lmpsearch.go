@@ -26,9 +26,10 @@ type LMPSearchOptions struct {
 	Climbs int
 	// Congestion adds, for every limited branch and both directions, the
 	// vertex of the domain that pushes the branch's flow furthest that way
-	// (each load at the bound its PTDF entry favours), and lets the local
-	// search follow whichever varying bus has the largest |π| (instead of
-	// the start's bus).
+	// (each load at the bound its PTDF entry favours: one PTDF row and one
+	// LP per vertex), and a second climb from each start that keeps a flip
+	// when the realized change |V(d ± α e_i) − V(d)| at the bus i of the
+	// largest |π| grows (the bus may change; one to two more LPs per flip).
 	Congestion bool
 }
 
@@ -50,12 +51,16 @@ type LMPSearchResult struct {
 
 // SearchLMPChange is an adversarial search for a large |V(d′) − V(d)| over
 // α-adjacent loads in dom (V the market LP of CertifyLMPBound): it evaluates
-// the domain's corners and centre, random vertices and the extra starts,
-// follows the bus with the largest |LMP| by greedy flips of the other loads
-// between their bounds (keeping a flip when it raises that bus's |LMP|), and
-// measures the realized change |V(d ± α e_i) − V(d)| at the best points. The
-// result is a lower bound on the true sensitivity, against which a certified
-// bound is tested.
+// the domain's corners and centre, random vertices, the extra starts and
+// (Congestion) the congestion vertices, follows from the best Climbs starts
+// the bus with the largest |LMP| by greedy flips of the other loads between
+// their bounds (keeping a flip when it raises that bus's |LMP|; with
+// Congestion also when it raises the realized change), and measures the
+// realized change |V(d ± α e_i) − V(d)| at the best points. Every reported
+// change is realized by the pair (Load, Other) of the result, both in the
+// domain and α-adjacent: a lower bound on the true sensitivity, against
+// which a certified bound is tested. The search is deterministic for a
+// given Seed (no time limits).
 func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha float64, rules MarketRules, opt LMPSearchOptions) (*LMPSearchResult, error) {
 	if err := rules.Validate(); err != nil {
 		return nil, err
