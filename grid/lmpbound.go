@@ -1130,7 +1130,8 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		// per bus costs about four times the simplex iterations: each LP
 		// then starts from the opposite extreme).
 		for _, up := range []bool{true, false} {
-			kind, sign := 2, 1.0
+			kind = 2
+			sign := 1.0
 			if !up {
 				kind, sign = 3, -1
 			}
