@@ -883,22 +883,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 	}
 	cand := &loadCandidates{keep: 32}
 	defer func() { ev.Candidates = cand.loads() }()
-	// A kind of bound (congestion duals, upper prices, lower prices) fewer
-	// than 5% of whose LPs improved a bound by more than 1% in a pass is
-	// skipped in the next two passes, then tried again (on 118_ieee ±10%
-	// the lower prices improve 0 and 3 of about 100 bounds in passes 3 and
-	// 4 for 38% of each pass's simplex iterations; the duals and upper
-	// prices improve 60–100%).
-	var idle [4]int
 	for pass := 0; pass < passes && work > 0; pass++ {
-		var skipKind [4]bool
-		anySkipped := false
-		for q := 1; q < 4; q++ {
-			if idle[q] > 0 {
-				skipKind[q], anySkipped = true, true
-				idle[q]--
-			}
-		}
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
 		if err != nil {
 			return err
@@ -1104,7 +1089,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				if !up {
 					col, bound = k.muLo[l], &ev.MuLo[l]
 				}
-				if col < 0 || *bound == 0 || skipKind[1] || useless(obsHi[col], *bound, *bound) {
+				if col < 0 || *bound == 0 || useless(obsHi[col], *bound, *bound) {
 					continue
 				}
 				v, ok, err := max([]int{col}, []float64{1})
@@ -1136,7 +1121,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				kind, sign = 3, -1
 			}
 			for j := range piLo {
-				if !need[j] || skipKind[kind] {
+				if !need[j] {
 					continue
 				}
 				width := piHi[j] - piLo[j]
@@ -1186,12 +1171,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		progress(w, "lmp-bound: tightening pass %d: %d of %d branch limits cannot bind, largest price bound %.6g $/MWh (%d LPs, %d simplex iterations, %d skipped, %.1f s; largest relative gain %.3g; LPs/iterations/bounds improved >1%% for flows %d/%d/%d, duals %d/%d/%d, upper prices %d/%d/%d, lower prices %d/%d/%d)",
 			pass+1, pruned0, 2*nl, hi, solved, iters, skipped, time.Since(t1).Seconds(), gain,
 			kindLPs[0], kindIters[0], kindGains[0], kindLPs[1], kindIters[1], kindGains[1], kindLPs[2], kindIters[2], kindGains[2], kindLPs[3], kindIters[3], kindGains[3])
-		for q := 1; q < 4; q++ {
-			if !skipKind[q] && kindLPs[q] > 0 && 20*kindGains[q] < kindLPs[q] {
-				idle[q] = 2
-			}
-		}
-		if stop || (gain < 0.01 && !anySkipped) {
+		if stop || gain < 0.01 {
 			break
 		}
 	}
