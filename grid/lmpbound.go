@@ -61,8 +61,10 @@ import (
 // at every d ∈ D, so the maximum of a branch's flow, a congestion dual or a
 // price over it bounds that quantity at every KKT point. Each pass maximizes
 // and minimizes every limited branch's flow, maximizes every congestion dual
-// and bounds every price both ways, then rebuilds the relaxation with the
-// tighter big-Ms, flow ranges and McCormick boxes. A limit the flow cannot
+// and bounds every price both ways (each bound imposed on the live
+// relaxation at once, with the complementarity and McCormick rows it
+// tightens appended), then rebuilds the relaxation with the tighter big-Ms,
+// flow ranges and McCormick boxes. A limit the flow cannot
 // reach at any KKT point has a zero dual there (complementary slackness):
 // its dual is fixed at 0 and its binaries are dropped (the pruning to the
 // branches that can congest over D). Finally, a bus whose price bound is at
