@@ -196,12 +196,16 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 		bus int
 		lmp float64
 	}
-	// top returns the varying bus with the largest |π|.
+	// top returns the varying bus with the largest |π|, of several within
+	// 1e-9 relative the one with the widest load range (a range narrower
+	// than α realizes only that part of the price: |ΔV| ≤ |π|·range).
 	top := func(pi []float64) (int, float64) {
 		bi, bv := -1, -1.0
 		for _, j := range m.vars {
-			if a := math.Abs(pi[j]); a > bv {
-				bi, bv = j, a
+			a := math.Abs(pi[j])
+			tie := bi >= 0 && math.Abs(a-bv) <= 1e-9*math.Max(1, bv)
+			if (a > bv && !tie) || (tie && dom.Hi[j]-dom.Lo[j] > dom.Hi[bi]-dom.Lo[bi]) {
+				bi, bv = j, math.Max(a, bv)
 			}
 		}
 		return bi, bv
