@@ -120,7 +120,6 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 		}
 		return r.Objective, pi, nil
 	}
-	// realized measures the change at bus i from d.
 	// change returns the larger realized change per MW at bus i from d
 	// (V(d) = v0) to d ± α e_i (each kept within the domain), and records
 	// the largest in out.
