@@ -1,14 +1,17 @@
 // Command lmpbound measures the certified LMP bound of the cost release
 // (grid.Network.CertifyCostBound: merit order when nothing can congest, else
 // the KKT mixed-integer bound, else the price cap) against the largest
-// adjacent change an adversarial search finds (grid.Network.SearchLMPChange,
-// started also from the KKT program's incumbent), on PGLib cases with public
-// domains ±band around PGLib's nominal loads (times a scale), costs as 20
-// secant segments, PowerModels DC model, cap 1,000 $/MWh, floor 0, α = 1 MW.
+// adjacent change an adversarial search finds (grid.Network.SearchLMPChange
+// with its congestion vertices and realized-change climbs, started also from
+// the KKT program's incumbent and the bound-tightening LPs' price
+// maximizers), on PGLib cases with public domains ±band around PGLib's
+// nominal loads (times a scale), costs as 20 secant segments, PowerModels DC
+// model, cap 1,000 $/MWh, floor 0, α = 1 MW.
 //
 // Usage:
 //
 //	go run ./bench/lmpbound [-cases 5_pjm,14_ieee,...] [-bands 0.1,0.3] [-time-limit 60s] [-domain-dir DIR]
+//	    [-search-only] [-search-steps 3000] [-tightening-work W] [-tightening-passes P]
 //
 // A case name may carry a load scale after "x", e.g. 118_ieee x1.336.
 package main
