@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/sparse"
 )
 
 // Certified bound on the largest locational marginal price over a load domain.
@@ -59,8 +61,10 @@ import (
 // at every d ∈ D, so the maximum of a branch's flow, a congestion dual or a
 // price over it bounds that quantity at every KKT point. Each pass maximizes
 // and minimizes every limited branch's flow, maximizes every congestion dual
-// and bounds every price both ways, then rebuilds the relaxation with the
-// tighter big-Ms, flow ranges and McCormick boxes. A limit the flow cannot
+// and bounds every price both ways (each bound imposed on the live
+// relaxation at once, with the complementarity and McCormick rows it
+// tightens appended), then rebuilds the relaxation with the tighter big-Ms,
+// flow ranges and McCormick boxes. A limit the flow cannot
 // reach at any KKT point has a zero dual there (complementary slackness):
 // its dual is fixed at 0 and its binaries are dropped (the pruning to the
 // branches that can congest over D). Finally, a bus whose price bound is at
@@ -75,7 +79,8 @@ import (
 // LMPBoundOptions configure CertifyLMPBound.
 type LMPBoundOptions struct {
 	// TimeLimit is the time budget of a certification (0: 60 s): bound
-	// tightening gets a work budget of about half of it (TighteningWork), the
+	// tightening gets a work budget of about three quarters of it on one
+	// core (TighteningWork), the
 	// MIP what is left (at least a quarter; with a negative price floor, each
 	// of the two MIPs). When the MIP's limit is reached the proven dual bound
 	// at that time is certified (looser, still sound).
@@ -87,15 +92,18 @@ type LMPBoundOptions struct {
 	// RandomSeed is passed to HiGHS (verification re-solves with another one).
 	RandomSeed int
 	// TighteningPasses bounds the passes of bound tightening over the
-	// relaxation of the KKT program before the MIP (0: 10; −1: none); they
-	// stop earlier when a pass tightens no bound by more than 1%.
+	// relaxation of the KKT program before the MIP (0: 40; −1: none); they
+	// stop earlier when a pass tightens no bound by more than 1% or the
+	// work budget is spent (on 118_ieee ±10% the largest price bound still
+	// falls by 1–2% per pass after 20 passes).
 	TighteningPasses int
 	// TighteningWork bounds the work of all tightening LPs together, in
 	// simplex iterations times the relaxation's rows plus columns (0:
-	// 1.6·10⁷ per second of TimeLimit, about half of TimeLimit on one core:
-	// 3.4·10⁷ units per CPU second measured on 118_ieee). A work limit instead of a
-	// wall-clock one makes the tightening reproducible: the same network
-	// and domain give the same bounds whatever the machine's load.
+	// 2.4·10⁷ per second of TimeLimit, about three quarters of TimeLimit on
+	// one core: 3.2–3.4·10⁷ units per CPU second measured on 118_ieee). A
+	// work limit instead of a wall-clock one makes the tightening
+	// reproducible: the same network and domain give the same bounds
+	// whatever the machine's load.
 	TighteningWork float64
 	// KnownPrice is a |price| known to occur at a varying bus somewhere in
 	// the domain (e.g. LMPSearchResult.LMP); buses whose derived price bound
@@ -152,10 +160,14 @@ type LMPEvidence struct {
 	Incumbent     float64   `json:"incumbent"`
 	IncumbentBus  int       `json:"incumbent_bus"`
 	IncumbentLoad []float64 `json:"-"`
-	Closed        bool      `json:"closed"` // both MIPs reached their gap
-	Binaries      int       `json:"binaries"`
-	Nodes         int       `json:"nodes"`
-	Seconds       float64   `json:"seconds,omitempty"` // wall time (not published by release plans)
+	// Candidates are the load parts of the bound-tightening LPs' maximizers
+	// of a price (points of the relaxation, not KKT points: starts for an
+	// adversarial search, SearchLMPChange's Extra), largest price first.
+	Candidates [][]float64 `json:"-"`
+	Closed     bool        `json:"closed"` // both MIPs reached their gap
+	Binaries   int         `json:"binaries"`
+	Nodes      int         `json:"nodes"`
+	Seconds    float64     `json:"seconds,omitempty"` // wall time (not published by release plans)
 }
 
 // CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent
@@ -409,11 +421,11 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	if opt.TighteningPasses >= 0 {
 		passes := opt.TighteningPasses
 		if passes == 0 {
-			passes = 10
+			passes = 40
 		}
 		work := opt.TighteningWork
 		if work <= 0 {
-			work = 1.6e7 * opt.TimeLimit.Seconds()
+			work = 2.4e7 * opt.TimeLimit.Seconds()
 		}
 		ev.TighteningWork = work
 		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m.vars, passes, work, opt.Progress); err != nil {
@@ -604,6 +616,13 @@ type kktModel struct {
 	nbin           int   // binaries of the complementarity rules and the selection
 	prunedBranches int   // branch limits whose congestion dual is fixed by the bounds
 	flowLo, flowHi []float64
+	// Binaries and McCormick columns (−1: absent), for the rows bound
+	// tightening appends with tighter big-Ms: per segment, per bus, per
+	// branch.
+	segA, segZ   []int
+	shedE, curtE []int
+	zUp, zLo     []int
+	mcW          []int
 }
 
 // buildKKT lays out the KKT program maximizing sign·π_i over the buses sel
@@ -670,9 +689,11 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 	// varying bus over-estimated by its McCormick envelope on
 	// [piLo_j, piHi_j] × [Lo_j, Hi_j] (McCormick 1976): the right side is at
 	// least the dual objective at every KKT point, where the two are equal.
+	mcW := make([]int, len(m.balance))
 	{
 		idx, val := append([]int(nil), cidx...), append([]float64(nil), cval...)
 		for j := range m.balance {
+			mcW[j] = -1
 			r := b.rlo[m.balance[j]]
 			if m.d[j] < 0 {
 				idx, val = append(idx, pi[j]), append(val, -r)
@@ -682,6 +703,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 				idx, val = append(idx, pi[j]), append(val, -r)
 			}
 			w := b.col(0, math.Inf(-1), math.Inf(1))
+			mcW[j] = w
 			lo, hi := dom.Lo[j], dom.Hi[j]
 			// w ≤ Hi·π + pLo·d − Hi·pLo ; w ≤ Lo·π + pHi·d − Lo·pHi
 			b.row(math.Inf(-1), -hi*piLo[j], []int{w, pi[j], m.d[j]}, []float64{1, -hi, -piLo[j]})
@@ -725,14 +747,18 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		}
 	}
 	// Backstops: σ_j > 0 ⇒ π_j = C; κ_j > 0 ⇒ π_j = F.
+	shedE, curtE := make([]int, len(m.sigma)), make([]int, len(m.sigma))
 	for j := range m.sigma {
+		shedE[j], curtE[j] = -1, -1
 		if c := m.sigma[j]; c >= 0 {
 			e := b.binary()
+			shedE[j] = e
 			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.ShedMax})
 			b.row(piLo[j], math.Inf(1), []int{pi[j], e}, []float64{1, -(C - piLo[j])})
 		}
 		if c := m.kappa[j]; c >= 0 {
 			e := b.binary()
+			curtE[j] = e
 			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.CurtMax})
 			b.row(math.Inf(-1), piHi[j], []int{pi[j], e}, []float64{1, piHi[j] - F})
 		}
@@ -740,7 +766,11 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 	// Branches: μ⁺ > 0 ⇒ flow = FlowMax; μ⁻ > 0 ⇒ flow = FlowMin.
 	// The flow range of each limited branch over the program, FlowMin..FlowMax
 	// or tighter (ev.FlowLo/FlowHi from bound tightening).
-	k := &kktModel{b: b, m: m, pi: pi, muUp: muUp, muLo: muLo, sel: sel}
+	k := &kktModel{b: b, m: m, pi: pi, muUp: muUp, muLo: muLo, sel: sel, segA: segA, segZ: segZ, shedE: shedE, curtE: curtE, mcW: mcW}
+	k.zUp, k.zLo = make([]int, len(m.flow)), make([]int, len(m.flow))
+	for l := range k.zUp {
+		k.zUp[l], k.zLo[l] = -1, -1
+	}
 	k.flowLo, k.flowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
 	if ev.FlowLo != nil {
 		for l := range k.flowLo {
@@ -761,6 +791,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		// distance from the limit to the far end of that range.
 		if ev.MuUp[l] > 0 {
 			zu := b.binary()
+			k.zUp[l] = zu
 			b.row(math.Inf(-1), 0, []int{muUp[l], zu}, []float64{1, -ev.MuUp[l]})
 			span := n.FlowMax[l] - k.flowLo[l]
 			b.row(n.FlowMax[l]-n.Pfinj[l]-span, math.Inf(1), append(cols, zu), append(append([]float64(nil), m.bfVal[l]...), -span))
@@ -769,6 +800,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		}
 		if ev.MuLo[l] > 0 {
 			zl := b.binary()
+			k.zLo[l] = zl
 			b.row(math.Inf(-1), 0, []int{muLo[l], zl}, []float64{1, -ev.MuLo[l]})
 			span := k.flowHi[l] - n.FlowMin[l]
 			b.row(math.Inf(-1), n.FlowMin[l]-n.Pfinj[l]+span, append(cols[:len(cols):len(cols)], zl), append(append([]float64(nil), m.bfVal[l]...), span))
@@ -830,8 +862,13 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 // branch's flow, maximizes each congestion dual and each needed bus's price
 // (both ways), and keeps the tighter bounds (LP optimum plus a 1e-6 relative
 // margin). A branch whose flow cannot reach a limit has that limit's dual
-// fixed at 0 (complementary slackness at every KKT point). Each pass
-// rebuilds the relaxation with the bounds of the previous one; it stops after
+// fixed at 0 (complementary slackness at every KKT point). A bound found
+// during a pass is imposed at once on the live relaxation (flow row bounds,
+// dual and price column bounds: each holds at every KKT point), so the next
+// LPs of the same pass see it; the end of a flow range whose limit is pruned
+// is not tightened further (it has no complementarity rule left). Each pass
+// rebuilds the relaxation with the bounds of the previous one (the big-M
+// coefficients too); it stops after
 // passes passes, when a pass tightens nothing by more than 1%, or when the
 // work (simplex iterations × (rows + columns)) is spent (bounds found until
 // then are kept: each is valid on its own).
@@ -842,6 +879,12 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		ev.FlowLo, ev.FlowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
 	}
 	margin := func(v float64) float64 { return 1e-6 * (1 + math.Abs(v)) }
+	vary := make([]bool, n.NumBuses())
+	for _, j := range vars {
+		vary[j] = true
+	}
+	cand := &loadCandidates{keep: 32}
+	defer func() { ev.Candidates = cand.loads() }()
 	for pass := 0; pass < passes && work > 0; pass++ {
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
 		if err != nil {
@@ -861,6 +904,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		}
 		cost := make([]float64, len(k.b.cost))
 		size := float64(len(k.b.cost) + len(k.b.rlo))
+		bigM := newBigMRows(n, lp, k, ev, piLo, piHi, rules)
 		stop := false
 		// The largest and smallest values seen in the solutions so far: an
 		// LP whose optimum cannot improve its bound by more than 1% of the
@@ -886,6 +930,11 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			}
 		}
 		solved, skipped, iters := 0, 0, 0
+		// Per kind of bound (flows, congestion duals, upper prices, lower
+		// prices): LPs, simplex iterations, bounds improved by more than 1%.
+		var kind int
+		var kindLPs, kindIters, kindGains [4]int
+		var last []float64 // the last maximizer
 		t1 := time.Now()
 		// maximize Σ val·x_idx; ok false when the relaxation is not solved
 		// to optimality (bound unchanged).
@@ -916,8 +965,11 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			}
 			solved++
 			iters += r.Iterations
+			kindLPs[kind]++
+			kindIters[kind] += r.Iterations
 			work -= float64(r.Iterations) * size
 			observe(r)
+			last = r.X
 			return r.Objective, true, nil
 		}
 		// useless reports that a seen value is within 1% of the range of the
@@ -931,12 +983,17 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		}
 		gain := 0.0 // largest relative improvement of a bound
 		improve := func(old, nw, scale float64) {
-			if d := (old - nw) / math.Max(1, scale); d > gain {
+			d := (old - nw) / math.Max(1, scale)
+			if d > gain {
 				gain = d
+			}
+			if d > 0.01 {
+				kindGains[kind]++
 			}
 		}
 		// All upper flows, then all lower flows (consecutive objectives
 		// alike: fewer simplex iterations from the previous basis).
+		kind = 0
 		for _, dir := range []float64{1, -1} {
 			for l := 0; l < nl; l++ {
 				if k.m.flow[l] < 0 {
@@ -948,6 +1005,13 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 					cols[q], val[q] = k.m.theta[j], dir*k.m.bfVal[l][q]
 				}
 				span := n.FlowMax[l] - n.FlowMin[l]
+				// A limit already known not to bind needs no further
+				// tightening of that end of the range (its dual is 0 and it
+				// has no complementarity rule; only the row bound would
+				// tighten).
+				if (dir > 0 && ev.MuUp[l] == 0) || (dir < 0 && ev.MuLo[l] == 0) {
+					continue
+				}
 				if dir > 0 {
 					if useless(fHi[l], ev.FlowHi[l], span) {
 						continue
@@ -972,9 +1036,25 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 					improve(lo, ev.FlowLo[l], span)
 					ev.FlowLo[l] = lo
 				}
+				// The new range holds at every KKT point: impose it on the
+				// live relaxation at once (the next LPs of the pass see it).
+				if err := lp.SetRowBounds(k.m.flow[l], math.Max(n.FlowMin[l], ev.FlowLo[l])-n.Pfinj[l], math.Min(n.FlowMax[l], ev.FlowHi[l])-n.Pfinj[l]); err != nil {
+					lp.Close()
+					return err
+				}
 			}
 		}
 		pruned0 := 0
+		fixZero := func(col int) error {
+			if col < 0 {
+				return nil
+			}
+			if err := lp.SetColumnBounds(col, 0, 0); err != nil {
+				lp.Close()
+				return err
+			}
+			return nil
+		}
 		for l := 0; l < nl; l++ {
 			if k.m.flow[l] < 0 {
 				continue
@@ -982,10 +1062,16 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			if ev.FlowHi[l] < n.FlowMax[l] && ev.MuUp[l] > 0 {
 				ev.MuUp[l] = 0
 				gain = 1
+				if err := fixZero(k.muUp[l]); err != nil {
+					return err
+				}
 			}
 			if ev.FlowLo[l] > n.FlowMin[l] && ev.MuLo[l] > 0 {
 				ev.MuLo[l] = 0
 				gain = 1
+				if err := fixZero(k.muLo[l]); err != nil {
+					return err
+				}
 			}
 			if ev.MuUp[l] == 0 {
 				pruned0++
@@ -994,6 +1080,11 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				pruned0++
 			}
 		}
+		if err := bigM.flows(k, ev); err != nil {
+			lp.Close()
+			return err
+		}
+		kind = 1
 		for l := 0; l < nl; l++ {
 			for _, up := range []bool{true, false} {
 				col, bound := k.muUp[l], &ev.MuUp[l]
@@ -1011,30 +1102,66 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				if ok && v+margin(v) < *bound {
 					improve(*bound, v+margin(v), *bound)
 					*bound = v + margin(v)
+					if err := lp.SetColumnBounds(col, 0, *bound); err != nil {
+						lp.Close()
+						return err
+					}
 				}
 			}
 		}
-		for j := range piLo {
-			if !need[j] {
-				continue
+		if err := bigM.duals(k, ev); err != nil {
+			lp.Close()
+			return err
+		}
+		// All upper price bounds, then all lower ones (alternating the two
+		// per bus costs about four times the simplex iterations: each LP
+		// then starts from the opposite extreme).
+		for _, up := range []bool{true, false} {
+			kind = 2
+			sign := 1.0
+			if !up {
+				kind, sign = 3, -1
 			}
-			width := piHi[j] - piLo[j]
-			if useless(obsHi[k.pi[j]], piHi[j], width) {
-			} else if v, ok, err := max([]int{k.pi[j]}, []float64{1}); err != nil {
-				lp.Close()
-				return err
-			} else if ok && v+margin(v) < piHi[j] {
-				improve(piHi[j], v+margin(v), rules.MaxPrice())
-				piHi[j] = v + margin(v)
+			for j := range piLo {
+				if !need[j] {
+					continue
+				}
+				width := piHi[j] - piLo[j]
+				if up && useless(obsHi[k.pi[j]], piHi[j], width) {
+					continue
+				}
+				if !up && useless(-obsLo[k.pi[j]], -piLo[j], width) {
+					continue
+				}
+				v, ok, err := max([]int{k.pi[j]}, []float64{sign})
+				if err != nil {
+					lp.Close()
+					return err
+				}
+				if !ok {
+					continue
+				}
+				if vary[j] {
+					cand.add(v, k.m, last)
+				}
+				if b := v + margin(v); up && b < piHi[j] {
+					improve(piHi[j], b, rules.MaxPrice())
+					piHi[j] = b
+				} else if !up && -b > piLo[j] {
+					improve(-b, piLo[j], rules.MaxPrice())
+					piLo[j] = -b
+				} else {
+					continue
+				}
+				if err := lp.SetColumnBounds(k.pi[j], piLo[j], piHi[j]); err != nil {
+					lp.Close()
+					return err
+				}
 			}
-			if useless(-obsLo[k.pi[j]], -piLo[j], width) {
-			} else if v, ok, err := max([]int{k.pi[j]}, []float64{-1}); err != nil {
-				lp.Close()
-				return err
-			} else if ok && -v-margin(v) > piLo[j] {
-				improve(-v-margin(v), piLo[j], rules.MaxPrice())
-				piLo[j] = -v - margin(v)
-			}
+		}
+		if err := bigM.prices(k, piLo, piHi); err != nil {
+			lp.Close()
+			return err
 		}
 		lp.Close()
 		ev.TighteningPasses++
@@ -1043,13 +1170,174 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		for _, i := range vars {
 			hi = math.Max(hi, math.Max(piHi[i], -piLo[i]))
 		}
-		progress(w, "lmp-bound: tightening pass %d: %d of %d branch limits cannot bind, largest price bound %.6g $/MWh (%d LPs, %d simplex iterations, %d skipped, %.1f s; largest relative gain %.3g)",
-			pass+1, pruned0, 2*nl, hi, solved, iters, skipped, time.Since(t1).Seconds(), gain)
+		progress(w, "lmp-bound: tightening pass %d: %d of %d branch limits cannot bind, largest price bound %.6g $/MWh (%d LPs, %d simplex iterations, %d skipped, %.1f s; largest relative gain %.3g; LPs/iterations/bounds improved >1%% for flows %d/%d/%d, duals %d/%d/%d, upper prices %d/%d/%d, lower prices %d/%d/%d)",
+			pass+1, pruned0, 2*nl, hi, solved, iters, skipped, time.Since(t1).Seconds(), gain,
+			kindLPs[0], kindIters[0], kindGains[0], kindLPs[1], kindIters[1], kindGains[1], kindLPs[2], kindIters[2], kindGains[2], kindLPs[3], kindIters[3], kindGains[3])
 		if stop || gain < 0.01 {
 			break
 		}
 	}
 	return nil
+}
+
+// bigMRows appends to a live relaxation of the KKT program the rows of its
+// complementarity rules and McCormick envelopes rebuilt with the bounds
+// tightened since the relaxation was built (the old rows stay: they are
+// implied), so the rest of a pass works with the tighter big-Ms without
+// losing the simplex basis. Every appended row holds at every KKT point
+// (the same derivation as buildKKT's, with tighter valid bounds).
+type bigMRows struct {
+	n              *Network
+	lp             *highs.LP
+	rules          MarketRules
+	ncol           int
+	flowLo, flowHi []float64 // bounds the current rows use
+	muUp, muLo     []float64
+	piLo, piHi     []float64
+	segsAt         [][]int
+	add            lpBuilder
+}
+
+func newBigMRows(n *Network, lp *highs.LP, k *kktModel, ev *LMPEvidence, piLo, piHi []float64, rules MarketRules) *bigMRows {
+	r := &bigMRows{n: n, lp: lp, rules: rules, ncol: len(k.b.cost)}
+	r.flowLo, r.flowHi = append([]float64(nil), k.flowLo...), append([]float64(nil), k.flowHi...)
+	r.muUp, r.muLo = append([]float64(nil), ev.MuUp...), append([]float64(nil), ev.MuLo...)
+	r.piLo, r.piHi = append([]float64(nil), piLo...), append([]float64(nil), piHi...)
+	r.segsAt = make([][]int, len(piLo))
+	for s := range k.m.segs {
+		j := k.m.segBus[s]
+		r.segsAt[j] = append(r.segsAt[j], s)
+	}
+	return r
+}
+
+// flush appends the collected rows to the LP.
+func (r *bigMRows) flush() error {
+	if len(r.add.rlo) == 0 {
+		return nil
+	}
+	t := sparse.NewTriplets(r.ncol, len(r.add.rlo), len(r.add.rv))
+	for q, v := range r.add.rv {
+		t.Append(r.add.rj[q], r.add.ri[q], v)
+	}
+	err := r.lp.AddRows(r.add.rlo, r.add.rhi, t.ToCSC())
+	r.add = lpBuilder{}
+	return err
+}
+
+// flows appends "μ > 0 ⇒ at the limit" with the tightened flow ranges.
+func (r *bigMRows) flows(k *kktModel, ev *LMPEvidence) error {
+	n, m := r.n, k.m
+	for l, row := range m.flow {
+		if row < 0 {
+			continue
+		}
+		cols := make([]int, 0, len(m.bfBus[l])+1)
+		for _, j := range m.bfBus[l] {
+			cols = append(cols, m.theta[j])
+		}
+		val := func(last float64) []float64 { return append(append([]float64(nil), m.bfVal[l]...), last) }
+		if lo := math.Max(n.FlowMin[l], ev.FlowLo[l]); k.zUp[l] >= 0 && ev.MuUp[l] > 0 && lo > r.flowLo[l] {
+			r.flowLo[l] = lo
+			span := n.FlowMax[l] - lo
+			r.add.row(n.FlowMax[l]-n.Pfinj[l]-span, math.Inf(1), append(cols, k.zUp[l]), val(-span))
+		}
+		if hi := math.Min(n.FlowMax[l], ev.FlowHi[l]); k.zLo[l] >= 0 && ev.MuLo[l] > 0 && hi < r.flowHi[l] {
+			r.flowHi[l] = hi
+			span := hi - n.FlowMin[l]
+			r.add.row(math.Inf(-1), n.FlowMin[l]-n.Pfinj[l]+span, append(cols[:len(cols):len(cols)], k.zLo[l]), val(span))
+		}
+	}
+	return r.flush()
+}
+
+// duals appends μ ≤ M·z with the tightened dual bounds M.
+func (r *bigMRows) duals(k *kktModel, ev *LMPEvidence) error {
+	for l := range ev.MuUp {
+		if z := k.zUp[l]; z >= 0 && ev.MuUp[l] > 0 && ev.MuUp[l] < r.muUp[l] {
+			r.muUp[l] = ev.MuUp[l]
+			r.add.row(math.Inf(-1), 0, []int{k.muUp[l], z}, []float64{1, -ev.MuUp[l]})
+		}
+		if z := k.zLo[l]; z >= 0 && ev.MuLo[l] > 0 && ev.MuLo[l] < r.muLo[l] {
+			r.muLo[l] = ev.MuLo[l]
+			r.add.row(math.Inf(-1), 0, []int{k.muLo[l], z}, []float64{1, -ev.MuLo[l]})
+		}
+	}
+	return r.flush()
+}
+
+// prices appends the segments' and backstops' price rules and the McCormick
+// envelopes of π_j·d_j with the tightened price bounds.
+func (r *bigMRows) prices(k *kktModel, piLo, piHi []float64) error {
+	m, C, F := k.m, r.rules.PriceCap, r.rules.PriceFloor
+	for j := range piLo {
+		lo, hi := piLo[j], piHi[j]
+		if !(lo > r.piLo[j] || hi < r.piHi[j]) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+			continue
+		}
+		r.piLo[j], r.piHi[j] = lo, hi
+		pi := k.pi[j]
+		for _, s := range r.segsAt[j] {
+			c := m.segs[s].Price
+			if c > lo {
+				r.add.row(lo, math.Inf(1), []int{pi, k.segA[s]}, []float64{1, -(c - lo)})
+			}
+			if hi > c {
+				r.add.row(math.Inf(-1), hi, []int{pi, k.segZ[s]}, []float64{1, hi - c})
+			}
+		}
+		if e := k.shedE[j]; e >= 0 {
+			r.add.row(lo, math.Inf(1), []int{pi, e}, []float64{1, -(C - lo)})
+		}
+		if e := k.curtE[j]; e >= 0 {
+			r.add.row(math.Inf(-1), hi, []int{pi, e}, []float64{1, hi - F})
+		}
+		if w := k.mcW[j]; w >= 0 {
+			dl, dh := m.dom.Lo[j], m.dom.Hi[j]
+			r.add.row(math.Inf(-1), -dh*lo, []int{w, pi, m.d[j]}, []float64{1, -dh, -lo})
+			r.add.row(math.Inf(-1), -dl*hi, []int{w, pi, m.d[j]}, []float64{1, -dl, -hi})
+		}
+	}
+	return r.flush()
+}
+
+// loadCandidates keeps the load vectors of the keep largest values seen.
+type loadCandidates struct {
+	keep int
+	val  []float64
+	load [][]float64
+}
+
+// add records the loads of the solution x of a program laid out by m, with
+// objective value v.
+func (c *loadCandidates) add(v float64, m *marketLP, x []float64) {
+	if x == nil {
+		return
+	}
+	if len(c.val) >= c.keep && v <= c.val[len(c.val)-1] {
+		return
+	}
+	d := append([]float64(nil), m.dom.Lo...)
+	for _, j := range m.vars {
+		d[j] = math.Min(m.dom.Hi[j], math.Max(m.dom.Lo[j], x[m.d[j]]))
+	}
+	q := sort.SearchFloat64s(negated(c.val), -v)
+	c.val = append(c.val[:q], append([]float64{v}, c.val[q:]...)...)
+	c.load = append(c.load[:q], append([][]float64{d}, c.load[q:]...)...)
+	if len(c.val) > c.keep {
+		c.val, c.load = c.val[:c.keep], c.load[:c.keep]
+	}
+}
+
+func (c *loadCandidates) loads() [][]float64 { return c.load }
+
+// negated returns −v elementwise (c.val is descending; its negation ascending).
+func negated(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = -x
+	}
+	return out
 }
 
 // kktMIP builds and solves the KKT mixed-integer program maximizing sign·π_i

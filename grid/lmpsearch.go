@@ -22,6 +22,15 @@ type LMPSearchOptions struct {
 	// Extra are further load vectors to start from (e.g. the KKT program's
 	// incumbent, LMPEvidence.IncumbentLoad), clamped into the domain.
 	Extra [][]float64
+	// Climbs is the number of best starts the local search follows (0: 3).
+	Climbs int
+	// Congestion adds, for every limited branch and both directions, the
+	// vertex of the domain that pushes the branch's flow furthest that way
+	// (each load at the bound its PTDF entry favours: one PTDF row and one
+	// LP per vertex), and a second climb from each start that keeps a flip
+	// when the realized change |V(d ± α e_i) − V(d)| at the bus i of the
+	// largest |π| grows (the bus may change; one to two more LPs per flip).
+	Congestion bool
 }
 
 // LMPSearchResult is the largest adjacent change SearchLMPChange found.
@@ -31,6 +40,9 @@ type LMPSearchResult struct {
 	PerMW float64
 	Bus   int       // bus ID
 	Load  []float64 // d (internal bus order)
+	// Other is d′ (d with bus Bus moved by at most α, within the domain):
+	// |V(d′) − V(d)| = α·PerMW.
+	Other []float64
 	// LMP is the largest |π_i| seen at a varying bus (solver duals, not a
 	// realized change).
 	LMP         float64
@@ -39,12 +51,16 @@ type LMPSearchResult struct {
 
 // SearchLMPChange is an adversarial search for a large |V(d′) − V(d)| over
 // α-adjacent loads in dom (V the market LP of CertifyLMPBound): it evaluates
-// the domain's corners and centre, random vertices and the extra starts,
-// follows the bus with the largest |LMP| by greedy flips of the other loads
-// between their bounds (keeping a flip when it raises that bus's |LMP|), and
-// measures the realized change |V(d ± α e_i) − V(d)| at the best points. The
-// result is a lower bound on the true sensitivity, against which a certified
-// bound is tested.
+// the domain's corners and centre, random vertices, the extra starts and
+// (Congestion) the congestion vertices, follows from the best Climbs starts
+// the bus with the largest |LMP| by greedy flips of the other loads between
+// their bounds (keeping a flip when it raises that bus's |LMP|; with
+// Congestion also when it raises the realized change), and measures the
+// realized change |V(d ± α e_i) − V(d)| at the best points. Every reported
+// change is realized by the pair (Load, Other) of the result, both in the
+// domain and α-adjacent: a lower bound on the true sensitivity, against
+// which a certified bound is tested. The search is deterministic for a
+// given Seed (no time limits).
 func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha float64, rules MarketRules, opt LMPSearchOptions) (*LMPSearchResult, error) {
 	if err := rules.Validate(); err != nil {
 		return nil, err
@@ -60,6 +76,9 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 	}
 	if opt.Steps <= 0 {
 		opt.Steps = 200
+	}
+	if opt.Climbs <= 0 {
+		opt.Climbs = 3
 	}
 	b := newLPBuilder()
 	m, err := n.newMarketLP(b, dom, rules)
@@ -96,7 +115,38 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 		for j, row := range m.balance {
 			pi[j] = r.RowDual[row]
 		}
+		for _, j := range m.vars {
+			out.LMP = math.Max(out.LMP, math.Abs(pi[j]))
+		}
 		return r.Objective, pi, nil
+	}
+	// change returns the larger realized change per MW at bus i from d
+	// (V(d) = v0) to d ± α e_i (each kept within the domain), and records
+	// the largest in out.
+	change := func(d []float64, v0 float64, i int) (float64, error) {
+		best := 0.0
+		d2 := append([]float64(nil), d...)
+		for _, x := range []float64{math.Min(dom.Hi[i], d[i]+alpha), math.Max(dom.Lo[i], d[i]-alpha)} {
+			if x == d[i] {
+				continue
+			}
+			d2[i] = x
+			v1, _, err := eval(d2)
+			if err != nil {
+				return 0, err
+			}
+			// A step shorter than α is an adjacent pair too: |ΔV| counts
+			// in full, per α.
+			c := math.Abs(v1-v0) / alpha
+			if c > best {
+				best = c
+			}
+			if c > out.PerMW {
+				out.PerMW, out.Bus = c, n.BusID[i]
+				out.Load, out.Other = append([]float64(nil), d...), append([]float64(nil), d2...)
+			}
+		}
+		return best, nil
 	}
 	// realized measures the change at bus i from d.
 	realized := func(d []float64, i int) error {
@@ -104,23 +154,8 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 		if err != nil {
 			return err
 		}
-		d2 := append([]float64(nil), d...)
-		if d[i]+alpha <= dom.Hi[i] {
-			d2[i] += alpha
-		} else {
-			d2[i] = math.Max(dom.Lo[i], d[i]-alpha)
-		}
-		if d2[i] == d[i] {
-			return nil
-		}
-		v1, _, err := eval(d2)
-		if err != nil {
-			return err
-		}
-		if c := math.Abs(v1-v0) / math.Abs(d2[i]-d[i]) * math.Min(1, math.Abs(d2[i]-d[i])/alpha); c > out.PerMW {
-			out.PerMW, out.Bus, out.Load = c, n.BusID[i], d
-		}
-		return nil
+		_, err = change(d, v0, i)
+		return err
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x1a2b))
 	var starts [][]float64
@@ -148,10 +183,31 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 		}
 		starts = append(starts, v)
 	}
+	if opt.Congestion {
+		cs, err := n.congestionVertices(ctx, dom, m)
+		if err != nil {
+			return nil, err
+		}
+		starts = append(starts, cs...)
+	}
 	type cand struct {
 		d   []float64
 		bus int
 		lmp float64
+	}
+	// top returns the varying bus with the largest |π|, of several within
+	// 1e-9 relative the one with the widest load range (a range narrower
+	// than α realizes only that part of the price: |ΔV| ≤ |π|·range).
+	top := func(pi []float64) (int, float64) {
+		bi, bv := -1, -1.0
+		for _, j := range m.vars {
+			a := math.Abs(pi[j])
+			tie := bi >= 0 && math.Abs(a-bv) <= 1e-9*math.Max(1, bv)
+			if (a > bv && !tie) || (tie && dom.Hi[j]-dom.Lo[j] > dom.Hi[bi]-dom.Lo[bi]) {
+				bi, bv = j, math.Max(a, bv)
+			}
+		}
+		return bi, bv
 	}
 	var cands []cand
 	for _, d := range starts {
@@ -159,24 +215,44 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 		if err != nil {
 			return nil, err
 		}
-		bi, bv := -1, -1.0
-		for _, j := range m.vars {
-			if a := math.Abs(pi[j]); a > bv {
-				bi, bv = j, a
-			}
-		}
+		bi, bv := top(pi)
 		cands = append(cands, cand{d, bi, bv})
-		out.LMP = math.Max(out.LMP, bv)
 	}
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].lmp > cands[b].lmp })
-	// Local search from the best few starts.
+	// Local search from the best few starts: flip one load between its
+	// bounds at a time and keep the flip when the start's bus's |π| grows;
+	// with Congestion, a second climb keeps a flip when the largest |π| over
+	// the varying buses grows (the bus may change).
 	steps := opt.Steps
-	for c := 0; c < len(cands) && c < 3; c++ {
-		d, i, best := append([]float64(nil), cands[c].d...), cands[c].bus, cands[c].lmp
+	type climb struct {
+		c      int
+		global bool
+	}
+	var climbs []climb
+	for c := 0; c < len(cands) && c < opt.Climbs; c++ {
+		climbs = append(climbs, climb{c, false})
+		if opt.Congestion {
+			climbs = append(climbs, climb{c, true})
+		}
+	}
+	for _, cl := range climbs {
+		d, i, best := append([]float64(nil), cands[cl.c].d...), cands[cl.c].bus, cands[cl.c].lmp
+		if cl.global {
+			v, _, err := eval(d)
+			if err != nil {
+				return nil, err
+			}
+			if best, err = change(d, v, i); err != nil {
+				return nil, err
+			}
+		}
 		for improved := true; improved && steps > 0; {
 			improved = false
 			for _, j := range m.vars {
-				if j == i || steps <= 0 {
+				if steps <= 0 {
+					break
+				}
+				if j == i && !cl.global {
 					continue
 				}
 				steps--
@@ -186,20 +262,32 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 				} else {
 					d[j] = dom.Hi[j]
 				}
-				_, pi, err := eval(d)
+				v, pi, err := eval(d)
 				if err != nil {
 					return nil, err
 				}
-				if a := math.Abs(pi[i]); a > best+1e-9 {
-					best, improved = a, true
+				a := math.Abs(pi[i])
+				bi := i
+				if cl.global {
+					// The realized change at the bus of the largest |π|.
+					bi, _ = top(pi)
+					if a, err = change(d, v, bi); err != nil {
+						return nil, err
+					}
+				}
+				if a > best+1e-9 {
+					best, i, improved = a, bi, true
 				} else {
 					d[j] = old
 				}
 			}
 		}
-		out.LMP = math.Max(out.LMP, best)
-		// The realized change at the bus's upper and lower end of its range.
-		for _, x := range []float64{dom.Hi[i], dom.Lo[i]} {
+		// The realized change at the bus's upper and lower end of its range,
+		// and on both sides of the point itself.
+		for _, x := range []float64{dom.Hi[i], dom.Lo[i], d[i] - alpha} {
+			if x < dom.Lo[i] {
+				continue
+			}
 			e := append([]float64(nil), d...)
 			e[i] = x
 			if err := realized(e, i); err != nil {
@@ -208,6 +296,48 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 		}
 		if err := realized(d, i); err != nil {
 			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// congestionVertices returns, for every limited branch l and both
+// directions, the vertex of dom maximizing ∓Σ_j PTDF[l, j]·d_j, the load
+// pattern that pushes the flow on l furthest in that direction (loads
+// withdraw: a load at a bus with a positive PTDF entry lowers the flow).
+// Duplicates are dropped.
+func (n *Network) congestionVertices(ctx context.Context, dom LoadDomain, m *marketLP) ([][]float64, error) {
+	var lim []int
+	for l, r := range m.flow {
+		if r >= 0 {
+			lim = append(lim, l)
+		}
+	}
+	rows := make([][]float64, n.NumBranches())
+	err := n.PTDFRows(ctx, lim, RowsOptions{Workers: 1}, func(l int, row []float64) error {
+		rows[l] = append([]float64(nil), row...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out [][]float64
+	key := make([]byte, len(m.vars))
+	for _, l := range lim {
+		for _, dir := range []float64{1, -1} {
+			v := append([]float64(nil), dom.Lo...)
+			for q, j := range m.vars {
+				key[q] = 0
+				if dir*rows[l][j] < 0 {
+					v[j] = dom.Hi[j]
+					key[q] = 1
+				}
+			}
+			if k := string(key); !seen[k] {
+				seen[k] = true
+				out = append(out, v)
+			}
 		}
 	}
 	return out, nil

@@ -1,14 +1,17 @@
 // Command lmpbound measures the certified LMP bound of the cost release
 // (grid.Network.CertifyCostBound: merit order when nothing can congest, else
 // the KKT mixed-integer bound, else the price cap) against the largest
-// adjacent change an adversarial search finds (grid.Network.SearchLMPChange,
-// started also from the KKT program's incumbent), on PGLib cases with public
-// domains ±band around PGLib's nominal loads (times a scale), costs as 20
-// secant segments, PowerModels DC model, cap 1,000 $/MWh, floor 0, α = 1 MW.
+// adjacent change an adversarial search finds (grid.Network.SearchLMPChange
+// with its congestion vertices and realized-change climbs, started also from
+// the KKT program's incumbent and the bound-tightening LPs' price
+// maximizers), on PGLib cases with public domains ±band around PGLib's
+// nominal loads (times a scale), costs as 20 secant segments, PowerModels DC
+// model, cap 1,000 $/MWh, floor 0, α = 1 MW.
 //
 // Usage:
 //
 //	go run ./bench/lmpbound [-cases 5_pjm,14_ieee,...] [-bands 0.1,0.3] [-time-limit 60s] [-domain-dir DIR]
+//	    [-search-only] [-search-steps 3000] [-tightening-work W] [-tightening-passes P]
 //
 // A case name may carry a load scale after "x", e.g. 118_ieee x1.336.
 package main
@@ -17,6 +20,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,6 +36,10 @@ func main() {
 	cases := flag.String("cases", "5_pjm,14_ieee,24_ieee_rts,30_ieee,57_ieee,118_ieee,118_ieeex1.336,300_ieee", "PGLib case names (suffix xS scales the loads)")
 	bands := flag.String("bands", "0.1,0.3", "domain half-widths as fractions of the nominal loads")
 	limit := flag.Duration("time-limit", 60*time.Second, "time limit of each mixed-integer solve")
+	searchOnly := flag.Bool("search-only", false, "run only the adversarial search (no certification)")
+	steps := flag.Int("search-steps", 3000, "coordinate flips of the search's local search")
+	work := flag.Float64("tightening-work", 0, "LMPBoundOptions.TighteningWork (0: the default for the time limit)")
+	passes := flag.Int("tightening-passes", 0, "LMPBoundOptions.TighteningPasses (0: the default)")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -40,8 +48,8 @@ func main() {
 		os.Exit(1)
 	}
 	rules := grid.DefaultMarketRules()
-	fmt.Println("| case | domain | method | certified $/MWh | found $/MWh | ratio | certify s | certify CPU s | search s | MIP closed |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| case | domain | method | certified $/MWh | found $/MWh | ratio | certify s | certify CPU s | search s | largest |π| seen | MIP closed |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range strings.Split(*cases, ",") {
 		scale := 1.0
 		base := name
@@ -84,20 +92,24 @@ func main() {
 			}
 			ctx := context.Background()
 			t0, c0 := time.Now(), cpuTime()
-			cert, err := net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr})
-			if err != nil {
-				fmt.Fprintln(os.Stderr, name, err)
-				continue
+			cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
+			if !*searchOnly {
+				cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes})
+				if err != nil {
+					fmt.Fprintln(os.Stderr, name, err)
+					continue
+				}
 			}
 			tc, cc := time.Since(t0), cpuTime()-c0
 			var extra [][]float64
 			closed := "–"
 			if cert.LMP != nil {
 				extra = append(extra, cert.LMP.IncumbentLoad)
+				extra = append(extra, cert.LMP.Candidates...)
 				closed = strconv.FormatBool(cert.LMP.Closed)
 			}
 			t1 := time.Now()
-			found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1})
+			found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1, Steps: *steps, Climbs: 5, Congestion: true})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				continue
@@ -106,8 +118,8 @@ func main() {
 			if cert.Reason != "" {
 				fmt.Fprintf(os.Stderr, "%s ±%g: %s\n", name, band, cert.Reason)
 			}
-			fmt.Printf("| %s | ±%g%% | %s | %.4g | %.4g | %.3g | %.1f | %.1f | %.1f | %s |\n", name, 100*band, cert.Method, cert.PerMW, found.PerMW,
-				cert.PerMW/found.PerMW, tc.Seconds(), cc.Seconds(), ts.Seconds(), closed)
+			fmt.Printf("| %s | ±%g%% | %s | %.4g | %.4g | %.3g | %.1f | %.1f | %.1f | %.4g | %s |\n", name, 100*band, cert.Method, cert.PerMW, found.PerMW,
+				cert.PerMW/found.PerMW, tc.Seconds(), cc.Seconds(), ts.Seconds(), found.LMP, closed)
 		}
 	}
 }
