@@ -166,15 +166,15 @@ type OptimalResult struct {
 	// OptimalOptions.FullUpperLP): UpperBound is then the value of that
 	// restriction of P(π,β), an upper bound on P(π,β) itself.
 	AdaptiveParts int
-	Support     int // Λ
-	Refinements int
-	Rounds      int           // cutting-plane rounds (all problems)
-	Cuts        int           // cuts in the final upper-bound LP
-	Repairs     int           // re-solves with a tightened δ after a failed certificate
-	LPTime      time.Duration // summed over both bounds (they run concurrently)
-	SearchTime  time.Duration // shortfall search, summed over both bounds
-	CertifyTime time.Duration
-	Time        time.Duration // wall time
+	Support       int // Λ
+	Refinements   int
+	Rounds        int           // cutting-plane rounds (all problems)
+	Cuts          int           // cuts in the final upper-bound LP
+	Repairs       int           // re-solves with a tightened δ after a failed certificate
+	LPTime        time.Duration // summed over both bounds (they run concurrently)
+	SearchTime    time.Duration // shortfall search, summed over both bounds
+	CertifyTime   time.Duration
+	Time          time.Duration // wall time
 }
 
 // Validate checks the option ranges.
@@ -645,19 +645,19 @@ func (g *grid) cut(unitDens []float64, m int, acc []float64) (idx []int, val []f
 
 // cuttingPlane is one bounding LP solved by Algorithm 1.
 type cuttingPlane struct {
-	g          *grid
-	lp         LP
-	cuts       int
-	deltaLP    float64
-	n          int
-	ncols      int
-	p          []float64
-	blocks     map[int]*shiftBlock
-	seed       []int // shifts (indices into g.shifts) whose blocks the first round adds
+	g       *grid
+	lp      LP
+	cuts    int
+	deltaLP float64
+	n       int
+	ncols   int
+	p       []float64
+	blocks  map[int]*shiftBlock
+	seed    []int // shifts (indices into g.shifts) whose blocks the first round adds
 	// ref, if set, is a reference density per unit of each cell (a coarser
 	// solution): a new block then takes only the pairs (j, j') with
 	// ref_j > 0.9·e^ε·ref_j' or positive at the current point (see run).
-	ref []float64
+	ref        []float64
 	budgetRows []int
 	obj        float64
 	rounds     int
