@@ -50,7 +50,7 @@ func TestComposeKTruncated(t *testing.T) {
 // −cap to the first grid point at or above −cap, nothing is lost.
 func TestTruncateMovesMassUp(t *testing.T) {
 	p := &PLD{Step: 0.5, Offset: -6, Mass: []float64{0.1, 0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.05, 0.05}, Inf: 0} // losses −3 … 1
-	q, err := p.Truncate(0.6) // grid points −0.5, 0, 0.5
+	q, err := p.Truncate(0.6)                                                                                // grid points −0.5, 0, 0.5
 	if err != nil {
 		t.Fatal(err)
 	}
