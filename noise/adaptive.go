@@ -36,7 +36,12 @@ func useAdaptive(o OptimalOptions, lam, k int) bool {
 // cuttingPlane.ref). The shifts, the shortfall search and the certificate
 // are the uniform grid's throughout, so the result is exactly (ε,δ)-DP; only
 // the last level's density is certified.
-func solveUpperAdaptive(ctx context.Context, p Params, opt OptimalOptions, S, k, ref int, scale float64, res *OptimalResult) (*upperResult, error) {
+//
+// Densities with many jumps (e.g. at small δ, where the support spans many
+// Δ and every period has its steps) gain nothing from a partition: once a
+// level would have more than S/adaptiveMaxFraction parts the remaining
+// work is the full uniform LP (seeded like a level), and adaptive is false.
+func solveUpperAdaptive(ctx context.Context, p Params, opt OptimalOptions, S, k, ref int, scale float64, res *OptimalResult) (ub *upperResult, adaptive bool, err error) {
 	w0 := max(1, k/adaptiveStartParts)
 	pos := []int{0}
 	for u := w0; u < S; u += w0 {
@@ -57,15 +62,16 @@ func solveUpperAdaptive(ctx context.Context, p Params, opt OptimalOptions, S, k,
 			}
 		}
 		var split map[int]bool
+		full := len(pos) == S+1
 		ub, err := g.solveUpperSeeded(ctx, p, opt, ref, res, seed, refDens, func(d *PiecewiseConstant) bool {
 			split = adaptiveSplits(pos, d.probs, k)
-			return len(split) == 0
+			return len(split) == 0 || full
 		})
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if ub.Certificate != nil {
-			return ub, nil
+			return ub, !full, nil
 		}
 		seed, prev = ub.Shifts, ub.Dist
 		next := make([]int, 0, len(pos)+len(split))
@@ -76,8 +82,18 @@ func solveUpperAdaptive(ctx context.Context, p Params, opt OptimalOptions, S, k,
 			}
 		}
 		pos = append(next, S)
+		if adaptiveMaxFraction*(len(pos)-1) > S {
+			pos = pos[:0]
+			for u := 0; u <= S; u++ {
+				pos = append(pos, u)
+			}
+		}
 	}
 }
+
+// adaptiveMaxFraction: a partition with more than S/adaptiveMaxFraction
+// parts (of S units per side) is replaced by the full grid.
+const adaptiveMaxFraction = 3
 
 // adaptiveSplits marks the parts (of the nonnegative half, edges pos) to
 // halve: the parts wider than one unit next to a jump of the density (probs

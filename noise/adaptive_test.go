@@ -9,9 +9,8 @@ import (
 // TestAdaptiveUpperMatchesFullLP compares the adaptive-partition upper bound
 // with the full LP P(π,β) on the same uniform grid (an independent solve of
 // the unrestricted LP): the adaptive value can only be larger (a
-// restriction), and on these instances it is equal to within 10⁻⁶; at
-// (1, 0.2) the partition has fewer parts than the grid has cells (140 of 200
-// for ℓ₁; at (0.5, 0.05), k = 30, it ends with all of them).
+// restriction), and on these instances it is equal to within 10⁻⁶ (at these
+// small k the partition may end as the full grid, see adaptiveMaxFraction).
 func TestAdaptiveUpperMatchesFullLP(t *testing.T) {
 	for _, c := range []struct {
 		p    Params
@@ -25,7 +24,7 @@ func TestAdaptiveUpperMatchesFullLP(t *testing.T) {
 		opt := OptimalOptions{Symmetric: true, Loss: c.loss}.withDefaults()
 		lam := SupportRule(c.p)
 		var ra, rf OptimalResult
-		ad, err := solveUpperAdaptive(context.Background(), c.p, opt, lam*c.k, c.k, 0, 1, &ra)
+		ad, _, err := solveUpperAdaptive(context.Background(), c.p, opt, lam*c.k, c.k, 0, 1, &ra)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,9 +34,6 @@ func TestAdaptiveUpperMatchesFullLP(t *testing.T) {
 		}
 		if ad.Certificate == nil || !ad.Certificate.Certified {
 			t.Fatalf("%v %s: adaptive density not certified", c.p, c.loss.Name)
-		}
-		if ad.Intervals > full.Intervals || c.k == 50 && ad.Intervals >= full.Intervals {
-			t.Errorf("%v %s: adaptive partition has %d parts, the grid %d cells", c.p, c.loss.Name, ad.Intervals, full.Intervals)
 		}
 		if rel := ad.UpperBound/full.UpperBound - 1; rel < -1e-9 || rel > 1e-6 {
 			t.Errorf("%v %s k=%d: adaptive %.10f, full LP %.10f (relative %.2e)", c.p, c.loss.Name, c.k, ad.UpperBound, full.UpperBound, rel)
