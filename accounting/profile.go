@@ -48,15 +48,27 @@ func ProfilePLD(profile func(eps float64) (float64, error), epsMax, step float64
 	if n > 1<<16 {
 		return nil, fmt.Errorf("%w: %d profile nodes (epsMax %g, step %g)", ErrInvalid, n, epsMax, step)
 	}
-	pos := make([]float64, n+1) // pos[i] = bound on δ(i·m·step), i ≥ 1
+	js := make([]int, n)
+	for i := range js {
+		js[i] = (i + 1) * m
+	}
+	return profilePLDNodes(profile, js, step)
+}
+
+// profilePLDNodes is ProfilePLD with the positive nodes ε_i = js[i]·step
+// (js increasing, positive) given: the same construction with unequal
+// spacing (fewer nodes give a looser, still dominating PLD).
+func profilePLDNodes(profile func(eps float64) (float64, error), js []int, step float64) (*PLD, error) {
+	n := len(js)
+	pos := make([]float64, n+1) // pos[i] = bound on δ(js[i−1]·step), i ≥ 1
 	pos[0] = 1
 	for i := 1; i <= n; i++ {
-		v, err := profile(float64(i*m) * step)
+		v, err := profile(float64(js[i-1]) * step)
 		if err != nil {
 			return nil, err
 		}
 		if !(v >= 0) || math.IsNaN(v) {
-			return nil, fmt.Errorf("%w: profile(%g) = %v", ErrInvalid, float64(i*m)*step, v)
+			return nil, fmt.Errorf("%w: profile(%g) = %v", ErrInvalid, float64(js[i-1])*step, v)
 		}
 		pos[i] = math.Min(math.Min(v, 1), pos[i-1])
 	}
@@ -68,12 +80,12 @@ func ProfilePLD(profile func(eps float64) (float64, error), epsMax, step float64
 	}
 	pts := []pt{{alpha: 0, h: 1}}
 	for i := n; i >= 1; i-- {
-		e := float64(i*m) * step
+		e := float64(js[i-1]) * step
 		a := math.Exp(-e)
-		pts = append(pts, pt{j: -i * m, alpha: a, h: math.Min(1, -math.Expm1(-e)+a*pos[i])})
+		pts = append(pts, pt{j: -js[i-1], alpha: a, h: math.Min(1, -math.Expm1(-e)+a*pos[i])})
 	}
 	for i := 1; i <= n; i++ {
-		pts = append(pts, pt{j: i * m, alpha: math.Exp(float64(i*m) * step), h: pos[i]})
+		pts = append(pts, pt{j: js[i-1], alpha: math.Exp(float64(js[i-1]) * step), h: pos[i]})
 	}
 	// Greatest convex minorant (lower hull), ending with slope 0 at the last
 	// point (the flat tail H = δ(ε_n)).
@@ -148,8 +160,9 @@ func PiecewiseProfile(d *noise.PiecewiseConstant, sensitivity float64) func(eps 
 }
 
 // MechanismPLD returns a dominating PLD (ProfilePLD with nodes every 0.05 in
-// ε — 0.1 for the multi-Gaussian, whose nodes are certificates — up to the ε where the profile bound falls to 10⁻¹² or stops
-// decreasing, at most 40) for mechanisms whose
+// ε — for the multi-Gaussian, whose nodes are certificates, every 0.1 up to
+// max(2, 3ε₀) and 25% apart beyond — up to the ε where the profile bound
+// falls to 10⁻¹² or stops decreasing, at most 40) for mechanisms whose
 // privacy profile package noise bounds rigorously:
 //
 //   - multi-Gaussian noise: MultiGaussianProfile;
@@ -224,7 +237,28 @@ func MechanismPLD(ctx context.Context, m *noise.Mechanism, step float64) (*PLD, 
 	// ε₀ on that lattice — the staircase's — is a node.
 	w := math.Max(1, math.Round(spacing/step))
 	n := math.Ceil(epsMax / (w * step))
+	if _, ok := m.Dist.(*noise.MultiGaussian); ok {
+		return profilePLDNodes(prof, sparseNodes(int(w), int(n*w), int(math.Round(math.Max(2, 3*m.Params.Epsilon)/step))), step)
+	}
 	return ProfilePLD(prof, n*w*step, step, int(n))
+}
+
+// sparseNodes returns the multi-Gaussian's profile nodes (in grid steps):
+// every w steps up to dense, then a factor 1.25 apart, ending at last. Each
+// node is a certificate, and the composed ε depends mostly on the
+// profile at small ε: the sparse tail gives a looser, still dominating PLD
+// with a few dozen certificates instead of hundreds.
+func sparseNodes(w, last, dense int) []int {
+	var js []int
+	j := w
+	for ; j <= min(dense, last); j += w {
+		js = append(js, j)
+	}
+	for j -= w; len(js) == 0 || js[len(js)-1] < last; {
+		j = min(last, max(j+w, int(math.Ceil(1.25*float64(j)/float64(w)))*w))
+		js = append(js, j)
+	}
+	return js
 }
 
 // staircasePiecewise returns the staircase law on |x| < MΔ (renormalized) as

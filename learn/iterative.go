@@ -447,29 +447,20 @@ type iterPlan struct {
 }
 
 // noiser adds the step noise: Gaussian N(0, (z·Δ)²) in the composed
-// accounting, a draw from the per-step mechanism's distribution otherwise.
+// accounting; otherwise Δ times a draw from the per-step mechanism
+// calibrated at sensitivity 1 (exactly as private for sensitivity Δ as the
+// unit mechanism is for 1, so one privacy-loss distribution covers every
+// step).
 type noiser struct {
-	z     float64
-	mech  func(sens float64) (*noise.Mechanism, error)
-	mu    sync.Mutex // guards mech1 (draws may run concurrently)
-	mech1 map[float64]*noise.Mechanism
+	z    float64
+	unit noise.Distribution
 }
 
 func (nz *noiser) add(v, sens float64, src noise.Source) (float64, error) {
-	if nz.mech == nil {
+	if nz.unit == nil {
 		return v + nz.z*sens*gauss(src), nil
 	}
-	nz.mu.Lock()
-	defer nz.mu.Unlock()
-	m, ok := nz.mech1[sens]
-	if !ok {
-		var err error
-		if m, err = nz.mech(sens); err != nil {
-			return 0, err
-		}
-		nz.mech1[sens] = m
-	}
-	return v + m.Dist.Sample(src), nil
+	return v + sens*nz.unit.Sample(src), nil
 }
 
 // gauss returns a standard normal draw (noise.Gaussian's inverse transform
@@ -482,7 +473,7 @@ func gauss(src noise.Source) float64 {
 
 // calibrate sets the noise of a run of steps noisy steps and the
 // guarantee's privacy fields.
-func calibrate(p IterativePrivacy, steps int, g *Guarantee) (*noiser, error) {
+func calibrate(ctx context.Context, p IterativePrivacy, steps int, g *Guarantee) (*noiser, error) {
 	if !(p.Epsilon > 0) || math.IsInf(p.Epsilon, 0) {
 		return nil, invalidf("epsilon is %v, must be > 0 and finite", p.Epsilon)
 	}
@@ -513,14 +504,11 @@ func calibrate(p IterativePrivacy, steps int, g *Guarantee) (*noiser, error) {
 	if !ok {
 		return nil, invalidf("noise %q has no per-step calibration (StepMechanisms)", p.Mechanism)
 	}
-	nz := &noiser{mech1: map[float64]*noise.Mechanism{}, mech: func(sens float64) (*noise.Mechanism, error) {
-		return mk(noise.Params{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: sens})
-	}}
-	m, err := nz.mech(1)
+	m, err := mk(noise.Params{Epsilon: p.Epsilon, Delta: p.Delta, Sensitivity: 1})
 	if err != nil {
 		return nil, fmt.Errorf("learn: per-step %s noise: %w", p.Mechanism, err)
 	}
-	nz.z = noise.Std(m.Dist)
+	nz := &noiser{unit: m.Dist, z: noise.Std(m.Dist)}
 	// The run's guarantee: k updates each (ε₀, δ₀)-DP.
 	k := float64(steps)
 	e0, d0 := p.Epsilon, m.Params.Delta
@@ -533,6 +521,11 @@ func calibrate(p IterativePrivacy, steps int, g *Guarantee) (*noiser, error) {
 		if e, err := acc.Epsilon(gd.Sigma, steps, p.Delta); err == nil {
 			total, tdelta, how = e, p.Delta, acc.Describe()
 		}
+	} else if e, ok, err := perStepPLDEpsilon(ctx, m, steps, p.Delta); err != nil {
+		return nil, err
+	} else if ok && (e < total || tdelta >= 1) {
+		// Any other mechanism with a PLD: its dominating PLD composed by FFT.
+		total, tdelta, how = e, p.Delta, "its privacy-loss distribution composed by FFT (accounting.MechanismPLD, truncated pessimistically)"
 	}
 	g.Epsilon, g.Delta = total, tdelta
 	g.Statement = fmt.Sprintf("each of %d updates is (%g, %g)-DP by the %s mechanism (per-step calibration, Liu and Selvi §2.5); the run is (%.4g, %.3g)-DP by %s", steps, e0, d0, p.Mechanism, total, tdelta, how)
@@ -739,13 +732,13 @@ func PrepareIterative(ctx context.Context, data Data, s IterativeSpec, p Iterati
 
 // calibrated returns the plan for n rows and d features, the bounds, the
 // guarantee's privacy fields and the calibrated noise.
-func (s IterativeSpec) calibrated(n, d int, p IterativePrivacy) (*iterPlan, Bounds, Guarantee, *noiser, error) {
+func (s IterativeSpec) calibrated(ctx context.Context, n, d int, p IterativePrivacy) (*iterPlan, Bounds, Guarantee, *noiser, error) {
 	g := Guarantee{Strategy: s.Method, Norm: "l2", Source: "certified"}
 	plan, b, err := s.plan(n, d)
 	if err != nil {
 		return nil, b, g, nil, err
 	}
-	nz, err := calibrate(p, plan.steps, &g)
+	nz, err := calibrate(ctx, p, plan.steps, &g)
 	return plan, b, g, nz, err
 }
 
@@ -814,7 +807,7 @@ func DPGradientDescent(ctx context.Context, n, k int, grad GradientFunc, s Itera
 		return nil, invalidf("n = %d and k = %d must be ≥ 1", n, k)
 	}
 	s.Loss, s.Intercept = Squared, false
-	plan, _, g, nz, err := s.calibrated(n, k, p)
+	plan, _, g, nz, err := s.calibrated(ctx, n, k, p)
 	if err != nil {
 		return nil, err
 	}

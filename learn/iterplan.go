@@ -65,7 +65,7 @@ func newIterativePlan(ctx context.Context, ps PlanSpec) (*Plan, error) {
 	ip := ps.IterativePrivacy
 	ip.PrivacySpec = ps.Privacy
 	n, d := ps.N, ps.Features
-	sched, b, g, nz, err := is.calibrated(n, d, ip)
+	sched, b, g, nz, err := is.calibrated(ctx, n, d, ip)
 	if err != nil {
 		return nil, err
 	}

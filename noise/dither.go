@@ -122,7 +122,7 @@ const maxWindowGranularity = 2048
 func lowerGrid(p Params, opt OptimalOptions, k, ref int) (kl int, dither bool, window int) {
 	gamma := 1 / (1 + math.Exp(p.Epsilon/2))
 	win := func(kl int) int {
-		if p.Epsilon < windowEpsilon || opt.fullEvents {
+		if p.Epsilon < windowEpsilon || opt.FullEventRegion {
 			return 0
 		}
 		return max(2, int(math.Ceil(1.5*gamma*float64(kl))))
@@ -134,7 +134,7 @@ func lowerGrid(p Params, opt OptimalOptions, k, ref int) (kl int, dither bool, w
 		}
 		return kl, false, 0
 	}
-	if k6 := math.Ceil(6 / gamma); p.Epsilon >= windowEpsilon && !opt.fullEvents && k6 <= maxWindowGranularity {
+	if k6 := math.Ceil(6 / gamma); p.Epsilon >= windowEpsilon && !opt.FullEventRegion && k6 <= maxWindowGranularity {
 		if kl := int(k6) << ref; useDither(p, opt, kl) {
 			return kl, true, win(kl)
 		}

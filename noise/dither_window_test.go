@@ -74,7 +74,7 @@ func TestWindowOptimizeEpsilon5(t *testing.T) {
 func TestWindowIsRelaxation(t *testing.T) {
 	p := Params{Epsilon: 6, Delta: 0.01, Sensitivity: 1}
 	win, kl, w := windowLB(t, p, OptimalOptions{LowerGranularity: 32})
-	full, _, fw := windowLB(t, p, OptimalOptions{LowerGranularity: 32, fullEvents: true})
+	full, _, fw := windowLB(t, p, OptimalOptions{LowerGranularity: 32, FullEventRegion: true})
 	t.Logf("(6, 0.01) k_l = %d: window ±%d units LB %.6f, whole region LB %.6f", kl, w, win, full)
 	if w == 0 || fw != 0 {
 		t.Fatalf("windows %d and %d, want > 0 and 0", w, fw)

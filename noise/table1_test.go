@@ -26,15 +26,7 @@ func TestTable1BenchmarkGap(t *testing.T) {
 	for _, c := range cells {
 		p := Params{Epsilon: c.eps, Delta: c.delta, Sensitivity: 1}
 		r := optimizeT(t, p, OptimalOptions{Symmetric: true, Intervals: 160})
-		tl, err := TruncatedLaplaceMechanism(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ag, err := AnalyticGaussianMechanism(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ub := math.Min(tl.Dist.MeanAbs(), ag.Dist.MeanAbs())
+		ub := bestBenchmarkL1(t, p)
 		lb := gengPaperL1(p)
 		O := 0.5 * (r.UpperBound + r.LowerBound)
 		got := 100 * (ub - lb) / math.Max(O, 1)
@@ -48,4 +40,19 @@ func TestTable1BenchmarkGap(t *testing.T) {
 			t.Errorf("(ε,δ)=(%g,%g): order Geng %.5f, LB %.5f, UB %.5f, B_UB %.5f", c.eps, c.delta, valid, r.LowerBound, r.UpperBound, ub)
 		}
 	}
+}
+
+// bestBenchmarkL1 is the paper's B_UB: the smaller E|X| of the truncated
+// Laplace and analytic Gaussian mechanisms.
+func bestBenchmarkL1(t *testing.T, p Params) float64 {
+	t.Helper()
+	tl, err := TruncatedLaplaceMechanism(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := AnalyticGaussianMechanism(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return math.Min(tl.Dist.MeanAbs(), ag.Dist.MeanAbs())
 }

@@ -15,7 +15,7 @@
 //
 // Usage:
 //
-//	go run ./bench/dpdrotables [-epsilon 1] [-delta all] [-intervals 200]
+//	go run ./bench/dpdrotables [-epsilon 1] [-delta all] [-intervals 200] [-lower-k 0] [-full-events]
 package main
 
 import (
@@ -98,11 +98,13 @@ type Result struct {
 // Comparable reports whether the certified gap is below 1%.
 func (r Result) Comparable() bool { return r.Gap < 0.01 }
 
-// Evaluate computes a cell with intervals cells in the optimal-noise LPs.
-func Evaluate(ctx context.Context, c Cell, intervals int) (Result, error) {
+// Evaluate computes a cell with the optimal-noise options opts (Symmetric
+// is set).
+func Evaluate(ctx context.Context, c Cell, opts noise.OptimalOptions) (Result, error) {
 	p := noise.Params{Epsilon: c.Epsilon, Delta: c.Delta, Sensitivity: 1}
 	t0 := time.Now()
-	r, err := noise.Optimize(ctx, p, noise.OptimalOptions{Symmetric: true, Intervals: intervals})
+	opts.Symmetric = true
+	r, err := noise.Optimize(ctx, p, opts)
 	if err != nil {
 		return Result{}, err
 	}
@@ -120,7 +122,10 @@ func main() {
 	epsFlag := flag.String("epsilon", "1", "ε rows to evaluate (comma-separated) or all")
 	deltaFlag := flag.String("delta", "all", "δ columns to evaluate (comma-separated) or all")
 	intervals := flag.Int("intervals", 200, "cells of the optimal-noise LPs")
+	lowerK := flag.Int("lower-k", 0, "granularity of the lower bound (OptimalOptions.LowerGranularity; 0: automatic)")
+	fullEvents := flag.Bool("full-events", false, "whole event region in the dithered lower bound at ε ≥ 5 (OptimalOptions.FullEventRegion)")
 	flag.Parse()
+	opt := noise.OptimalOptions{Intervals: *intervals, LowerGranularity: *lowerK, FullEventRegion: *fullEvents}
 	cells, err := ReadTable(strings.NewReader(table4))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dpdrotables:", err)
@@ -142,7 +147,7 @@ func main() {
 		if !keep(*epsFlag, c.Epsilon) || !keep(*deltaFlag, c.Delta) {
 			continue
 		}
-		r, err := Evaluate(context.Background(), c, *intervals)
+		r, err := Evaluate(context.Background(), c, opt)
 		if err != nil {
 			fmt.Printf("%7g %6g %9.2f  error: %v\n", c.Epsilon, c.Delta, c.Paper, err)
 			continue

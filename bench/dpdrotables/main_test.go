@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/privopt/privopt/noise"
 )
 
 // Two cells of the paper's Table 4 (ε = 1, δ ∈ {0.1, 0.2}) recomputed from
@@ -25,7 +27,7 @@ func TestTable4Cells(t *testing.T) {
 		if c.Epsilon != 1 || (c.Delta != 0.1 && c.Delta != 0.2) {
 			continue
 		}
-		r, err := Evaluate(context.Background(), c, 200)
+		r, err := Evaluate(context.Background(), c, noise.OptimalOptions{Intervals: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
