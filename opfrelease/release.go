@@ -443,6 +443,7 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 		have[c] = true
 	}
 	cutRounds := 0
+	started := time.Now()
 	mon := append([]int(nil), pr.monitored...)
 	monitored := map[int]bool{}
 	for _, l := range mon {
@@ -532,6 +533,9 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 					have[c] = true
 				}
 				cuts = append(cuts, more...)
+				if pr.progress != nil { // the plan's public midpoint solve only
+					fmt.Fprintf(pr.progress, "N-1 plan (public midpoint solve): cut round %d: +%d cuts, %d in total, %.1f s\n", cutRounds, len(more), len(cuts), time.Since(started).Seconds())
+				}
 				continue
 			}
 		}
