@@ -230,6 +230,13 @@ func (pr *Plan) initSecurity() error {
 		st.sparse = append(st.sparse, c)
 	}
 	pr.sec = st
+	if w := pr.opt.Security.Progress; w != nil {
+		peak := est.PeakSparseBytes
+		if dense {
+			peak = est.PeakDenseBytes
+		}
+		fmt.Fprintf(w, "N-1 plan: %d outages (%d islanding skipped), %s LODF storage, estimated peak %s\n", len(st.outages), len(st.islanding), pr.LODFStorage(), mib(peak))
+	}
 	return nil
 }
 
