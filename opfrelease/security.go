@@ -75,7 +75,7 @@ var ErrMemoryGuard = errors.New("opfrelease: N-1 memory guard")
 // ≥ 1e-4, the fill measured on 64 evenly spaced columns) plus 64 per
 // column. The coefficients are calibrated against the peak resident set
 // size of `privopt opf --n-1` (plan + one release) on 300_ieee, 1354_pegase,
-// 2383wp_k and 10000_goc; the estimate was 1.2–2.1× the measured peak
+// 2383wp_k and 10000_goc; the estimate was 1.3–2.0× the measured peak
 // (BENCHMARKS.md, "N-1 memory guard"): an upper estimate, not a bound.
 type MemoryEstimate struct {
 	// Outages counts the non-islanding branch outages checked.
