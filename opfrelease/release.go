@@ -142,6 +142,9 @@ func (o *Options) Validate() error {
 	if sc := o.Security; sc != nil && (!(sc.PostFactor >= 0) || math.IsInf(sc.PostFactor, 0)) {
 		return fmt.Errorf("opfrelease: Security has PostFactor %v; want PostFactor ≥ 0 and finite (0: 1)", sc.PostFactor)
 	}
+	if sc := o.Security; sc != nil && sc.MaxMemoryBytes < 0 {
+		return fmt.Errorf("opfrelease: Security has MaxMemoryBytes %d; want ≥ 0 (0: no guard)", sc.MaxMemoryBytes)
+	}
 	if o.Limits < grid.LimitsAuto || o.Limits > grid.LimitsLazy {
 		return bad("Limits", int(o.Limits), "grid.LimitsAuto, grid.LimitsAll or grid.LimitsLazy")
 	}
