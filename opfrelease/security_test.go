@@ -273,6 +273,9 @@ func TestMemoryGuard(t *testing.T) {
 	if sp.midStat != free.midStat || *sp.Memory != est {
 		t.Fatalf("sparse storage: midpoint statistic %.10g (dense %.10g), estimate %+v", sp.midStat, free.midStat, *sp.Memory)
 	}
+	if _, err := plan(n, -1); err == nil || !strings.Contains(err.Error(), "MaxMemoryBytes -1") {
+		t.Fatalf("guard -1: error %v, want one naming the value", err)
+	}
 	t.Logf("300_ieee: %+v; refusal: %v", est, e1)
 }
 
