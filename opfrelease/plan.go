@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"time"
@@ -164,6 +165,9 @@ type Plan struct {
 	CurtailBuses   int      `json:"curtailment_buses"`
 	ChanceSeed     uint64   `json:"chance_seed"`
 	Notes          []string `json:"notes"`
+	// Memory is the estimated peak memory of an N-1 plan and its releases
+	// (Options.Security; nil otherwise): public sizes only.
+	Memory *MemoryEstimate `json:"n1_memory,omitempty"`
 
 	opt       Options
 	pub       *PublicNetwork
@@ -194,6 +198,9 @@ type Plan struct {
 	// program (public): every release's first solve restarts from it.
 	seedWarm *solver.WarmStart
 	planTime time.Duration
+	// progress receives the cut rounds of the midpoint solve (public): set
+	// during NewPlan's midpoint solve only (Security.Progress).
+	progress io.Writer
 }
 
 // PlanTime returns how long NewPlan took (wall clock; it depends on public
@@ -322,7 +329,9 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 	p.ShedBuses, p.CurtailBuses = len(shed), len(curtail)
 	p.Notes = append(p.Notes, fmt.Sprintf("market rules: load shedding at %g $/MWh at %d buses and curtailment at %g $/MWh at %d buses (placed from the public domain)", opt.Rules.PriceCap, len(shed), opt.Rules.PriceFloor, len(curtail)))
 	if opt.Security != nil {
-		p.initSecurity()
+		if err := p.initSecurity(); err != nil {
+			return nil, err
+		}
 		p.Notes = append(p.Notes, fmt.Sprintf("N-1 security: contingency cuts generated lazily; %d islanding outages skipped", len(p.sec.islanding)))
 	}
 	p.shift = p.shiftUnits()
@@ -416,7 +425,11 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 	for i := range mid {
 		mid[i] = p.certDom.Lo[i] + (p.certDom.Hi[i]-p.certDom.Lo[i])/2
 	}
+	if opt.Security != nil {
+		p.progress = opt.Security.Progress
+	}
 	prog, err := p.solveRobust(ctx, mid)
+	p.progress = nil // releases print no rounds (their counts are private)
 	if err != nil {
 		return nil, fmt.Errorf("opfrelease: the plan's public solve at the domain's midpoint: %w", err)
 	}
@@ -424,6 +437,9 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 		return nil, fmt.Errorf("opfrelease: the plan's public solve at the domain's midpoint failed on every backend (%s)", prog.fallback)
 	}
 	p.midStat = prog.statistic()
+	if opt.Security != nil && opt.Security.Progress != nil {
+		fmt.Fprintf(opt.Security.Progress, "N-1 plan (public midpoint solve): done: %d cuts, %d solves, %s LODF storage\n", len(prog.cuts), prog.solves, p.LODFStorage())
+	}
 	// The limits and contingency cuts the midpoint's program needed are
 	// public (the midpoint is): every release starts from them. They are
 	// constraints of the full program, so the optimum — the statistic — is

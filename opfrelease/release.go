@@ -142,6 +142,9 @@ func (o *Options) Validate() error {
 	if sc := o.Security; sc != nil && (!(sc.PostFactor >= 0) || math.IsInf(sc.PostFactor, 0)) {
 		return fmt.Errorf("opfrelease: Security has PostFactor %v; want PostFactor ≥ 0 and finite (0: 1)", sc.PostFactor)
 	}
+	if sc := o.Security; sc != nil && sc.MaxMemoryBytes < 0 {
+		return fmt.Errorf("opfrelease: Security has MaxMemoryBytes %d; want ≥ 0 (0: no guard)", sc.MaxMemoryBytes)
+	}
 	if o.Limits < grid.LimitsAuto || o.Limits > grid.LimitsLazy {
 		return bad("Limits", int(o.Limits), "grid.LimitsAuto, grid.LimitsAll or grid.LimitsLazy")
 	}
@@ -443,6 +446,7 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 		have[c] = true
 	}
 	cutRounds := 0
+	started := time.Now()
 	mon := append([]int(nil), pr.monitored...)
 	monitored := map[int]bool{}
 	for _, l := range mon {
@@ -532,6 +536,9 @@ func (pr *Program) solve(ctx context.Context, load []float64) (*query.Solution, 
 					have[c] = true
 				}
 				cuts = append(cuts, more...)
+				if pr.progress != nil { // the plan's public midpoint solve only
+					fmt.Fprintf(pr.progress, "N-1 plan (public midpoint solve): cut round %d: +%d cuts, %d in total, %.1f s\n", cutRounds, len(more), len(cuts), time.Since(started).Seconds())
+				}
 				continue
 			}
 		}

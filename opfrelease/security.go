@@ -1,7 +1,9 @@
 package opfrelease
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"sort"
@@ -41,7 +43,96 @@ type Security struct {
 	// a new cut from a finite set, and a limit would make the release refuse
 	// depending on the data.)
 	PostFactor float64
+	// MaxMemoryBytes guards the memory of the N-1 structures (0: no guard).
+	// The plan estimates their peak from public sizes only (MemoryEstimate:
+	// buses, branches, outages and the sampled LODF fill, never the loads),
+	// stores the LODF columns sparsely when the dense estimate exceeds the
+	// guard, and refuses the plan (ErrMemoryGuard) — before its midpoint solve
+	// and before any private value is read — when even the sparse estimate
+	// exceeds it. Dense and sparse storage give the same cuts and statistic
+	// (see contingencyViolations), so the guard never changes a release.
+	MaxMemoryBytes int64
+	// Progress, when not nil, receives one line per contingency-cut round of
+	// the plan's public midpoint solve (round, cuts, elapsed time). Releases
+	// print no rounds: their round counts depend on the private loads.
+	Progress io.Writer
 }
+
+// ErrMemoryGuard is returned by NewPlan when the estimated peak memory of
+// the N-1 structures exceeds Security.MaxMemoryBytes even with sparse LODF
+// storage. It is a plan-time refusal: no private value has been read.
+var ErrMemoryGuard = errors.New("opfrelease: N-1 memory guard")
+
+// MemoryEstimate is the plan's estimate of the peak memory (bytes) of an
+// N-1 plan and its releases, from public sizes only:
+//
+//	peak = 48 MiB + 32 KiB·(buses + branches) + LODF storage + outages·branches·8
+//
+// The first two terms cover the process, the network and the B-θ program;
+// the last is the cut loop's allowance (the cuts and the solver's working
+// set grow with the candidate set outages × branches); the LODF storage is
+// outages·branches·8 dense, or, sparse, 12 bytes per kept entry (magnitude
+// ≥ 1e-4, the fill measured on 64 evenly spaced columns) plus 64 per
+// column. The coefficients are calibrated against the peak resident set
+// size of `privopt opf --n-1` (plan + one release) on 300_ieee, 1354_pegase,
+// 2383wp_k and 10000_goc; the estimate was 1.3–2.0× the measured peak
+// (BENCHMARKS.md, "N-1 memory guard"): an upper estimate, not a bound.
+type MemoryEstimate struct {
+	// Outages counts the non-islanding branch outages checked.
+	Outages int `json:"outages"`
+	// DenseLODFBytes and SparseLODFBytes estimate the LODF storage.
+	DenseLODFBytes  int64 `json:"dense_lodf_bytes"`
+	SparseLODFBytes int64 `json:"sparse_lodf_bytes"`
+	// PeakDenseBytes and PeakSparseBytes estimate the peak with each storage.
+	PeakDenseBytes  int64 `json:"peak_dense_bytes"`
+	PeakSparseBytes int64 `json:"peak_sparse_bytes"`
+}
+
+// memorySampleColumns is how many LODF columns the sparse estimate samples.
+const memorySampleColumns = 64
+
+// estimateMemory returns the memory estimate of the N-1 structures of n
+// with the given outages (a function of the public network only).
+func estimateMemory(n *grid.Network, outages []int) MemoryEstimate {
+	m := int64(n.NumBranches())
+	e := MemoryEstimate{Outages: len(outages)}
+	e.DenseLODFBytes = int64(len(outages)) * m * 8
+	kept, sampled := int64(0), int64(0)
+	if len(outages) > 0 {
+		s := min(len(outages), memorySampleColumns)
+		for i := range s {
+			col := n.LODFColumn(outages[i*len(outages)/s])
+			sampled++
+			for _, v := range col {
+				if math.Abs(v) >= sparseLODFDrop { // a NaN column keeps nothing
+					kept++
+				}
+			}
+		}
+		kept = (kept*int64(len(outages)) + sampled - 1) / sampled
+	}
+	e.SparseLODFBytes = kept*12 + int64(len(outages))*64
+	base := int64(48<<20) + int64(32<<10)*int64(n.NumBuses()+n.NumBranches()) + e.DenseLODFBytes
+	e.PeakDenseBytes = base + e.DenseLODFBytes
+	e.PeakSparseBytes = base + e.SparseLODFBytes
+	return e
+}
+
+// LODFStorage returns how an N-1 plan stores its LODF columns: "dense",
+// "sparse" (above 256 MiB dense, or when Security.MaxMemoryBytes asks for
+// it), or "" without Options.Security. Both give the same releases.
+func (p *Plan) LODFStorage() string {
+	switch {
+	case p.sec == nil:
+		return ""
+	case p.sec.dense:
+		return "dense"
+	}
+	return "sparse"
+}
+
+// mib formats bytes in MiB for messages.
+func mib(b int64) string { return fmt.Sprintf("%.2f MiB", float64(b)/(1<<20)) }
 
 // securityState caches the outages and their LODF columns: dense when the
 // matrix takes at most denseLODFBytes, otherwise each column's entries of
@@ -53,6 +144,7 @@ type securityState struct {
 	lodf      [][]float64 // per outage (dense storage), or nil
 	sparse    []lodfColumn
 	factor    float64
+	dense     bool // LODF storage (Plan.LODFStorage)
 }
 
 // lodfColumn is one LODF column stored sparsely: the kept entries (rows
@@ -88,7 +180,9 @@ func (st *securityState) weight(n *grid.Network, t, l int) float64 {
 // cut is one post-contingency limit: monitored branch l after outage k.
 type cut struct{ l, k int }
 
-func (pr *Plan) initSecurity() {
+// initSecurity finds the outages, estimates the memory (Plan.Memory),
+// applies Security.MaxMemoryBytes and stores the LODF columns.
+func (pr *Plan) initSecurity() error {
 	n := pr.priv
 	st := &securityState{factor: pr.opt.Security.PostFactor}
 	if st.factor == 0 {
@@ -101,7 +195,17 @@ func (pr *Plan) initSecurity() {
 		}
 		st.outages = append(st.outages, k)
 	}
-	dense := len(st.outages)*n.NumBranches()*8 <= denseLODFBytes
+	est := estimateMemory(n, st.outages)
+	pr.Memory = &est
+	dense := est.DenseLODFBytes <= int64(denseLODFBytes)
+	if g := pr.opt.Security.MaxMemoryBytes; g > 0 {
+		if est.PeakSparseBytes > g && (!dense || est.PeakDenseBytes > g) {
+			return fmt.Errorf("%w: the estimated peak memory of the N-1 structures is %s with sparse LODF storage (%s dense), above the guard %s (%d outages × %d branches; raise the guard or drop N-1)",
+				ErrMemoryGuard, mib(est.PeakSparseBytes), mib(est.PeakDenseBytes), mib(g), est.Outages, n.NumBranches())
+		}
+		dense = dense && est.PeakDenseBytes <= g
+	}
+	st.dense = dense
 	for _, k := range st.outages {
 		col := n.LODFColumn(k)
 		if dense {
@@ -126,6 +230,14 @@ func (pr *Plan) initSecurity() {
 		st.sparse = append(st.sparse, c)
 	}
 	pr.sec = st
+	if w := pr.opt.Security.Progress; w != nil {
+		peak := est.PeakSparseBytes
+		if dense {
+			peak = est.PeakDenseBytes
+		}
+		fmt.Fprintf(w, "N-1 plan: %d outages (%d islanding skipped), %s LODF storage, estimated peak %s\n", len(st.outages), len(st.islanding), pr.LODFStorage(), mib(peak))
+	}
+	return nil
 }
 
 // flows returns the branch flows of dispatch p (per priv generator) at the

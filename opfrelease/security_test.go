@@ -1,8 +1,12 @@
 package opfrelease
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/privopt/privopt/grid"
@@ -164,4 +168,132 @@ func TestSparseLODFMatchesDense(t *testing.T) {
 		}
 		t.Logf("post-factor %g: %d cuts, statistic %.4f; sparse storage keeps %d of %d entries (%.1f%%)", pf, len(sp.cuts), sp.statistic(), kept, all, 100*float64(kept)/float64(all))
 	}
+}
+
+// The N-1 memory guard on 300_ieee. The estimate is a function of the public
+// network only: plans over two adjacent load vectors (one bus load +α) with
+// the same public domain have the same estimate, and a guard below it gives
+// the same plan-time refusal (ErrMemoryGuard, identical text). Its parts
+// match independent counts: the dense LODF bytes are outages × branches × 8
+// and the sampled sparse fill is within 25% of the exact count over every
+// column. A guard between the sparse and dense estimates switches to sparse
+// storage with the same statistic; a guard above both keeps dense storage.
+func TestMemoryGuard(t *testing.T) {
+	ctx := context.Background()
+	n := loadNet(t, "300_ieee")
+	c := *n.Case
+	c.Buses = append([]grid.Bus(nil), n.Case.Buses...)
+	c.Buses[0].Pd += 1 // adjacent: one bus load +α (α = 1 MW)
+	n2, err := grid.NewNetwork(&c, n.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, loads, err := Split(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, err := grid.ReferenceBand(loads.Values(), 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(net *grid.Network, guard int64) (*Plan, error) {
+		pub, _, err := Split(net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := DefaultOptions()
+		o.ChanceSeed = 1
+		o.Domain = &dom
+		o.Security = &Security{PostFactor: 1, MaxMemoryBytes: guard}
+		return NewPlan(ctx, pub, o)
+	}
+	free, err := plan(n, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := *free.Memory
+	if free.LODFStorage() != "dense" {
+		t.Fatalf("storage %q without a guard, want dense", free.LODFStorage())
+	}
+	// Independent counts.
+	outages, kept := 0, 0
+	for k, b := range n.Bridges() {
+		if b {
+			continue
+		}
+		outages++
+		for _, v := range n.LODFColumn(k) {
+			if math.Abs(v) >= sparseLODFDrop {
+				kept++
+			}
+		}
+	}
+	if est.Outages != outages || est.DenseLODFBytes != int64(outages*n.NumBranches()*8) {
+		t.Fatalf("estimate %+v; want %d outages and %d dense bytes", est, outages, outages*n.NumBranches()*8)
+	}
+	exact := int64(kept*12 + outages*64)
+	if r := float64(est.SparseLODFBytes) / float64(exact); r < 0.75 || r > 1.25 {
+		t.Fatalf("sparse LODF estimate %d bytes, exact %d (ratio %.3f)", est.SparseLODFBytes, exact, r)
+	}
+	if est.PeakSparseBytes-est.SparseLODFBytes != est.PeakDenseBytes-est.DenseLODFBytes {
+		t.Fatalf("the two peaks differ by more than the storage: %+v", est)
+	}
+	// Refusal below the sparse estimate: identical for adjacent loads.
+	guard := min(est.PeakSparseBytes, est.PeakDenseBytes) - 1
+	_, e1 := plan(n, guard)
+	_, e2 := plan(n2, guard)
+	if !errors.Is(e1, ErrMemoryGuard) || !errors.Is(e2, ErrMemoryGuard) {
+		t.Fatalf("guard %d: errors %v and %v, want ErrMemoryGuard", guard, e1, e2)
+	}
+	if e1.Error() != e2.Error() {
+		t.Fatalf("adjacent loads give different refusals:\n%v\n%v", e1, e2)
+	}
+	other, err := plan(n2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *other.Memory != est {
+		t.Fatalf("adjacent loads give different estimates: %+v and %+v", est, *other.Memory)
+	}
+	// Between the estimates: sparse storage, same statistic.
+	if est.PeakSparseBytes >= est.PeakDenseBytes {
+		t.Fatalf("sparse estimate %d ≥ dense %d: no guard selects sparse storage", est.PeakSparseBytes, est.PeakDenseBytes)
+	}
+	sp, err := plan(n, est.PeakSparseBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dn, err := plan(n, est.PeakDenseBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.LODFStorage() != "sparse" || dn.LODFStorage() != "dense" {
+		t.Fatalf("storage %q and %q, want sparse and dense", sp.LODFStorage(), dn.LODFStorage())
+	}
+	if sp.midStat != free.midStat || *sp.Memory != est {
+		t.Fatalf("sparse storage: midpoint statistic %.10g (dense %.10g), estimate %+v", sp.midStat, free.midStat, *sp.Memory)
+	}
+	if _, err := plan(n, -1); err == nil || !strings.Contains(err.Error(), "MaxMemoryBytes -1") {
+		t.Fatalf("guard -1: error %v, want one naming the value", err)
+	}
+	t.Logf("300_ieee: %+v; refusal: %v", est, e1)
+}
+
+// Progress lines come from the plan's public midpoint solve only: one per
+// cut round and a closing line; a release adds none.
+func TestSecurityProgress(t *testing.T) {
+	var buf bytes.Buffer
+	pr := prepare(t, loadNet(t, "118_ieee"), func(o *Options) { o.Security = &Security{PostFactor: 1, Progress: &buf} })
+	out := buf.String()
+	rounds := strings.Count(out, "cut round ")
+	if rounds == 0 || !strings.Contains(out, fmt.Sprintf("done: %d cuts", len(pr.seedCuts))) {
+		t.Fatalf("progress %q: want cut rounds and the closing line with %d cuts", out, len(pr.seedCuts))
+	}
+	if _, err := pr.releaseOnce(noise.NewSeededSource(1)); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != out {
+		t.Fatalf("a release printed progress: %q", strings.TrimPrefix(buf.String(), out))
+	}
+	t.Logf("%d rounds:\n%s", rounds, out)
 }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,7 +33,8 @@ type opfFlags struct {
 	domainPath, referencePath, loadsPath, certPath                      string
 	planPath, planOut                                                   string
 	planFlags                                                           []string // plan-shaping flags given explicitly
-	nominal, jsonOut, diagnostics, secure, planOnly                     bool
+	nominal, jsonOut, diagnostics, secure, planOnly, progress           bool
+	maxMemory                                                           string
 	postFactor                                                          float64
 	epsilon, delta, alpha, eta, beta, cvarQ, band, priceCap, priceFloor float64
 	declared                                                            float64
@@ -40,10 +42,42 @@ type opfFlags struct {
 	seed, chanceSeed                                                    uint64
 	lmpLimit                                                            time.Duration
 	ledger                                                              ledgerFlags
+	stderr                                                              io.Writer // progress (--progress)
+}
+
+// progressWriter prefixes each progress line with the command's name.
+type progressWriter struct{ w io.Writer }
+
+func (p progressWriter) Write(b []byte) (int, error) {
+	if _, err := fmt.Fprintf(p.w, "privopt opf: %s", b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// parseBytes reads a size: a non-negative integer of bytes with an optional
+// suffix KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024).
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suf) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suf)), u.m
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v >= 0) || v*float64(mult) > math.MaxInt64/2 {
+		return 0, fmt.Errorf("want a size ≥ 0 in bytes, optionally with KB, MB, GB, KiB, MiB or GiB")
+	}
+	return int64(v * float64(mult)), nil
 }
 
 func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f opfFlags
+	f := opfFlags{stderr: stderr}
 	fs := flag.NewFlagSet("opf", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.casePath, "case", "", "MATPOWER case file (.m), required")
@@ -73,6 +107,8 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	f.ledger.register(fs)
 	fs.BoolVar(&f.secure, "n-1", false, "N-1 secure release: every non-islanding branch outage keeps the flows within --post-factor × the ratings (contingency cuts generated lazily; price-cap sensitivity)")
 	fs.Float64Var(&f.postFactor, "post-factor", 1, "with --n-1: post-contingency limits as a multiple of the normal ratings")
+	fs.StringVar(&f.maxMemory, "max-memory", "0", "with --n-1: memory guard, bytes or with a suffix (e.g. 2GB, 512MiB; 0: none): the plan estimates the N-1 peak from public sizes (printed as n1_memory), stores the LODFs sparsely if the dense estimate exceeds it, and refuses before reading any private value (exit 2) if even the sparse one does")
+	fs.BoolVar(&f.progress, "progress", false, "print the plan's progress on stderr: the N-1 cut rounds of the public midpoint solve (round, cuts, elapsed) and the --certify-lmp steps; releases print no rounds (their counts depend on the private loads)")
 	fs.BoolVar(&f.diagnostics, "diagnostics", false, "also print PRIVATE diagnostics (pre-noise values, nominal cost, feasibility, evaluations, plots): never publish them")
 	fs.IntVar(&f.evaluate, "evaluate", 0, "with --diagnostics: Monte Carlo over N simulated releases per strategy (program, output, input perturbation)")
 	fs.IntVar(&f.inputN, "input-n", 0, "cap on input-perturbation realizations (each is one OPF solve); 0 = --evaluate")
@@ -100,6 +136,9 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	})
 	if f.planPath != "" {
+		if f.maxMemory != "0" || f.progress {
+			return usagef("--max-memory and --progress apply when the plan is computed, not with --plan (the saved plan's n1_memory holds its estimate)")
+		}
 		if len(f.planFlags) > 0 {
 			return usagef("--plan %s fixes the plan: %s cannot be given with it", f.planPath, strings.Join(f.planFlags, ", "))
 		}
@@ -285,8 +324,18 @@ func privateOptions(f *opfFlags, form grid.Formulation) (opfrelease.Options, err
 	if !(f.postFactor > 0) || math.IsInf(f.postFactor, 0) {
 		return opt, usagef("--post-factor is %v, must be > 0 and finite", f.postFactor)
 	}
+	maxMem, err := parseBytes(f.maxMemory)
+	if err != nil {
+		return opt, usagef("--max-memory %q: %v", f.maxMemory, err)
+	}
+	if maxMem > 0 && !f.secure {
+		return opt, usagef("--max-memory guards the N-1 structures: it needs --n-1")
+	}
 	if f.secure {
-		opt.Security = &opfrelease.Security{PostFactor: f.postFactor}
+		opt.Security = &opfrelease.Security{PostFactor: f.postFactor, MaxMemoryBytes: maxMem}
+		if f.progress {
+			opt.Security.Progress = progressWriter{f.stderr}
+		}
 	}
 	if f.segments < 1 || f.segments > 10000 {
 		return opt, usagef("--cost-segments is %d, must be in [1, 10000]", f.segments)
@@ -390,6 +439,9 @@ func newPlanFromFlags(ctx context.Context, f *opfFlags, net *grid.Network, pub *
 	}
 	if f.lmpLimit > 0 {
 		opt.LMPBound = &grid.LMPBoundOptions{TimeLimit: f.lmpLimit}
+		if f.progress {
+			opt.LMPBound.Progress = progressWriter{f.stderr}
+		}
 		if f.certPath != "" {
 			return nil, usagef("--certify-lmp and --certificate are exclusive")
 		}
@@ -399,7 +451,11 @@ func newPlanFromFlags(ctx context.Context, f *opfFlags, net *grid.Network, pub *
 			return nil, err
 		}
 	}
-	return opfrelease.NewPlan(ctx, pub, opt)
+	p, err := opfrelease.NewPlan(ctx, pub, opt)
+	if errors.Is(err, opfrelease.ErrMemoryGuard) {
+		return nil, usageError{err} // refused at plan time: no private value read
+	}
+	return p, err
 }
 
 // loadCertificate reads --certificate: the CERT.json of `privopt certify` for
@@ -600,6 +656,10 @@ func printOPF(stdout io.Writer, f *opfFlags, out *opfOutput) error {
 	fmt.Fprintf(stdout, "feasibility       %s\n", p.Feasibility)
 	fmt.Fprintf(stdout, "accuracy target   τ = %.6g %s per solve (re-solved until met)\n", p.AccuracyTarget, p.Unit)
 	fmt.Fprintf(stdout, "chance seed       %d\n", p.ChanceSeed)
+	if m := p.Memory; m != nil {
+		fmt.Fprintf(stdout, "N-1 memory        estimated peak %.0f MiB with dense LODFs, %.0f MiB sparse (%d outages; %s storage; public sizes only)\n",
+			float64(m.PeakDenseBytes)/(1<<20), float64(m.PeakSparseBytes)/(1<<20), m.Outages, p.LODFStorage())
+	}
 	for _, s := range p.Notes {
 		fmt.Fprintf(stdout, "note              %s\n", s)
 	}

@@ -360,3 +360,68 @@ func TestVersion(t *testing.T) {
 		t.Errorf("--version: exit %d, %q", code, out)
 	}
 }
+
+// --max-memory: a guard below the plan's estimate is a plan-time usage
+// error (exit 2), identical for two adjacent private load files (one bus
+// +α), so it reveals nothing about them; a guard above it releases, and
+// --progress prints the midpoint solve's cut rounds on stderr.
+func TestOPFMemoryGuard(t *testing.T) {
+	c, err := grid.ReadCase(demoCase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var files []string
+	for k, bump := range []float64{0, 1} {
+		var b strings.Builder
+		b.WriteString("bus,h1\n")
+		for i, bus := range c.Buses {
+			d := bus.Pd
+			if i == 1 {
+				d += bump
+			}
+			fmt.Fprintf(&b, "%d,%g\n", bus.ID, d)
+		}
+		files = append(files, filepath.Join(dir, fmt.Sprintf("loads%d.csv", k)))
+		if err := os.WriteFile(files[k], []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var refusals []string
+	for _, f := range files {
+		code, out, errs := runCmd(t, "opf", "--case", demoCase, "--query", "cost", "--n-1", "--seed", "2", "--max-memory", "1MiB", "--loads", f)
+		if code != 2 || out != "" || !strings.Contains(errs, "N-1 memory guard") || !strings.Contains(errs, "above the guard 1.00 MiB") {
+			t.Fatalf("guard 1 MiB: exit %d, stdout %q, stderr %q", code, out, errs)
+		}
+		refusals = append(refusals, errs)
+	}
+	if refusals[0] != refusals[1] {
+		t.Fatalf("adjacent loads give different refusals:\n%s\n%s", refusals[0], refusals[1])
+	}
+	code, out, errs := runCmd(t, "opf", "--case", demoCase, "--query", "cost", "--n-1", "--seed", "2", "--max-memory", "2GB", "--progress", "--loads", files[0])
+	if code != 0 || !strings.Contains(out, "N-1 memory        estimated peak") || !strings.Contains(errs, "privopt opf: N-1 plan (public midpoint solve): done:") {
+		t.Fatalf("guard 2 GB: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if strings.Count(errs, "\n") != strings.Count(errs, "privopt opf: N-1 plan") {
+		t.Fatalf("stderr holds lines other than the plan's progress: %q", errs)
+	}
+	for _, bad := range [][]string{{"--n-1", "--max-memory", "5x"}, {"--n-1", "--max-memory", "-1"}, {"--max-memory", "1GB"}} {
+		args := append([]string{"opf", "--case", demoCase, "--query", "cost"}, bad...)
+		if code, _, errs := runCmd(t, args...); code != 2 || !strings.Contains(errs, "--max-memory") {
+			t.Errorf("%v: exit %d (want 2), stderr %q", bad, code, errs)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for s, want := range map[string]int64{"0": 0, "123": 123, "2GB": 2e9, "512MiB": 512 << 20, "1.5 KiB": 1536, "7B": 7} {
+		if got, err := parseBytes(s); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "-1", "GB", "1TB", "NaN"} {
+		if _, err := parseBytes(s); err == nil {
+			t.Errorf("parseBytes(%q) accepted", s)
+		}
+	}
+}
