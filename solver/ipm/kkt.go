@@ -281,7 +281,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 	if set.DenseKKT {
 		ks.solver = &denseLDL{signs: ks.signs, reg: reg}
 	} else {
-		sym, err := ldl.Analyze(k, ldl.Options{Interrupt: stop})
+		sym, err := ldl.Analyze(k, ldl.Options{Interrupt: stop, SupernodalRatio: kktSupernodalRatio})
 		if err != nil {
 			return nil, err
 		}
