@@ -30,6 +30,11 @@ type kktSolver interface {
 // a solve 4.0 µs simplicial against 8.6 µs supernodal; at 17 (n = 100) the
 // supernodal factorization took 86–102 µs against 153–166 µs, more than six
 // solves recover (10–11.5 µs against 16–17 µs). 12 lies between.
+//
+// Problems with PSD blocks keep ldl's default: the tails of ill-conditioned
+// SDPs depend on the rounding of the factorization, and with the simplicial
+// one the SDPLIB instance hinf10 (flops/nnz between 5 and 12) ended in a
+// numerical error instead of its optimum.
 const kktSupernodalRatio = 12
 
 type sparseLDL struct {
@@ -38,11 +43,12 @@ type sparseLDL struct {
 	sym       *ldl.Symbolic
 	f         *ldl.Factor
 	interrupt func() bool // polled inside factorizations (cancellation, time limit)
+	ratio     float64     // ldl.Options.SupernodalRatio of the analysis
 }
 
 func (s *sparseLDL) factor(upper *sparse.CSC) error {
 	if s.sym == nil {
-		sym, err := ldl.Analyze(upper, ldl.Options{SupernodalRatio: kktSupernodalRatio})
+		sym, err := ldl.Analyze(upper, ldl.Options{SupernodalRatio: s.ratio})
 		if err != nil {
 			return err
 		}
