@@ -903,6 +903,9 @@ type loopState struct {
 	dualCert  []float64 // x at the first dual infeasibility detection
 	// dualCertIt is the iteration of that detection.
 	dualCertIt int
+	// feasPoint is a primal feasible point found next to the ray
+	// (feasibleAlongRay), on the caller's data; nil when none.
+	feasPoint  []float64
 	regRetries int // retryLargerReg's retries so far
 }
 
@@ -976,8 +979,13 @@ func (w *workspace) checkTermination(ctx context.Context, it int) (solver.Status
 		// (HiGHS's convention), else it is dual infeasible.
 		w.loop.dualCert, w.loop.dualCertIt = append([]float64(nil), w.x...), it
 	}
-	if w.loop.dualCert != nil && it-w.loop.dualCertIt >= set.Termination.dualInfeasibleGrace() {
-		return solver.DualInfeasible, true
+	if w.loop.dualCert != nil {
+		// A primal feasible point next to the ray proves unboundedness at
+		// once; without one the grace iterations look for a primal
+		// certificate.
+		if w.loop.feasPoint = w.feasibleAlongRay(); w.loop.feasPoint != nil || it-w.loop.dualCertIt >= set.Termination.dualInfeasibleGrace() {
+			return solver.DualInfeasible, true
+		}
 	}
 	if it >= set.MaxIterations {
 		return solver.IterationLimit, true
@@ -1257,6 +1265,7 @@ func (w *workspace) finish(status solver.Status, it int) *solver.Solution {
 		}
 		s := w.orig.A.MulVecTo(nil, -1, x, 0)
 		sol.X, sol.S = x, s
+		sol.FeasiblePoint = w.loop.feasPoint
 		sol.Objective, sol.DualObjective = math.Inf(-1), math.Inf(-1)
 		return sol
 	}
