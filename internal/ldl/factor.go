@@ -253,8 +253,10 @@ func (f *Factor) numeric() error {
 			y[i] = 0
 			p0 := lp[i]
 			p1 := p0 + lnz[i]
+			lii := li[p0:p1]
 			lxi := lx[p0:p1]
-			for t, ri := range li[p0:p1] {
+			lxi = lxi[:len(lii)]
+			for t, ri := range lii {
 				y[ri] -= lxi[t] * yi
 			}
 			lki := yi / d[i]
@@ -344,19 +346,24 @@ func (f *Factor) solvePermuted(x []float64) {
 			continue
 		}
 		p0, p1 := lp[j], lp[j+1]
+		lij := li[p0:p1]
 		lxj := lx[p0:p1]
-		for t, i := range li[p0:p1] {
+		lxj = lxj[:len(lij)]
+		for t, i := range lij {
 			x[i] -= lxj[t] * xj
 		}
 	}
-	for j := 0; j < n; j++ {
+	d = d[:n]
+	for j := range d {
 		x[j] /= d[j]
 	}
 	for j := n - 1; j >= 0; j-- {
 		p0, p1 := lp[j], lp[j+1]
+		lij := li[p0:p1]
 		lxj := lx[p0:p1]
+		lxj = lxj[:len(lij)]
 		s := x[j]
-		for t, i := range li[p0:p1] {
+		for t, i := range lij {
 			s -= lxj[t] * x[i]
 		}
 		x[j] = s
