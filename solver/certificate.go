@@ -134,28 +134,13 @@ func checkRay(p *Problem, x []float64, tol float64) error {
 	for i := range ax {
 		neg[i] = -ax[i]
 	}
-	off := 0
-	for _, c := range p.Cones {
-		sh, err := c.Project(nil, neg[off:off+c.Dim])
-		if err != nil {
-			return fmt.Errorf("%w: unboundedness certificate, block at row %d: %v", ErrInvalidCertificate, off, err)
-		}
-		separable := c.Kind == cone.Zero || c.Kind == cone.Nonnegative
-		var blkMag float64
-		for t := range sh {
-			blkMag = math.Max(blkMag, mag[off+t])
-		}
-		for t := range sh {
-			scale := blkMag
-			if separable {
-				scale = mag[off+t]
-			}
-			if r := ax[off+t] + sh[t]; math.Abs(r) > tol*scale {
-				return fmt.Errorf("%w: unboundedness certificate has −(Ax)_%d = %g outside the %v cone by %g, more than %g × Σ|aᵢₖxₖ| = %g",
-					ErrInvalidCertificate, off+t, neg[off+t], c.Kind, r, tol, scale)
-			}
-		}
-		off += c.Dim
+	v, err := outsideCones(p.Cones, neg, mag, tol)
+	if err != nil {
+		return fmt.Errorf("%w: unboundedness certificate, %v", ErrInvalidCertificate, err)
+	}
+	if v.row >= 0 {
+		return fmt.Errorf("%w: unboundedness certificate has −(Ax)_%d = %g outside the %v cone by %g, more than %g × Σ|aᵢₖxₖ| = %g",
+			ErrInvalidCertificate, v.row, neg[v.row], v.kind, v.by, tol, v.scale)
 	}
 	if p.P != nil {
 		px := SymMulVec(make([]float64, n), p.P, x)
@@ -236,11 +221,37 @@ func CheckFeasible(p *Problem, x []float64, tol float64) error {
 		r[i] = p.B[i] - ax[i]
 		mag[i] = math.Abs(p.B[i]) + math.Abs(ax[i])
 	}
+	v, err := outsideCones(p.Cones, r, mag, tol)
+	if err != nil {
+		return fmt.Errorf("%w: feasible point, %v", ErrInvalidCertificate, err)
+	}
+	if v.row >= 0 {
+		return fmt.Errorf("%w: feasible point has (b − Ax)_%d = %g outside the %v cone by %g, more than %g × (|bᵢ| + |(Ax)ᵢ|) = %g",
+			ErrInvalidCertificate, v.row, r[v.row], v.kind, v.by, tol, v.scale)
+	}
+	return nil
+}
+
+// violation is the first row outsideCones finds outside its cone: row −1
+// when none.
+type violation struct {
+	row       int
+	kind      cone.Kind
+	by, scale float64
+}
+
+// outsideCones tests v ∈ K block by block, relative to the row magnitudes
+// mag: with v̂ = Π_K(v), |vᵢ − v̂ᵢ| ≤ tol·magᵢ per row of zero and
+// nonnegative blocks, ≤ tol·max_{block} mag for the other cones (the
+// convention of CheckCertificate's ray test and of CheckFeasible). It
+// returns the first row that fails (row −1 when none), and an error naming
+// the block when a projection fails.
+func outsideCones(cones []cone.Cone, v, mag []float64, tol float64) (violation, error) {
 	off := 0
-	for _, c := range p.Cones {
-		sh, err := c.Project(nil, r[off:off+c.Dim])
+	for _, c := range cones {
+		sh, err := c.Project(nil, v[off:off+c.Dim])
 		if err != nil {
-			return fmt.Errorf("%w: feasible point, block at row %d: %v", ErrInvalidCertificate, off, err)
+			return violation{row: -1}, fmt.Errorf("block at row %d: %v", off, err)
 		}
 		separable := c.Kind == cone.Zero || c.Kind == cone.Nonnegative
 		var blkMag float64
@@ -252,12 +263,11 @@ func CheckFeasible(p *Problem, x []float64, tol float64) error {
 			if separable {
 				scale = mag[off+t]
 			}
-			if d := r[off+t] - sh[t]; math.Abs(d) > tol*scale {
-				return fmt.Errorf("%w: feasible point has (b − Ax)_%d = %g outside the %v cone by %g, more than %g × (|bᵢ| + |(Ax)ᵢ|) = %g",
-					ErrInvalidCertificate, off+t, r[off+t], c.Kind, d, tol, scale)
+			if d := v[off+t] - sh[t]; math.Abs(d) > tol*scale {
+				return violation{row: off + t, kind: c.Kind, by: d, scale: scale}, nil
 			}
 		}
 		off += c.Dim
 	}
-	return nil
+	return violation{row: -1}, nil
 }
