@@ -84,3 +84,33 @@ func TestBadlyScaledPrimalDualInfeasible(t *testing.T) {
 	}
 	t.Logf("answered by %v; %d with the improving ray as well (primal and dual infeasible shown by two certificates)", byBackend, both)
 }
+
+// TestUnboundedByFeasiblePoint: on the unbounded SOCPs of solvertest.Suite
+// (badly scaled; the IPM answers them) the route's "unbounded" answers carry
+// the IPM's feasible point, which passes solver.CheckFeasible on the
+// caller's data — so that no feasibility problem had to be solved for them
+// (reported) — and every answer keeps the constructed status.
+func TestUnboundedByFeasiblePoint(t *testing.T) {
+	withPoint, unbounded := 0, 0
+	for _, inst := range solvertest.Suite() {
+		if inst.Want != solver.DualInfeasible || inst.Problem.IsLinearConic() {
+			continue
+		}
+		sol, msg := solveScaled(t, inst)
+		if msg != "" {
+			t.Errorf("%s: %s", inst.Name, msg)
+			continue
+		}
+		unbounded++
+		if sol.FeasiblePoint != nil {
+			withPoint++
+			if err := solver.CheckFeasible(inst.Problem, sol.FeasiblePoint, auto.CertificateTolerance); err != nil {
+				t.Errorf("%s: the feasible point: %v", inst.Name, err)
+			}
+		}
+	}
+	t.Logf("%d unbounded SOCPs, %d decided by the IPM's feasible point", unbounded, withPoint)
+	if withPoint < unbounded/2 {
+		t.Errorf("a feasible point on %d of %d unbounded SOCPs, want at least half", withPoint, unbounded)
+	}
+}
