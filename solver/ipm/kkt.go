@@ -65,6 +65,10 @@ type kktSystem struct {
 	eps      float64 // static regularization
 	solver   kktSolver
 	refine   int
+	// refineRel, when positive, ends the refinement of solveReduced as
+	// soon as the relative residual is below it (see earlyRefineStop); 0
+	// refines to round-off.
+	refineRel float64
 	// solveErr is the largest relative residual ‖b − K₀x‖∞/(1 + ‖b‖∞) left
 	// by the refined solves since the last factorization.
 	solveErr float64

@@ -164,7 +164,7 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 		return
 	}
 	nb := normInf(b)
-	r := refineSolutionNorm(x, b, nb, ks.res, ks.dx, refine, ks.mulK, ks.solver.solve)
+	r := refineSolutionNorm(x, b, nb, ks.refineRel*(1+nb), ks.res, ks.dx, refine, ks.mulK, ks.solver.solve)
 	ks.solveErr = math.Max(ks.solveErr, r/(1+nb))
 }
 
@@ -177,12 +177,13 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 // steps run out, the residual before the last, unchecked correction), NaN
 // when the solve produced non-finite values.
 func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src []float64)) float64 {
-	return refineSolutionNorm(x, b, normInf(b), res, dx, steps, mul, solve)
+	return refineSolutionNorm(x, b, normInf(b), 0, res, dx, steps, mul, solve)
 }
 
-// refineSolutionNorm is refineSolution with ‖b‖∞ given (nb).
-func refineSolutionNorm(x, b []float64, nb float64, res, dx []float64, steps int, mul, solve func(dst, src []float64)) float64 {
-	tol := 1e-12 + 1e-13*nb
+// refineSolutionNorm is refineSolution with ‖b‖∞ given (nb) and a residual
+// enough, at which it stops as well.
+func refineSolutionNorm(x, b []float64, nb, enough float64, res, dx []float64, steps int, mul, solve func(dst, src []float64)) float64 {
+	tol := math.Max(1e-12+1e-13*nb, enough)
 	prev := math.Inf(1)
 	for it := 0; it < steps; it++ {
 		mul(res, x)
