@@ -116,6 +116,9 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 	}
 	w.a = w.a.Clone()
 	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set, stop)
+	if w.sc.spread() > earlyRefineSpread {
+		w.noEarlyRefine = true
+	}
 	if stop != nil && stop() {
 		return nil, fmt.Errorf("ipm: equilibration: %w", ldl.ErrInterrupted)
 	}
@@ -683,7 +686,8 @@ const staticRegCut = 0.01
 // §2). Solves stop at round-off (0) as before when the problem has PSD
 // blocks or non-symmetric cones (their tails depend on the rounding of the
 // solves: measured, an exponential-cone instance of CBLIB needed 59 instead
-// of 40 iterations when the refinement changed), and once the static
+// of 40 iterations when the refinement changed), for badly scaled problems
+// (earlyRefineSpread), and once the static
 // regularization has been adapted in this solve (adaptStaticReg compares
 // the refined residuals of different ε).
 func (w *workspace) earlyRefineStop() float64 {
@@ -692,6 +696,17 @@ func (w *workspace) earlyRefineStop() float64 {
 	}
 	return refineRelMerit * w.merit()
 }
+
+// earlyRefineSpread: a problem whose equilibration factors span more than
+// this ratio (scaling.spread) is badly scaled, and its solves are refined to
+// round-off in every iteration (earlyRefineStop): the solve residual is
+// measured globally, and a residual small against the merit can still be
+// large against a row of small terms. Measured on the mixed-scale property
+// benchmark (bench/mixedscale: row blocks scaled by 10^U(−6, 6)), where early
+// stops turned optimal answers of the IPM into numerical errors (LP 400 →
+// 398 optimal, one small row 399 → 393) and a stop at 10⁻⁶ times the merit
+// still one; two orders of magnitude is the stated bound for "well scaled".
+const earlyRefineSpread = 100
 
 // refineRelMerit is the factor of earlyRefineStop. Derived: it is
 // kktSolveRel/10, an order of magnitude inside the accuracy adaptStaticReg
