@@ -69,3 +69,37 @@ func TestCheckCertificate(t *testing.T) {
 		t.Errorf("optimal status: got %v, want ErrInvalidProblem", err)
 	}
 }
+
+// TestCheckFeasible: b − Ax ∈ K relative to |bᵢ| + |(Ax)ᵢ|. On
+// x₁ + x₂ ≤ 1, x₁ ≥ 0, x₂ ≥ 0 (rows b − Ax = (1 − x₁ − x₂, x₁, x₂)): (0.25,
+// 0.5) passes; (0.6, 0.5) violates row 0 by 0.1 and fails; a violation of
+// 1e-12 passes at tol 1e-9; a huge point along a direction that cancels in
+// the first row, x = (10¹², −10¹² + 1.1), violates it by 0.1 and fails
+// although 0.1 is tiny next to the terms Σ|aᵢₖxₖ| = 2·10¹² (it fails on
+// its other rows too, x₂ < 0 — the scale of those is |x₂| itself).
+func TestCheckFeasible(t *testing.T) {
+	a := sparse.NewTriplets(3, 2, 4)
+	a.Append(0, 0, 1)
+	a.Append(0, 1, 1)
+	a.Append(1, 0, -1)
+	a.Append(2, 1, -1)
+	p := &solver.Problem{Q: []float64{-1, -1}, A: a.ToCSC(), B: []float64{1, 0, 0}, Cones: []cone.Cone{cone.NewNonnegative(3)}}
+	if err := solver.CheckFeasible(p, []float64{0.25, 0.5}, 1e-9); err != nil {
+		t.Errorf("feasible point rejected: %v", err)
+	}
+	if err := solver.CheckFeasible(p, []float64{0.5 - 1e-12, 0.5 + 2e-12}, 1e-9); err != nil {
+		t.Errorf("point violating row 0 by 1e-12 rejected at tol 1e-9: %v", err)
+	}
+	for _, x := range [][]float64{{0.6, 0.5}, {1e12, -1e12 + 1.1}} {
+		err := solver.CheckFeasible(p, x, 1e-9)
+		if !errors.Is(err, solver.ErrInvalidCertificate) {
+			t.Errorf("x = %v: err %v, want solver.ErrInvalidCertificate", x, err)
+		}
+	}
+	if err := solver.CheckFeasible(p, []float64{1}, 1e-9); !errors.Is(err, solver.ErrInvalidCertificate) {
+		t.Errorf("wrong length: err %v", err)
+	}
+	if err := solver.CheckFeasible(p, []float64{0, 0}, 0); !errors.Is(err, solver.ErrInvalidProblem) {
+		t.Errorf("tol 0: err %v", err)
+	}
+}

@@ -237,6 +237,12 @@ type Solution struct {
 	// Accuracy is the re-check of an OK answer on the original data (Measure);
 	// zero for other statuses.
 	Accuracy Accuracy
+	// FeasiblePoint, for a DualInfeasible answer only, is a primal feasible
+	// point the backend found (b − Ax ∈ K, checked by CheckFeasible on the
+	// caller's data): with the improving ray in X it proves that the problem
+	// is unbounded, not primal and dual infeasible. Nil when the backend has
+	// none (the ray alone proves dual infeasibility only).
+	FeasiblePoint []float64
 }
 
 // Settings are the options common to every backend. The zero value means

@@ -29,7 +29,10 @@
 // with -ecos the ECOS driver built by scripts/build-ecos.sh
 // (scripts/peers/ecos_solve.c: ECOS 2.0.10 from source, QPs as SOCPs
 // through the epigraph of ½‖Lᵀx‖², tolerances 1e-8, the timer around
-// setup + solve + cleanup). Each
+// setup + solve + cleanup), and with -clarabel the Clarabel driver built by
+// scripts/build-clarabel.sh (scripts/peers/clarabel_solve.rs: Clarabel 0.11.1
+// from source, the problem in its own form, default tolerances 1e-8, the
+// timer around DefaultSolver::new + solve). Each
 // privopt/HiGHS solve is repeated -reps times (the backends interleaved)
 // and the fastest wall time kept; CVXOPT likewise (--reps), timing the solver call only (its matrices
 // are built before the timer; privopt's time includes its presolve, scaling
@@ -37,7 +40,7 @@
 // every backend and the medians of the per-instance ratios, and the
 // per-solve overhead of the default route over the IPM alone (auto − ipm).
 //
-//	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5] [-ecos ecos_solve]
+//	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5] [-ecos ecos_solve] [-clarabel clarabel_solve]
 //	    [-families lp,qp,socp] [-python /usr/bin/python3] [-seed 1]
 package main
 
@@ -100,6 +103,7 @@ func main() {
 	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp, lpinf (infeasible), lpunb, socpunb (unbounded)")
 	python := flag.String("python", "/usr/bin/python3", "python with cvxopt (skipped with a message when absent)")
 	ecos := flag.String("ecos", "", "the ECOS driver built by scripts/build-ecos.sh (skipped with a message when empty)")
+	clarabel := flag.String("clarabel", "", "the Clarabel driver built by scripts/build-clarabel.sh (skipped with a message when empty)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	verbose := flag.Bool("v", false, "print every solve")
 	only := flag.String("backends", "ipm,auto,highs", "comma-separated privopt-side backends to run: ipm, auto, highs")
@@ -187,7 +191,12 @@ func main() {
 	}
 	for peer, run := range map[string]func() (map[string]result, string){
 		"cvxopt": func() (map[string]result, string) { return runCVXOPT(*python, insts, *reps) },
-		"ecos":   func() (map[string]result, string) { return runECOS(*ecos, insts, *reps) },
+		"ecos": func() (map[string]result, string) {
+			return runTextPeer("ECOS", "-ecos", "scripts/build-ecos.sh", *ecos, insts, *reps)
+		},
+		"clarabel": func() (map[string]result, string) {
+			return runTextPeer("Clarabel", "-clarabel", "scripts/build-clarabel.sh", *clarabel, insts, *reps)
+		},
 	} {
 		r, note := run()
 		if r != nil {
@@ -453,16 +462,17 @@ func runCVXOPT(python string, insts []instance, reps int) (map[string]result, st
 	return runPeer("CVXOPT", python, []string{cvxoptjson.ScriptPath(), "--reps", strconv.Itoa(reps)}, cvxoptjson.Write, insts)
 }
 
-// runECOS writes the instances as text and solves them with the driver
-// built by scripts/build-ecos.sh; nil and a note when there is none.
-func runECOS(binary string, insts []instance, reps int) (map[string]result, string) {
+// runTextPeer writes the instances as text and solves them with a peer's
+// driver (ECOS's built by scripts/build-ecos.sh, Clarabel's by
+// scripts/build-clarabel.sh); nil and a note when there is none.
+func runTextPeer(peer, flagName, script, binary string, insts []instance, reps int) (map[string]result, string) {
 	if binary == "" {
-		return nil, "ECOS skipped: no -ecos driver (build one with scripts/build-ecos.sh)"
+		return nil, fmt.Sprintf("%s skipped: no %s driver (build one with %s)", peer, flagName, script)
 	}
 	if _, err := os.Stat(binary); err != nil {
-		return nil, fmt.Sprintf("ECOS skipped: %s not found", binary)
+		return nil, fmt.Sprintf("%s skipped: %s not found", peer, binary)
 	}
-	return runPeer("ECOS", binary, []string{"--reps", strconv.Itoa(reps)}, cvxoptjson.WriteText, insts)
+	return runPeer(peer, binary, []string{"--reps", strconv.Itoa(reps)}, cvxoptjson.WriteText, insts)
 }
 
 // runPeer writes every instance to a temporary file with write, runs
@@ -516,7 +526,7 @@ func median(v []float64) float64 {
 }
 
 // peers are the backends privopt's ipm and auto are compared with.
-var peers = []string{"highs", "cvxopt", "ecos"}
+var peers = []string{"highs", "cvxopt", "ecos", "clarabel"}
 
 // report prints, per family and size, the median time of each backend, the
 // number of optimal answers, objective disagreements, and the medians of
@@ -578,8 +588,11 @@ func report(insts []instance, res map[string]map[string]result) {
 					times[b] = append(times[b], r.seconds)
 				}
 			}
-			ri, rauto := res["ipm"][in.name], res["auto"][in.name]
-			over = append(over, rauto.seconds-ri.seconds)
+			ri, iok := res["ipm"][in.name]
+			rauto, aok := res["auto"][in.name]
+			if iok && aok {
+				over = append(over, rauto.seconds-ri.seconds)
+			}
 			for _, peer := range peers {
 				rp, ok := res[peer][in.name]
 				if !ok || rp.seconds <= 0 || math.IsNaN(rp.seconds) {
@@ -588,7 +601,11 @@ func report(insts []instance, res map[string]map[string]result) {
 				for _, me := range []struct {
 					name string
 					r    result
-				}{{"ipm", ri}, {"auto", rauto}} {
+					ok   bool
+				}{{"ipm", ri, iok}, {"auto", rauto, aok}} {
+					if !me.ok || math.IsNaN(me.r.seconds) {
+						continue
+					}
 					ratios[me.name+"/"+peer] = append(ratios[me.name+"/"+peer], me.r.seconds/rp.seconds)
 					all[k.f+" "+me.name+"/"+peer] = append(all[k.f+" "+me.name+"/"+peer], me.r.seconds/rp.seconds)
 				}

@@ -25,6 +25,12 @@ type Factor struct {
 	y    []float64 // dense accumulator of the current row
 	pat  []int     // row pattern stack
 	flag []int     // visit marks
+	// rowPat[rowPtr[k]:rowPtr[k+1]] is the pattern of row k of L in the
+	// order the simplicial method visits it, recorded by its first complete
+	// run: the pattern depends on the analyzed structure only, so later
+	// runs skip the elimination-tree traversal and do the same arithmetic
+	// in the same order. nil until recorded.
+	rowPat, rowPtr []int
 
 	signs []int8 // expected pivot signs in elimination order; nil: none
 	reg   Regularization
@@ -221,40 +227,57 @@ func (f *Factor) numeric() error {
 	eps, delta := f.reg.Eps, f.reg.Delta
 	f.dynReg, f.pos, f.neg, f.zero = 0, 0, 0, 0
 	interrupt := s.interrupt
+	rowPat, rowPtr := f.rowPat, f.rowPtr
+	record := rowPtr == nil
+	if record {
+		rowPat, rowPtr = make([]int, 0, s.NnzL()), make([]int, 1, n+1)
+	}
 	for k := 0; k < n; k++ {
 		if interrupt != nil && k&255 == 0 && interrupt() {
 			return ErrInterrupted // y is all zero between rows
 		}
-		// Pattern of row k of L: the union of the tree paths from each
-		// C(i,k), stored in topological order in pat[top:n].
-		top := n
-		flag[k] = k
 		lnz[k] = 0
-		for p := cp[k]; p < cp[k+1]; p++ {
-			i := ci[p]
-			y[i] += cx[p]
-			length := 0
-			for ; flag[i] != k; i = parent[i] {
-				pat[length] = i
-				length++
-				flag[i] = k
+		var rowK []int
+		if record {
+			// Pattern of row k of L: the union of the tree paths from
+			// each C(i,k), stored in topological order in pat[top:n].
+			top := n
+			flag[k] = k
+			for p := cp[k]; p < cp[k+1]; p++ {
+				i := ci[p]
+				y[i] += cx[p]
+				length := 0
+				for ; flag[i] != k; i = parent[i] {
+					pat[length] = i
+					length++
+					flag[i] = k
+				}
+				for length > 0 {
+					top--
+					length--
+					pat[top] = pat[length]
+				}
 			}
-			for length > 0 {
-				top--
-				length--
-				pat[top] = pat[length]
+			rowK = pat[top:n]
+			rowPat = append(rowPat, rowK...)
+			rowPtr = append(rowPtr, len(rowPat))
+		} else {
+			for p := cp[k]; p < cp[k+1]; p++ {
+				y[ci[p]] += cx[p]
 			}
+			rowK = rowPat[rowPtr[k]:rowPtr[k+1]]
 		}
 		dk := y[k]
 		y[k] = 0
-		for ; top < n; top++ {
-			i := pat[top]
+		for _, i := range rowK {
 			yi := y[i]
 			y[i] = 0
 			p0 := lp[i]
 			p1 := p0 + lnz[i]
+			lii := li[p0:p1]
 			lxi := lx[p0:p1]
-			for t, ri := range li[p0:p1] {
+			lxi = lxi[:len(lii)]
+			for t, ri := range lii {
 				y[ri] -= lxi[t] * yi
 			}
 			lki := yi / d[i]
@@ -283,6 +306,9 @@ func (f *Factor) numeric() error {
 		default:
 			f.zero++
 		}
+	}
+	if record {
+		f.rowPat, f.rowPtr = rowPat, rowPtr
 	}
 	return nil
 }
@@ -344,19 +370,24 @@ func (f *Factor) solvePermuted(x []float64) {
 			continue
 		}
 		p0, p1 := lp[j], lp[j+1]
+		lij := li[p0:p1]
 		lxj := lx[p0:p1]
-		for t, i := range li[p0:p1] {
+		lxj = lxj[:len(lij)]
+		for t, i := range lij {
 			x[i] -= lxj[t] * xj
 		}
 	}
-	for j := 0; j < n; j++ {
+	d = d[:n]
+	for j := range d {
 		x[j] /= d[j]
 	}
 	for j := n - 1; j >= 0; j-- {
 		p0, p1 := lp[j], lp[j+1]
+		lij := li[p0:p1]
 		lxj := lx[p0:p1]
+		lxj = lxj[:len(lij)]
 		s := x[j]
-		for t, i := range li[p0:p1] {
+		for t, i := range lij {
 			s -= lxj[t] * x[i]
 		}
 		x[j] = s

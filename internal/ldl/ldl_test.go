@@ -350,6 +350,12 @@ func TestRefactorEqualsFactor(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range f.d {
+				if s.Method() == Simplicial && f.d[i] != fresh.d[i] {
+					// Refactor replays the row patterns recorded by the
+					// first factorization: the same operations in the
+					// same order, so the same bits
+					t.Fatalf("%v round %d: D[%d] = %v after Refactor, %v fresh (must be identical)", cfgName(ord), round, i, f.d[i], fresh.d[i])
+				}
 				if math.Abs(f.d[i]-fresh.d[i]) > 1e-12*math.Abs(fresh.d[i]) {
 					t.Fatalf("%v round %d: D[%d] = %v after Refactor, %v fresh", cfgName(ord), round, i, f.d[i], fresh.d[i])
 				}
@@ -552,6 +558,8 @@ func testErrors(t *testing.T, m Method) {
 		{"perm repeats", analyzeErr(small, Options{Ordering: Given, Perm: []int{0, 1, 1}}), ErrInvalidInput},
 		{"bad method", analyzeErr(k, Options{Method: 9}), ErrInvalidInput},
 		{"NaN dense factor", analyzeErr(k, Options{DenseFactor: math.NaN()}), ErrInvalidInput},
+		{"negative supernodal ratio", analyzeErr(k, Options{SupernodalRatio: -1}), ErrInvalidInput},
+		{"NaN supernodal ratio", analyzeErr(k, Options{SupernodalRatio: math.NaN()}), ErrInvalidInput},
 		{"pattern mismatch", factorErr(s, extra, nil, Regularization{}), ErrPatternMismatch},
 		{"wrong size", factorErr(s, small, nil, Regularization{}), ErrPatternMismatch},
 		{"NaN value", factorErr(s, nan, nil, Regularization{}), ErrInvalidInput},
@@ -728,6 +736,55 @@ func TestBlockedSupernode(t *testing.T) {
 			if math.Abs(ds[i]-dsimp[i]) > 1e-10*math.Abs(dsimp[i]) {
 				t.Fatalf("%v: d[%d] = %v, simplicial %v", sh, i, ds[i], dsimp[i])
 			}
+		}
+	}
+}
+
+// TestSupernodalRatio: Auto compares flops(L)/nnz(L) with
+// Options.SupernodalRatio. A dense 20×20 matrix has flops/nnz ≈ 2·20/3 + …
+// well above the default 5 (supernodal) and below 1000 (simplicial with that
+// ratio); both methods give the same solution.
+func TestSupernodalRatio(t *testing.T) {
+	const n = 20
+	tr := sparse.NewTriplets(n, n, n*(n+1)/2)
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			v := 1.0 / float64(1+i+j)
+			if i == j {
+				v += n
+			}
+			tr.Append(i, j, v)
+		}
+	}
+	k := tr.ToCSC()
+	ratio := func(s *Symbolic) float64 { return s.FactorFlops() / float64(s.NnzL()) }
+	def := mustAnalyze(t, k, Options{})
+	if r := ratio(def); !(r >= 5 && r < 1000) {
+		t.Fatalf("flops/nnz = %v, the test needs it in [5, 1000)", r)
+	}
+	if def.Method() != Supernodal {
+		t.Errorf("default ratio: method %v, want Supernodal (flops/nnz = %v ≥ 5)", def.Method(), ratio(def))
+	}
+	hi := mustAnalyze(t, k, Options{SupernodalRatio: 1000})
+	if hi.Method() != Simplicial {
+		t.Errorf("SupernodalRatio 1000: method %v, want Simplicial (flops/nnz = %v)", hi.Method(), ratio(hi))
+	}
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = float64(i%3) - 1
+	}
+	var xs [2][]float64
+	for i, s := range []*Symbolic{def, hi} {
+		f, err := s.Factor(k, nil, Regularization{})
+		if err != nil {
+			t.Fatalf("Factor (%v): %v", s.Method(), err)
+		}
+		xs[i] = f.Solve(nil, b)
+	}
+	x1, x2 := xs[0], xs[1]
+	for i := range x1 {
+		if math.Abs(x1[i]-x2[i]) > 1e-12 {
+			t.Fatalf("x[%d]: supernodal %v, simplicial %v", i, x1[i], x2[i])
 		}
 	}
 }

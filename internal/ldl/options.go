@@ -92,6 +92,13 @@ type Options struct {
 	// Method selects the numeric factorization; the zero value chooses by the
 	// symbolic analysis.
 	Method Method
+	// SupernodalRatio is the threshold of Auto: the supernodal method is
+	// chosen when flops(L)/nnz(L) is at least SupernodalRatio. Zero means
+	// the default 5 (the break-even of one factorization followed by one
+	// solve); a caller that solves many times per factorization sets it
+	// higher, since the simplicial solve is the cheaper one on small
+	// factors (see autoSupernodalRatio). It must be ≥ 0.
+	SupernodalRatio float64
 	// DenseFactor tunes AMD's dense-row detection: a row whose degree exceeds
 	// max(16, DenseFactor·√n) is removed from the graph and ordered last, as in
 	// AMD. Zero means the default 10; a negative value disables the detection.
@@ -127,6 +134,9 @@ func (o Options) Validate() error {
 	if o.Method < Auto || o.Method > Supernodal {
 		return invalidf("Options.Method is %d, must be Auto, Simplicial or Supernodal", int(o.Method))
 	}
+	if !(o.SupernodalRatio >= 0) || math.IsInf(o.SupernodalRatio, 1) {
+		return invalidf("Options.SupernodalRatio is %v, must be finite and ≥ 0", o.SupernodalRatio)
+	}
 	if math.IsNaN(o.DenseFactor) || math.IsInf(o.DenseFactor, 0) {
 		return invalidf("Options.DenseFactor is %v, must be finite", o.DenseFactor)
 	}
@@ -139,7 +149,8 @@ type Method int
 
 const (
 	// Auto chooses Supernodal when the average work per entry of L, flops(L)/nnz(L),
-	// is at least 5 (dense blocks pay off), else Simplicial.
+	// is at least Options.SupernodalRatio (default 5: dense blocks pay off),
+	// else Simplicial.
 	Auto Method = iota
 	// Simplicial is the up-looking row-by-row factorization (Davis's LDL).
 	Simplicial

@@ -114,7 +114,11 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	method := opts.Method
 	if method == Auto {
 		method = Simplicial
-		if s.NnzL() > 0 && s.FactorFlops() >= autoSupernodalRatio*float64(s.NnzL()) {
+		ratio := opts.SupernodalRatio
+		if ratio == 0 {
+			ratio = autoSupernodalRatio
+		}
+		if s.NnzL() > 0 && s.FactorFlops() >= ratio*float64(s.NnzL()) {
 			method = Supernodal
 		}
 	}

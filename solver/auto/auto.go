@@ -25,8 +25,10 @@
 // "Unbounded" claims a feasible point as well as an improving ray, and a
 // backend that finds the ray first may never look for the point (the IPM on
 // some primal-and-dual infeasible SOCPs). So a DualInfeasible answer is
-// confirmed by solving the feasibility problem (q = 0, P = 0) along the same
-// route: when that is infeasible with a verified Farkas certificate the
+// confirmed by a feasible point: the one the backend returned with the ray
+// (Solution.FeasiblePoint) when it passes solver.CheckFeasible on the
+// caller's data, else by solving the feasibility problem (q = 0, P = 0)
+// along the same route: when that is infeasible with a verified Farkas certificate the
 // answer becomes PrimalInfeasible (the primal certificate takes precedence,
 // as in HiGHS) with the certificate in Solution.Y and the verified ray kept
 // in Solution.X; when the feasibility solve ends without a decision the
@@ -354,9 +356,12 @@ func accepted(sol *solver.Solution) bool {
 }
 
 // confirmFeasible decides whether the problem of an "unbounded" answer (a
-// verified improving ray in ray.X) has a feasible point, by solving the
-// feasibility problem (p with q = 0 and P = 0, which cannot be unbounded)
-// along the same route within what remains of the time limit:
+// verified improving ray in ray.X) has a feasible point. A feasible point
+// the backend returned with the ray (Solution.FeasiblePoint, found by the
+// IPM next to the ray) decides it when it passes solver.CheckFeasible at
+// CertificateTolerance on p; otherwise the feasibility problem (p with q = 0
+// and P = 0, which cannot be unbounded) is solved along the same route
+// within what remains of the time limit:
 //
 //   - a feasible point: ray is returned, "unbounded" confirmed;
 //   - a verified Farkas certificate: the problem is primal and dual
@@ -366,6 +371,13 @@ func accepted(sol *solver.Solution) bool {
 //   - anything else (limits, numerical trouble): ray is returned with a
 //     diagnostic saying that feasibility was not confirmed.
 func (s *Solver) confirmFeasible(ctx context.Context, p *solver.Problem, set solver.Settings, start time.Time, ray *solver.Solution) *solver.Solution {
+	if ray.FeasiblePoint != nil {
+		if err := solver.CheckFeasible(p, ray.FeasiblePoint, CertificateTolerance); err == nil {
+			return ray // a verified feasible point and a verified ray: unbounded
+		}
+		// not verified here: decided by the feasibility problem below
+		ray.FeasiblePoint = nil
+	}
 	if set.TimeLimit > 0 {
 		set.TimeLimit -= time.Since(start)
 		if set.TimeLimit <= 0 {

@@ -84,3 +84,38 @@ func TestBadlyScaledPrimalDualInfeasible(t *testing.T) {
 	}
 	t.Logf("answered by %v; %d with the improving ray as well (primal and dual infeasible shown by two certificates)", byBackend, both)
 }
+
+// TestUnboundedByFeasiblePoint: on the unbounded LPs and SOCPs of
+// solvertest.Suite (badly scaled; HiGHS answers the LPs, the IPM the SOCPs)
+// the route's "unbounded" answers carry the backend's feasible point, which
+// passes solver.CheckFeasible on the caller's data — so that no feasibility
+// problem had to be solved for them (reported per family; at least half) —
+// and every answer keeps the constructed status.
+func TestUnboundedByFeasiblePoint(t *testing.T) {
+	withPoint, unbounded := map[bool]int{}, map[bool]int{}
+	for _, inst := range solvertest.Suite() {
+		if inst.Want != solver.DualInfeasible {
+			continue
+		}
+		lp := inst.Problem.IsLinearConic()
+		sol, msg := solveScaled(t, inst)
+		if msg != "" {
+			t.Errorf("%s: %s", inst.Name, msg)
+			continue
+		}
+		unbounded[lp]++
+		if sol.FeasiblePoint != nil {
+			withPoint[lp]++
+			if err := solver.CheckFeasible(inst.Problem, sol.FeasiblePoint, auto.CertificateTolerance); err != nil {
+				t.Errorf("%s: the feasible point: %v", inst.Name, err)
+			}
+		}
+	}
+	for _, lp := range []bool{true, false} {
+		name := map[bool]string{true: "LPs", false: "SOCPs"}[lp]
+		t.Logf("%d unbounded %s, %d decided by the backend's feasible point", unbounded[lp], name, withPoint[lp])
+		if withPoint[lp] < unbounded[lp]/2 {
+			t.Errorf("a feasible point on %d of %d unbounded %s, want at least half", withPoint[lp], unbounded[lp], name)
+		}
+	}
+}

@@ -205,6 +205,15 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 		if ray := in.primalRay(d.numCol); ray != nil {
 			sol.X = unboundedRay(p, ray)
 		}
+		// HiGHS declares "unbounded" at a primal feasible point (the
+		// simplex's, or the feasibility solve's above): kept as
+		// Solution.FeasiblePoint when it passes solver.CheckFeasible on p,
+		// so that the automatic route need not solve the feasibility
+		// problem again.
+		x := make([]float64, d.numCol)
+		if in.solution(x, nil, nil, nil) == nil && solver.CheckFeasible(p, x, o.certifyTol()) == nil {
+			sol.FeasiblePoint = x
+		}
 	}
 	return sol, nil
 }

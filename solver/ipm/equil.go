@@ -195,3 +195,18 @@ func symMulVec(out []float64, p *sparse.CSC, x []float64) {
 		out[j] += s
 	}
 }
+
+// spread returns the ratio of the largest to the smallest equilibration
+// factor, over D and E together (1 for the identity scaling).
+func (sc *scaling) spread() float64 {
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range [][]float64{sc.d, sc.e} {
+		for _, f := range v {
+			lo, hi = math.Min(lo, f), math.Max(hi, f)
+		}
+	}
+	if !(lo > 0) {
+		return math.Inf(1)
+	}
+	return hi / lo
+}

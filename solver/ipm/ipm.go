@@ -199,6 +199,9 @@ type workspace struct {
 	regStrict, dirGaveUp bool
 	regStart             float64 // ε when the running descent started
 	severeCuts           int     // cuts of ε for a severe dirErr (see dirErrSevere)
+	// noEarlyRefine: PSD blocks or non-symmetric cones, whose solves are
+	// refined to round-off in every iteration (earlyRefineStop)
+	noEarlyRefine bool
 
 	info          iterInfo
 	dualScaling   bool

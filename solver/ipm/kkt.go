@@ -65,6 +65,10 @@ type kktSystem struct {
 	eps      float64 // static regularization
 	solver   kktSolver
 	refine   int
+	// refineRel, when positive, ends the refinement of solveReduced as
+	// soon as the relative residual is below it (see earlyRefineStop); 0
+	// refines to round-off.
+	refineRel float64
 	// solveErr is the largest relative residual ‖b − K₀x‖∞/(1 + ‖b‖∞) left
 	// by the refined solves since the last factorization.
 	solveErr float64
@@ -281,14 +285,21 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 	if set.DenseKKT {
 		ks.solver = &denseLDL{signs: ks.signs, reg: reg}
 	} else {
-		sym, err := ldl.Analyze(k, ldl.Options{Interrupt: stop})
+		ratio := float64(kktSupernodalRatio)
+		for _, c := range cones {
+			if _, ok := c.(*psdCone); ok {
+				ratio = 0 // ldl's default (see kktSupernodalRatio)
+				break
+			}
+		}
+		sym, err := ldl.Analyze(k, ldl.Options{Interrupt: stop, SupernodalRatio: ratio})
 		if err != nil {
 			return nil, err
 		}
 		if lim := set.MaxFactorBytes; lim > 0 && 8*float64(sym.NnzL()) > float64(lim) {
 			return nil, fmt.Errorf("%w: the LDLᵀ factor of the KKT matrix has %d nonzeros (%.3g GB), more than MaxFactorBytes = %d", ErrTooLarge, sym.NnzL(), 8*float64(sym.NnzL())/1e9, lim)
 		}
-		ks.solver = &sparseLDL{signs: ks.signs, reg: reg, sym: sym}
+		ks.solver = &sparseLDL{signs: ks.signs, reg: reg, sym: sym, ratio: ratio}
 	}
 	ks.rhs = make([]float64, ks.fdim)
 	ks.res = make([]float64, ks.dim)

@@ -163,8 +163,9 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 	if refine == 0 {
 		return
 	}
-	r := refineSolution(x, b, ks.res, ks.dx, refine, ks.mulK, ks.solver.solve)
-	ks.solveErr = math.Max(ks.solveErr, r/(1+normInf(b)))
+	nb := normInf(b)
+	r := refineSolutionNorm(x, b, nb, ks.refineRel*(1+nb), ks.res, ks.dx, refine, ks.mulK, ks.solver.solve)
+	ks.solveErr = math.Max(ks.solveErr, r/(1+nb))
 }
 
 // refineSolution improves an approximate solution x of K·x = b by at most
@@ -176,14 +177,27 @@ func (ks *kktSystem) solveReduced(x, b []float64, refine int) {
 // steps run out, the residual before the last, unchecked correction), NaN
 // when the solve produced non-finite values.
 func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src []float64)) float64 {
-	tol := 1e-12 + 1e-13*normInf(b)
+	return refineSolutionNorm(x, b, normInf(b), 0, res, dx, steps, mul, solve)
+}
+
+// refineSolutionNorm is refineSolution with ‖b‖∞ given (nb) and a residual
+// enough, at which it stops as well.
+func refineSolutionNorm(x, b []float64, nb, enough float64, res, dx []float64, steps int, mul, solve func(dst, src []float64)) float64 {
+	tol := math.Max(1e-12+1e-13*nb, enough)
 	prev := math.Inf(1)
 	for it := 0; it < steps; it++ {
 		mul(res, x)
-		for i := range res {
-			res[i] = b[i] - res[i]
+		// res = b − res and its ∞-norm in one pass (normInf's rule: a NaN
+		// entry makes the norm NaN)
+		var r float64
+		b := b[:len(res)]
+		for i, v := range res {
+			d := b[i] - v
+			res[i] = d
+			if a := math.Abs(d); a > r || math.IsNaN(a) {
+				r = a
+			}
 		}
-		r := normInf(res)
 		if r > prev {
 			// the last correction made things worse: undo it
 			for i := range x {

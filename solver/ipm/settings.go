@@ -173,7 +173,10 @@ type Termination struct {
 	// DualInfeasibleGrace is the number of iterations run past the detection
 	// of dual infeasibility, looking for a primal infeasibility certificate
 	// (a problem can be primal and dual infeasible; the primal certificate
-	// then takes precedence). Default 10. NoGrace (any negative value)
+	// then takes precedence). Default 10. The solve ends before the grace
+	// is over, "unbounded" with Solution.FeasiblePoint, as soon as a primal
+	// feasible point is found next to the ray (solver.CheckFeasible at
+	// FeasTol): then no primal certificate exists. NoGrace (any negative value)
 	// stops at the detection: for a caller that decides primal feasibility
 	// itself, as solver/auto does by solving the feasibility problem of
 	// every "unbounded" answer — the grace is then ten iterations spent on
