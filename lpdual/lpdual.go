@@ -224,9 +224,12 @@ func (w *Workspace) grow(n int) {
 }
 
 // MaxBound returns a rigorous upper bound on max cᵀx over lp from the row
-// multipliers y (see the package comment): +Inf when a multiplier meets an
-// infinite row bound or a reduced cost an infinite column bound. Its cost is
-// linear in the entries of the rows y touches plus the entries of c.
+// multipliers y (see the package comment). A multiplier whose sign meets an
+// infinite side of its row is taken as 0 (the bound holds for every y; a
+// solver's dual carries such entries of order 10⁻¹⁴ in rows it treats as
+// inactive). The bound is +Inf when a reduced cost meets an infinite column
+// bound. Its cost is linear in the entries of the rows y touches plus the
+// entries of c.
 func MaxBound(lp *LP, c, y Sparse, ws *Workspace) (float64, error) {
 	nr, nc := lp.NumRows(), lp.NumCols()
 	if err := c.check(nc, "objective"); err != nil {
@@ -264,7 +267,7 @@ func MaxBound(lp *LP, c, y Sparse, ws *Workspace) (float64, error) {
 			b = lp.RowLo[i]
 		}
 		if math.IsInf(b, 0) {
-			return math.Inf(1), nil
+			continue // treated as 0: any y gives a bound (solvers leave ±1e-14 there)
 		}
 		total = addUp(total, mulUp(yi, b))
 		for t := lp.RowPtr[i]; t < lp.RowPtr[i+1]; t++ {
