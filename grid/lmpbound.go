@@ -112,6 +112,10 @@ type LMPBoundOptions struct {
 	// not use the centre's dispatch as a repair point (that argument needs
 	// the dispatch exactly feasible), which may leave the bounds looser.
 	Checkable bool
+	// TreeNodes bounds the LPs of the checkable branch and bound over the
+	// KKT program (0: 400); a work bound, so the proof does not depend on
+	// the machine's load.
+	TreeNodes int
 	// KnownPrice is a |price| known to occur at a varying bus somewhere in
 	// the domain (e.g. LMPSearchResult.LMP); buses whose derived price bound
 	// is at most this value are left out of the MIP's objective and enter the
@@ -174,12 +178,12 @@ type LMPEvidence struct {
 	// Proof, with LMPBoundOptions.Checkable, is the chain CheckLMPProof
 	// verifies without a solver; it covers Proof.PerMW, which may exceed the
 	// MIP's proven bound (then MaxPrice/MinPrice rest on HiGHS's MIP).
-	Proof      *LMPProof   `json:"proof,omitempty"`
-	rec        *lmpRecorder
-	Closed     bool        `json:"closed"` // both MIPs reached their gap
-	Binaries   int         `json:"binaries"`
-	Nodes      int         `json:"nodes"`
-	Seconds    float64     `json:"seconds,omitempty"` // wall time (not published by release plans)
+	Proof    *LMPProof `json:"proof,omitempty"`
+	rec      *lmpRecorder
+	Closed   bool    `json:"closed"` // both MIPs reached their gap
+	Binaries int     `json:"binaries"`
+	Nodes    int     `json:"nodes"`
+	Seconds  float64 `json:"seconds,omitempty"` // wall time (not published by release plans)
 }
 
 // CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent
@@ -441,6 +445,17 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 				return nil, "the KKT program is infeasible (the derived bounds contradict the LP; numerical trouble)", nil
 			}
 			bound = math.Max(bound, r.DualBound+1e-6*(1+math.Abs(r.DualBound)))
+			if ev.rec != nil {
+				budget := opt.TreeNodes
+				if budget <= 0 {
+					budget = 400
+				}
+				tree, err := n.kktTree(ctx, dom, rules, hopt, ev, piLo, piHi, sign, cuts, sel, budget, opt.Progress)
+				if err != nil {
+					return nil, "", err
+				}
+				ev.rec.p.Trees = append(ev.rec.p.Trees, *tree)
+			}
 			closed = closed && r.Status == solver.Optimal
 			nodes += r.Nodes
 			progress(opt.Progress, "lmp-bound: max %sπ over %d bus(es) (%d excluded by their bounds): proven bound %.6g $/MWh, incumbent %.6g (%v, %d nodes, %.1f s)",
@@ -458,9 +473,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	ev.Closed, ev.Nodes = closed, nodes
 	if ev.rec != nil {
 		ev.Proof = ev.rec.p
-		for _, i := range m.vars {
-			ev.Proof.PerMW = math.Max(ev.Proof.PerMW, math.Max(piHi[i], -piLo[i]))
-		}
+		ev.Proof.PerMW = proofValue(m.vars, piLo, piHi, ev.Proof.Trees)
 		ev.rec = nil
 	}
 	ev.Seconds = time.Since(t0).Seconds()

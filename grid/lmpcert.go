@@ -69,6 +69,9 @@ type LMPProof struct {
 	Cuts  []LMPCutProof `json:"cuts"`
 	Boxes []LMPStep     `json:"price_boxes"`
 	Steps []LMPStep     `json:"steps"`
+	// Trees are branch-and-bound certificates of the KKT program, one per
+	// sign whose buses were not all settled by their price bounds.
+	Trees []LMPTree `json:"trees,omitempty"`
 	// PerMW is the bound on max |π_i| over the varying buses the proof
 	// establishes (the largest tightened price bound).
 	PerMW float64 `json:"per_mw"`
@@ -667,16 +670,61 @@ func (n *Network) CheckLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	if err := c.replay(ctx, p.Steps, cuts, m.vars); err != nil {
 		return nil, err
 	}
-	out := &LMPCheck{Steps: c.steps}
-	for _, i := range m.vars {
-		out.PerMW = math.Max(out.PerMW, math.Max(c.piHi[i], -c.piLo[i]))
+	out := &LMPCheck{}
+	for q := range p.Trees {
+		v, err := c.checkTree(&p.Trees[q], cuts, m.vars)
+		if err != nil {
+			return nil, err
+		}
+		if !(p.Trees[q].Value >= v) {
+			return nil, fmt.Errorf("%w: tree %d claims %v, its leaves give %v", ErrNotCertified, q, p.Trees[q].Value, v)
+		}
+		for _, t := range p.Trees[:q] {
+			if t.Sign == p.Trees[q].Sign {
+				return nil, fmt.Errorf("%w: two trees of sign %v", ErrNotCertified, t.Sign)
+			}
+		}
 	}
+	out.Steps = c.steps
+	out.PerMW = proofValue(m.vars, c.piLo, c.piHi, p.Trees)
 	if !(p.PerMW >= out.PerMW) {
 		return nil, fmt.Errorf("%w: the proof claims %v $/MWh, its bounds give %v", ErrNotCertified, p.PerMW, out.PerMW)
 	}
 	out.PerMW = p.PerMW
 	out.Seconds = time.Since(t0).Seconds()
 	return out, nil
+}
+
+// proofValue returns the bound on max |π_i| over the varying buses: per
+// sign, the tree's value over its buses and the price bounds elsewhere.
+func proofValue(vars []int, piLo, piHi []float64, trees []LMPTree) float64 {
+	v := 0.0
+	for _, sign := range []float64{1, -1} {
+		var tree *LMPTree
+		for q := range trees {
+			if trees[q].Sign == sign {
+				tree = &trees[q]
+			}
+		}
+		inTree := map[int]bool{}
+		if tree != nil {
+			v = math.Max(v, tree.Value)
+			for _, i := range tree.Sel {
+				inTree[i] = true
+			}
+		}
+		for _, i := range vars {
+			if inTree[i] {
+				continue
+			}
+			if sign > 0 {
+				v = math.Max(v, piHi[i])
+			} else {
+				v = math.Max(v, -piLo[i])
+			}
+		}
+	}
+	return v
 }
 
 // replay checks the tightening steps in order on a copy of each pass's

@@ -1,0 +1,252 @@
+package grid
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/privopt/privopt/lpdual"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+)
+
+// A checkable bound on the KKT mixed-integer program: a deterministic
+// branch and bound over its binaries (the complementarity rules and the bus
+// selection) whose every leaf carries the dual of its LP relaxation (the
+// binaries fixed along its path). A node's children fix one binary at 0 and
+// at 1, so the leaves partition the binary space; the largest leaf bound
+// bounds the program. The search is best-first (the open node with the
+// largest bound is branched on its most fractional binary) and stops when
+// the node budget is spent or the best open node's solution is integral
+// (then its bound is the program's value up to the margin: closed). The
+// open nodes at the stop are leaves too, so the tree is a certificate
+// whatever the budget; the value it certifies is the largest open bound.
+// Node LPs reuse one HiGHS program (its basis kept between nodes).
+
+// LMPTree is a branch-and-bound certificate for max sign·π over the buses
+// Sel (internal indices) of the KKT program built with the bounds proven by
+// the chain before it.
+type LMPTree struct {
+	Sign  float64   `json:"sign"`
+	Sel   []int     `json:"sel"`
+	Nodes []LMPNode `json:"nodes"` // Nodes[0] is the root
+	// Value is the largest leaf bound; Closed reports that the best leaf's
+	// solution was integral (the value is the program's maximum).
+	Value  float64 `json:"value"`
+	Closed bool    `json:"closed"`
+}
+
+// LMPNode is a node of an LMPTree: a leaf (Y set: the objective is at most X
+// over the node's relaxation, by the dual Y) or a branching on the binary
+// column Var, its children Kids[0] (Var = 0) and Kids[1] (Var = 1).
+type LMPNode struct {
+	Var  int            `json:"v,omitempty"`
+	Kids []int          `json:"c,omitempty"`
+	X    float64        `json:"x,omitempty"`
+	Y    *lpdual.Sparse `json:"y,omitempty"`
+}
+
+type bbNode struct {
+	id     int
+	fix    map[int]float64
+	bound  float64
+	y      lpdual.Sparse
+	x      []float64
+	frac   int // most fractional binary (−1: integral)
+	parent int
+}
+
+// kktTree runs the branch and bound for max sign·π over sel with at most
+// budget LP solves.
+func (n *Network) kktTree(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, sign float64, cuts []subgradientCut, sel []int, budget int, w io.Writer) (*LMPTree, error) {
+	k, err := n.buildKKT(dom, rules, ev, piLo, piHi, sign, cuts, sel)
+	if err != nil {
+		return nil, err
+	}
+	bins := append([]int(nil), k.b.integer...)
+	k.b.integer = nil
+	topt := hopt
+	topt.Presolve = "off"
+	lp, err := k.b.build(topt)
+	if err != nil {
+		return nil, err
+	}
+	defer lp.Close()
+	if err := lp.SetObjectiveSense(true); err != nil {
+		return nil, err
+	}
+	tree := &LMPTree{Sign: sign, Sel: append([]int(nil), sel...)}
+	var applied map[int]float64
+	solve := func(fix map[int]float64) (*highs.LPResult, error) {
+		for j := range applied {
+			if _, ok := fix[j]; !ok {
+				if err := lp.SetColumnBounds(j, 0, 1); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for j, v := range fix {
+			if err := lp.SetColumnBounds(j, v, v); err != nil {
+				return nil, err
+			}
+		}
+		applied = fix
+		r, err := lp.Solve(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return r, ctx.Err()
+	}
+	eval := func(nd *bbNode, parent *bbNode) error {
+		r, err := solve(nd.fix)
+		if err != nil {
+			return err
+		}
+		if r.Status != solver.Optimal {
+			// Infeasible (or unsolved): the parent's dual bounds the
+			// child's smaller relaxation too.
+			if parent == nil {
+				return fmt.Errorf("grid: the KKT program's relaxation is %v", r.Status)
+			}
+			nd.bound, nd.y, nd.frac = parent.bound, parent.y, -1
+			nd.x = nil
+			return nil
+		}
+		nd.bound = r.Objective + 1e-6*(1+math.Abs(r.Objective))
+		nd.y = lpdual.Dense(r.RowDual)
+		nd.x = r.X
+		nd.frac = -1
+		best := 1e-6
+		for _, j := range bins {
+			if _, ok := nd.fix[j]; ok {
+				continue
+			}
+			if f := math.Min(r.X[j], 1-r.X[j]); f > best {
+				best, nd.frac = f, j
+			}
+		}
+		return nil
+	}
+	tree.Nodes = append(tree.Nodes, LMPNode{})
+	root := &bbNode{id: 0, fix: map[int]float64{}, parent: -1}
+	if err := eval(root, nil); err != nil {
+		return nil, err
+	}
+	open := []*bbNode{root}
+	lps := 1
+	for len(open) > 0 {
+		sort.SliceStable(open, func(a, b int) bool { return open[a].bound > open[b].bound })
+		nd := open[0]
+		if nd.frac < 0 || lps+2 > budget {
+			tree.Closed = nd.frac < 0 && nd.x != nil
+			break
+		}
+		open = open[1:]
+		tree.Nodes[nd.id] = LMPNode{Var: nd.frac, Kids: make([]int, 2)}
+		for v := 0; v < 2; v++ {
+			ch := &bbNode{id: len(tree.Nodes), fix: make(map[int]float64, len(nd.fix)+1), parent: nd.id}
+			for j, x := range nd.fix {
+				ch.fix[j] = x
+			}
+			ch.fix[nd.frac] = float64(v)
+			tree.Nodes = append(tree.Nodes, LMPNode{})
+			tree.Nodes[nd.id].Kids[v] = ch.id
+			if err := eval(ch, nd); err != nil {
+				return nil, err
+			}
+			lps++
+			open = append(open, ch)
+		}
+	}
+	tree.Value = math.Inf(-1)
+	for _, nd := range open {
+		y := nd.y
+		tree.Nodes[nd.id] = LMPNode{X: nd.bound, Y: &y}
+		tree.Value = math.Max(tree.Value, nd.bound)
+	}
+	progress(w, "lmp-bound: checkable branch and bound, max %sπ over %d bus(es): %.6g $/MWh (%d LPs, %d leaves, closed %v)",
+		map[bool]string{true: "", false: "−"}[sign > 0], len(sel), tree.Value, lps, len(open), tree.Closed)
+	return tree, nil
+}
+
+// checkTree verifies a tree over the KKT program of the checker's proven
+// bounds and returns its value.
+func (c *proofChecker) checkTree(t *LMPTree, cuts []subgradientCut, vars []int) (float64, error) {
+	n := c.n
+	if t.Sign != 1 && t.Sign != -1 {
+		return 0, fmt.Errorf("%w: tree sign %v", ErrNotCertified, t.Sign)
+	}
+	isVar := make(map[int]bool, len(vars))
+	for _, i := range vars {
+		isVar[i] = true
+	}
+	seen := map[int]bool{}
+	for _, i := range t.Sel {
+		if !isVar[i] || seen[i] {
+			return 0, fmt.Errorf("%w: tree selects bus index %d (not a varying bus, or twice)", ErrNotCertified, i)
+		}
+		seen[i] = true
+	}
+	if len(t.Sel) == 0 || len(t.Nodes) == 0 {
+		return 0, fmt.Errorf("%w: empty tree", ErrNotCertified)
+	}
+	k, err := n.buildKKT(c.dom, c.rules, c.ev, c.piLo, c.piHi, t.Sign, cuts, t.Sel)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrNotCertified, err)
+	}
+	isBin := make(map[int]bool, len(k.b.integer))
+	for _, j := range k.b.integer {
+		isBin[j] = true
+	}
+	lp := lpOf(k.b)
+	c.boxKKT(k, lp)
+	obj := lpdual.Sparse{Idx: []int{k.t}, Val: []float64{1}}
+	visited := make([]bool, len(t.Nodes))
+	value := math.Inf(-1)
+	var walk func(id int, depth int) error
+	walk = func(id, depth int) error {
+		if id < 0 || id >= len(t.Nodes) || visited[id] {
+			return fmt.Errorf("%w: tree node %d missing or shared", ErrNotCertified, id)
+		}
+		visited[id] = true
+		nd := t.Nodes[id]
+		if nd.Y != nil {
+			u, err := c.bound(lp, obj, nd.Y, fmt.Sprintf("tree leaf %d", id))
+			if err != nil {
+				return err
+			}
+			if !(nd.X >= u) {
+				return fmt.Errorf("%w: tree leaf %d: bound %v below its dual's %v", ErrNotCertified, id, nd.X, u)
+			}
+			value = math.Max(value, nd.X)
+			return nil
+		}
+		j := nd.Var
+		if len(nd.Kids) != 2 {
+			return fmt.Errorf("%w: tree node %d has %d children", ErrNotCertified, id, len(nd.Kids))
+		}
+		if !isBin[j] || lp.Lo[j] != 0 || lp.Hi[j] != 1 {
+			return fmt.Errorf("%w: tree node %d branches on column %d, not a free binary", ErrNotCertified, id, j)
+		}
+		for v := 0; v < 2; v++ {
+			lp.Lo[j], lp.Hi[j] = float64(v), float64(v)
+			if err := walk(nd.Kids[v], depth+1); err != nil {
+				return err
+			}
+		}
+		lp.Lo[j], lp.Hi[j] = 0, 1
+		return nil
+	}
+	if err := walk(0, 0); err != nil {
+		return 0, err
+	}
+	for id, v := range visited {
+		if !v {
+			return 0, fmt.Errorf("%w: tree node %d is not reachable from the root", ErrNotCertified, id)
+		}
+	}
+	return value, nil
+}
