@@ -79,6 +79,32 @@ func (n *Network) kktTree(ctx context.Context, dom LoadDomain, rules MarketRules
 		return nil, err
 	}
 	tree := &LMPTree{Sign: sign, Sel: append([]int(nil), sel...)}
+	// The checker's copy of the relaxation (its boxes): node bounds are
+	// the safe bounds the checker will compute from the nodes' duals.
+	b0 := newLPBuilder()
+	m0, err := n.newMarketLP(b0, dom, rules)
+	if err != nil {
+		return nil, err
+	}
+	pc := &proofChecker{n: n, dom: dom, rules: rules, ev: ev, piLo: piLo, piHi: piHi, theta: n.thetaBoxes(m0, lpOf(b0))}
+	clp := lpOf(k.b)
+	pc.boxKKT(k, clp)
+	obj := lpdual.Sparse{Idx: []int{k.t}, Val: []float64{1}}
+	safe := func(fix map[int]float64, y lpdual.Sparse) (float64, error) {
+		for j, v := range fix {
+			clp.Lo[j], clp.Hi[j] = v, v
+		}
+		u, err := lpdual.MaxBound(clp, obj, y, &pc.ws)
+		for j := range fix {
+			clp.Lo[j], clp.Hi[j] = 0, 1
+		}
+		return u, err
+	}
+	cost := make([]float64, len(k.b.cost))
+	cost[k.t] = 1
+	if err := lp.SetCosts(cost); err != nil {
+		return nil, err
+	}
 	var applied map[int]float64
 	solve := func(fix map[int]float64) (*highs.LPResult, error) {
 		for j := range applied {
@@ -105,20 +131,58 @@ func (n *Network) kktTree(ctx context.Context, dom LoadDomain, rules MarketRules
 		if err != nil {
 			return err
 		}
+		nd.frac = -1
 		if r.Status != solver.Optimal {
-			// Infeasible (or unsolved): the parent's dual bounds the
-			// child's smaller relaxation too.
+			// Infeasible (or unsolved) with the new fixing z = v: solve
+			// the parent's relaxation with the fixing as a penalty,
+			// max t − P·|z − v|; its dual bounds t over the child's
+			// relaxation (where the penalty vanishes) and the bound falls
+			// with P when z = v is infeasible.
 			if parent == nil {
 				return fmt.Errorf("grid: the KKT program's relaxation is %v", r.Status)
 			}
-			nd.bound, nd.y, nd.frac = parent.bound, parent.y, -1
-			nd.x = nil
+			z, v := -1, 0.0
+			for j, x := range nd.fix {
+				if _, ok := parent.fix[j]; !ok {
+					z, v = j, x
+				}
+			}
+			cost[z] = -1e4 * math.Max(1, math.Abs(parent.bound))
+			if v == 1 {
+				cost[z] = -cost[z]
+			}
+			if err := lp.SetCosts(cost); err != nil {
+				return err
+			}
+			r, err = solve(parent.fix)
+			cost[z] = 0
+			if err := lp.SetCosts(cost); err != nil {
+				return err
+			}
+			if err != nil {
+				return err
+			}
+			nd.y = parent.y
+			if r.Status == solver.Optimal {
+				nd.y = lpdual.Dense(r.RowDual)
+			}
+			u, err := safe(nd.fix, nd.y)
+			if err != nil {
+				return err
+			}
+			nd.bound = math.Min(u, parent.bound)
+			if u > parent.bound {
+				nd.y = parent.y
+			}
 			return nil
 		}
-		nd.bound = r.Objective + 1e-6*(1+math.Abs(r.Objective))
 		nd.y = lpdual.Dense(r.RowDual)
+		u, err := safe(nd.fix, nd.y)
+		if err != nil {
+			return err
+		}
+		nd.bound = u
 		nd.x = r.X
-		nd.frac = -1
 		best := 1e-6
 		for _, j := range bins {
 			if _, ok := nd.fix[j]; ok {
@@ -140,7 +204,7 @@ func (n *Network) kktTree(ctx context.Context, dom LoadDomain, rules MarketRules
 	for len(open) > 0 {
 		sort.SliceStable(open, func(a, b int) bool { return open[a].bound > open[b].bound })
 		nd := open[0]
-		if nd.frac < 0 || lps+2 > budget {
+		if nd.frac < 0 || lps+2 > budget || math.IsInf(nd.bound, 1) {
 			tree.Closed = nd.frac < 0 && nd.x != nil
 			break
 		}
