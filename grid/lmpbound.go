@@ -178,12 +178,16 @@ type LMPEvidence struct {
 	// Proof, with LMPBoundOptions.Checkable, is the chain CheckLMPProof
 	// verifies without a solver; it covers Proof.PerMW, which may exceed the
 	// MIP's proven bound (then MaxPrice/MinPrice rest on HiGHS's MIP).
-	Proof    *LMPProof `json:"proof,omitempty"`
-	rec      *lmpRecorder
-	Closed   bool    `json:"closed"` // both MIPs reached their gap
-	Binaries int     `json:"binaries"`
-	Nodes    int     `json:"nodes"`
-	Seconds  float64 `json:"seconds,omitempty"` // wall time (not published by release plans)
+	Proof *LMPProof `json:"proof,omitempty"`
+	// ProofPerMW is Proof.PerMW where the proof itself is not carried (a
+	// release plan publishes the value; the proof stays in the certificate
+	// file).
+	ProofPerMW float64 `json:"proof_per_mw,omitempty"`
+	rec        *lmpRecorder
+	Closed     bool    `json:"closed"` // both MIPs reached their gap
+	Binaries   int     `json:"binaries"`
+	Nodes      int     `json:"nodes"`
+	Seconds    float64 `json:"seconds,omitempty"` // wall time (not published by release plans)
 }
 
 // CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent
@@ -206,11 +210,20 @@ func (n *Network) CertifyLMPBound(ctx context.Context, dom LoadDomain, alpha flo
 		return capCert, nil
 	}
 	per := math.Max(ev.MaxPrice, ev.MinPrice)
+	note := ""
+	if ev.Proof != nil {
+		// The checkable value is what is certified; HiGHS's bound is kept in
+		// the evidence for comparison.
+		if ev.Proof.PerMW > per*(1+1e-6)+1e-6 {
+			note = fmt.Sprintf("the checkable proof covers %.6g $/MWh; HiGHS's MIP proves %.6g, which no proof backs", ev.Proof.PerMW, per)
+		}
+		per = ev.Proof.PerMW
+	}
 	if per >= capCert.PerMW {
 		capCert.Reason = fmt.Sprintf("the LMP bound %.6g $/MWh is not below the price cap", per)
 		return capCert, nil
 	}
-	return &CostCertificate{Method: "lmp-bound", Alpha: alpha, PerMW: per, Bound: alpha * per, Rules: rules, LMP: ev}, nil
+	return &CostCertificate{Method: "lmp-bound", Alpha: alpha, PerMW: per, Bound: alpha * per, Rules: rules, LMP: ev, Reason: note}, nil
 }
 
 func progress(w io.Writer, format string, args ...any) {
@@ -1389,6 +1402,8 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 
 // VerifyCostCertificateContext is VerifyCostCertificate with a context (the
 // "lmp-bound" re-derivation solves the KKT program again).
+// A certificate with a proof (LMPEvidence.Proof) is checked by CheckLMPProof
+// instead: no solver, time linear in its size.
 func (n *Network) VerifyCostCertificateContext(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
 	if c != nil && c.Method == "lmp-bound" {
 		return n.verifyLMPBound(ctx, c, dom)
@@ -1416,6 +1431,10 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 	}
 	if err := dom.Validate(n); err != nil {
 		return fmt.Errorf("%w: %v", ErrNotCertified, err)
+	}
+	if c.LMP.Proof != nil {
+		_, err := n.CheckLMPProof(ctx, dom, c.Rules, c.LMP.Proof)
+		return err
 	}
 	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, LMPBoundOptions{RandomSeed: 7919, TighteningWork: c.LMP.TighteningWork, KnownPrice: c.LMP.KnownPrice})
 	if err != nil {
