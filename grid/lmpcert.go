@@ -340,13 +340,8 @@ func (c *proofChecker) bound(lp *lpdual.LP, obj lpdual.Sparse, y *lpdual.Sparse,
 		return 0, fmt.Errorf("%w: %s: %v", ErrNotCertified, what, err)
 	}
 	c.steps++
-	if math.IsInf(u, 1) && debugHook != nil {
-		debugHook(lp, obj, *y)
-	}
 	return u, nil
 }
-
-var debugHook func(lp *lpdual.LP, c, y lpdual.Sparse)
 
 // thetaBoxes returns, per bus, a bound on |θ_k − θ_ref| at every point of
 // the market LP (m, its rows in lp): the shortest path to the reference bus
