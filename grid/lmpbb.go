@@ -25,17 +25,17 @@ import (
 // whatever the budget; the value it certifies is the largest open bound.
 // Node LPs reuse one HiGHS program (its basis kept between nodes).
 
-// LMPTree is a branch-and-bound certificate for max sign·π over the buses
-// Sel (internal indices) of the KKT program built with the bounds proven by
-// the chain before it.
+// LMPTree is a branch-and-bound certificate for max Sign·π_Bus over the
+// KKT program built with the bounds proven by the chain before it and the
+// bus selection Sel (internal indices; the selection's rows are part of the
+// program, its objective is not used).
 type LMPTree struct {
 	Sign  float64   `json:"sign"`
+	Bus   int       `json:"bus"`
 	Sel   []int     `json:"sel"`
 	Nodes []LMPNode `json:"nodes"` // Nodes[0] is the root
-	// Value is the largest leaf bound; Closed reports that the best leaf's
-	// solution was integral (the value is the program's maximum).
-	Value  float64 `json:"value"`
-	Closed bool    `json:"closed"`
+	// Value is the largest leaf bound.
+	Value float64 `json:"value"`
 }
 
 // LMPNode is a node of an LMPTree: a leaf (Y set: the objective is at most X
@@ -49,64 +49,82 @@ type LMPNode struct {
 }
 
 type bbNode struct {
+	bus    int
+	tree   int // index in the trees (−1: the bus's root is not solved yet)
 	id     int
 	fix    map[int]float64
 	bound  float64
 	y      lpdual.Sparse
 	x      []float64
 	frac   int // most fractional binary (−1: integral)
-	parent int
+	parent *bbNode
 }
 
-// kktTree runs the branch and bound for max sign·π over sel with at most
-// budget LP solves.
-func (n *Network) kktTree(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
-	piLo, piHi []float64, sign float64, cuts []subgradientCut, sel []int, budget int, w io.Writer) (*LMPTree, error) {
+// kktTrees runs one best-first branch and bound over the buses sel (a node
+// per bus and fixing; a bus's open bound is its proven price bound until
+// its root is solved) with at most budget LP solves, and returns a tree per
+// bus it expanded and whether it closed (the best open node integral).
+func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, sign float64, cuts []subgradientCut, sel []int, budget int, w io.Writer) ([]LMPTree, bool, error) {
 	k, err := n.buildKKT(dom, rules, ev, piLo, piHi, sign, cuts, sel)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	bins := append([]int(nil), k.b.integer...)
+	isY := map[int]bool{}
+	for _, y := range k.ys {
+		isY[y] = true
+	}
+	var bins []int
+	for _, j := range k.b.integer {
+		if !isY[j] {
+			bins = append(bins, j)
+		}
+	}
 	k.b.integer = nil
 	topt := hopt
 	topt.Presolve = "off"
 	lp, err := k.b.build(topt)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer lp.Close()
 	if err := lp.SetObjectiveSense(true); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	tree := &LMPTree{Sign: sign, Sel: append([]int(nil), sel...)}
 	// The checker's copy of the relaxation (its boxes): node bounds are
 	// the safe bounds the checker will compute from the nodes' duals.
 	b0 := newLPBuilder()
 	m0, err := n.newMarketLP(b0, dom, rules)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	pc := &proofChecker{n: n, dom: dom, rules: rules, ev: ev, piLo: piLo, piHi: piHi, theta: n.thetaBoxes(m0, lpOf(b0))}
 	clp := lpOf(k.b)
 	pc.boxKKT(k, clp)
-	obj := lpdual.Sparse{Idx: []int{k.t}, Val: []float64{1}}
-	safe := func(fix map[int]float64, y lpdual.Sparse) (float64, error) {
-		for j, v := range fix {
+	safe := func(nd *bbNode) (float64, error) {
+		for j, v := range nd.fix {
 			clp.Lo[j], clp.Hi[j] = v, v
 		}
-		u, err := lpdual.MaxBound(clp, obj, y, &pc.ws)
-		for j := range fix {
+		u, err := lpdual.MaxBound(clp, lpdual.Sparse{Idx: []int{k.pi[nd.bus]}, Val: []float64{sign}}, nd.y, &pc.ws)
+		for j := range nd.fix {
 			clp.Lo[j], clp.Hi[j] = 0, 1
 		}
 		return u, err
 	}
 	cost := make([]float64, len(k.b.cost))
-	cost[k.t] = 1
-	if err := lp.SetCosts(cost); err != nil {
-		return nil, err
-	}
 	var applied map[int]float64
-	solve := func(fix map[int]float64) (*highs.LPResult, error) {
+	curBus := -1
+	solve := func(bus int, fix map[int]float64) (*highs.LPResult, error) {
+		if bus != curBus {
+			if curBus >= 0 {
+				cost[k.pi[curBus]] = 0
+			}
+			cost[k.pi[bus]] = sign
+			curBus = bus
+			if err := lp.SetCosts(cost); err != nil {
+				return nil, err
+			}
+		}
 		for j := range applied {
 			if _, ok := fix[j]; !ok {
 				if err := lp.SetColumnBounds(j, 0, 1); err != nil {
@@ -126,20 +144,22 @@ func (n *Network) kktTree(ctx context.Context, dom LoadDomain, rules MarketRules
 		}
 		return r, ctx.Err()
 	}
-	eval := func(nd *bbNode, parent *bbNode) error {
-		r, err := solve(nd.fix)
+	eval := func(nd *bbNode) error {
+		r, err := solve(nd.bus, nd.fix)
 		if err != nil {
 			return err
 		}
 		nd.frac = -1
+		parent := nd.parent
 		if r.Status != solver.Optimal {
 			// Infeasible (or unsolved) with the new fixing z = v: solve
 			// the parent's relaxation with the fixing as a penalty,
-			// max t − P·|z − v|; its dual bounds t over the child's
-			// relaxation (where the penalty vanishes) and the bound falls
-			// with P when z = v is infeasible.
+			// max sign·π − P·|z − v|; its dual bounds the objective over
+			// the child's relaxation (where the penalty vanishes), and the
+			// bound falls with P when z = v is infeasible.
 			if parent == nil {
-				return fmt.Errorf("grid: the KKT program's relaxation is %v", r.Status)
+				nd.bound = math.Inf(1)
+				return nil // the root's proven price bound stands
 			}
 			z, v := -1, 0.0
 			for j, x := range nd.fix {
@@ -154,10 +174,10 @@ func (n *Network) kktTree(ctx context.Context, dom LoadDomain, rules MarketRules
 			if err := lp.SetCosts(cost); err != nil {
 				return err
 			}
-			r, err = solve(parent.fix)
+			r, err = solve(nd.bus, parent.fix)
 			cost[z] = 0
-			if err := lp.SetCosts(cost); err != nil {
-				return err
+			if err2 := lp.SetCosts(cost); err2 != nil {
+				return err2
 			}
 			if err != nil {
 				return err
@@ -166,23 +186,22 @@ func (n *Network) kktTree(ctx context.Context, dom LoadDomain, rules MarketRules
 			if r.Status == solver.Optimal {
 				nd.y = lpdual.Dense(r.RowDual)
 			}
-			u, err := safe(nd.fix, nd.y)
+			u, err := safe(nd)
 			if err != nil {
 				return err
 			}
-			nd.bound = math.Min(u, parent.bound)
+			nd.bound = u
 			if u > parent.bound {
-				nd.y = parent.y
+				nd.bound, nd.y = parent.bound, parent.y
 			}
 			return nil
 		}
 		nd.y = lpdual.Dense(r.RowDual)
-		u, err := safe(nd.fix, nd.y)
+		u, err := safe(nd)
 		if err != nil {
 			return err
 		}
-		nd.bound = u
-		nd.x = r.X
+		nd.bound, nd.x = u, r.X
 		best := 1e-6
 		for _, j := range bins {
 			if _, ok := nd.fix[j]; ok {
@@ -194,46 +213,82 @@ func (n *Network) kktTree(ctx context.Context, dom LoadDomain, rules MarketRules
 		}
 		return nil
 	}
-	tree.Nodes = append(tree.Nodes, LMPNode{})
-	root := &bbNode{id: 0, fix: map[int]float64{}, parent: -1}
-	if err := eval(root, nil); err != nil {
-		return nil, err
+	var trees []LMPTree
+	var open []*bbNode
+	for _, i := range sel {
+		b := piHi[i]
+		if sign < 0 {
+			b = -piLo[i]
+		}
+		open = append(open, &bbNode{bus: i, tree: -1, bound: b})
 	}
-	open := []*bbNode{root}
-	lps := 1
+	lps, closed := 0, false
 	for len(open) > 0 {
 		sort.SliceStable(open, func(a, b int) bool { return open[a].bound > open[b].bound })
 		nd := open[0]
-		if nd.frac < 0 || lps+2 > budget || math.IsInf(nd.bound, 1) {
-			tree.Closed = nd.frac < 0 && nd.x != nil
+		if nd.tree >= 0 && nd.frac < 0 && nd.x != nil {
+			closed = true
 			break
 		}
+		if lps+2 > budget || math.IsInf(nd.bound, 1) {
+			break
+		}
+		if nd.tree < 0 {
+			// Solve the bus's root; keep the proven bound if the root's
+			// safe bound is not lower.
+			root := &bbNode{bus: nd.bus, tree: len(trees), id: 0, fix: map[int]float64{}}
+			if err := eval(root); err != nil {
+				return nil, false, err
+			}
+			lps++
+			if !(root.bound < nd.bound) {
+				nd.bound = math.Inf(1) // no progress possible on this bus: stop here
+				continue
+			}
+			trees = append(trees, LMPTree{Sign: sign, Bus: nd.bus, Sel: append([]int(nil), sel...), Nodes: []LMPNode{{}}})
+			open[0] = root
+			continue
+		}
 		open = open[1:]
-		tree.Nodes[nd.id] = LMPNode{Var: nd.frac, Kids: make([]int, 2)}
+		t := &trees[nd.tree]
+		t.Nodes[nd.id] = LMPNode{Var: nd.frac, Kids: make([]int, 2)}
 		for v := 0; v < 2; v++ {
-			ch := &bbNode{id: len(tree.Nodes), fix: make(map[int]float64, len(nd.fix)+1), parent: nd.id}
+			ch := &bbNode{bus: nd.bus, tree: nd.tree, id: len(t.Nodes), fix: make(map[int]float64, len(nd.fix)+1), parent: nd}
 			for j, x := range nd.fix {
 				ch.fix[j] = x
 			}
 			ch.fix[nd.frac] = float64(v)
-			tree.Nodes = append(tree.Nodes, LMPNode{})
-			tree.Nodes[nd.id].Kids[v] = ch.id
-			if err := eval(ch, nd); err != nil {
-				return nil, err
+			t.Nodes = append(t.Nodes, LMPNode{})
+			t.Nodes[nd.id].Kids[v] = ch.id
+			if err := eval(ch); err != nil {
+				return nil, false, err
 			}
 			lps++
 			open = append(open, ch)
 		}
 	}
-	tree.Value = math.Inf(-1)
-	for _, nd := range open {
-		y := nd.y
-		tree.Nodes[nd.id] = LMPNode{X: nd.bound, Y: &y}
-		tree.Value = math.Max(tree.Value, nd.bound)
+	for q := range trees {
+		trees[q].Value = math.Inf(-1)
 	}
-	progress(w, "lmp-bound: checkable branch and bound, max %sπ over %d bus(es): %.6g $/MWh (%d LPs, %d leaves, closed %v)",
-		map[bool]string{true: "", false: "−"}[sign > 0], len(sel), tree.Value, lps, len(open), tree.Closed)
-	return tree, nil
+	value := math.Inf(-1)
+	for _, nd := range open {
+		if nd.tree < 0 {
+			b := piHi[nd.bus]
+			if sign < 0 {
+				b = -piLo[nd.bus]
+			}
+			value = math.Max(value, b)
+			continue
+		}
+		y := nd.y
+		t := &trees[nd.tree]
+		t.Nodes[nd.id] = LMPNode{X: nd.bound, Y: &y}
+		t.Value = math.Max(t.Value, nd.bound)
+		value = math.Max(value, nd.bound)
+	}
+	progress(w, "lmp-bound: checkable branch and bound, max %sπ over %d bus(es): %.6g $/MWh (%d LPs, %d trees, %d open, closed %v)",
+		map[bool]string{true: "", false: "−"}[sign > 0], len(sel), value, lps, len(trees), len(open), closed)
+	return trees, closed, nil
 }
 
 // checkTree verifies a tree over the KKT program of the checker's proven
@@ -254,8 +309,8 @@ func (c *proofChecker) checkTree(t *LMPTree, cuts []subgradientCut, vars []int) 
 		}
 		seen[i] = true
 	}
-	if len(t.Sel) == 0 || len(t.Nodes) == 0 {
-		return 0, fmt.Errorf("%w: empty tree", ErrNotCertified)
+	if len(t.Sel) == 0 || len(t.Nodes) == 0 || !isVar[t.Bus] {
+		return 0, fmt.Errorf("%w: empty tree, or its bus %d does not vary", ErrNotCertified, t.Bus)
 	}
 	k, err := n.buildKKT(c.dom, c.rules, c.ev, c.piLo, c.piHi, t.Sign, cuts, t.Sel)
 	if err != nil {
@@ -267,7 +322,7 @@ func (c *proofChecker) checkTree(t *LMPTree, cuts []subgradientCut, vars []int) 
 	}
 	lp := lpOf(k.b)
 	c.boxKKT(k, lp)
-	obj := lpdual.Sparse{Idx: []int{k.t}, Val: []float64{1}}
+	obj := lpdual.Sparse{Idx: []int{k.pi[t.Bus]}, Val: []float64{t.Sign}}
 	visited := make([]bool, len(t.Nodes))
 	value := math.Inf(-1)
 	var walk func(id int, depth int) error
@@ -282,10 +337,10 @@ func (c *proofChecker) checkTree(t *LMPTree, cuts []subgradientCut, vars []int) 
 			if err != nil {
 				return err
 			}
-			if !(nd.X >= u) {
-				return fmt.Errorf("%w: tree leaf %d: bound %v below its dual's %v", ErrNotCertified, id, nd.X, u)
+			if err := c.upper(&t.Nodes[id].X, u, fmt.Sprintf("tree leaf %d", id)); err != nil {
+				return err
 			}
-			value = math.Max(value, nd.X)
+			value = math.Max(value, t.Nodes[id].X)
 			return nil
 		}
 		j := nd.Var

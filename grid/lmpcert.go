@@ -278,9 +278,12 @@ func (n *Network) muBounds0(m *marketLP, ev *LMPEvidence) string {
 
 // LMPCheck is the result of CheckLMPProof.
 type LMPCheck struct {
-	PerMW   float64 // the bound on max |π_i| over the varying buses the proof establishes
-	Steps   int     // LP bounds checked (the duals evaluated)
-	Seconds float64
+	PerMW float64 // the bound on max |π_i| over the varying buses the proof establishes
+	Steps int     // LP bounds checked (the duals evaluated)
+	// Repaired counts the claims the producer's repair pass raised to their
+	// duals' bounds (0 from CheckLMPProof).
+	Repaired int
+	Seconds  float64
 }
 
 // lpOf converts the columns and rows of b (its triplets) to the checker's
@@ -329,6 +332,40 @@ type proofChecker struct {
 	steps      int
 	ev         *LMPEvidence
 	piLo, piHi []float64
+	// repair (producer only): a claim that misses its dual's bound by at
+	// most 10⁻⁴ relative (the dual's residuals times the boxes) is raised
+	// to the bound instead of rejected; repaired counts them.
+	repair   bool
+	repaired int
+}
+
+// repairTol is the largest relative shortfall repair mends.
+const repairTol = 1e-4
+
+// upper checks the claim x ≥ u (x an upper bound).
+func (c *proofChecker) upper(x *float64, u float64, what string) error {
+	if *x >= u {
+		return nil
+	}
+	if c.repair && u-*x <= repairTol*(1+math.Abs(u)) {
+		*x = u
+		c.repaired++
+		return nil
+	}
+	return fmt.Errorf("%w: %s: bound %v below the dual's %v", ErrNotCertified, what, *x, u)
+}
+
+// lower checks the claim x ≤ l (x a lower bound).
+func (c *proofChecker) lower(x *float64, l float64, what string) error {
+	if *x <= l {
+		return nil
+	}
+	if c.repair && *x-l <= repairTol*(1+math.Abs(l)) {
+		*x = l
+		c.repaired++
+		return nil
+	}
+	return fmt.Errorf("%w: %s: bound %v above the dual's %v", ErrNotCertified, what, *x, l)
 }
 
 func (c *proofChecker) bound(lp *lpdual.LP, obj lpdual.Sparse, y *lpdual.Sparse, what string) (float64, error) {
@@ -486,6 +523,13 @@ func cutHolds(v float64, pi, load []float64, vars []int, rhs float64) bool {
 // proven; the proof supplies only duals, the centre's dispatch and the
 // claimed values.
 func (n *Network) CheckLMPProof(ctx context.Context, dom LoadDomain, rules MarketRules, p *LMPProof) (*LMPCheck, error) {
+	return n.checkLMPProof(ctx, dom, rules, p, false)
+}
+
+// checkLMPProof is CheckLMPProof; with repair (the producer's last step)
+// claims that miss their duals' bounds by at most repairTol are raised in
+// p instead of rejected, so that the proof it returns checks.
+func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules MarketRules, p *LMPProof, repair bool) (*LMPCheck, error) {
 	t0 := time.Now()
 	if p == nil {
 		return nil, fmt.Errorf("%w: no proof", ErrNotCertified)
@@ -498,7 +542,7 @@ func (n *Network) CheckLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	}
 	C, F := rules.PriceCap, rules.PriceFloor
 	nb := n.NumBuses()
-	c := &proofChecker{n: n, dom: dom, rules: rules, ev: &LMPEvidence{}}
+	c := &proofChecker{n: n, dom: dom, rules: rules, ev: &LMPEvidence{}, repair: repair}
 	ev := c.ev
 	// 1. VMin.
 	b := newLPBuilder()
@@ -527,8 +571,8 @@ func (n *Network) CheckLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	if err != nil {
 		return nil, err
 	}
-	if !(p.VMin <= -u) {
-		return nil, fmt.Errorf("%w: v_min %v exceeds the dual's lower bound %v", ErrNotCertified, p.VMin, -u)
+	if err := c.lower(&p.VMin, -u, "v_min"); err != nil {
+		return nil, err
 	}
 	ev.VMin = p.VMin
 	// 2. Local-balance cost, cost gap, congestion dual bounds.
@@ -568,8 +612,8 @@ func (n *Network) CheckLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	if err != nil {
 		return nil, fmt.Errorf("%w: v_mid: %v", ErrNotCertified, err)
 	}
-	if !(p.VMid >= vmid) {
-		return nil, fmt.Errorf("%w: v_mid %v is below the centre dispatch's bound %v", ErrNotCertified, p.VMid, vmid)
+	if err := c.upper(&p.VMid, vmid, "v_mid"); err != nil {
+		return nil, err
 	}
 	ev.VMid = p.VMid
 	ev.RefCostMax = refCostMax(ev.VMid, dom, m.vars, rules)
@@ -604,7 +648,18 @@ func (n *Network) CheckLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 			return nil, err
 		}
 		if !cutHolds(cp.V, pi, d, m.vars, -u) {
-			return nil, fmt.Errorf("%w: cut %d: value %v not implied by its dual (bound %v)", ErrNotCertified, k, cp.V, -u)
+			// v ≤ −U + πᵀd_k, evaluated in floating point with a margin
+			// (and checked exactly again).
+			rhs := -u
+			for _, j := range m.vars {
+				rhs += pi[j] * d[j]
+			}
+			v := rhs - 1e-9*(1+math.Abs(rhs))
+			if !c.repair || cp.V-v > repairTol*(1+math.Abs(v)) || !cutHolds(v, pi, d, m.vars, -u) {
+				return nil, fmt.Errorf("%w: cut %d: value %v not implied by its dual (bound %v)", ErrNotCertified, k, cp.V, -u)
+			}
+			p.Cuts[k].V, cp.V = v, v
+			c.repaired++
 		}
 		cuts = append(cuts, subgradientCut{load: d, v: cp.V, pi: pi})
 	}
@@ -631,7 +686,8 @@ func (n *Network) CheckLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 		for _, col := range pi {
 			dual.Lo[col], dual.Hi[col] = math.Max(dual.Lo[col], nextDn(F-S)), math.Min(dual.Hi[col], nextUp(C+S))
 		}
-		for q, st := range p.Boxes {
+		for q := range p.Boxes {
+			st := &p.Boxes[q]
 			if st.K < 0 || st.K >= nb || (st.Op != "pi_hi" && st.Op != "pi_lo") {
 				return nil, fmt.Errorf("%w: price box %d: op %q bus %d", ErrNotCertified, q, st.Op, st.K)
 			}
@@ -643,14 +699,15 @@ func (n *Network) CheckLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 			if err != nil {
 				return nil, err
 			}
+			what := fmt.Sprintf("price box %d", q)
 			if sign > 0 {
-				if !(st.X >= u) {
-					return nil, fmt.Errorf("%w: price box %d: bound %v below the dual's %v", ErrNotCertified, q, st.X, u)
+				if err := c.upper(&st.X, u, what); err != nil {
+					return nil, err
 				}
 				c.piHi[st.K] = math.Min(c.piHi[st.K], st.X)
 			} else {
-				if !(st.X <= -u) {
-					return nil, fmt.Errorf("%w: price box %d: bound %v above the dual's %v", ErrNotCertified, q, st.X, -u)
+				if err := c.lower(&st.X, -u, what); err != nil {
+					return nil, err
 				}
 				c.piLo[st.K] = math.Max(c.piLo[st.K], st.X)
 			}
@@ -671,19 +728,19 @@ func (n *Network) CheckLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 		if err != nil {
 			return nil, err
 		}
-		if !(p.Trees[q].Value >= v) {
-			return nil, fmt.Errorf("%w: tree %d claims %v, its leaves give %v", ErrNotCertified, q, p.Trees[q].Value, v)
+		if err := c.upper(&p.Trees[q].Value, v, fmt.Sprintf("tree %d", q)); err != nil {
+			return nil, err
 		}
 		for _, t := range p.Trees[:q] {
-			if t.Sign == p.Trees[q].Sign {
-				return nil, fmt.Errorf("%w: two trees of sign %v", ErrNotCertified, t.Sign)
+			if t.Sign == p.Trees[q].Sign && t.Bus == p.Trees[q].Bus {
+				return nil, fmt.Errorf("%w: two trees for bus index %d, sign %v", ErrNotCertified, t.Bus, t.Sign)
 			}
 		}
 	}
-	out.Steps = c.steps
+	out.Steps, out.Repaired = c.steps, c.repaired
 	out.PerMW = proofValue(m.vars, c.piLo, c.piHi, p.Trees)
-	if !(p.PerMW >= out.PerMW) {
-		return nil, fmt.Errorf("%w: the proof claims %v $/MWh, its bounds give %v", ErrNotCertified, p.PerMW, out.PerMW)
+	if err := c.upper(&p.PerMW, out.PerMW, "the proof's value"); err != nil {
+		return nil, err
 	}
 	out.PerMW = p.PerMW
 	out.Seconds = time.Since(t0).Seconds()
@@ -695,17 +752,11 @@ func (n *Network) CheckLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 func proofValue(vars []int, piLo, piHi []float64, trees []LMPTree) float64 {
 	v := 0.0
 	for _, sign := range []float64{1, -1} {
-		var tree *LMPTree
-		for q := range trees {
-			if trees[q].Sign == sign {
-				tree = &trees[q]
-			}
-		}
 		inTree := map[int]bool{}
-		if tree != nil {
-			v = math.Max(v, tree.Value)
-			for _, i := range tree.Sel {
-				inTree[i] = true
+		for _, t := range trees {
+			if t.Sign == sign {
+				v = math.Max(v, t.Value)
+				inTree[t.Bus] = true
 			}
 		}
 		for _, i := range vars {
@@ -732,7 +783,8 @@ func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgr
 	var lp *lpdual.LP
 	var bigM *bigMRows
 	nl := n.NumBranches()
-	for q, st := range steps {
+	for q := range steps {
+		st := &steps[q]
 		if q%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -808,15 +860,26 @@ func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgr
 				return err
 			}
 			// Bf θ ≤ u (flow_hi) or −Bf θ ≤ u (flow_lo).
-			if dir > 0 {
-				if !(u <= nextDn(st.X-n.Pfinj[l])) {
-					return fmt.Errorf("%w: %s: flow bound %v below the dual's %v", ErrNotCertified, what, st.X, u+n.Pfinj[l])
+			holds := func(x float64) bool {
+				if dir > 0 {
+					return u <= nextDn(x-n.Pfinj[l])
 				}
+				return nextUp(x-n.Pfinj[l]) <= -u
+			}
+			if !holds(st.X) {
+				x := dir*u + n.Pfinj[l]
+				for i := 0; i < 4 && !holds(x); i++ {
+					x = math.Nextafter(x, dir*math.Inf(1))
+				}
+				if !c.repair || !holds(x) || math.Abs(x-st.X) > repairTol*(1+math.Abs(x)) {
+					return fmt.Errorf("%w: %s: flow bound %v not implied by the dual's %v", ErrNotCertified, what, st.X, dir*u+n.Pfinj[l])
+				}
+				st.X = x
+				c.repaired++
+			}
+			if dir > 0 {
 				ev.FlowHi[l] = st.X
 			} else {
-				if !(nextUp(st.X-n.Pfinj[l]) <= -u) {
-					return fmt.Errorf("%w: %s: flow bound %v above the dual's %v", ErrNotCertified, what, st.X, n.Pfinj[l]-u)
-				}
 				ev.FlowLo[l] = st.X
 			}
 			r := k.m.flow[l]
@@ -834,8 +897,8 @@ func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgr
 			if err != nil {
 				return err
 			}
-			if !(st.X >= u) {
-				return fmt.Errorf("%w: %s: dual bound %v below the dual's %v", ErrNotCertified, what, st.X, u)
+			if err := c.upper(&st.X, u, what); err != nil {
+				return err
 			}
 			*bound = st.X
 			lp.Lo[col], lp.Hi[col] = 0, st.X
@@ -850,13 +913,13 @@ func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgr
 				return err
 			}
 			if sign > 0 {
-				if !(st.X >= u) {
-					return fmt.Errorf("%w: %s: price bound %v below the dual's %v", ErrNotCertified, what, st.X, u)
+				if err := c.upper(&st.X, u, what); err != nil {
+					return err
 				}
 				c.piHi[j] = st.X
 			} else {
-				if !(st.X <= -u) {
-					return fmt.Errorf("%w: %s: price bound %v above the dual's %v", ErrNotCertified, what, st.X, -u)
+				if err := c.lower(&st.X, -u, what); err != nil {
+					return err
 				}
 				c.piLo[j] = st.X
 			}
