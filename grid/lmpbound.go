@@ -463,11 +463,12 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 				if budget <= 0 {
 					budget = 400
 				}
-				trees, _, err := n.kktTrees(ctx, dom, rules, hopt, ev, piLo, piHi, sign, cuts, sel, budget, opt.Progress)
+				trees, tclosed, err := n.kktTrees(ctx, dom, rules, hopt, ev, piLo, piHi, sign, cuts, sel, budget, opt.Progress)
 				if err != nil {
 					return nil, "", err
 				}
 				ev.rec.p.Trees = append(ev.rec.p.Trees, trees...)
+				ev.rec.treesOpen = ev.rec.treesOpen || !tclosed
 			}
 			closed = closed && r.Status == solver.Optimal
 			nodes += r.Nodes
@@ -486,6 +487,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	ev.Closed, ev.Nodes = closed, nodes
 	if ev.rec != nil {
 		ev.Proof = ev.rec.p
+		ev.Proof.TreesClosed = len(ev.Proof.Trees) > 0 && !ev.rec.treesOpen
 		ev.Proof.PerMW = proofValue(m.vars, piLo, piHi, ev.Proof.Trees)
 		ev.rec = nil
 		// Replay the proof as the checker will, raising claims its duals'

@@ -72,6 +72,10 @@ type LMPProof struct {
 	// Trees are branch-and-bound certificates of the KKT program, one per
 	// sign whose buses were not all settled by their price bounds.
 	Trees []LMPTree `json:"trees,omitempty"`
+	// TreesClosed reports that every branch and bound ended with its best
+	// open node integral (the trees' value is the program's maximum; not
+	// part of what is checked).
+	TreesClosed bool `json:"trees_closed,omitempty"`
 	// PerMW is the bound on max |π_i| over the varying buses the proof
 	// establishes (the largest tightened price bound).
 	PerMW float64 `json:"per_mw"`
@@ -99,8 +103,9 @@ type LMPStep struct {
 
 // lmpRecorder collects a proof while CertifyLMPBound runs (nil: none).
 type lmpRecorder struct {
-	p *LMPProof
-	y lpdual.Sparse
+	p         *LMPProof
+	y         lpdual.Sparse
+	treesOpen bool
 }
 
 func (r *lmpRecorder) mark(op string) {

@@ -100,9 +100,13 @@ func main() {
 			if cert.LMP != nil && cert.LMP.Proof != nil {
 				mip = fmt.Sprintf("%.5g", max(cert.LMP.MaxPrice, cert.LMP.MinPrice))
 				proof = fmt.Sprintf("%.5g", cert.LMP.Proof.PerMW)
-				closed = "no LP bound left"
-				for _, t := range cert.LMP.Proof.Trees {
-					closed = fmt.Sprintf("%v (%d nodes)", t.Closed, len(t.Nodes))
+				closed = "no tree"
+				if tr := cert.LMP.Proof.Trees; len(tr) > 0 {
+					nodes := 0
+					for _, t := range tr {
+						nodes += len(t.Nodes)
+					}
+					closed = fmt.Sprintf("%v (%d trees, %d nodes)", cert.LMP.Proof.TreesClosed, len(tr), nodes)
 				}
 				t1 := time.Now()
 				r, err := net.CheckLMPProof(ctx, dom, rules, cert.LMP.Proof)
