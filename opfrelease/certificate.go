@@ -94,7 +94,11 @@ func queryCertificate(c *grid.CostCertificate, dom grid.LoadDomain, net *grid.Ne
 			return nil, err
 		}
 		qc.Evidence = ev
-		qc.Assumptions = append(qc.Assumptions, "every LMP over the domain is bounded by the proven bound of the KKT program (re-derive: grid.Network.VerifyCostCertificate)")
+		if pub.ProofPerMW > 0 {
+			qc.Assumptions = append(qc.Assumptions, "every LMP over the domain is bounded by the value of a proof checked without a solver (LP duals and a branch-and-bound tree: grid.Network.CheckLMPProof on the certificate file)")
+		} else {
+			qc.Assumptions = append(qc.Assumptions, "every LMP over the domain is bounded by the proven bound of the KKT program (re-derive: grid.Network.VerifyCostCertificate)")
+		}
 	default:
 		return nil, fmt.Errorf("opfrelease: unknown grid certificate method %q", c.Method)
 	}
