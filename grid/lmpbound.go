@@ -183,11 +183,14 @@ type LMPEvidence struct {
 	// release plan publishes the value; the proof stays in the certificate
 	// file).
 	ProofPerMW float64 `json:"proof_per_mw,omitempty"`
-	rec        *lmpRecorder
-	Closed     bool    `json:"closed"` // both MIPs reached their gap
-	Binaries   int     `json:"binaries"`
-	Nodes      int     `json:"nodes"`
-	Seconds    float64 `json:"seconds,omitempty"` // wall time (not published by release plans)
+	// ProofNote says why a certificate asked to be checkable has no proof
+	// (it is then verified by re-derivation only).
+	ProofNote string `json:"proof_note,omitempty"`
+	rec       *lmpRecorder
+	Closed    bool    `json:"closed"` // both MIPs reached their gap
+	Binaries  int     `json:"binaries"`
+	Nodes     int     `json:"nodes"`
+	Seconds   float64 `json:"seconds,omitempty"` // wall time (not published by release plans)
 }
 
 // CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent
@@ -210,7 +213,7 @@ func (n *Network) CertifyLMPBound(ctx context.Context, dom LoadDomain, alpha flo
 		return capCert, nil
 	}
 	per := math.Max(ev.MaxPrice, ev.MinPrice)
-	note := ""
+	note := ev.ProofNote
 	if ev.Proof != nil {
 		// The checkable value is what is certified; HiGHS's bound is kept in
 		// the evidence for comparison.
@@ -273,7 +276,13 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	ev := &LMPEvidence{Capacity: m.capacity}
 	ev.VMin = res.Objective - 1e-6*(1+math.Abs(res.Objective))
 	if opt.Checkable {
-		ev.rec = &lmpRecorder{p: &LMPProof{VMin: ev.VMin, VMinDual: negatedDual(res)}}
+		pc := &proofChecker{n: n, dom: dom, rules: rules}
+		if err := pc.checkStructure(m); err != nil {
+			ev.ProofNote = "no checkable proof: " + err.Error()
+			progress(opt.Progress, "lmp-bound: %s", ev.ProofNote)
+		} else {
+			ev.rec = &lmpRecorder{p: &LMPProof{VMin: ev.VMin, VMinDual: negatedDual(res)}}
+		}
 	}
 	progress(opt.Progress, "lmp-bound: min over the domain of the dispatch cost %.6g $/h (%d buses, %d segments)", res.Objective, nb, len(m.segs))
 	// Reference solves at the centre and the two corners of the domain: the
@@ -494,9 +503,15 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		// residuals leave uncovered by the margins (tiny; counted).
 		chk, err := n.checkLMPProof(ctx, dom, rules, ev.Proof, true)
 		if err != nil {
-			return nil, "", fmt.Errorf("grid: the recorded proof does not check: %w", err)
+			if ctx.Err() != nil {
+				return nil, "", ctx.Err()
+			}
+			// Not silently: the certificate says why it has no proof.
+			ev.Proof, ev.ProofNote = nil, "no checkable proof: the recorded proof does not check: "+err.Error()
+			progress(opt.Progress, "lmp-bound: %s", ev.ProofNote)
+		} else {
+			progress(opt.Progress, "lmp-bound: proof: %d LP bounds, %d claims raised to their duals' bounds, value %.6g $/MWh (check %.2f s)", chk.Steps, chk.Repaired, chk.PerMW, chk.Seconds)
 		}
-		progress(opt.Progress, "lmp-bound: proof: %d LP bounds, %d claims raised to their duals' bounds, value %.6g $/MWh (check %.2f s)", chk.Steps, chk.Repaired, chk.PerMW, chk.Seconds)
 	}
 	ev.Seconds = time.Since(t0).Seconds()
 	return ev, "", nil

@@ -492,8 +492,9 @@ func (c *proofChecker) checkStructure(m *marketLP) error {
 		if len(m.bfBus[l]) == 0 {
 			continue
 		}
-		if len(m.bfBus[l]) != 2 || !(m.bfVal[l][0] > 0 || m.bfVal[l][1] > 0) || m.bfVal[l][0] != -m.bfVal[l][1] {
-			return fmt.Errorf("%w: branch %d's flow row is not +b/−b with b > 0", ErrNotCertified, n.Branch[l]+1)
+		if len(m.bfBus[l]) != 2 || !(n.B[l] > 0) || m.bfVal[l][0] != -m.bfVal[l][1] {
+			return fmt.Errorf("%w: branch %d (%d–%d) has susceptance %v; the proof's price and angle boxes need every branch's b > 0 (|PTDF| ≤ 1)",
+				ErrNotCertified, n.Branch[l]+1, n.BusID[n.From[l]], n.BusID[n.To[l]], n.B[l])
 		}
 		b := math.Abs(m.bfVal[l][0])
 		diag[m.bfBus[l][0]] += b
