@@ -512,7 +512,7 @@ func (c *proofChecker) checkStructure(m *marketLP) error {
 	return nil
 }
 
-// exactLE reports a ≤ b for a = v − Σ pi_j load_j, evaluated exactly.
+// cutHolds reports v − Σ_{j ∈ vars} pi_j load_j ≤ rhs, evaluated exactly.
 func cutHolds(v float64, pi, load []float64, vars []int, rhs float64) bool {
 	a := new(big.Rat).SetFloat64(v)
 	for _, j := range vars {
@@ -783,7 +783,6 @@ func proofValue(vars []int, piLo, piHi []float64, trees []LMPTree) float64 {
 // relaxation, mirroring the producer's bookkeeping (tightenKKT).
 func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgradientCut, vars []int) error {
 	n, ev, dom, rules := c.n, c.ev, c.dom, c.rules
-	C, F := rules.PriceCap, rules.PriceFloor
 	ev.FlowLo, ev.FlowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
 	var k *kktModel
 	var lp *lpdual.LP
@@ -934,15 +933,13 @@ func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgr
 			return fmt.Errorf("%w: step %d: unknown op %q", ErrNotCertified, q, st.Op)
 		}
 	}
-	_ = C
-	_ = F
 	return nil
 }
 
 // boxKKT gives the free columns of a KKT relaxation the boxes valid at
 // every KKT point (see the chain above).
 func (c *proofChecker) boxKKT(k *kktModel, lp *lpdual.LP) {
-	n, ev := c.n, c.ev
+	ev := c.ev
 	C, F := c.rules.PriceCap, c.rules.PriceFloor
 	S := priceSpread(ev)
 	for j, col := range k.m.theta {
@@ -978,5 +975,4 @@ func (c *proofChecker) boxKKT(k *kktModel, lp *lpdual.LP) {
 		}
 		lp.Lo[k.t] = math.Max(lp.Lo[k.t], lo)
 	}
-	_ = n
 }
