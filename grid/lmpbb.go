@@ -80,6 +80,14 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 			bins = append(bins, j)
 		}
 	}
+	var zbins []int
+	for l := range k.zUp {
+		for _, z := range []int{k.zUp[l], k.zLo[l]} {
+			if z >= 0 {
+				zbins = append(zbins, z)
+			}
+		}
+	}
 	k.b.integer = nil
 	topt := hopt
 	topt.Presolve = "off"
@@ -202,13 +210,20 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 			return err
 		}
 		nd.bound, nd.x = u, r.X
-		best := 1e-6
-		for _, j := range bins {
-			if _, ok := nd.fix[j]; ok {
-				continue
+		// Most fractional binary, the congestion rules' first (the
+		// congestion pattern sets the prices).
+		for _, set := range [][]int{zbins, bins} {
+			best := 1e-6
+			for _, j := range set {
+				if _, ok := nd.fix[j]; ok {
+					continue
+				}
+				if f := math.Min(r.X[j], 1-r.X[j]); f > best {
+					best, nd.frac = f, j
+				}
 			}
-			if f := math.Min(r.X[j], 1-r.X[j]); f > best {
-				best, nd.frac = f, j
+			if nd.frac >= 0 {
+				break
 			}
 		}
 		return nil
