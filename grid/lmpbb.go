@@ -13,17 +13,20 @@ import (
 )
 
 // A checkable bound on the KKT mixed-integer program: a deterministic
-// branch and bound over its binaries (the complementarity rules and the bus
-// selection) whose every leaf carries the dual of its LP relaxation (the
-// binaries fixed along its path). A node's children fix one binary at 0 and
-// at 1, so the leaves partition the binary space; the largest leaf bound
-// bounds the program. The search is best-first (the open node with the
-// largest bound is branched on its most fractional binary) and stops when
-// the node budget is spent or the best open node's solution is integral
-// (then its bound is the program's value up to the margin: closed). The
-// open nodes at the stop are leaves too, so the tree is a certificate
-// whatever the budget; the value it certifies is the largest open bound.
-// Node LPs reuse one HiGHS program (its basis kept between nodes).
+// branch and bound over its complementarity binaries, one tree per bus of
+// the objective (max sign·π_i), whose every leaf carries the dual of its LP
+// relaxation (the binaries fixed along its path). A node's children fix one
+// binary at 0 and at 1, so the leaves partition the binary space; the
+// largest leaf bound bounds max sign·π_i. One best-first search runs over
+// all buses (a bus not expanded keeps its proven price bound; the open node
+// with the largest bound is branched on its most fractional binary, the
+// congestion rules' first) and stops when the LP budget is spent or the best
+// open node's solution is integral (then the value is the program's maximum
+// up to the margins: closed). The open nodes at the stop are leaves too, so
+// the trees are a certificate whatever the budget. Node bounds are the
+// checker's own safe bounds (package lpdual on the checker's copy of the
+// relaxation), so the checker recomputes exactly the recorded values. Node
+// LPs reuse one HiGHS program (its basis kept between nodes).
 
 // LMPTree is a branch-and-bound certificate for max Sign·π_Bus over the
 // KKT program built with the bounds proven by the chain before it and the
@@ -192,7 +195,7 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 			}
 			nd.y = parent.y
 			if r.Status == solver.Optimal {
-				nd.y = lpdual.Dense(r.RowDual)
+				nd.y = lpdual.FromDense(r.RowDual)
 			}
 			u, err := safe(nd)
 			if err != nil {
@@ -204,7 +207,7 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 			}
 			return nil
 		}
-		nd.y = lpdual.Dense(r.RowDual)
+		nd.y = lpdual.FromDense(r.RowDual)
 		u, err := safe(nd)
 		if err != nil {
 			return err

@@ -323,7 +323,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		if k == 0 {
 			ev.VMid = r.Objective + 1e-6*(1+math.Abs(r.Objective))
 			if ev.rec != nil {
-				ev.rec.p.VMid, ev.rec.p.VMidPoint = ev.VMid, lpdual.Dense(r.X)
+				ev.rec.p.VMid, ev.rec.p.VMidPoint = ev.VMid, lpdual.FromDense(r.X)
 			}
 			flowMid = make([]float64, n.NumBranches())
 			for l := range flowMid {

@@ -117,7 +117,7 @@ func (r *lmpRecorder) mark(op string) {
 // solved keeps the dual of a maximization just solved.
 func (r *lmpRecorder) solved(res *highs.LPResult) {
 	if r != nil {
-		r.y = lpdual.Dense(res.RowDual)
+		r.y = lpdual.FromDense(res.RowDual)
 	}
 }
 
@@ -140,7 +140,7 @@ func (r *lmpRecorder) boxStep(res *highs.LPResult, op string, k int, x float64) 
 // negatedDual returns −λ of a minimization: the multipliers of the
 // equivalent maximization of −cᵀx.
 func negatedDual(res *highs.LPResult) lpdual.Sparse {
-	s := lpdual.Dense(res.RowDual)
+	s := lpdual.FromDense(res.RowDual)
 	for k := range s.Val {
 		s.Val[k] = -s.Val[k]
 	}
@@ -569,7 +569,7 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 			market.Lo[col], market.Hi[col] = -c.theta[j], c.theta[j]
 		}
 	}
-	negCost := lpdual.Dense(b.cost)
+	negCost := lpdual.FromDense(b.cost)
 	for k := range negCost.Val {
 		negCost.Val[k] = -negCost.Val[k]
 	}

@@ -15,10 +15,10 @@ func Example() {
 	lp := &lpdual.LP{Lo: []float64{0, 0}, Hi: []float64{10, 10}}
 	lp.AddRow(math.Inf(-1), 4, []int{0, 1}, []float64{1, 2})
 	lp.AddRow(math.Inf(-1), 6, []int{0, 1}, []float64{3, 1})
-	c := lpdual.Dense([]float64{1, 1})
-	b, _ := lpdual.MaxBound(lp, c, lpdual.Dense([]float64{0.4, 0.2}), nil)
+	c := lpdual.FromDense([]float64{1, 1})
+	b, _ := lpdual.MaxBound(lp, c, lpdual.FromDense([]float64{0.4, 0.2}), nil)
 	fmt.Printf("%.9f\n", b)
-	b, _ = lpdual.MaxBound(lp, c, lpdual.Dense([]float64{1, 0}), nil)
+	b, _ = lpdual.MaxBound(lp, c, lpdual.FromDense([]float64{1, 0}), nil)
 	fmt.Printf("%.9f\n", b)
 	// Output:
 	// 2.800000000

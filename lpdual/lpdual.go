@@ -92,8 +92,8 @@ type Sparse struct {
 	Val []float64 `json:"v"`
 }
 
-// Dense returns the sparse form of the nonzero entries of v.
-func Dense(v []float64) Sparse {
+// FromDense returns the sparse form of the nonzero entries of v.
+func FromDense(v []float64) Sparse {
 	var s Sparse
 	for i, x := range v {
 		if x != 0 {

@@ -92,7 +92,7 @@ func TestRandomLPs(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := solve(t, lp, c, true)
-		b, err := MaxBound(lp, Dense(c), Dense(r.RowDual), &ws)
+		b, err := MaxBound(lp, FromDense(c), FromDense(r.RowDual), &ws)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestRandomLPs(t *testing.T) {
 		for i := range y {
 			y[i] += 0.01 * rng.NormFloat64()
 		}
-		if pb, _ := MaxBound(lp, Dense(c), Dense(y), &ws); pb < r.Objective-1e-9*(1+math.Abs(r.Objective)) {
+		if pb, _ := MaxBound(lp, FromDense(c), FromDense(y), &ws); pb < r.Objective-1e-9*(1+math.Abs(r.Objective)) {
 			t.Errorf("trial %d: perturbed dual bound %.12g below the optimum %.12g", trial, pb, r.Objective)
 		}
 		// Minimization: x from HiGHS, dual boxes ±(|y*|+1).
@@ -115,7 +115,7 @@ func TestRandomLPs(t *testing.T) {
 		for i, v := range rm.RowDual {
 			ylo[i], yhi[i] = -math.Abs(v)-1, math.Abs(v)+1
 		}
-		ub, err := MinUpperBound(lp, c, Dense(rm.X), ylo, yhi)
+		ub, err := MinUpperBound(lp, c, FromDense(rm.X), ylo, yhi)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestInfiniteAndMalformed(t *testing.T) {
 func TestOutwardRounding(t *testing.T) {
 	lp := &LP{Lo: []float64{0, 0, 0}, Hi: []float64{0.1, 0.2, 0.3}}
 	lp.AddRow(math.Inf(-1), math.Inf(1), nil, nil)
-	b, err := MaxBound(lp, Dense([]float64{1, 1, 1}), Sparse{}, nil)
+	b, err := MaxBound(lp, FromDense([]float64{1, 1, 1}), Sparse{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
