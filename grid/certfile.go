@@ -82,7 +82,8 @@ const CertificateFormat = "privopt-cost-certificate/1"
 //	  "domain_digest": "sha256:…" (LoadDomain.Digest),
 //	  "case_digest": "sha256:…" (Network.Digest, after the cost conversion),
 //	  "cost_segments": secant segments per quadratic cost (0: none converted),
-//	  "certificate": { the CostCertificate: method, evidence (e.g. "lmp": LMPEvidence) }
+//	  "certificate": { the CostCertificate: method, evidence (e.g. "lmp": LMPEvidence,
+//	                   with "proof": LMPProof when it is checkable: CheckLMPProof) }
 //	}
 //
 // Everything in it is a function of the network and the public domain.

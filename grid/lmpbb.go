@@ -213,6 +213,11 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 			return err
 		}
 		nd.bound, nd.x = u, r.X
+		if parent != nil && !(u <= parent.bound) {
+			// The parent's dual bounds the child too (never worse, and
+			// finite for the file).
+			nd.bound, nd.y = parent.bound, parent.y
+		}
 		// Most fractional binary, the congestion rules' first (the
 		// congestion pattern sets the prices).
 		for _, set := range [][]int{zbins, bins} {
