@@ -109,7 +109,12 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 	if err != nil {
 		return nil, false, err
 	}
-	pc := &proofChecker{n: n, dom: dom, rules: rules, ev: ev, piLo: piLo, piHi: piHi, theta: n.thetaBoxes(m0, lpOf(b0))}
+	pc := &proofChecker{n: n, dom: dom, rules: rules, ev: ev, piLo: piLo, piHi: piHi}
+	if err := pc.checkStructure(m0); err != nil {
+		return nil, false, err
+	}
+	pc.theta = n.thetaBoxes(m0, lpOf(b0), pc.ptdfOK)
+	pc.boxLo, pc.boxHi = ev.rec.boxLo, ev.rec.boxHi
 	clp := lpOf(k.b)
 	pc.boxKKT(k, clp)
 	safe := func(nd *bbNode) (float64, error) {

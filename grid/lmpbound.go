@@ -281,7 +281,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			ev.ProofNote = "no checkable proof: " + err.Error()
 			progress(opt.Progress, "lmp-bound: %s", ev.ProofNote)
 		} else {
-			ev.rec = &lmpRecorder{p: &LMPProof{VMin: ev.VMin, VMinDual: negatedDual(res)}}
+			ev.rec = &lmpRecorder{p: &LMPProof{VMin: ev.VMin, VMinDual: negatedDual(res)}, ptdfOK: pc.ptdfOK}
 		}
 	}
 	progress(opt.Progress, "lmp-bound: min over the domain of the dispatch cost %.6g $/h (%d buses, %d segments)", res.Objective, nb, len(m.segs))
@@ -354,6 +354,18 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	nl := n.NumBranches()
 	if why := n.muBounds0(m, ev); why != "" {
 		return nil, why, nil
+	}
+	if ev.rec != nil && !ev.rec.ptdfOK {
+		ok, err := n.provePriceBox(ctx, hopt, m, ev, rules)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			ev.rec, ev.ProofNote = nil, "no checkable proof: a branch has b ≤ 0 and no price box could be proven"
+			progress(opt.Progress, "lmp-bound: %s", ev.ProofNote)
+		} else {
+			progress(opt.Progress, "lmp-bound: a branch has b ≤ 0: price box proven by %d LPs (|π| < %.6g)", len(ev.rec.p.PiBoxSteps), ev.rec.p.PiBox)
+		}
 	}
 	for l := 0; l < nl && !opt.Checkable; l++ {
 		if m.flow[l] < 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/lpdual"
+	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
 	"github.com/privopt/privopt/sparse"
 )
@@ -67,6 +68,10 @@ type LMPProof struct {
 	VMidPoint lpdual.Sparse `json:"v_mid_point"`
 	// Cuts at the centre, Lo and Hi of the domain (in that order).
 	Cuts  []LMPCutProof `json:"cuts"`
+	// PiBox and PiBoxSteps prove a box on every optimal price where a
+	// branch has b ≤ 0 (see checkPriceBox; absent otherwise).
+	PiBox      float64   `json:"pi_box,omitempty"`
+	PiBoxSteps []LMPStep `json:"pi_box_steps,omitempty"`
 	Boxes []LMPStep     `json:"price_boxes"`
 	Steps []LMPStep     `json:"steps"`
 	// Trees are branch-and-bound certificates of the KKT program, one per
@@ -103,9 +108,11 @@ type LMPStep struct {
 
 // lmpRecorder collects a proof while CertifyLMPBound runs (nil: none).
 type lmpRecorder struct {
-	p         *LMPProof
-	y         lpdual.Sparse
-	treesOpen bool
+	p            *LMPProof
+	y            lpdual.Sparse
+	treesOpen    bool
+	ptdfOK       bool
+	boxLo, boxHi []float64 // the proven price box (without ptdfOK)
 }
 
 func (r *lmpRecorder) mark(op string) {
@@ -333,7 +340,9 @@ type proofChecker struct {
 	rules      MarketRules
 	ws         lpdual.Workspace
 	theta      []float64 // |θ_k| bound per bus (Inf: none)
-	anchorOK   bool
+	ptdfOK     bool      // positive susceptances: the price box [F − S, C + S]
+	boxLo      []float64 // else the proven price box (LMPProof.PiBox)
+	boxHi      []float64
 	steps      int
 	ev         *LMPEvidence
 	piLo, piHi []float64
@@ -392,7 +401,7 @@ func (c *proofChecker) bound(lp *lpdual.LP, obj lpdual.Sparse, y *lpdual.Sparse,
 // Σ_j Q_j, where Q_j bounds the bus's net injection Bbus θ from its balance
 // row's other columns' boxes (the flows are PTDF times the injections and
 // |PTDF| ≤ 1 with positive susceptances). Lengths and sums rounded up.
-func (n *Network) thetaBoxes(m *marketLP, lp *lpdual.LP) []float64 {
+func (n *Network) thetaBoxes(m *marketLP, lp *lpdual.LP, ptdfOK bool) []float64 {
 	bfBus, bfVal := m.bfBus, m.bfVal
 	isTheta := make(map[int]bool, len(m.theta))
 	for _, col := range m.theta {
@@ -407,6 +416,9 @@ func (n *Network) thetaBoxes(m *marketLP, lp *lpdual.LP) []float64 {
 			}
 		}
 		qtot = nextUp(qtot + q)
+	}
+	if !ptdfOK {
+		qtot = math.Inf(1) // the injection argument needs |PTDF| ≤ 1: limited branches only
 	}
 	nb := n.NumBuses()
 	dist := make([]float64, nb)
@@ -460,6 +472,170 @@ func (n *Network) thetaBoxes(m *marketLP, lp *lpdual.LP) []float64 {
 	return dist
 }
 
+// piBoxes returns, per bus, a box containing the price of every optimal
+// dual (every KKT point) given the current congestion dual bounds: [F − S,
+// C + S] with positive susceptances, else the proven box.
+func (c *proofChecker) piBoxes() (lo, hi []float64) {
+	if !c.ptdfOK {
+		return c.boxLo, c.boxHi
+	}
+	S := priceSpread(c.ev)
+	nb := c.n.NumBuses()
+	lo, hi = make([]float64, nb), make([]float64, nb)
+	for j := range lo {
+		lo[j], hi[j] = nextDn(c.rules.PriceFloor-S), nextUp(c.rules.PriceCap+S)
+	}
+	return lo, hi
+}
+
+// backstopPriceBounds returns the price bounds every optimal dual obeys by
+// the backstops alone: π ≤ PriceCap at shedding buses, π ≥ PriceFloor at
+// curtailment buses (±Inf elsewhere).
+func backstopPriceBounds(m *marketLP, rules MarketRules) (lo, hi []float64) {
+	lo, hi = make([]float64, len(m.shedAt)), make([]float64, len(m.shedAt))
+	for j := range lo {
+		lo[j], hi[j] = math.Inf(-1), math.Inf(1)
+		if m.shedAt[j] {
+			hi[j] = rules.PriceCap
+		}
+		if m.curtAt[j] {
+			lo[j] = rules.PriceFloor
+		}
+	}
+	return lo, hi
+}
+
+// priceBoxLP returns the dual polyhedron {stationarity, μ within ev's bounds,
+// backstop price bounds} with every price also in [−P, P], and its price
+// columns.
+func (n *Network) priceBoxLP(m *marketLP, ev *LMPEvidence, rules MarketRules, P float64) (*lpBuilder, []int) {
+	lo, hi := backstopPriceBounds(m, rules)
+	for j := range lo {
+		lo[j], hi[j] = math.Max(lo[j], -P), math.Min(hi[j], P)
+	}
+	b := newLPBuilder()
+	pi, _, _ := n.addDual(b, ev, lo, hi)
+	return b, pi
+}
+
+// checkPriceBox checks the proof's price box: with Q the dual polyhedron
+// and B = [−P, P]ⁿ, every side of every price the backstops leave open is
+// bounded over Q ∩ B strictly inside (−P, P); then Q ⊆ B (a point of Q
+// outside B would put a point of Q ∩ B on B's boundary, on the segment to a
+// point of Q ∩ B), so the bounds hold over Q: for every optimal dual.
+func (c *proofChecker) checkPriceBox(m *marketLP, p *LMPProof) error {
+	P := p.PiBox
+	if !(P > 0) || math.IsInf(P, 0) {
+		return fmt.Errorf("%w: a branch has b ≤ 0 and the proof has no price box (pi_box %v)", ErrNotCertified, P)
+	}
+	db, pi := c.n.priceBoxLP(m, c.ev, c.rules, P)
+	q := lpOf(db)
+	lo0, hi0 := backstopPriceBounds(m, c.rules)
+	c.boxLo, c.boxHi = append([]float64(nil), lo0...), append([]float64(nil), hi0...)
+	nb := len(lo0)
+	for i := range p.PiBoxSteps {
+		st := &p.PiBoxSteps[i]
+		if st.K < 0 || st.K >= nb || (st.Op != "box_hi" && st.Op != "box_lo") {
+			return fmt.Errorf("%w: price box step %d: op %q bus %d", ErrNotCertified, i, st.Op, st.K)
+		}
+		sign := 1.0
+		if st.Op == "box_lo" {
+			sign = -1
+		}
+		what := fmt.Sprintf("price box step %d", i)
+		u, err := c.bound(q, lpdual.Sparse{Idx: []int{pi[st.K]}, Val: []float64{sign}}, st.Y, what)
+		if err != nil {
+			return err
+		}
+		if sign > 0 {
+			if err := c.upper(&st.X, u, what); err != nil {
+				return err
+			}
+			if !(st.X < P) {
+				return fmt.Errorf("%w: %s: bound %v not inside the box %v", ErrNotCertified, what, st.X, P)
+			}
+			c.boxHi[st.K] = math.Min(c.boxHi[st.K], st.X)
+		} else {
+			if err := c.lower(&st.X, -u, what); err != nil {
+				return err
+			}
+			if !(st.X > -P) {
+				return fmt.Errorf("%w: %s: bound %v not inside the box %v", ErrNotCertified, what, st.X, -P)
+			}
+			c.boxLo[st.K] = math.Max(c.boxLo[st.K], st.X)
+		}
+	}
+	for j := 0; j < nb; j++ {
+		if math.IsInf(c.boxLo[j], 0) || math.IsInf(c.boxHi[j], 0) {
+			return fmt.Errorf("%w: the price box leaves bus %d's price unbounded", ErrNotCertified, c.n.BusID[j])
+		}
+	}
+	return nil
+}
+
+// provePriceBox records the price box of a network with a branch of b ≤ 0
+// (checkPriceBox): P = 4·(max(cap, −floor) + S), then 100 and 10⁴ times
+// that while a bound reaches P. It reports false when none works.
+func (n *Network) provePriceBox(ctx context.Context, hopt highs.Options, m *marketLP, ev *LMPEvidence, rules MarketRules) (bool, error) {
+	rec := ev.rec
+	lo0, hi0 := backstopPriceBounds(m, rules)
+	P := 4 * (rules.MaxPrice() + priceSpread(ev))
+	for attempt := 0; attempt < 3; attempt, P = attempt+1, 100*P {
+		b, pi := n.priceBoxLP(m, ev, rules, P)
+		lp, err := b.build(hopt)
+		if err != nil {
+			return false, err
+		}
+		lo, hi := append([]float64(nil), lo0...), append([]float64(nil), hi0...)
+		var steps []LMPStep
+		cost := make([]float64, len(b.cost))
+		ok := true
+		for j := range pi {
+			for _, sign := range []float64{1, -1} {
+				if !ok || (sign > 0 && !math.IsInf(hi0[j], 0)) || (sign < 0 && !math.IsInf(lo0[j], 0)) {
+					continue
+				}
+				cost[pi[j]] = -sign
+				err := lp.SetCosts(cost)
+				cost[pi[j]] = 0
+				if err != nil {
+					lp.Close()
+					return false, err
+				}
+				r, err := lp.Solve(ctx)
+				if err == nil {
+					err = ctx.Err()
+				}
+				if err != nil {
+					lp.Close()
+					return false, err
+				}
+				if r.Status != solver.Optimal {
+					ok = false
+					continue
+				}
+				v := -r.Objective // max sign·π
+				x := v + 1e-6*(1+math.Abs(v))
+				y := negatedDual(r)
+				if sign > 0 {
+					hi[j] = x
+					steps = append(steps, LMPStep{Op: "box_hi", K: j, X: x, Y: &y})
+				} else {
+					lo[j] = -x
+					steps = append(steps, LMPStep{Op: "box_lo", K: j, X: -x, Y: &y})
+				}
+				ok = ok && x < P*(1-1e-6)
+			}
+		}
+		lp.Close()
+		if ok {
+			rec.p.PiBox, rec.p.PiBoxSteps, rec.boxLo, rec.boxHi = P, steps, lo, hi
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // priceSpread returns S = Σ_l max(μ̄⁺_l, μ̄⁻_l) rounded up: every optimal
 // price lies in [PriceFloor − S, PriceCap + S] (see the chain above).
 func priceSpread(ev *LMPEvidence) float64 {
@@ -470,10 +646,11 @@ func priceSpread(ev *LMPEvidence) float64 {
 	return s
 }
 
-// checkStructure checks what the price box of step 3 needs: one island, a
-// bus with both backstops, and every branch's Bf row +b at one end and −b
-// at the other with b > 0, Bbus their sum (so that |PTDF| differences are
-// at most 1).
+// checkStructure checks what the proof needs: one island, a bus with both
+// backstops, every branch's Bf row +b at one end and −b at the other; and
+// sets ptdfOK when every b > 0 and Bbus is their sum (so that |PTDF|
+// differences are at most 1 and the price box [F − S, C + S] holds; else the
+// proof must prove a price box, LMPProof.PiBox).
 func (c *proofChecker) checkStructure(m *marketLP) error {
 	n := c.n
 	if len(n.RefBus) != 1 {
@@ -492,9 +669,12 @@ func (c *proofChecker) checkStructure(m *marketLP) error {
 		if len(m.bfBus[l]) == 0 {
 			continue
 		}
-		if len(m.bfBus[l]) != 2 || !(n.B[l] > 0) || m.bfVal[l][0] != -m.bfVal[l][1] {
-			return fmt.Errorf("%w: branch %d (%d–%d) has susceptance %v; the proof's price and angle boxes need every branch's b > 0 (|PTDF| ≤ 1)",
-				ErrNotCertified, n.Branch[l]+1, n.BusID[n.From[l]], n.BusID[n.To[l]], n.B[l])
+		if len(m.bfBus[l]) != 2 || m.bfVal[l][0] != -m.bfVal[l][1] {
+			return fmt.Errorf("%w: branch %d's flow row is not +b/−b", ErrNotCertified, n.Branch[l]+1)
+		}
+		if !(n.B[l] > 0) {
+			c.ptdfOK = false
+			return nil
 		}
 		b := math.Abs(m.bfVal[l][0])
 		diag[m.bfBus[l][0]] += b
@@ -502,13 +682,13 @@ func (c *proofChecker) checkStructure(m *marketLP) error {
 	}
 	for k := 0; k < n.Bbus.Cols; k++ {
 		for t := n.Bbus.ColPtr[k]; t < n.Bbus.ColPtr[k+1]; t++ {
-			if j := n.Bbus.RowIdx[t]; j == k && math.Abs(n.Bbus.Val[t]-diag[k]) > 1e-9*math.Max(1, diag[k]) {
-				return fmt.Errorf("%w: Bbus's diagonal at bus %d is %v, the branches give %v", ErrNotCertified, n.BusID[k], n.Bbus.Val[t], diag[k])
-			} else if j != k && !(n.Bbus.Val[t] <= 0) {
-				return fmt.Errorf("%w: Bbus has a positive off-diagonal entry at bus %d", ErrNotCertified, n.BusID[k])
+			if j := n.Bbus.RowIdx[t]; (j == k && math.Abs(n.Bbus.Val[t]-diag[k]) > 1e-9*math.Max(1, diag[k])) || (j != k && !(n.Bbus.Val[t] <= 0)) {
+				c.ptdfOK = false
+				return nil
 			}
 		}
 	}
+	c.ptdfOK = true
 	return nil
 }
 
@@ -563,7 +743,7 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 		return nil, err
 	}
 	market := lpOf(b)
-	c.theta = n.thetaBoxes(m, market)
+	c.theta = n.thetaBoxes(m, market, c.ptdfOK)
 	for j, col := range m.theta {
 		if market.Lo[col] != 0 || market.Hi[col] != 0 {
 			market.Lo[col], market.Hi[col] = -c.theta[j], c.theta[j]
@@ -590,8 +770,13 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	if why := n.muBounds0(m, ev); why != "" {
 		return nil, fmt.Errorf("%w: %s", ErrNotCertified, why)
 	}
+	if !c.ptdfOK {
+		if err := c.checkPriceBox(m, p); err != nil {
+			return nil, err
+		}
+	}
 	// 3. VMid from the centre's dispatch and the optimal duals' boxes.
-	S := priceSpread(ev)
+	boxLo, boxHi := c.piBoxes()
 	mid := make([]float64, nb)
 	for j := range mid {
 		mid[j] = (dom.Lo[j] + dom.Hi[j]) / 2
@@ -605,8 +790,8 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	for i := range yLo {
 		yLo[i], yHi[i] = math.Inf(-1), math.Inf(1)
 	}
-	for _, r := range m.balance {
-		yLo[r], yHi[r] = nextDn(F-S), nextUp(C+S)
+	for j, r := range m.balance {
+		yLo[r], yHi[r] = boxLo[j], boxHi[j]
 	}
 	for l, r := range m.flow {
 		if r >= 0 {
@@ -689,8 +874,8 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 		db := newLPBuilder()
 		pi, _, _ := n.addDual(db, ev, c.piLo, c.piHi)
 		dual := lpOf(db)
-		for _, col := range pi {
-			dual.Lo[col], dual.Hi[col] = math.Max(dual.Lo[col], nextDn(F-S)), math.Min(dual.Hi[col], nextUp(C+S))
+		for j, col := range pi {
+			dual.Lo[col], dual.Hi[col] = math.Max(dual.Lo[col], boxLo[j]), math.Min(dual.Hi[col], boxHi[j])
 		}
 		for q := range p.Boxes {
 			st := &p.Boxes[q]
@@ -939,16 +1124,14 @@ func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgr
 // boxKKT gives the free columns of a KKT relaxation the boxes valid at
 // every KKT point (see the chain above).
 func (c *proofChecker) boxKKT(k *kktModel, lp *lpdual.LP) {
-	ev := c.ev
-	C, F := c.rules.PriceCap, c.rules.PriceFloor
-	S := priceSpread(ev)
+	boxLo, boxHi := c.piBoxes()
 	for j, col := range k.m.theta {
 		if lp.Lo[col] != 0 || lp.Hi[col] != 0 {
 			lp.Lo[col], lp.Hi[col] = math.Max(lp.Lo[col], -c.theta[j]), math.Min(lp.Hi[col], c.theta[j])
 		}
 	}
-	for _, col := range k.pi {
-		lp.Lo[col], lp.Hi[col] = math.Max(lp.Lo[col], nextDn(F-S)), math.Min(lp.Hi[col], nextUp(C+S))
+	for j, col := range k.pi {
+		lp.Lo[col], lp.Hi[col] = math.Max(lp.Lo[col], boxLo[j]), math.Min(lp.Hi[col], boxHi[j])
 	}
 	for j, w := range k.mcW {
 		if w < 0 {

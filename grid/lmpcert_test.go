@@ -176,3 +176,28 @@ func TestLMPProofTampered(t *testing.T) {
 		t.Errorf("tampered file loaded: %v", err)
 	}
 }
+
+// A branch of negative susceptance (a series capacitor): the price box
+// [floor − S, cap + S] does not apply (|PTDF| ≤ 1 fails), so the proof
+// proves a price box by LPs over the dual polyhedron clipped to [−P, P]
+// (every bound strictly inside: the polyhedron lies in the box) and checks.
+func TestLMPProofNegativeSusceptance(t *testing.T) {
+	n := loadNet(t, "testdata/case3_capacitor.m", DCOptions{})
+	dom := LoadDomain{Lo: []float64{0, 0, 81}, Hi: []float64{0, 10, 99}}
+	c, chk := certifyCheckable(t, n, dom, MarketRules{PriceCap: 1000})
+	if c.LMP.Proof.PiBox == 0 || len(c.LMP.Proof.PiBoxSteps) == 0 {
+		t.Errorf("no price box in the proof (pi_box %v, %d steps)", c.LMP.Proof.PiBox, len(c.LMP.Proof.PiBoxSteps))
+	}
+	mip := math.Max(c.LMP.MaxPrice, c.LMP.MinPrice)
+	if !(c.PerMW >= c.LMP.Incumbent) || math.Abs(c.PerMW-mip) > 1e-3*mip {
+		t.Errorf("proof %v, HiGHS MIP %v, incumbent %v", c.PerMW, mip, c.LMP.Incumbent)
+	}
+	// A box step without its dual bounds the price by the box itself, P,
+	// which is not strictly inside: refused.
+	p := cloneProof(t, c.LMP.Proof)
+	p.PiBoxSteps[0].Y = &lpdual.Sparse{}
+	if _, err := n.CheckLMPProof(context.Background(), dom, MarketRules{PriceCap: 1000}, p); !errors.Is(err, ErrNotCertified) {
+		t.Errorf("tampered price box accepted: %v", err)
+	}
+	t.Logf("proof %v (MIP %v, incumbent %v), %d LP bounds, box |π| < %v", c.PerMW, mip, c.LMP.Incumbent, chk.Steps, c.LMP.Proof.PiBox)
+}
