@@ -67,13 +67,13 @@ type LMPProof struct {
 	VMid      float64       `json:"v_mid"`
 	VMidPoint lpdual.Sparse `json:"v_mid_point"`
 	// Cuts at the centre, Lo and Hi of the domain (in that order).
-	Cuts  []LMPCutProof `json:"cuts"`
+	Cuts []LMPCutProof `json:"cuts"`
 	// PiBox and PiBoxSteps prove a box on every optimal price where a
 	// branch has b ≤ 0 (see checkPriceBox; absent otherwise).
 	PiBox      float64   `json:"pi_box,omitempty"`
 	PiBoxSteps []LMPStep `json:"pi_box_steps,omitempty"`
-	Boxes []LMPStep     `json:"price_boxes"`
-	Steps []LMPStep     `json:"steps"`
+	Boxes      []LMPStep `json:"price_boxes"`
+	Steps      []LMPStep `json:"steps"`
 	// Trees are branch-and-bound certificates of the KKT program, one per
 	// sign whose buses were not all settled by their price bounds.
 	Trees []LMPTree `json:"trees,omitempty"`
