@@ -194,9 +194,16 @@ func (c *CostCertificate) checkArithmetic() error {
 	return nil
 }
 
-// Write writes the file as indented JSON.
+// Write writes the file as indented JSON, or compact JSON when it carries
+// a proof (its duals are megabytes; indentation would double them).
 func (f *CertificateFile) Write(w io.Writer) error {
-	b, err := json.MarshalIndent(f, "", "  ")
+	var b []byte
+	var err error
+	if f.Certificate != nil && f.Certificate.LMP != nil && f.Certificate.LMP.Proof != nil {
+		b, err = json.Marshal(f)
+	} else {
+		b, err = json.MarshalIndent(f, "", "  ")
+	}
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -132,11 +132,11 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	if out != "" {
-		b, err := json.MarshalIndent(file, "", "  ")
-		if err != nil {
+		var buf bytes.Buffer
+		if err := file.Write(&buf); err != nil {
 			return err
 		}
-		if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}
