@@ -37,7 +37,10 @@ import (
 //     π ∈ [F − S, C + S] with S = Σ_l max(μ̄⁺_l, μ̄⁻_l) (the price difference
 //     of two buses is Σ_l (PTDF_lk − PTDF_lj)(μ⁺_l − μ⁻_l) and
 //     |PTDF_lk − PTDF_lj| ≤ 1 in a network of positive susceptances; a bus
-//     with both backstops has π ∈ [F, C]) (lpdual.MinUpperBound).
+//     with both backstops has π ∈ [F, C]) (lpdual.MinUpperBound). Where a
+//     branch has b ≤ 0 (|PTDF| may exceed 1) the proof instead proves a box:
+//     LPs over the dual polyhedron clipped to [−P, P] whose bounds all lie
+//     strictly inside, so the polyhedron lies in the box (checkPriceBox).
 //  4. The backstop bounds from VMid (recomputed); the three subgradient cuts
 //     V(d) ≥ v + πᵀ(d − d_k), each proven over all d ∈ D from its dual.
 //  5. The price boxes: LPs over the dual polyhedron, duals.
@@ -49,8 +52,7 @@ import (
 //
 // Columns the programs leave unbounded get boxes valid at every point that
 // matters, so that a reduced cost of 10⁻¹⁵ does not make the bound infinite:
-// angles |θ_k| ≤ the shortest path to the reference bus in
-// max(|FlowMax − Pfinj|, |FlowMin − Pfinj|)/b_l (implied by the flow rows),
+// angles |θ_k| ≤ the shortest path to the reference bus (thetaBoxes),
 // prices the box of step 3, the McCormick products π_j d_j the products of
 // their boxes, ν̄_s ≤ max(0, π̄ − c_s).
 //
