@@ -183,32 +183,37 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 					z, v = j, x
 				}
 			}
-			cost[z] = -1e4 * math.Max(1, math.Abs(parent.bound))
-			if v == 1 {
-				cost[z] = -cost[z]
-			}
-			if err := lp.SetCosts(cost); err != nil {
-				return err
-			}
-			r, err = solve(nd.bus, parent.fix)
-			cost[z] = 0
-			if err2 := lp.SetCosts(cost); err2 != nil {
-				return err2
-			}
-			if err != nil {
-				return err
-			}
-			nd.y = parent.y
-			if r.Status == solver.Optimal {
-				nd.y = lpdual.FromDense(r.RowDual)
-			}
-			u, err := safe(nd)
-			if err != nil {
-				return err
-			}
-			nd.bound = u
-			if u > parent.bound {
-				nd.bound, nd.y = parent.bound, parent.y
+			nd.bound, nd.y = parent.bound, parent.y
+			for _, scale := range []float64{1e4, 1e6, 1e8} {
+				cost[z] = -scale * math.Max(1, math.Abs(parent.bound))
+				if v == 1 {
+					cost[z] = -cost[z]
+				}
+				if err := lp.SetCosts(cost); err != nil {
+					return err
+				}
+				r, err = solve(nd.bus, parent.fix)
+				cost[z] = 0
+				if err2 := lp.SetCosts(cost); err2 != nil {
+					return err2
+				}
+				if err != nil {
+					return err
+				}
+				if r.Status != solver.Optimal {
+					continue
+				}
+				y := lpdual.FromDense(r.RowDual)
+				u, err := safe(&bbNode{bus: nd.bus, fix: nd.fix, y: y})
+				if err != nil {
+					return err
+				}
+				if u < nd.bound {
+					nd.bound, nd.y = u, y
+				}
+				if nd.bound < 0 {
+					break
+				}
 			}
 			return nil
 		}
@@ -254,8 +259,10 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 	for len(open) > 0 {
 		sort.SliceStable(open, func(a, b int) bool { return open[a].bound > open[b].bound })
 		nd := open[0]
-		if nd.tree >= 0 && nd.frac < 0 && nd.x != nil {
-			closed = true
+		if nd.tree >= 0 && nd.frac < 0 {
+			// Integral (closed), or an infeasible child bounded by its
+			// penalty dual (nothing left to branch on): stop.
+			closed = nd.x != nil
 			break
 		}
 		if lps+2 > budget || math.IsInf(nd.bound, 1) {
