@@ -82,7 +82,8 @@ const CertificateFormat = "privopt-cost-certificate/1"
 //	  "domain_digest": "sha256:…" (LoadDomain.Digest),
 //	  "case_digest": "sha256:…" (Network.Digest, after the cost conversion),
 //	  "cost_segments": secant segments per quadratic cost (0: none converted),
-//	  "certificate": { the CostCertificate: method, evidence (e.g. "lmp": LMPEvidence) }
+//	  "certificate": { the CostCertificate: method, evidence (e.g. "lmp": LMPEvidence,
+//	                   with "proof": LMPProof when it is checkable: CheckLMPProof) }
 //	}
 //
 // Everything in it is a function of the network and the public domain.
@@ -109,8 +110,10 @@ func (n *Network) NewCertificateFile(c *CostCertificate, dom LoadDomain, securit
 // LoadCostCertificate reads a CERT.json and checks it against the network
 // and the domain: format, digests, the summary against the certificate, and
 // the certificate's arithmetic (Bound ≥ α·PerMW, PerMW covering the recorded
-// price bounds, at most the price cap). With full, it also re-derives the
-// certificate (VerifyCostCertificate: for "lmp-bound" the derived constants
+// price bounds, at most the price cap). An "lmp-bound" certificate with a
+// proof (LMPEvidence.Proof) is always checked (CheckLMPProof: no solver,
+// linear in its size). With full, a certificate without a proof is also
+// re-derived (VerifyCostCertificate: for "lmp-bound" the derived constants
 // and the KKT program are solved again, which takes as long as certifying).
 func LoadCostCertificate(ctx context.Context, r io.Reader, n *Network, dom LoadDomain, full bool) (*CertificateFile, error) {
 	var f CertificateFile
@@ -144,7 +147,7 @@ func LoadCostCertificate(ctx context.Context, r io.Reader, n *Network, dom LoadD
 	if f.Security && c.Method != "price-cap" {
 		return nil, fmt.Errorf("%w: an N-1 certificate must be the price-cap bound (method %q)", ErrNotCertified, c.Method)
 	}
-	if full {
+	if full || (c.Method == "lmp-bound" && c.LMP.Proof != nil) {
 		if err := n.VerifyCostCertificateContext(ctx, c, dom); err != nil {
 			return nil, err
 		}
@@ -174,7 +177,11 @@ func (c *CostCertificate) checkArithmetic() error {
 		if e == nil {
 			return fmt.Errorf("%w: lmp-bound certificate without evidence", ErrNotCertified)
 		}
-		if c.PerMW < math.Max(e.MaxPrice, e.MinPrice)*(1-1e-12) {
+		if e.Proof != nil {
+			if !(c.PerMW >= e.Proof.PerMW) {
+				return fmt.Errorf("%w: per_mw %v below the proof's %v", ErrNotCertified, c.PerMW, e.Proof.PerMW)
+			}
+		} else if c.PerMW < math.Max(e.MaxPrice, e.MinPrice)*(1-1e-12) {
 			return fmt.Errorf("%w: per_mw %v below the recorded price bounds %v, %v", ErrNotCertified, c.PerMW, e.MaxPrice, e.MinPrice)
 		}
 		if c.PerMW >= c.Rules.MaxPrice() {
@@ -187,9 +194,16 @@ func (c *CostCertificate) checkArithmetic() error {
 	return nil
 }
 
-// Write writes the file as indented JSON.
+// Write writes the file as indented JSON, or compact JSON when it carries
+// a proof (its duals are megabytes; indentation would double them).
 func (f *CertificateFile) Write(w io.Writer) error {
-	b, err := json.MarshalIndent(f, "", "  ")
+	var b []byte
+	var err error
+	if f.Certificate != nil && f.Certificate.LMP != nil && f.Certificate.LMP.Proof != nil {
+		b, err = json.Marshal(f)
+	} else {
+		b, err = json.MarshalIndent(f, "", "  ")
+	}
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/privopt/privopt/lpdual"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
 	"github.com/privopt/privopt/sparse"
@@ -105,6 +106,16 @@ type LMPBoundOptions struct {
 	// reproducible: the same network and domain give the same bounds
 	// whatever the machine's load.
 	TighteningWork float64
+	// Checkable records a proof that CheckLMPProof verifies without a
+	// solver (LMPEvidence.Proof): a dual vector for every LP-derived bound,
+	// the centre's dispatch for its cost. The congestion dual bounds then do
+	// not use the centre's dispatch as a repair point (that argument needs
+	// the dispatch exactly feasible), which may leave the bounds looser.
+	Checkable bool
+	// TreeNodes bounds the LPs of the checkable branch and bound over the
+	// KKT program (0: 400); a work bound, so the proof does not depend on
+	// the machine's load.
+	TreeNodes int
 	// KnownPrice is a |price| known to occur at a varying bus somewhere in
 	// the domain (e.g. LMPSearchResult.LMP); buses whose derived price bound
 	// is at most this value are left out of the MIP's objective and enter the
@@ -164,10 +175,22 @@ type LMPEvidence struct {
 	// of a price (points of the relaxation, not KKT points: starts for an
 	// adversarial search, SearchLMPChange's Extra), largest price first.
 	Candidates [][]float64 `json:"-"`
-	Closed     bool        `json:"closed"` // both MIPs reached their gap
-	Binaries   int         `json:"binaries"`
-	Nodes      int         `json:"nodes"`
-	Seconds    float64     `json:"seconds,omitempty"` // wall time (not published by release plans)
+	// Proof, with LMPBoundOptions.Checkable, is the chain CheckLMPProof
+	// verifies without a solver; it covers Proof.PerMW, which may exceed the
+	// MIP's proven bound (then MaxPrice/MinPrice rest on HiGHS's MIP).
+	Proof *LMPProof `json:"proof,omitempty"`
+	// ProofPerMW is Proof.PerMW where the proof itself is not carried (a
+	// release plan publishes the value; the proof stays in the certificate
+	// file).
+	ProofPerMW float64 `json:"proof_per_mw,omitempty"`
+	// ProofNote says why a certificate asked to be checkable has no proof
+	// (it is then verified by re-derivation only).
+	ProofNote string `json:"proof_note,omitempty"`
+	rec       *lmpRecorder
+	Closed    bool    `json:"closed"` // both MIPs reached their gap
+	Binaries  int     `json:"binaries"`
+	Nodes     int     `json:"nodes"`
+	Seconds   float64 `json:"seconds,omitempty"` // wall time (not published by release plans)
 }
 
 // CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent
@@ -190,11 +213,20 @@ func (n *Network) CertifyLMPBound(ctx context.Context, dom LoadDomain, alpha flo
 		return capCert, nil
 	}
 	per := math.Max(ev.MaxPrice, ev.MinPrice)
+	note := ev.ProofNote
+	if ev.Proof != nil {
+		// The checkable value is what is certified; HiGHS's bound is kept in
+		// the evidence for comparison.
+		if ev.Proof.PerMW > per*(1+1e-6)+1e-6 {
+			note = fmt.Sprintf("the checkable proof covers %.6g $/MWh; HiGHS's MIP proves %.6g, which no proof backs", ev.Proof.PerMW, per)
+		}
+		per = ev.Proof.PerMW
+	}
 	if per >= capCert.PerMW {
 		capCert.Reason = fmt.Sprintf("the LMP bound %.6g $/MWh is not below the price cap", per)
 		return capCert, nil
 	}
-	return &CostCertificate{Method: "lmp-bound", Alpha: alpha, PerMW: per, Bound: alpha * per, Rules: rules, LMP: ev}, nil
+	return &CostCertificate{Method: "lmp-bound", Alpha: alpha, PerMW: per, Bound: alpha * per, Rules: rules, LMP: ev, Reason: note}, nil
 }
 
 func progress(w io.Writer, format string, args ...any) {
@@ -243,6 +275,15 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	}
 	ev := &LMPEvidence{Capacity: m.capacity}
 	ev.VMin = res.Objective - 1e-6*(1+math.Abs(res.Objective))
+	if opt.Checkable {
+		pc := &proofChecker{n: n, dom: dom, rules: rules}
+		if err := pc.checkStructure(m); err != nil {
+			ev.ProofNote = "no checkable proof: " + err.Error()
+			progress(opt.Progress, "lmp-bound: %s", ev.ProofNote)
+		} else {
+			ev.rec = &lmpRecorder{p: &LMPProof{VMin: ev.VMin, VMinDual: negatedDual(res)}, ptdfOK: pc.ptdfOK}
+		}
+	}
 	progress(opt.Progress, "lmp-bound: min over the domain of the dispatch cost %.6g $/h (%d buses, %d segments)", res.Objective, nb, len(m.segs))
 	// Reference solves at the centre and the two corners of the domain: the
 	// centre's dispatch x̂ (plus local backstops for d − centre) is feasible
@@ -276,8 +317,14 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			c.pi[j] = r.RowDual[row]
 		}
 		cuts = append(cuts, c)
+		if ev.rec != nil {
+			ev.rec.p.Cuts = append(ev.rec.p.Cuts, LMPCutProof{V: c.v, Dual: negatedDual(r)})
+		}
 		if k == 0 {
 			ev.VMid = r.Objective + 1e-6*(1+math.Abs(r.Objective))
+			if ev.rec != nil {
+				ev.rec.p.VMid, ev.rec.p.VMidPoint = ev.VMid, lpdual.FromDense(r.X)
+			}
 			flowMid = make([]float64, n.NumBranches())
 			for l := range flowMid {
 				f := n.Pfinj[l]
@@ -288,10 +335,6 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			}
 		}
 	}
-	ev.RefCostMax = ev.VMid
-	for _, j := range m.vars {
-		ev.RefCostMax += math.Max(C*(dom.Hi[j]-mid[j]), (-F)*(mid[j]-dom.Lo[j]))
-	}
 
 	// B. The local-balance dispatch x₀ and G: at each bus, the net load above
 	// the units' Pmin, y_j = d_j + Pbusinj_j − Σ Pmin, is served by the bus's
@@ -299,85 +342,39 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	// or y_j < 0) by the bus's backstops; θ = 0 and the flows are Pfinj. Its
 	// cost h_j(y_j) is piecewise linear, so its maximum over [lo_j, hi_j] is at
 	// an end or a breakpoint (0, W_j, the segment ends).
-	pminAt := make([]float64, nb)
-	for g, bi := range n.GenBus {
-		pminAt[bi] += n.Pmin[g]
+	lc, err := n.localCost(m, dom, rules)
+	if err != nil {
+		return nil, err.Error(), nil
 	}
-	local := make([][]MeritSegment, nb) // by price (m.segs is sorted)
-	for s, sg := range m.segs {
-		local[m.segBus[s]] = append(local[m.segBus[s]], sg)
-	}
-	bcost := func(x float64) float64 { return C*math.Max(0, x) + (-F)*math.Max(0, -x) }
-	var sumLo float64
-	for j := 0; j < nb; j++ {
-		lo := dom.Lo[j] + n.Pbusinj[j] - pminAt[j]
-		hi := dom.Hi[j] + n.Pbusinj[j] - pminAt[j]
-		var w float64
-		knots := []float64{lo, hi, 0}
-		for _, sg := range local[j] {
-			w += sg.Width
-			knots = append(knots, w)
-		}
-		if (hi > w && !m.shedAt[j]) || (lo < 0 && !m.curtAt[j]) {
-			return nil, fmt.Sprintf("bus %d cannot balance locally with its units and backstops (net load above Pmin in [%.6g, %.6g] MW, units' range [0, %.6g] MW)", n.BusID[j], lo, hi, w), nil
-		}
-		if math.Max(math.Abs(lo), math.Abs(hi)) > m.capacity {
-			return nil, fmt.Sprintf("bus %d's net load exceeds the backstop capacity", n.BusID[j]), nil
-		}
-		h := func(y float64) float64 {
-			u := math.Min(math.Max(y, 0), w)
-			c := bcost(y - u)
-			for _, sg := range local[j] {
-				f := math.Min(u, sg.Width)
-				c += sg.Price * f
-				u -= f
-			}
-			return c
-		}
-		worst := math.Inf(-1)
-		for _, y := range knots {
-			if y >= lo && y <= hi {
-				worst = math.Max(worst, h(y))
-			}
-		}
-		ev.LocalCostMax += worst
-		sumLo += lo
-	}
-	ev.CostGap = math.Max(0, ev.LocalCostMax-ev.VMin)
-	// No backstop at capacity in an optimal solution (its cost exceeds x₀'s).
-	var segMin, segW float64
-	for _, s := range m.segs {
-		segMin += math.Min(0, s.Price) * s.Width
-		segW += s.Width
-	}
-	if !(C*m.capacity+segMin > ev.LocalCostMax) || !(C*(m.capacity+sumLo-segW)+(-F)*m.capacity+segMin > ev.LocalCostMax) {
-		return nil, "the backstop capacity does not rule out a backstop at capacity (prices above the cap possible)", nil
-	}
-
-	// Every optimal dispatch costs at most RefCostMax, so σ_j ≤ (RefCostMax −
-	// Σ min(0, c_s) w_s)/PriceCap, and κ_j likewise (or by the balance).
-	ev.ShedMax = math.Min(m.capacity, (ev.RefCostMax-segMin)/C)
-	ev.CurtMax = math.Min(m.capacity, segW+(ev.RefCostMax-segMin)/C-sumLo)
-	if F < 0 {
-		ev.CurtMax = math.Min(ev.CurtMax, (ev.RefCostMax-segMin)/(-F))
-	}
+	ev.LocalCostMax, ev.CostGap = lc.max, lc.gap(ev.VMin)
+	ev.RefCostMax = refCostMax(ev.VMid, dom, m.vars, rules)
+	lc.backstopBounds(ev, m, rules)
 
 	// C. Congestion dual bounds.
 	nl := n.NumBranches()
-	ev.MuUp, ev.MuLo = make([]float64, nl), make([]float64, nl)
-	for l := 0; l < nl; l++ {
+	if why := n.muBounds0(m, ev); why != "" {
+		return nil, why, nil
+	}
+	if ev.rec != nil && !ev.rec.ptdfOK {
+		ok, err := n.provePriceBox(ctx, hopt, m, ev, rules)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			ev.rec, ev.ProofNote = nil, "no checkable proof: a branch has b ≤ 0 and no price box could be proven"
+			progress(opt.Progress, "lmp-bound: %s", ev.ProofNote)
+		} else {
+			progress(opt.Progress, "lmp-bound: a branch has b ≤ 0: price box proven by %d LPs (|π| < %.6g)", len(ev.rec.p.PiBoxSteps), ev.rec.p.PiBox)
+		}
+	}
+	for l := 0; l < nl && !opt.Checkable; l++ {
 		if m.flow[l] < 0 {
 			continue
 		}
-		if math.IsInf(n.FlowMax[l], 1) || math.IsInf(n.FlowMin[l], -1) {
-			return nil, fmt.Sprintf("branch %d has a one-sided flow limit", n.Branch[l]+1), nil
-		}
-		up, lo := n.FlowMax[l]-n.Pfinj[l], n.Pfinj[l]-n.FlowMin[l]
-		if !(up > 0 && lo > 0) {
-			return nil, fmt.Sprintf("branch %d: the zero-injection flow is not strictly inside its limits", n.Branch[l]+1), nil
-		}
-		ev.MuUp[l], ev.MuLo[l] = ev.CostGap/up, ev.CostGap/lo
-		// The centre's dispatch as the repair point, where it has slack.
+		// The centre's dispatch as the repair point, where it has slack
+		// (not in a checkable proof: the argument needs the centre's
+		// dispatch exactly feasible, which a checker cannot confirm from a
+		// floating-point solution).
 		gMid := math.Max(0, ev.RefCostMax-ev.VMin)
 		if s := n.FlowMax[l] - flowMid[l]; s > 1e-6*math.Max(1, math.Abs(n.FlowMax[l])) {
 			ev.MuUp[l] = math.Min(ev.MuUp[l], gMid/s)
@@ -482,6 +479,18 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 				return nil, "the KKT program is infeasible (the derived bounds contradict the LP; numerical trouble)", nil
 			}
 			bound = math.Max(bound, r.DualBound+1e-6*(1+math.Abs(r.DualBound)))
+			if ev.rec != nil {
+				budget := opt.TreeNodes
+				if budget <= 0 {
+					budget = 400
+				}
+				trees, tclosed, err := n.kktTrees(ctx, dom, rules, hopt, ev, piLo, piHi, sign, cuts, sel, budget, opt.Progress)
+				if err != nil {
+					return nil, "", err
+				}
+				ev.rec.p.Trees = append(ev.rec.p.Trees, trees...)
+				ev.rec.treesOpen = ev.rec.treesOpen || !tclosed
+			}
 			closed = closed && r.Status == solver.Optimal
 			nodes += r.Nodes
 			progress(opt.Progress, "lmp-bound: max %sπ over %d bus(es) (%d excluded by their bounds): proven bound %.6g $/MWh, incumbent %.6g (%v, %d nodes, %.1f s)",
@@ -497,6 +506,25 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		}
 	}
 	ev.Closed, ev.Nodes = closed, nodes
+	if ev.rec != nil {
+		ev.Proof = ev.rec.p
+		ev.Proof.TreesClosed = len(ev.Proof.Trees) > 0 && !ev.rec.treesOpen
+		ev.Proof.PerMW = proofValue(m.vars, piLo, piHi, ev.Proof.Trees)
+		ev.rec = nil
+		// Replay the proof as the checker will, raising claims its duals'
+		// residuals leave uncovered by the margins (tiny; counted).
+		chk, err := n.checkLMPProof(ctx, dom, rules, ev.Proof, true)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, "", ctx.Err()
+			}
+			// Not silently: the certificate says why it has no proof.
+			ev.Proof, ev.ProofNote = nil, "no checkable proof: the recorded proof does not check: "+err.Error()
+			progress(opt.Progress, "lmp-bound: %s", ev.ProofNote)
+		} else {
+			progress(opt.Progress, "lmp-bound: proof: %d LP bounds, %d claims raised to their duals' bounds, value %.6g $/MWh (check %.2f s)", chk.Steps, chk.Repaired, chk.PerMW, chk.Seconds)
+		}
+	}
 	ev.Seconds = time.Since(t0).Seconds()
 	return ev, "", nil
 }
@@ -553,8 +581,10 @@ func (n *Network) priceBounds(ctx context.Context, hopt highs.Options, ev *LMPEv
 			v := -r.Objective * sign // max π or min π
 			if sign > 0 {
 				piHi[j] = v + 1e-6*(1+math.Abs(v))
+				ev.rec.boxStep(r, "pi_hi", j, piHi[j])
 			} else {
 				piLo[j] = v - 1e-6*(1+math.Abs(v))
+				ev.rec.boxStep(r, "pi_lo", j, piLo[j])
 			}
 		}
 	}
@@ -623,6 +653,7 @@ type kktModel struct {
 	shedE, curtE []int
 	zUp, zLo     []int
 	mcW          []int
+	nu           []int // per segment: the strong-duality row's ν̄_s
 }
 
 // buildKKT lays out the KKT program maximizing sign·π_i over the buses sel
@@ -690,6 +721,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 	// [piLo_j, piHi_j] × [Lo_j, Hi_j] (McCormick 1976): the right side is at
 	// least the dual objective at every KKT point, where the two are equal.
 	mcW := make([]int, len(m.balance))
+	var nus []int
 	{
 		idx, val := append([]int(nil), cidx...), append([]float64(nil), cval...)
 		for j := range m.balance {
@@ -715,8 +747,10 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 				idx, val = append(idx, muUp[l], muLo[l]), append(val, n.FlowMax[l]-n.Pfinj[l], -(n.FlowMin[l]-n.Pfinj[l]))
 			}
 		}
+		nus = make([]int, len(m.segs))
 		for s, sg := range m.segs {
 			nu := b.col(0, 0, math.Inf(1))
+			nus[s] = nu
 			b.row(-sg.Price, math.Inf(1), []int{nu, pi[m.segBus[s]]}, []float64{1, -1})
 			idx, val = append(idx, nu), append(val, sg.Width)
 		}
@@ -766,7 +800,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 	// Branches: μ⁺ > 0 ⇒ flow = FlowMax; μ⁻ > 0 ⇒ flow = FlowMin.
 	// The flow range of each limited branch over the program, FlowMin..FlowMax
 	// or tighter (ev.FlowLo/FlowHi from bound tightening).
-	k := &kktModel{b: b, m: m, pi: pi, muUp: muUp, muLo: muLo, sel: sel, segA: segA, segZ: segZ, shedE: shedE, curtE: curtE, mcW: mcW}
+	k := &kktModel{b: b, m: m, pi: pi, muUp: muUp, muLo: muLo, sel: sel, segA: segA, segZ: segZ, shedE: shedE, curtE: curtE, mcW: mcW, nu: nus}
 	k.zUp, k.zLo = make([]int, len(m.flow)), make([]int, len(m.flow))
 	for l := range k.zUp {
 		k.zUp[l], k.zLo[l] = -1, -1
@@ -891,6 +925,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			return err
 		}
 		k.b.integer = nil // the linear relaxation
+		ev.rec.mark("pass")
 		// Without presolve every solve starts from the previous basis.
 		topt := hopt
 		topt.Presolve = "off"
@@ -969,6 +1004,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			kindIters[kind] += r.Iterations
 			work -= float64(r.Iterations) * size
 			observe(r)
+			ev.rec.solved(r)
 			last = r.X
 			return r.Objective, true, nil
 		}
@@ -1031,10 +1067,12 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				if hi := f + margin(f); dir > 0 && hi < ev.FlowHi[l] {
 					improve(ev.FlowHi[l], hi, span)
 					ev.FlowHi[l] = hi
+					ev.rec.step("flow_hi", l, hi)
 				}
 				if lo := f - margin(f); dir < 0 && lo > ev.FlowLo[l] {
 					improve(lo, ev.FlowLo[l], span)
 					ev.FlowLo[l] = lo
+					ev.rec.step("flow_lo", l, lo)
 				}
 				// The new range holds at every KKT point: impose it on the
 				// live relaxation at once (the next LPs of the pass see it).
@@ -1045,6 +1083,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			}
 		}
 		pruned0 := 0
+		ev.rec.mark("prune")
 		fixZero := func(col int) error {
 			if col < 0 {
 				return nil
@@ -1080,6 +1119,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				pruned0++
 			}
 		}
+		ev.rec.mark("flush_flows")
 		if err := bigM.flows(k, ev); err != nil {
 			lp.Close()
 			return err
@@ -1102,6 +1142,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				if ok && v+margin(v) < *bound {
 					improve(*bound, v+margin(v), *bound)
 					*bound = v + margin(v)
+					ev.rec.step(map[bool]string{true: "mu_up", false: "mu_lo"}[up], l, *bound)
 					if err := lp.SetColumnBounds(col, 0, *bound); err != nil {
 						lp.Close()
 						return err
@@ -1109,6 +1150,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				}
 			}
 		}
+		ev.rec.mark("flush_duals")
 		if err := bigM.duals(k, ev); err != nil {
 			lp.Close()
 			return err
@@ -1147,9 +1189,11 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				if b := v + margin(v); up && b < piHi[j] {
 					improve(piHi[j], b, rules.MaxPrice())
 					piHi[j] = b
+					ev.rec.step("pi_hi", j, b)
 				} else if !up && -b > piLo[j] {
 					improve(-b, piLo[j], rules.MaxPrice())
 					piLo[j] = -b
+					ev.rec.step("pi_lo", j, -b)
 				} else {
 					continue
 				}
@@ -1159,6 +1203,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				}
 			}
 		}
+		ev.rec.mark("flush_prices")
 		if err := bigM.prices(k, piLo, piHi); err != nil {
 			lp.Close()
 			return err
@@ -1188,7 +1233,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 // (the same derivation as buildKKT's, with tighter valid bounds).
 type bigMRows struct {
 	n              *Network
-	lp             *highs.LP
+	lp             rowAdder
 	rules          MarketRules
 	ncol           int
 	flowLo, flowHi []float64 // bounds the current rows use
@@ -1198,7 +1243,7 @@ type bigMRows struct {
 	add            lpBuilder
 }
 
-func newBigMRows(n *Network, lp *highs.LP, k *kktModel, ev *LMPEvidence, piLo, piHi []float64, rules MarketRules) *bigMRows {
+func newBigMRows(n *Network, lp rowAdder, k *kktModel, ev *LMPEvidence, piLo, piHi []float64, rules MarketRules) *bigMRows {
 	r := &bigMRows{n: n, lp: lp, rules: rules, ncol: len(k.b.cost)}
 	r.flowLo, r.flowHi = append([]float64(nil), k.flowLo...), append([]float64(nil), k.flowHi...)
 	r.muUp, r.muLo = append([]float64(nil), ev.MuUp...), append([]float64(nil), ev.MuLo...)
@@ -1393,6 +1438,8 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 
 // VerifyCostCertificateContext is VerifyCostCertificate with a context (the
 // "lmp-bound" re-derivation solves the KKT program again).
+// A certificate with a proof (LMPEvidence.Proof) is checked by CheckLMPProof
+// instead: no solver, time linear in its size.
 func (n *Network) VerifyCostCertificateContext(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
 	if c != nil && c.Method == "lmp-bound" {
 		return n.verifyLMPBound(ctx, c, dom)
@@ -1420,6 +1467,10 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 	}
 	if err := dom.Validate(n); err != nil {
 		return fmt.Errorf("%w: %v", ErrNotCertified, err)
+	}
+	if c.LMP.Proof != nil {
+		_, err := n.CheckLMPProof(ctx, dom, c.Rules, c.LMP.Proof)
+		return err
 	}
 	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, LMPBoundOptions{RandomSeed: 7919, TighteningWork: c.LMP.TighteningWork, KnownPrice: c.LMP.KnownPrice})
 	if err != nil {

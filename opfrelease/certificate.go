@@ -84,12 +84,21 @@ func queryCertificate(c *grid.CostCertificate, dom grid.LoadDomain, net *grid.Ne
 		qc.Method = MethodLMPBound
 		pub := *c.LMP
 		pub.Seconds = 0 // wall time: not part of what a plan publishes
+		if pub.Proof != nil {
+			// The proof (megabytes) stays in the certificate file; the plan
+			// publishes the value it covers.
+			pub.ProofPerMW, pub.Proof = pub.Proof.PerMW, nil
+		}
 		ev, err := json.Marshal(pub)
 		if err != nil {
 			return nil, err
 		}
 		qc.Evidence = ev
-		qc.Assumptions = append(qc.Assumptions, "every LMP over the domain is bounded by the proven bound of the KKT program (re-derive: grid.Network.VerifyCostCertificate)")
+		if pub.ProofPerMW > 0 {
+			qc.Assumptions = append(qc.Assumptions, "every LMP over the domain is bounded by the value of a proof checked without a solver (LP duals and a branch-and-bound tree: grid.Network.CheckLMPProof on the certificate file)")
+		} else {
+			qc.Assumptions = append(qc.Assumptions, "every LMP over the domain is bounded by the proven bound of the KKT program (re-derive: grid.Network.VerifyCostCertificate)")
+		}
 	default:
 		return nil, fmt.Errorf("opfrelease: unknown grid certificate method %q", c.Method)
 	}
@@ -203,7 +212,11 @@ func verifyLMPBound(c *query.Certificate) error {
 	if err != nil {
 		return err
 	}
-	if per < math.Max(ev.MaxPrice, ev.MinPrice) || !(per < math.Max(pc, -pf)) {
+	proven := math.Max(ev.MaxPrice, ev.MinPrice)
+	if ev.ProofPerMW > 0 {
+		proven = ev.ProofPerMW // a checkable proof's value (CheckLMPProof)
+	}
+	if per < proven || !(per < math.Max(pc, -pf)) {
 		return fmt.Errorf("per_mw %v must cover the proven bounds %v, %v and lie below the price cap", per, ev.MaxPrice, ev.MinPrice)
 	}
 	if want := alpha*per + m; c.Bound < want*(1-1e-12) {

@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/privopt/privopt/bench/internal/pglibcase"
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/internal/shareddata"
 )
@@ -51,30 +52,10 @@ func main() {
 	fmt.Println("| case | domain | method | certified $/MWh | found $/MWh | ratio | certify s | certify CPU s | search s | largest |π| seen | MIP closed |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range strings.Split(*cases, ",") {
-		scale := 1.0
-		base := name
-		if k := strings.LastIndex(name, "x"); k > 0 {
-			if s, err := strconv.ParseFloat(name[k+1:], 64); err == nil {
-				base, scale = name[:k], s
-			}
-		}
-		c, err := grid.ReadCase(filepath.Join(dir, "pglib", "pglib_opf_case"+base+".m"))
+		net, err := pglibcase.Load(dir, name)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			continue
-		}
-		pw, _, err := c.PiecewiseCosts(20)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			continue
-		}
-		net, err := grid.NewNetwork(pw, grid.PowerModelsDC())
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			continue
-		}
-		for i := range net.Load {
-			net.Load[i] *= scale // the published reference profile
 		}
 		for _, bs := range strings.Split(*bands, ",") {
 			band, err := strconv.ParseFloat(bs, 64)

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,8 +22,9 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		casePath, domPath, out, dcModel string
 		alpha, priceCap, priceFloor     float64
 		segments                        int
-		secure, verify, quiet           bool
+		secure, verify, quiet, proof    bool
 		limit                           time.Duration
+		treeNodes                       int
 	)
 	fs := flag.NewFlagSet("certify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -37,7 +38,9 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&segments, "cost-segments", 20, "quadratic costs are replaced by this many secant segments per unit (as the release does)")
 	fs.StringVar(&dcModel, "dc-model", "powermodels", "DC model: powermodels | matpower (must match the release)")
 	fs.DurationVar(&limit, "time-limit", 60*time.Second, "time limit of each mixed-integer solve (the bound proven by then is certified)")
-	fs.BoolVar(&verify, "verify", false, "re-derive the certificate after computing it (solves again)")
+	fs.BoolVar(&verify, "verify", false, "verify the certificate after computing it: check its proof (no solver), or re-derive it without one (solves again)")
+	fs.BoolVar(&proof, "checkable", true, "record a proof of the LMP bound that 'privopt opf --certificate' checks without a solver (its value is the proof's: a branch and bound of at most --tree-nodes LPs, which may be above HiGHS's MIP bound; the note says so)")
+	fs.IntVar(&treeNodes, "tree-nodes", 400, "LP budget of the checkable branch and bound")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output on stderr")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -60,6 +63,9 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if limit <= 0 {
 		return errFlag("time-limit", limit, "must be > 0")
+	}
+	if err := checkFlags(intIn("tree-nodes", treeNodes, 3, 1000000)); err != nil {
+		return err
 	}
 	var dc grid.DCOptions
 	switch dcModel {
@@ -101,7 +107,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			cert.Reason = "N-1: post-contingency redispatch is not covered by the base-case bounds; the price-cap bound holds"
 		}
 	} else {
-		cert, err = net.CertifyCostBound(ctx, dom, alpha, rules, grid.LMPBoundOptions{TimeLimit: limit, Progress: progress})
+		cert, err = net.CertifyCostBound(ctx, dom, alpha, rules, grid.LMPBoundOptions{TimeLimit: limit, Progress: progress, Checkable: proof, TreeNodes: treeNodes})
 	}
 	if err != nil {
 		return err
@@ -119,14 +125,18 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stdout, "domain %s\ncase   %s\n", file.DomainDigest, file.CaseDigest)
 	if verify {
-		fmt.Fprintln(stdout, "verified: re-derived independently of the first run")
+		if cert.LMP != nil && cert.LMP.Proof != nil {
+			fmt.Fprintln(stdout, "verified: the proof checks (LP duals evaluated with outward rounding, no solver)")
+		} else {
+			fmt.Fprintln(stdout, "verified: re-derived independently of the first run")
+		}
 	}
 	if out != "" {
-		b, err := json.MarshalIndent(file, "", "  ")
-		if err != nil {
+		var buf bytes.Buffer
+		if err := file.Write(&buf); err != nil {
 			return err
 		}
-		if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}

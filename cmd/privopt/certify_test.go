@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +29,7 @@ func TestCertifyCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "certificate: lmp-bound, 50.0001 $/MWh per MW, sensitivity 100 $/h") {
+	if !strings.Contains(stdout, "certificate: lmp-bound, 50.0001 $/MWh per MW, sensitivity 100 $/h") && !strings.Contains(stdout, "certificate: lmp-bound, 50 $/MWh per MW, sensitivity 100 $/h") {
 		t.Errorf("stdout: %s", stdout)
 	}
 	if !strings.Contains(stderr, "lmp-bound: max π over 1 bus(es) (1 excluded by their bounds): proven bound") {
@@ -55,6 +58,34 @@ func TestCertifyCommand(t *testing.T) {
 	}
 	if cf.Method != "lmp-bound" || cf.Alpha != 2 || cf.Security {
 		t.Errorf("file: %+v", cf)
+	}
+	if cf.Certificate.LMP == nil || cf.Certificate.LMP.Proof == nil {
+		t.Fatal("no checkable proof in the file (--checkable is the default)")
+	}
+	// A proof whose last price bound is lowered is refused when the file is
+	// loaded (the proof is checked; no solver runs).
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	steps := doc["certificate"].(map[string]any)["lmp"].(map[string]any)["proof"].(map[string]any)["steps"].([]any)
+	last := -1
+	for q, st := range steps {
+		if st.(map[string]any)["op"] == "pi_hi" {
+			last = q
+		}
+	}
+	if last < 0 {
+		t.Fatal("no price step in the proof")
+	}
+	steps[last].(map[string]any)["x"] = steps[last].(map[string]any)["x"].(float64) - 1
+	bad, _ := json.Marshal(doc)
+	if _, err := grid.LoadCostCertificate(context.Background(), bytes.NewReader(bad), net, d, false); !errors.Is(err, grid.ErrNotCertified) {
+		t.Errorf("tampered proof loaded: %v", err)
 	}
 	// N-1: the price cap, labelled.
 	code, stdout, _ = runCmd(t, "certify", "--case", casePath, "--domain", dom, "--n-1", "--dc-model", "matpower")
