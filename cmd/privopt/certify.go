@@ -36,7 +36,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Float64Var(&priceFloor, "price-floor", 0, "market price floor, $/MWh, ≤ 0")
 	fs.IntVar(&segments, "cost-segments", 20, "quadratic costs are replaced by this many secant segments per unit (as the release does)")
 	fs.StringVar(&dcModel, "dc-model", "powermodels", "DC model: powermodels | matpower (must match the release)")
-	fs.DurationVar(&limit, "time-limit", 60*time.Second, "time limit of each mixed-integer solve (the bound proven by then is certified)")
+	fs.DurationVar(&limit, "time-limit", 60*time.Second, "nominal budget of the certification, turned into deterministic work budgets so that the certificate does not depend on machine load (grid.LMPBoundOptions.TimeLimit); each mixed-integer solve has a wall-clock safety net of 4× it, reported in the certificate when it stops a solve")
 	fs.BoolVar(&verify, "verify", false, "re-derive the certificate after computing it (solves again)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output on stderr")
 	if err := fs.Parse(args); err != nil {
