@@ -435,4 +435,11 @@ func TestLMPBoundReproducibleUnderLoad(t *testing.T) {
 	if err := n.VerifyCostCertificateContext(ctx, c, dom); err != nil {
 		t.Error(err)
 	}
+	// A certificate claiming 1% less than its budget proves is refused.
+	bad, ev := *c, *c.LMP
+	ev.MaxPrice *= 0.99
+	bad.LMP, bad.PerMW, bad.Bound = &ev, ev.MaxPrice, ev.MaxPrice
+	if err := n.VerifyCostCertificateContext(ctx, &bad, dom); !errors.Is(err, ErrNotCertified) {
+		t.Errorf("bound %v (1%% below the reproduced %v) verified: %v", bad.PerMW, c.PerMW, err)
+	}
 }
