@@ -199,6 +199,9 @@ type LMPEvidence struct {
 	// Seconds is the wall time (not part of the JSON: it depends on the
 	// machine).
 	Seconds float64 `json:"-"`
+	// LegacySeconds reads the wall time that certificate files written
+	// before it left the JSON carry; it is never set, so never written.
+	LegacySeconds float64 `json:"seconds,omitempty"`
 	// workLeft is the tightening work left unused (it goes to the MIP);
 	// mipSize the rows plus columns of the last KKT MIP built.
 	workLeft float64

@@ -211,6 +211,14 @@ func TestCertificateFile(t *testing.T) {
 	if f.Method != "lmp-bound" || f.PerMW != c.PerMW {
 		t.Errorf("loaded %+v", f)
 	}
+	if strings.Contains(text, `"seconds"`) || !strings.Contains(text, `"reproducible": true`) {
+		t.Errorf("the file carries a wall time or is not marked reproducible:\n%s", text)
+	}
+	// Files written before the wall time left the JSON still load.
+	legacy := strings.Replace(text, `"reproducible": true`, `"reproducible": true, "seconds": 0.2`, 1)
+	if _, err := LoadCostCertificate(ctx, strings.NewReader(legacy), n, dom, false); err != nil {
+		t.Errorf("file with the old wall-time field: %v", err)
+	}
 	other := LoadDomain{Lo: []float64{0, 0, 80}, Hi: []float64{0, 10, 99}}
 	if _, err := LoadCostCertificate(ctx, strings.NewReader(text), n, other, false); !errors.Is(err, ErrNotCertified) || !strings.Contains(err.Error(), "domain digest") {
 		t.Errorf("other domain: %v", err)
