@@ -79,18 +79,33 @@ import (
 
 // LMPBoundOptions configure CertifyLMPBound.
 type LMPBoundOptions struct {
-	// TimeLimit is the time budget of a certification (0: 60 s): bound
-	// tightening gets a work budget of about three quarters of it on one
-	// core (TighteningWork), the
-	// MIP what is left (at least a quarter; with a negative price floor, each
-	// of the two MIPs). When the MIP's limit is reached the proven dual bound
-	// at that time is certified (looser, still sound).
+	// TimeLimit is the nominal budget of a certification (0: 60 s), turned
+	// into deterministic work budgets so that the certified bound — a
+	// published number — does not depend on the machine's speed or load:
+	// bound tightening gets TighteningWork (default 2.4·10⁷ work units per
+	// second, about three quarters of TimeLimit on one core) and the KKT MIP
+	// MIPWork (default 8·10⁶ units per second) plus what the tightening left
+	// unused (split evenly between the two MIPs when the price floor is
+	// negative). A work unit is one simplex iteration times the rows plus
+	// columns of the program it runs on (the MIP's LP-iteration limit is its
+	// work divided by the KKT program's rows plus columns). Wall time enters
+	// only through MIPTimeLimit, a safety net.
 	TimeLimit time.Duration
+	// MIPWork is the KKT MIP's work budget in work units (see TimeLimit;
+	// 0: 8·10⁶ per second of TimeLimit).
+	MIPWork float64
+	// MIPTimeLimit is the wall-clock safety net of each MIP solve (0: four
+	// times TimeLimit). When it stops a MIP before its work budget, the proven
+	// bound at that moment is certified (sound, but looser than the budget
+	// would give and not reproducible): LMPEvidence.Reproducible is false,
+	// MIPStops says "time", and Progress gets a line saying so.
+	MIPTimeLimit time.Duration
 	// RelGap is the MIP's relative gap at which the search stops (0: 1e-3).
 	RelGap float64
 	// Progress, when not nil, receives one line per step.
 	Progress io.Writer
-	// RandomSeed is passed to HiGHS (verification re-solves with another one).
+	// RandomSeed is passed to HiGHS (recorded in the evidence; verification
+	// re-solves with the same one to reproduce the search).
 	RandomSeed int
 	// TighteningPasses bounds the passes of bound tightening over the
 	// relaxation of the KKT program before the MIP (0: 40; −1: none); they
@@ -187,10 +202,33 @@ type LMPEvidence struct {
 	// (it is then verified by re-derivation only).
 	ProofNote string `json:"proof_note,omitempty"`
 	rec       *lmpRecorder
-	Closed    bool    `json:"closed"` // both MIPs reached their gap
-	Binaries  int     `json:"binaries"`
-	Nodes     int     `json:"nodes"`
-	Seconds   float64 `json:"seconds,omitempty"` // wall time (not published by release plans)
+	Closed    bool `json:"closed"` // both MIPs reached their gap
+	Binaries  int  `json:"binaries"`
+	Nodes     int  `json:"nodes"`
+	// MIPWork and RandomSeed are the MIP's work budget option (work units,
+	// see LMPBoundOptions.TimeLimit) and HiGHS's random seed; MIPIterations
+	// the simplex iterations the MIP(s) used and MIPStops the rule that ended
+	// each MIP ("gap", "work", "nodes", "infeasible", "skipped" — budget
+	// below mipRootFactor times the program's size: reproducible; "time":
+	// the wall-clock safety net, "cancelled", "other": not). Reproducible is
+	// true when every MIP ended by a reproducible rule: the same network,
+	// domain and options then give the same certificate, byte for byte,
+	// whatever the machine's load.
+	MIPWork       float64  `json:"mip_work,omitempty"`
+	RandomSeed    int      `json:"random_seed,omitempty"`
+	MIPIterations int64    `json:"mip_lp_iterations,omitempty"`
+	MIPStops      []string `json:"mip_stops,omitempty"`
+	Reproducible  bool     `json:"reproducible"`
+	// Seconds is the wall time (not part of the JSON: it depends on the
+	// machine).
+	Seconds float64 `json:"-"`
+	// LegacySeconds reads the wall time that certificate files written
+	// before it left the JSON carry; it is never set, so never written.
+	LegacySeconds float64 `json:"seconds,omitempty"`
+	// workLeft is the tightening work left unused (it goes to the MIP);
+	// mipSize the rows plus columns of the last KKT MIP built.
+	workLeft float64
+	mipSize  int
 }
 
 // CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent
@@ -425,6 +463,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			work = 2.4e7 * opt.TimeLimit.Seconds()
 		}
 		ev.TighteningWork = work
+		ev.workLeft = work
 		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m.vars, passes, work, opt.Progress); err != nil {
 			return nil, "", err
 		}
@@ -438,6 +477,20 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	var nodes int
 	closed := true
 	ev.KnownPrice = opt.KnownPrice
+	ev.RandomSeed = opt.RandomSeed
+	ev.Reproducible = true
+	ev.MIPWork = opt.MIPWork
+	if ev.MIPWork <= 0 {
+		ev.MIPWork = 8e6 * opt.TimeLimit.Seconds()
+	}
+	mipWork := ev.MIPWork + ev.workLeft // deterministic: the tightening's unused work
+	if F < 0 {
+		mipWork /= 2
+	}
+	safety := opt.MIPTimeLimit
+	if safety <= 0 {
+		safety = 4 * opt.TimeLimit
+	}
 	for _, sign := range []float64{1, -1} {
 		if sign < 0 && F == 0 {
 			ev.MinPrice = 0 // π_i ≥ PriceFloor = 0 at every varying bus
@@ -467,13 +520,25 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		}
 		bound := excluded
 		if len(sel) > 0 {
-			mopt := opt
-			if rest := opt.TimeLimit - time.Since(t0); rest < mopt.TimeLimit {
-				mopt.TimeLimit = max(rest, opt.TimeLimit/4)
-			}
-			r, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, mopt, cuts, sel)
+			lim := highs.MIPLimits{RelGap: opt.RelGap, TimeLimit: safety}
+			r, iterLimit, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, lim, mipWork, cuts, sel)
 			if err != nil {
 				return nil, "", err
+			}
+			if r == nil { // budget too small for the MIP's root: the bounds
+				for _, i := range sel {
+					bound = math.Max(bound, boundOf(i))
+				}
+				ev.MIPStops = append(ev.MIPStops, mipSkipped)
+				closed = false
+				progress(opt.Progress, "lmp-bound: max %sπ over %d bus(es): MIP skipped (its budget of %d LP iterations is below %d times the program's %d rows and columns); certified with the tightened price bounds, %.6g $/MWh",
+					map[bool]string{true: "", false: "−"}[sign > 0], len(sel), iterLimit, mipRootFactor, ev.mipSize, bound)
+				if sign > 0 {
+					ev.MaxPrice = bound
+				} else {
+					ev.MinPrice = bound
+				}
+				continue
 			}
 			if r.Status == solver.PrimalInfeasible {
 				return nil, "the KKT program is infeasible (the derived bounds contradict the LP; numerical trouble)", nil
@@ -493,8 +558,14 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			}
 			closed = closed && r.Status == solver.Optimal
 			nodes += r.Nodes
-			progress(opt.Progress, "lmp-bound: max %sπ over %d bus(es) (%d excluded by their bounds): proven bound %.6g $/MWh, incumbent %.6g (%v, %d nodes, %.1f s)",
-				map[bool]string{true: "", false: "−"}[sign > 0], len(sel), len(m.vars)-len(sel), r.DualBound, r.Objective, r.Status, r.Nodes, r.Time.Seconds())
+			ev.MIPIterations += r.LPIterations
+			ev.MIPStops = append(ev.MIPStops, string(r.Stop))
+			ev.Reproducible = ev.Reproducible && r.Stop.Reproducible()
+			progress(opt.Progress, "lmp-bound: max %sπ over %d bus(es) (%d excluded by their bounds): proven bound %.6g $/MWh, incumbent %.6g (stopped by %s, %d nodes, %d of %d LP iterations, %.1f s)",
+				map[bool]string{true: "", false: "−"}[sign > 0], len(sel), len(m.vars)-len(sel), r.DualBound, r.Objective, r.Stop, r.Nodes, r.LPIterations, iterLimit, r.Time.Seconds())
+			if !r.Stop.Reproducible() {
+				progress(opt.Progress, "lmp-bound: WARNING: the MIP stopped by %q before its work budget; the certified bound is the proven bound at that moment (sound, not reproducible)", r.Stop)
+			}
 		} else {
 			progress(opt.Progress, "lmp-bound: max %sπ: every bus's price bound is at most %.6g $/MWh, a price seen in the domain; no MIP",
 				map[bool]string{true: "", false: "−"}[sign > 0], seen)
@@ -918,7 +989,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		vary[j] = true
 	}
 	cand := &loadCandidates{keep: 32}
-	defer func() { ev.Candidates = cand.loads() }()
+	defer func() { ev.Candidates, ev.workLeft = cand.loads(), math.Max(0, work) }()
 	for pass := 0; pass < passes && work > 0; pass++ {
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
 		if err != nil {
@@ -1385,34 +1456,52 @@ func negated(v []float64) []float64 {
 	return out
 }
 
+// mipRootFactor: the KKT MIP is skipped (nil result) when its LP-iteration
+// budget is below this many times the program's rows plus columns. Measured:
+// the root LP of the KKT program alone took 7.9 times them on 300_ieee ±10%
+// (61,987 iterations, about 60 CPU s, for 7,875 rows and columns), and a
+// search cannot stop inside one LP solve, so a smaller budget buys only the
+// root LP's bound, at an unbounded overrun of the budget; 118_ieee ±10%,
+// which closes, had 92 times them.
+const mipRootFactor = 16
+
+// mipSkipped is the LMPEvidence.MIPStops entry of a skipped MIP.
+const mipSkipped = "skipped"
+
 // kktMIP builds and solves the KKT mixed-integer program maximizing sign·π_i
-// over the buses sel.
+// over the buses sel, under the limits lim and a work budget of work units
+// (an LP-iteration limit of work / (rows + columns of the program), at least
+// one iteration per row and column), which it returns with the result; the
+// result is nil (not solved) when the limit is below mipRootFactor times the
+// rows plus columns.
 func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
-	piLo, piHi []float64, sign float64, opt LMPBoundOptions, cuts []subgradientCut, sel []int) (*highs.MIPResult, error) {
+	piLo, piHi []float64, sign float64, lim highs.MIPLimits, work float64, cuts []subgradientCut, sel []int) (*highs.MIPResult, int64, error) {
 	k, err := n.buildKKT(dom, rules, ev, piLo, piHi, sign, cuts, sel)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	m, ys, b := k.m, k.ys, k.b
 	ev.Binaries += k.nbin
+	size := float64(len(b.cost) + len(b.rlo))
+	lim.MaxLPIterations = int64(math.Max(size, math.Floor(work/size)))
+	ev.mipSize = int(size)
+	if lim.MaxLPIterations < mipRootFactor*int64(size) {
+		return nil, lim.MaxLPIterations, nil
+	}
 	lp, err := b.build(hopt)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer lp.Close()
 	if err := lp.SetObjectiveSense(true); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	// HiGHS checks its time limit between nodes; the interrupt also stops a
-	// long root (the bound proven by then is still valid).
-	mctx, cancel := context.WithTimeout(ctx, opt.TimeLimit+opt.TimeLimit/10+time.Second)
-	defer cancel()
-	r, err := lp.SolveMIP(mctx, opt.TimeLimit, opt.RelGap)
+	r, err := lp.SolveMIP(ctx, lim)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if r.X != nil && r.Objective > ev.Incumbent {
 		ev.Incumbent = r.Objective
@@ -1433,7 +1522,7 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 			ev.IncumbentLoad[j] = math.Min(dom.Hi[j], math.Max(dom.Lo[j], r.X[m.d[j]]))
 		}
 	}
-	return r, nil
+	return r, lim.MaxLPIterations, nil
 }
 
 // VerifyCostCertificateContext is VerifyCostCertificate with a context (the
@@ -1447,17 +1536,24 @@ func (n *Network) VerifyCostCertificateContext(ctx context.Context, c *CostCerti
 	return n.VerifyCostCertificate(c, dom)
 }
 
-// verifyLMPBound re-derives an "lmp-bound" certificate: the arithmetic, then
-// every derived constant (the LPs of the cost gap, the backstop and price
+// verifyLMPBound verifies an "lmp-bound" certificate. One with a proof is
+// checked by CheckLMPProof (no solver). One without is re-derived: the
+// arithmetic, then every derived constant (the LPs of the cost gap, the backstop and price
 // bounds), the bound tightening (with the recorded work budget) and the
-// proven bounds of the KKT program, solved again from scratch with another
-// HiGHS random seed (a different branch-and-bound search), over the buses
-// the recorded known price selects (a wrong known price cannot make it
-// accept a bound that is too low: it only moves buses between the MIP and
-// their LP bounds). It fails when the re-derived bound exceeds the certified
-// one (e.g. when the re-solve stops at its time limit with a looser bound).
-// It uses the same solver (HiGHS) as the producer: it is a re-derivation,
-// not an independent proof.
+// proven bounds of the KKT program, solved again from scratch with the
+// recorded HiGHS random seed and MIP work budget, over the buses the
+// recorded known price selects (a wrong known price cannot make it accept a
+// bound that is too low: it only moves buses between the MIP and their LP
+// bounds). Every step is deterministic, so a certificate whose MIPs ended by
+// a reproducible rule (LMPEvidence.Reproducible) is re-derived exactly,
+// whatever the machine's load; one cut short by the producer's wall-clock
+// safety net is re-derived with the full budget, whose bound is at most the
+// recorded one (the same search, run further). It fails when the re-derived
+// bound exceeds the certified one. The wall-clock safety net of the
+// re-derivation is ten times the nominal time of the recorded budgets (at
+// least ten minutes): only a machine that much slower than the calibration
+// can make a sound certificate fail. It uses the same solver (HiGHS) as the
+// producer: it is a re-derivation, not an independent proof.
 func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
 	if c == nil {
 		return fmt.Errorf("%w: nil certificate", ErrNotCertified)
@@ -1472,7 +1568,16 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 		_, err := n.CheckLMPProof(ctx, dom, c.Rules, c.LMP.Proof)
 		return err
 	}
-	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, LMPBoundOptions{RandomSeed: 7919, TighteningWork: c.LMP.TighteningWork, KnownPrice: c.LMP.KnownPrice})
+	e := c.LMP
+	nominal := time.Duration((e.TighteningWork/2.4e7 + e.MIPWork/8e6) * float64(time.Second))
+	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice,
+		MIPTimeLimit: max(10*time.Minute, 10*nominal)}
+	// The same passes as the producer (the count it ran; none without work).
+	opt.TighteningPasses = e.TighteningPasses
+	if e.TighteningPasses == 0 {
+		opt.TighteningPasses = -1
+	}
+	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, opt)
 	if err != nil {
 		return err
 	}
@@ -1484,7 +1589,7 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 	}
 	per := math.Max(ev.MaxPrice, ev.MinPrice)
 	if per > c.PerMW*(1+1e-6)+1e-6 {
-		return fmt.Errorf("%w: re-derived LMP bound %v exceeds the certified %v (closed: %v)", ErrNotCertified, per, c.PerMW, ev.Closed)
+		return fmt.Errorf("%w: re-derived LMP bound %v exceeds the certified %v (closed: %v; MIPs stopped by %v)", ErrNotCertified, per, c.PerMW, ev.Closed, ev.MIPStops)
 	}
 	return nil
 }

@@ -8,7 +8,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,7 +83,6 @@ func TestLMPBoundClosedForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c1.LMP.Seconds, c2.LMP.Seconds = 0, 0 // wall time
 	j1, _ := json.Marshal(c1)
 	j2, _ := json.Marshal(c2)
 	if !bytes.Equal(j1, j2) {
@@ -208,6 +210,14 @@ func TestCertificateFile(t *testing.T) {
 	}
 	if f.Method != "lmp-bound" || f.PerMW != c.PerMW {
 		t.Errorf("loaded %+v", f)
+	}
+	if strings.Contains(text, `"seconds"`) || !strings.Contains(text, `"reproducible": true`) {
+		t.Errorf("the file carries a wall time or is not marked reproducible:\n%s", text)
+	}
+	// Files written before the wall time left the JSON still load.
+	legacy := strings.Replace(text, `"reproducible": true`, `"reproducible": true, "seconds": 0.2`, 1)
+	if _, err := LoadCostCertificate(ctx, strings.NewReader(legacy), n, dom, false); err != nil {
+		t.Errorf("file with the old wall-time field: %v", err)
 	}
 	other := LoadDomain{Lo: []float64{0, 0, 80}, Hi: []float64{0, 10, 99}}
 	if _, err := LoadCostCertificate(ctx, strings.NewReader(text), n, other, false); !errors.Is(err, ErrNotCertified) || !strings.Contains(err.Error(), "domain digest") {
@@ -373,4 +383,71 @@ func TestSearchCongestion118(t *testing.T) {
 		t.Errorf("found %v, want ≥ 450 (the congestion vertices reach 457.2)", s.PerMW)
 	}
 	recheckChange(t, n, dom, 1, rules, s)
+}
+
+// The certificate is a function of the network, the domain and the options
+// only, not of the machine's load: 57_ieee ±30% with small work budgets
+// (three tightening passes; the MIP stops on its deterministic work budget,
+// not its gap), certified
+// once on an idle process and once with GOMAXPROCS = 1 and two goroutines
+// spinning beside it, gives byte-identical certificate files, and the
+// re-derivation reproduces the bound.
+func TestLMPBoundReproducibleUnderLoad(t *testing.T) {
+	n := pglibNet(t, "57_ieee")
+	dom, _ := n.LoadBand(0.3)
+	rules := DefaultMarketRules()
+	ctx := context.Background()
+	opt := LMPBoundOptions{TighteningPasses: 3, TighteningWork: 5e7, MIPWork: 3e6}
+	certify := func() ([]byte, *CostCertificate) {
+		c, err := n.CertifyCostBound(ctx, dom, 1, rules, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := n.NewCertificateFile(c, dom, false, 20).Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes(), c
+	}
+	j1, c := certify()
+	if c.LMP == nil {
+		t.Fatalf("%s certificate (%s), want lmp-bound", c.Method, c.Reason)
+	}
+	if c.Method != "lmp-bound" || !c.LMP.Reproducible || len(c.LMP.MIPStops) != 1 || c.LMP.MIPStops[0] != "work" {
+		t.Fatalf("%s certificate, MIP stops %v (reproducible %v): want an lmp-bound whose MIP stopped on its work budget", c.Method, c.LMP.MIPStops, c.LMP.Reproducible)
+	}
+	t.Logf("certified %.6g $/MWh, %d MIP LP iterations, %d nodes", c.PerMW, c.LMP.MIPIterations, c.LMP.Nodes)
+	prev := runtime.GOMAXPROCS(1)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := 1.0
+			for !stop.Load() {
+				for k := 0; k < 1000; k++ {
+					x = math.Sqrt(x + 1)
+				}
+				runtime.Gosched()
+			}
+		}()
+	}
+	j2, _ := certify()
+	stop.Store(true)
+	wg.Wait()
+	runtime.GOMAXPROCS(prev)
+	if !bytes.Equal(j1, j2) {
+		t.Errorf("certificates differ under load:\n%s\n%s", j1, j2)
+	}
+	if err := n.VerifyCostCertificateContext(ctx, c, dom); err != nil {
+		t.Error(err)
+	}
+	// A certificate claiming 1% less than its budget proves is refused.
+	bad, ev := *c, *c.LMP
+	ev.MaxPrice *= 0.99
+	bad.LMP, bad.PerMW, bad.Bound = &ev, ev.MaxPrice, ev.MaxPrice
+	if err := n.VerifyCostCertificateContext(ctx, &bad, dom); !errors.Is(err, ErrNotCertified) {
+		t.Errorf("bound %v (1%% below the reproduced %v) verified: %v", bad.PerMW, c.PerMW, err)
+	}
 }

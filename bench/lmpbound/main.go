@@ -11,7 +11,7 @@
 // Usage:
 //
 //	go run ./bench/lmpbound [-cases 5_pjm,14_ieee,...] [-bands 0.1,0.3] [-time-limit 60s] [-domain-dir DIR]
-//	    [-search-only] [-search-steps 3000] [-tightening-work W] [-tightening-passes P]
+//	    [-search-only] [-search-steps 3000] [-tightening-work W] [-tightening-passes P] [-mip-work W]
 //
 // A case name may carry a load scale after "x", e.g. 118_ieee x1.336.
 package main
@@ -41,6 +41,7 @@ func main() {
 	steps := flag.Int("search-steps", 3000, "coordinate flips of the search's local search")
 	work := flag.Float64("tightening-work", 0, "LMPBoundOptions.TighteningWork (0: the default for the time limit)")
 	passes := flag.Int("tightening-passes", 0, "LMPBoundOptions.TighteningPasses (0: the default)")
+	mipWork := flag.Float64("mip-work", 0, "LMPBoundOptions.MIPWork, work units (0: the default for the time limit)")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -75,7 +76,7 @@ func main() {
 			t0, c0 := time.Now(), cpuTime()
 			cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 			if !*searchOnly {
-				cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes})
+				cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork})
 				if err != nil {
 					fmt.Fprintln(os.Stderr, name, err)
 					continue

@@ -37,7 +37,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Float64Var(&priceFloor, "price-floor", 0, "market price floor, $/MWh, ≤ 0")
 	fs.IntVar(&segments, "cost-segments", 20, "quadratic costs are replaced by this many secant segments per unit (as the release does)")
 	fs.StringVar(&dcModel, "dc-model", "powermodels", "DC model: powermodels | matpower (must match the release)")
-	fs.DurationVar(&limit, "time-limit", 60*time.Second, "time limit of each mixed-integer solve (the bound proven by then is certified)")
+	fs.DurationVar(&limit, "time-limit", 60*time.Second, "nominal budget of the certification, turned into deterministic work budgets so that the certificate does not depend on machine load (grid.LMPBoundOptions.TimeLimit); each mixed-integer solve has a wall-clock safety net of 4× it, reported in the certificate when it stops a solve")
 	fs.BoolVar(&verify, "verify", false, "verify the certificate after computing it: check its proof (no solver), or re-derive it without one (solves again)")
 	fs.BoolVar(&proof, "checkable", true, "record a proof of the LMP bound that 'privopt opf --certificate' checks without a solver (its value is the proof's: a branch and bound of at most --tree-nodes LPs, which may be above HiGHS's MIP bound; the note says so)")
 	fs.IntVar(&treeNodes, "tree-nodes", 400, "LP budget of the checkable branch and bound")

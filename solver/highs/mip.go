@@ -38,7 +38,63 @@ type MIPResult struct {
 	Gap       float64   // HiGHS's relative gap "mip_gap"
 	X         []float64 // incumbent; nil when none
 	Nodes     int       // branch-and-bound nodes
-	Time      time.Duration
+	// LPIterations is HiGHS's "mip_total_lp_iterations": the simplex
+	// iterations of the whole search, the unit of MIPLimits.MaxLPIterations.
+	LPIterations int64
+	// Stop says which rule ended the search (see MIPStop).
+	Stop MIPStop
+	Time time.Duration
+}
+
+// MIPStop names the rule that ended a MIP search.
+type MIPStop string
+
+// The rules that end a MIP search. HiGHS's MIP solver is deterministic for
+// fixed options, random seed and thread count (the HiGHS documentation and
+// its developers: runs are repeatable, a different random_seed gives a
+// different but again repeatable run); in its MIP search HiGHS reads the
+// clock only for its time limit. A search that ends by MIPStopGap,
+// MIPStopWork or MIPStopNodes (or with infeasibility) therefore ends at the
+// same point, with the same bound, on every run and under any machine load;
+// one that ends by MIPStopTime or MIPStopCancelled does not.
+const (
+	MIPStopGap        MIPStop = "gap"        // solved to the relative gap (Status Optimal)
+	MIPStopInfeasible MIPStop = "infeasible" // no integer-feasible point
+	MIPStopWork       MIPStop = "work"       // MIPLimits.MaxLPIterations reached
+	MIPStopNodes      MIPStop = "nodes"      // MIPLimits.MaxNodes reached
+	MIPStopTime       MIPStop = "time"       // MIPLimits.TimeLimit (wall clock) reached
+	MIPStopCancelled  MIPStop = "cancelled"  // ctx cancelled
+	MIPStopOther      MIPStop = "other"      // another HiGHS status (numerical trouble)
+)
+
+// Reproducible reports whether the stopping rule is one of the deterministic
+// ones (see MIPStop).
+func (s MIPStop) Reproducible() bool {
+	switch s {
+	case MIPStopGap, MIPStopInfeasible, MIPStopWork, MIPStopNodes:
+		return true
+	}
+	return false
+}
+
+// MIPLimits are the stopping rules of LP.SolveMIP. The zero value runs to
+// HiGHS's default relative gap 1e-4 without limits.
+type MIPLimits struct {
+	// RelGap is the relative gap at which the search stops (HiGHS
+	// mip_rel_gap; 0: HiGHS's default 1e-4).
+	RelGap float64
+	// MaxLPIterations is a deterministic work budget (0: none): the search
+	// stops at HiGHS's first limit check (its MIP interrupt callback, called
+	// between nodes and between the root's cut rounds) after the search's
+	// simplex iterations (mip_total_lp_iterations) reach it. It may overrun
+	// by the iterations of one node or one cut round.
+	MaxLPIterations int64
+	// MaxNodes is HiGHS's mip_max_nodes (0: none), also deterministic.
+	MaxNodes int
+	// TimeLimit is a wall-clock limit (0: none), meant as a safety net: when
+	// it ends the search, Stop is MIPStopTime and the bound depends on the
+	// machine's speed and load.
+	TimeLimit time.Duration
 }
 
 // SetIntegral marks the columns cols as integer variables (with their bounds
@@ -60,25 +116,36 @@ func (lp *LP) SetIntegral(cols []int) error {
 }
 
 // SolveMIP runs HiGHS's branch-and-cut MIP solver on the LP with its integer
-// columns, stopping after timeLimit (0: none) or when ctx is cancelled (through
+// columns under the limits lim, stopping also when ctx is cancelled (through
 // HiGHS's MIP interrupt callback), and returns the proven dual bound next to
-// the incumbent. relGap (0: HiGHS's default 1e-4) is the relative gap at
-// which the search stops.
-func (lp *LP) SolveMIP(ctx context.Context, timeLimit time.Duration, relGap float64) (*MIPResult, error) {
+// the incumbent, with the rule that stopped the search.
+func (lp *LP) SolveMIP(ctx context.Context, lim MIPLimits) (*MIPResult, error) {
 	if err := lp.ok(); err != nil {
 		return nil, err
 	}
+	if lim.MaxLPIterations < 0 || lim.MaxNodes < 0 || lim.TimeLimit < 0 || !(lim.RelGap >= 0 && lim.RelGap < 1) {
+		return nil, fmt.Errorf("highs: MIP limits %+v: each must be ≥ 0 (RelGap < 1)", lim)
+	}
 	in := lp.in
-	if timeLimit > 0 {
-		if err := in.setDouble("time_limit", timeLimit.Seconds()); err != nil {
+	if lim.TimeLimit > 0 {
+		if err := in.setDouble("time_limit", lim.TimeLimit.Seconds()); err != nil {
 			return nil, err
 		}
 	}
-	if relGap > 0 {
-		if err := in.setDouble("mip_rel_gap", relGap); err != nil {
+	if lim.RelGap > 0 {
+		if err := in.setDouble("mip_rel_gap", lim.RelGap); err != nil {
 			return nil, err
 		}
 	}
+	nodes := math.MaxInt32 // HiGHS's "no limit"
+	if lim.MaxNodes > 0 {
+		nodes = lim.MaxNodes
+	}
+	if err := in.setInt("mip_max_nodes", nodes); err != nil {
+		return nil, err
+	}
+	C.privopt_set_mip_budget(in.cb, C.int64_t(lim.MaxLPIterations))
+	defer C.privopt_set_mip_budget(in.cb, 0)
 	C.Highs_startCallback(in.h, C.int(mipInterruptCallback))
 	defer C.Highs_stopCallback(in.h, C.int(mipInterruptCallback))
 	res := &MIPResult{Objective: math.NaN()}
@@ -88,6 +155,23 @@ func (lp *LP) SolveMIP(ctx context.Context, timeLimit time.Duration, relGap floa
 	res.DualBound = in.doubleInfo("mip_dual_bound")
 	res.Gap = in.doubleInfo("mip_gap")
 	res.Nodes = in.intInfo64("mip_node_count")
+	res.LPIterations = int64(in.intInfo("simplex_iteration_count")) // HiGHS copies mip_total_lp_iterations there
+	switch {
+	case ms == hsOptimal:
+		res.Stop = MIPStopGap
+	case ms == hsInfeasible:
+		res.Stop = MIPStopInfeasible
+	case ms == hsInterrupt && in.cb.work_stop != 0 && ctx.Err() == nil:
+		res.Stop, res.Status = MIPStopWork, solver.IterationLimit
+	case ms == hsSolutionLimit && lim.MaxNodes > 0 && res.Nodes >= lim.MaxNodes:
+		res.Stop, res.Status = MIPStopNodes, solver.IterationLimit
+	case ms == hsTimeLimit:
+		res.Stop = MIPStopTime
+	case ctx.Err() != nil:
+		res.Stop = MIPStopCancelled
+	default:
+		res.Stop = MIPStopOther
+	}
 	if ms == hsInfeasible {
 		return res, nil
 	}
