@@ -31,6 +31,13 @@ type OptimalOptions struct {
 	Granularity int
 	// SupportMultiple Λ ≥ 1: the support is [−ΛΔ, ΛΔ]. 0: the appendix rule.
 	SupportMultiple int
+	// LowerSupportMultiple Λ_L ≥ 1: the lower bound's event region is
+	// [−Λ_LΔ, Λ_LΔ] (the padding of the paper's Proposition 3 lies beyond
+	// it). Every Λ_L gives a valid lower bound; a larger one is tighter. 0:
+	// automatic, max(Λ, LowerSupportRule). The paper uses Λ_L = Λ, which at
+	// small ε leaves the bound 5–28% under the optimum: see
+	// LowerSupportRule. Refinements grow Λ_L with Λ.
+	LowerSupportMultiple int
 	// Graded uses cells of width β within FineRadius·Δ of 0 and of width
 	// CoarseFactor·β beyond (a non-uniform partition, Section 4.1) for the
 	// upper bound. The lower bound then uses the dithered relaxation on a
@@ -195,6 +202,8 @@ func (o OptimalOptions) Validate() error {
 		return paramErr("LowerGranularity", o.LowerGranularity, "must be 0 (automatic) or ≥ 2")
 	case o.SupportMultiple < 0:
 		return paramErr("SupportMultiple", o.SupportMultiple, "must be 0 (automatic) or ≥ 1")
+	case o.LowerSupportMultiple < 0:
+		return paramErr("LowerSupportMultiple", o.LowerSupportMultiple, "must be 0 (automatic) or ≥ 1")
 	case o.Graded && (math.IsNaN(o.FineRadius) || o.FineRadius < 0):
 		return paramErr("FineRadius", o.FineRadius, "must be ≥ 0")
 	case o.CoarseFactor < 0:
@@ -258,6 +267,29 @@ func SupportRule(p Params) int {
 	return max(1, int(math.Floor(a))+1)
 }
 
+// LowerSupportRule returns the automatic half-width Λ_L (in multiples of Δ)
+// of the lower bound's event region: ⌈2A⌉ + 1 with A the truncated Laplace
+// support of SupportRule, and at least SupportRule(p).
+//
+// Why: the lower bound D(π,β) constrains only events inside [−Λ_LΔ, Λ_LΔ];
+// the mass beyond is lumped into the padding cells (the paper's Proposition 3)
+// and never charged for the δ it would cost there. With the paper's Λ_L = Λ ≈ A
+// (where near-optimal noise ends) the bound's density can end in a cliff at the
+// region's edge for free: at small ε that leaves D(π,β) 5–28% under the
+// optimum for any β (at (ε,δ) = (0.1, 0.05), k = 4: gap 10.6% at Λ_L = 8,
+// 0.23% at 12, 0.14% at 16). Every Λ_L gives a valid bound, and the bound is
+// nondecreasing in Λ_L (the problem at Λ_L relaxes the one at Λ_L' > Λ_L by
+// lumping mass beyond Λ_L into the padding, whose cost is the loss at the
+// edge); once the bound's density leaves the padding empty, a larger region
+// cannot raise it (the density stays feasible with the same cost). Measured
+// saturation points: Λ_L ≈ 1.9A at (0.005, 0.005), 1.4A at (0.3, 10⁻³),
+// A + 1.1 at (1, 0.01); ⌈2A⌉ + 1 covers them (BENCHMARKS.md, "Private learning,
+// round 4").
+func LowerSupportRule(p Params) int {
+	a := truncatedLaplaceBound(Params{Epsilon: p.Epsilon, Delta: p.Delta * (1 - 1e-5), Sensitivity: 1})
+	return max(SupportRule(p), int(math.Ceil(2*a))+1)
+}
+
 // Optimize computes near-optimal (ε,δ)-DP additive noise for sensitivity Δ and
 // the loss in opt: the upper bound P(π,β) (an implementable piecewise-constant
 // density) and the lower bound D(π,β) of Selvi, Liu & Wiesemann (Section 4.1),
@@ -301,6 +333,12 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 	lam := opt.SupportMultiple
 	if lam == 0 {
 		lam = SupportRule(p)
+	}
+	// The lower bound's region exceeds the support by lamExtra multiples of
+	// Δ (kept through the refinements, which grow Λ).
+	lamExtra := max(0, LowerSupportRule(p)-lam)
+	if opt.LowerSupportMultiple > 0 {
+		lamExtra = opt.LowerSupportMultiple - lam
 	}
 	k := opt.Granularity
 	if k == 0 {
@@ -370,21 +408,22 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 				ol.Symmetric = opt.Symmetric && symLoss
 				kl, dither, window := lowerGrid(p, opt, k, ref)
 				lbK = kl
+				lamL := max(1, lam+lamExtra)
 				switch {
 				case dither:
 					lbMethod = "dithered"
-					ev := lam * kl
+					ev := lamL * kl
 					if window > 0 {
 						lbMethod, ev = "dithered-window", window
 					}
 					lb, lbErr = solveLowerDither(ctx, p, ol, ev, kl, ref, &lbStat, scale, stopAt)
 				case opt.Graded || opt.coverageLB:
 					lbMethod = "coverage"
-					gl := newGrid(p, lam, kl, ol, true, scale)
+					gl := newGrid(p, lamL, kl, ol, true, scale)
 					lb, lbErr = gl.solveLowerCoverage(ctx, p, ol, ref, &lbStat, ol.Symmetric)
 				default:
 					lbMethod = "cell-infimum"
-					gl := newGrid(p, lam, kl, ol, true, scale)
+					gl := newGrid(p, lamL, kl, ol, true, scale)
 					lb, lbErr = gl.solveLower(ctx, p, ol, ref, &lbStat, ol.Symmetric, stopAt)
 				}
 			}()
