@@ -133,14 +133,18 @@ func profilePLDNodes(profile func(eps float64) (float64, error), js []int, step 
 //     convexity: at most the profile of one Gaussian N(0, σ²)), which decays
 //     like e^{−(εσ/Δ)²/2} and takes over at large ε, where the certificates
 //     stop improving (near ε ≈ 12 at (ε₀, δ₀) = (1, 10⁻³)); no certificate
-//     is computed when it is already below the certificate's starting target.
+//     is computed when it is within 1.2 times the certificate's starting
+//     target, or when that target is below 10⁻⁷ (there a certificate costs
+//     seconds, and the closed form is within a factor 2–4 of the float
+//     maximum: (ε₀, δ₀) = (1, 10⁻³), ε = 16–20); the certificates stop once
+//     their target reaches it.
 func MultiGaussianProfile(d *noise.MultiGaussian) func(eps float64) (float64, error) {
 	return func(eps float64) (float64, error) {
 		comp := d.ComponentProfileBound(eps)
 		eps = math.Min(eps, noise.MaxMultiGaussianEpsilon)
 		h := d.MaxHockeyStick(eps)
 		target := math.Min(0.999999, math.Max(h*(1+1e-2), 1e-12))
-		if comp <= target {
+		if comp <= 1.2*target || target < 1e-7 {
 			return comp, nil
 		}
 		for i := 0; i < 60; i++ {
@@ -152,6 +156,9 @@ func MultiGaussianProfile(d *noise.MultiGaussian) func(eps float64) (float64, er
 				return math.Min(target, comp), nil
 			}
 			target = math.Min(0.999999, math.Max(target*1.5, target+c.MaxShortfall*2))
+			if target >= comp {
+				return comp, nil
+			}
 		}
 		return math.Min(1, comp), nil
 	}
