@@ -154,6 +154,7 @@ func TestTable1SmallEpsilon(t *testing.T) {
 		within := func(lo, hi float64) bool { return lo >= c[2]-0.6 && hi <= c[2]+0.6 }
 		n := int(math.Ceil(gengTermsReal(p)))
 		lo, hi := span(gengPaperTerms(p, n))
+		t.Logf("(ε,δ) = (%g,%g): O ∈ [%.5f, %.5f] (gap %.3f%%, k = %d, Λ = %d) → [%.2f, %.2f]%%, paper %.2f%%", p.Epsilon, p.Delta, r.LowerBound, r.UpperBound, 100*r.Gap, r.Granularity, r.Support, lo, hi, c[2])
 		if !within(lo, hi) {
 			lo1, hi1 := span(gengPaperTerms(p, n-1))
 			t.Logf("(ε,δ) = (%g,%g): [%.2f, %.2f]%% with n = ⌈n*⌉ = %d, [%.2f, %.2f]%% with n − 1, paper %.2f%%", p.Epsilon, p.Delta, lo, hi, n, lo1, hi1, c[2])
@@ -167,5 +168,27 @@ func TestTable1SmallEpsilon(t *testing.T) {
 	t.Logf("%d cells with O > 1 checked (%d with the smaller n)", checked, smallerN)
 	if checked != 41 {
 		t.Errorf("checked %d cells, want 41", checked)
+	}
+}
+
+// The lower bound's event region (LowerSupportRule): at (ε, δ) = (0.1, 0.05),
+// k = 4, the paper's Λ_L = Λ = 8 leaves a 10.6% gap, the automatic
+// Λ_L = ⌈2A⌉ + 1 = 16 a gap of 0.14% (same upper bound); a bound on a larger
+// region is never smaller.
+func TestLowerSupportRuleTightens(t *testing.T) {
+	p := Params{Epsilon: 0.1, Delta: 0.05, Sensitivity: 1}
+	lam := SupportRule(p)
+	if got := LowerSupportRule(p); got != 16 || lam != 8 {
+		t.Fatalf("Λ = %d, Λ_L = %d, want 8 and 16", lam, got)
+	}
+	paper := optimizeT(t, p, OptimalOptions{Symmetric: true, Granularity: 4, LowerSupportMultiple: lam})
+	auto := optimizeT(t, p, OptimalOptions{Symmetric: true, Granularity: 4})
+	mid := optimizeT(t, p, OptimalOptions{Symmetric: true, Granularity: 4, LowerSupportMultiple: 12})
+	t.Logf("Λ_L = %d: LB %.5f (gap %.2f%%); 12: %.5f; %d: %.5f (gap %.2f%%); UB %.5f", lam, paper.LowerBound, 100*paper.Gap, mid.LowerBound, LowerSupportRule(p), auto.LowerBound, 100*auto.Gap, auto.UpperBound)
+	if paper.Gap < 0.05 || auto.Gap > 0.005 {
+		t.Errorf("gaps %.3f%% (Λ_L = Λ) and %.3f%% (automatic), want > 5%% and < 0.5%%", 100*paper.Gap, 100*auto.Gap)
+	}
+	if !(paper.LowerBound <= mid.LowerBound && mid.LowerBound <= auto.LowerBound) {
+		t.Errorf("lower bounds not nondecreasing in Λ_L: %v, %v, %v", paper.LowerBound, mid.LowerBound, auto.LowerBound)
 	}
 }
