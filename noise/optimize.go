@@ -179,6 +179,10 @@ type OptimalResult struct {
 	// restriction of P(π,β), an upper bound on P(π,β) itself.
 	AdaptiveParts int
 	Support       int // Λ
+	// LowerSupport is Λ_L of the best lower bound's event region
+	// [−Λ_LΔ, Λ_LΔ] (see OptimalOptions.LowerSupportMultiple; the central
+	// window of "dithered-window" lies inside it).
+	LowerSupport int
 	Refinements   int
 	Rounds        int           // cutting-plane rounds (all problems)
 	Cuts          int           // cuts in the final upper-bound LP
@@ -389,6 +393,7 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 			lbStat   OptimalResult
 			lbMethod string
 			lbK      int
+			lbLam    int
 			wg       sync.WaitGroup
 		)
 		// With a gap target the lower bound may stop as soon as it certifies
@@ -409,6 +414,7 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 				kl, dither, window := lowerGrid(p, opt, k, ref)
 				lbK = kl
 				lamL := max(1, lam+lamExtra)
+				lbLam = lamL
 				switch {
 				case dither:
 					lbMethod = "dithered"
@@ -473,7 +479,7 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 		}
 		if !opt.SkipLowerBound {
 			if lb > res.LowerBound {
-				res.LowerBound, res.LowerGranularity, res.LowerMethod = lb, lbK, lbMethod
+				res.LowerBound, res.LowerGranularity, res.LowerMethod, res.LowerSupport = lb, lbK, lbMethod, lbLam
 			}
 		}
 		res.Refinements = ref

@@ -154,7 +154,7 @@ func TestTable1SmallEpsilon(t *testing.T) {
 		within := func(lo, hi float64) bool { return lo >= c[2]-0.6 && hi <= c[2]+0.6 }
 		n := int(math.Ceil(gengTermsReal(p)))
 		lo, hi := span(gengPaperTerms(p, n))
-		t.Logf("(ε,δ) = (%g,%g): O ∈ [%.5f, %.5f] (gap %.3f%%, k = %d, Λ = %d) → [%.2f, %.2f]%%, paper %.2f%%", p.Epsilon, p.Delta, r.LowerBound, r.UpperBound, 100*r.Gap, r.Granularity, r.Support, lo, hi, c[2])
+		t.Logf("(ε,δ) = (%g,%g): O ∈ [%.5f, %.5f] (gap %.3f%%, k = %d, Λ = %d, Λ_L = %d) → [%.2f, %.2f]%%, paper %.2f%%", p.Epsilon, p.Delta, r.LowerBound, r.UpperBound, 100*r.Gap, r.Granularity, r.Support, r.LowerSupport, lo, hi, c[2])
 		if !within(lo, hi) {
 			lo1, hi1 := span(gengPaperTerms(p, n-1))
 			t.Logf("(ε,δ) = (%g,%g): [%.2f, %.2f]%% with n = ⌈n*⌉ = %d, [%.2f, %.2f]%% with n − 1, paper %.2f%%", p.Epsilon, p.Delta, lo, hi, n, lo1, hi1, c[2])
