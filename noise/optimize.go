@@ -183,14 +183,14 @@ type OptimalResult struct {
 	// [−Λ_LΔ, Λ_LΔ] (see OptimalOptions.LowerSupportMultiple; the central
 	// window of "dithered-window" lies inside it).
 	LowerSupport int
-	Refinements   int
-	Rounds        int           // cutting-plane rounds (all problems)
-	Cuts          int           // cuts in the final upper-bound LP
-	Repairs       int           // re-solves with a tightened δ after a failed certificate
-	LPTime        time.Duration // summed over both bounds (they run concurrently)
-	SearchTime    time.Duration // shortfall search, summed over both bounds
-	CertifyTime   time.Duration
-	Time          time.Duration // wall time
+	Refinements  int
+	Rounds       int           // cutting-plane rounds (all problems)
+	Cuts         int           // cuts in the final upper-bound LP
+	Repairs      int           // re-solves with a tightened δ after a failed certificate
+	LPTime       time.Duration // summed over both bounds (they run concurrently)
+	SearchTime   time.Duration // shortfall search, summed over both bounds
+	CertifyTime  time.Duration
+	Time         time.Duration // wall time
 }
 
 // Validate checks the option ranges.
