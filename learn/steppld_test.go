@@ -3,6 +3,7 @@ package learn
 import (
 	"context"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -116,5 +117,28 @@ func TestPerStepMultiGaussian1000Steps(t *testing.T) {
 	// minorant and the sup over shifts cost 8%).
 	if !(g.Epsilon >= lower && g.Epsilon <= 1.15*lower) {
 		t.Errorf("composed ε = %v, want in [reference %v, 1.15× it]", g.Epsilon, lower)
+	}
+}
+
+// TestPerStepMultiGaussianTable logs the composed ε at δ = 10⁻³ of 20 to
+// 1,600 multi-Gaussian (1, 10⁻³) updates through the PLD (BENCHMARKS.md,
+// "Private learning, round 4"); about 4 s per row, so only with
+// PRIVOPT_STEPS_TABLE=1. Each row must be a PLD statement below basic
+// composition, nondecreasing in the steps.
+func TestPerStepMultiGaussianTable(t *testing.T) {
+	if os.Getenv("PRIVOPT_STEPS_TABLE") == "" {
+		t.Skip("set PRIVOPT_STEPS_TABLE=1 for the step table (about 25 s)")
+	}
+	prev := 0.0
+	for _, steps := range []int{20, 100, 400, 800, 1000, 1600} {
+		var g Guarantee
+		if _, err := calibrate(context.Background(), IterativePrivacy{PrivacySpec: query.PrivacySpec{Epsilon: 1, Delta: 1e-3, Mechanism: MultiGaussian}, PerStep: true}, steps, &g); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d steps: (%.4g, %.3g)", steps, g.Epsilon, g.Delta)
+		if !strings.Contains(g.Statement, "privacy-loss distribution") || !(g.Epsilon < float64(steps)) || g.Epsilon < prev {
+			t.Errorf("%d steps: (%v, %v) after %v: %s", steps, g.Epsilon, g.Delta, prev, g.Statement)
+		}
+		prev = g.Epsilon
 	}
 }
