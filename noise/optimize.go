@@ -81,6 +81,13 @@ type OptimalOptions struct {
 	// (ε,δ) = (1, 0.2), ℓ₁, k = 25 it certifies a 0.3% gap where D(π,β)
 	// needs k ≈ 100 for 1%.
 	PaperLowerBound bool
+	// DitherIntervals m > 1 averages the dithered bound's LP over the dither
+	// offsets s = iβ/m, i = 0..m, by the trapezoid rule instead of the two
+	// ends (m = 1, the default): a valid bound for every m whose kink loss
+	// at 0 shrinks with m (see dither.go, "More offsets"), at one LP per
+	// offset (⌊m/2⌋ + 1 for symmetric losses). The gap target's early stop
+	// of the lower bound is not used then.
+	DitherIntervals int
 	// Symmetric restricts the density to f(x) = f(−x). The lower bound keeps the
 	// restriction only when the loss is exactly symmetric by construction (L1,
 	// L2; Loss.Symmetric): then it is without loss of generality, since the
@@ -222,6 +229,8 @@ func (o OptimalOptions) Validate() error {
 		return paramErr("CleanupSlack", o.CleanupSlack, "must be ≥ 0")
 	case o.MaxRounds < 0:
 		return paramErr("MaxRounds", o.MaxRounds, "must be ≥ 0")
+	case o.DitherIntervals < 0:
+		return paramErr("DitherIntervals", o.DitherIntervals, "must be ≥ 0")
 	}
 	return nil
 }

@@ -15,7 +15,7 @@
 //
 // Usage:
 //
-//	go run ./bench/dpdrotables [-epsilon 1] [-delta all] [-intervals 200] [-lower-k 0] [-full-events] [-lower-support 0] [-mixture]
+//	go run ./bench/dpdrotables [-epsilon 1] [-delta all] [-intervals 200] [-lower-k 0] [-full-events] [-lower-support 0] [-dither-intervals 0] [-mixture]
 package main
 
 import (
@@ -141,9 +141,10 @@ func main() {
 	lowerK := flag.Int("lower-k", 0, "granularity of the lower bound (OptimalOptions.LowerGranularity; 0: automatic)")
 	fullEvents := flag.Bool("full-events", false, "whole event region in the dithered lower bound at ε ≥ 5 (OptimalOptions.FullEventRegion)")
 	lowerSupport := flag.Int("lower-support", 0, "half-width Λ_L of the lower bound's event region (OptimalOptions.LowerSupportMultiple; 0: automatic)")
+	ditherM := flag.Int("dither-intervals", 0, "trapezoid intervals of the dithered lower bound's offsets (OptimalOptions.DitherIntervals; 0: the two ends)")
 	mixture := flag.Bool("mixture", false, "also bound the optimum by the certified staircase mixture (MixtureReference)")
 	flag.Parse()
-	opt := noise.OptimalOptions{Intervals: *intervals, LowerGranularity: *lowerK, FullEventRegion: *fullEvents, LowerSupportMultiple: *lowerSupport}
+	opt := noise.OptimalOptions{Intervals: *intervals, LowerGranularity: *lowerK, FullEventRegion: *fullEvents, LowerSupportMultiple: *lowerSupport, DitherIntervals: *ditherM}
 	cells, err := ReadTable(strings.NewReader(table4))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dpdrotables:", err)
