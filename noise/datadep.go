@@ -325,7 +325,7 @@ func ddLevel(ctx context.Context, p Params, lam, k int, edges []int, w []float64
 				// so D(0) = D(β) does not follow from a symmetric loss.
 				lb, lbErr = ditherMean([]int{0, 1}, ditherCorrection(base.Loss, p.Sensitivity/float64(k)), func(s int) (float64, error) {
 					g := newGrid(p, lam, k, base, true, scale)
-					g.ditherCost(base.Loss, s)
+					g.ditherCost(base.Loss, float64(s))
 					return solve(g)
 				})
 			} else {

@@ -174,7 +174,8 @@ func TestDataDependentSingleGroup(t *testing.T) {
 	// equal the data-independent ones.
 	for _, paper := range []bool{false, true} {
 		r := ddT(t, p, DataDependentOptions{RangeEdges: []int{0, 6}, Granularity: k, SupportMultiple: lam, PaperLowerBound: paper})
-		di := optimizeT(t, p, OptimalOptions{Granularity: k, SupportMultiple: lam, PaperLowerBound: paper})
+		// The same event region Λ_L = Λ (Optimize's default is LowerSupportRule's).
+		di := optimizeT(t, p, OptimalOptions{Granularity: k, SupportMultiple: lam, LowerSupportMultiple: lam, PaperLowerBound: paper})
 		t.Logf("single group LB %.9f (%s), data-independent LB %.9f (%s)", r.LowerBound, r.LowerMethod, di.LowerBound, di.LowerMethod)
 		if d := relDiff(r.LowerBound, di.LowerBound); !(d <= 1e-6) || r.LowerMethod != di.LowerMethod {
 			t.Errorf("single-group LB %v (%s) vs data-independent %v (%s)", r.LowerBound, r.LowerMethod, di.LowerBound, di.LowerMethod)

@@ -166,3 +166,29 @@ func TestWithSmoothnessBadInput(t *testing.T) {
 		}
 	}
 }
+
+// More dither offsets (DitherIntervals): the bound stays below the certified
+// upper bound and rises where the optimal noise has mass at 0 — at (5, 0.3),
+// k_l = 80 (central event window), from 0.055945 (m = 1) to 0.056884 (m = 4)
+// — and stays at least the m = 1 bound at (1, 0.2).
+func TestDitherIntervals(t *testing.T) {
+	for _, c := range []struct {
+		p    Params
+		k, l int
+		rise float64
+	}{{Params{5, 0.3, 1}, 25, 80, 0.01}, {Params{1, 0.2, 1}, 50, 0, 0}} {
+		one := optimizeT(t, c.p, OptimalOptions{Symmetric: true, Granularity: c.k, LowerGranularity: c.l})
+		four := optimizeT(t, c.p, OptimalOptions{Symmetric: true, Granularity: c.k, LowerGranularity: c.l, DitherIntervals: 4})
+		t.Logf("%+v: LB %.6f (m = 1), %.6f (m = 4), UB %.6f", c.p, one.LowerBound, four.LowerBound, four.UpperBound)
+		if !(four.LowerBound >= one.LowerBound*(1+c.rise)) || four.LowerBound > four.UpperBound {
+			t.Errorf("%+v: LB %v (m = 4) vs %v (m = 1), want ≥ %.0f%% higher and ≤ UB %v", c.p, four.LowerBound, one.LowerBound, 100*c.rise, four.UpperBound)
+		}
+	}
+	s, w, corr := ditherNodes(L2(), 4, 0.5)
+	if len(s) != 3 || w[0] != 0.25 || w[1] != 0.5 || w[2] != 0.25 {
+		t.Errorf("symmetric nodes %v weights %v, want 0, ¼, ½ with ¼, ½, ¼", s, w)
+	}
+	if want := L2().curvature * (0.25/24 + 0.125*0.125/12); math.Abs(corr-want) > 1e-15 {
+		t.Errorf("correction %v, want %v", corr, want)
+	}
+}

@@ -31,6 +31,13 @@ type OptimalOptions struct {
 	Granularity int
 	// SupportMultiple Λ ≥ 1: the support is [−ΛΔ, ΛΔ]. 0: the appendix rule.
 	SupportMultiple int
+	// LowerSupportMultiple Λ_L ≥ 1: the lower bound's event region is
+	// [−Λ_LΔ, Λ_LΔ] (the padding of the paper's Proposition 3 lies beyond
+	// it). Every Λ_L gives a valid lower bound; a larger one is tighter. 0:
+	// automatic, max(Λ, LowerSupportRule). The paper uses Λ_L = Λ, which at
+	// small ε leaves the bound 5–28% under the optimum: see
+	// LowerSupportRule. Refinements grow Λ_L with Λ.
+	LowerSupportMultiple int
 	// Graded uses cells of width β within FineRadius·Δ of 0 and of width
 	// CoarseFactor·β beyond (a non-uniform partition, Section 4.1) for the
 	// upper bound. The lower bound then uses the dithered relaxation on a
@@ -74,6 +81,13 @@ type OptimalOptions struct {
 	// (ε,δ) = (1, 0.2), ℓ₁, k = 25 it certifies a 0.3% gap where D(π,β)
 	// needs k ≈ 100 for 1%.
 	PaperLowerBound bool
+	// DitherIntervals m > 1 averages the dithered bound's LP over the dither
+	// offsets s = iβ/m, i = 0..m, by the trapezoid rule instead of the two
+	// ends (m = 1, the default): a valid bound for every m whose kink loss
+	// at 0 shrinks with m (see dither.go, "More offsets"), at one LP per
+	// offset (⌊m/2⌋ + 1 for symmetric losses). The gap target's early stop
+	// of the lower bound is not used then.
+	DitherIntervals int
 	// Symmetric restricts the density to f(x) = f(−x). The lower bound keeps the
 	// restriction only when the loss is exactly symmetric by construction (L1,
 	// L2; Loss.Symmetric): then it is without loss of generality, since the
@@ -172,14 +186,18 @@ type OptimalResult struct {
 	// restriction of P(π,β), an upper bound on P(π,β) itself.
 	AdaptiveParts int
 	Support       int // Λ
-	Refinements   int
-	Rounds        int           // cutting-plane rounds (all problems)
-	Cuts          int           // cuts in the final upper-bound LP
-	Repairs       int           // re-solves with a tightened δ after a failed certificate
-	LPTime        time.Duration // summed over both bounds (they run concurrently)
-	SearchTime    time.Duration // shortfall search, summed over both bounds
-	CertifyTime   time.Duration
-	Time          time.Duration // wall time
+	// LowerSupport is Λ_L of the best lower bound's event region
+	// [−Λ_LΔ, Λ_LΔ] (see OptimalOptions.LowerSupportMultiple; the central
+	// window of "dithered-window" lies inside it).
+	LowerSupport int
+	Refinements  int
+	Rounds       int           // cutting-plane rounds (all problems)
+	Cuts         int           // cuts in the final upper-bound LP
+	Repairs      int           // re-solves with a tightened δ after a failed certificate
+	LPTime       time.Duration // summed over both bounds (they run concurrently)
+	SearchTime   time.Duration // shortfall search, summed over both bounds
+	CertifyTime  time.Duration
+	Time         time.Duration // wall time
 }
 
 // Validate checks the option ranges.
@@ -195,6 +213,8 @@ func (o OptimalOptions) Validate() error {
 		return paramErr("LowerGranularity", o.LowerGranularity, "must be 0 (automatic) or ≥ 2")
 	case o.SupportMultiple < 0:
 		return paramErr("SupportMultiple", o.SupportMultiple, "must be 0 (automatic) or ≥ 1")
+	case o.LowerSupportMultiple < 0:
+		return paramErr("LowerSupportMultiple", o.LowerSupportMultiple, "must be 0 (automatic) or ≥ 1")
 	case o.Graded && (math.IsNaN(o.FineRadius) || o.FineRadius < 0):
 		return paramErr("FineRadius", o.FineRadius, "must be ≥ 0")
 	case o.CoarseFactor < 0:
@@ -209,6 +229,8 @@ func (o OptimalOptions) Validate() error {
 		return paramErr("CleanupSlack", o.CleanupSlack, "must be ≥ 0")
 	case o.MaxRounds < 0:
 		return paramErr("MaxRounds", o.MaxRounds, "must be ≥ 0")
+	case o.DitherIntervals < 0:
+		return paramErr("DitherIntervals", o.DitherIntervals, "must be ≥ 0")
 	}
 	return nil
 }
@@ -258,6 +280,29 @@ func SupportRule(p Params) int {
 	return max(1, int(math.Floor(a))+1)
 }
 
+// LowerSupportRule returns the automatic half-width Λ_L (in multiples of Δ)
+// of the lower bound's event region: ⌈2A⌉ + 1 with A the truncated Laplace
+// support of SupportRule, and at least SupportRule(p).
+//
+// Why: the lower bound D(π,β) constrains only events inside [−Λ_LΔ, Λ_LΔ];
+// the mass beyond is lumped into the padding cells (the paper's Proposition 3)
+// and never charged for the δ it would cost there. With the paper's Λ_L = Λ ≈ A
+// (where near-optimal noise ends) the bound's density can end in a cliff at the
+// region's edge for free: at small ε that leaves D(π,β) 5–28% under the
+// optimum for any β (at (ε,δ) = (0.1, 0.05), k = 4: gap 10.6% at Λ_L = 8,
+// 0.23% at 12, 0.14% at 16). Every Λ_L gives a valid bound, and the bound is
+// nondecreasing in Λ_L (the problem at Λ_L relaxes the one at Λ_L' > Λ_L by
+// lumping mass beyond Λ_L into the padding, whose cost is the loss at the
+// edge); once the bound's density leaves the padding empty, a larger region
+// cannot raise it (the density stays feasible with the same cost). Measured
+// saturation points: Λ_L ≈ 1.9A at (0.005, 0.005), 1.4A at (0.3, 10⁻³),
+// A + 1.1 at (1, 0.01); ⌈2A⌉ + 1 covers them (BENCHMARKS.md, "Private learning,
+// round 4").
+func LowerSupportRule(p Params) int {
+	a := truncatedLaplaceBound(Params{Epsilon: p.Epsilon, Delta: p.Delta * (1 - 1e-5), Sensitivity: 1})
+	return max(SupportRule(p), int(math.Ceil(2*a))+1)
+}
+
 // Optimize computes near-optimal (ε,δ)-DP additive noise for sensitivity Δ and
 // the loss in opt: the upper bound P(π,β) (an implementable piecewise-constant
 // density) and the lower bound D(π,β) of Selvi, Liu & Wiesemann (Section 4.1),
@@ -301,6 +346,12 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 	lam := opt.SupportMultiple
 	if lam == 0 {
 		lam = SupportRule(p)
+	}
+	// The lower bound's region exceeds the support by lamExtra multiples of
+	// Δ (kept through the refinements, which grow Λ).
+	lamExtra := max(0, LowerSupportRule(p)-lam)
+	if opt.LowerSupportMultiple > 0 {
+		lamExtra = opt.LowerSupportMultiple - lam
 	}
 	k := opt.Granularity
 	if k == 0 {
@@ -351,6 +402,7 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 			lbStat   OptimalResult
 			lbMethod string
 			lbK      int
+			lbLam    int
 			wg       sync.WaitGroup
 		)
 		// With a gap target the lower bound may stop as soon as it certifies
@@ -370,21 +422,23 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 				ol.Symmetric = opt.Symmetric && symLoss
 				kl, dither, window := lowerGrid(p, opt, k, ref)
 				lbK = kl
+				lamL := max(1, lam+lamExtra)
+				lbLam = lamL
 				switch {
 				case dither:
 					lbMethod = "dithered"
-					ev := lam * kl
+					ev := lamL * kl
 					if window > 0 {
 						lbMethod, ev = "dithered-window", window
 					}
 					lb, lbErr = solveLowerDither(ctx, p, ol, ev, kl, ref, &lbStat, scale, stopAt)
 				case opt.Graded || opt.coverageLB:
 					lbMethod = "coverage"
-					gl := newGrid(p, lam, kl, ol, true, scale)
+					gl := newGrid(p, lamL, kl, ol, true, scale)
 					lb, lbErr = gl.solveLowerCoverage(ctx, p, ol, ref, &lbStat, ol.Symmetric)
 				default:
 					lbMethod = "cell-infimum"
-					gl := newGrid(p, lam, kl, ol, true, scale)
+					gl := newGrid(p, lamL, kl, ol, true, scale)
 					lb, lbErr = gl.solveLower(ctx, p, ol, ref, &lbStat, ol.Symmetric, stopAt)
 				}
 			}()
@@ -434,7 +488,7 @@ func Optimize(ctx context.Context, p Params, opt OptimalOptions) (*OptimalResult
 		}
 		if !opt.SkipLowerBound {
 			if lb > res.LowerBound {
-				res.LowerBound, res.LowerGranularity, res.LowerMethod = lb, lbK, lbMethod
+				res.LowerBound, res.LowerGranularity, res.LowerMethod, res.LowerSupport = lb, lbK, lbMethod, lbLam
 			}
 		}
 		res.Refinements = ref
