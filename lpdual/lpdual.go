@@ -177,22 +177,8 @@ func mulUp(a, b float64) float64 {
 	return p
 }
 
-func mulDn(a, b float64) float64 {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	p := a * b
-	if math.IsInf(p, 0) {
-		return p
-	}
-	if math.Abs(p) < tiny {
-		return dn(p)
-	}
-	if math.FMA(a, b, -p) < 0 {
-		return dn(p)
-	}
-	return p
-}
+// mulDn returns a value ≤ a·b: −mulUp(−a, b), negation being exact.
+func mulDn(a, b float64) float64 { return -mulUp(-a, b) }
 
 // supLinear returns an upper bound on sup{r·x : r ∈ [rdn, rup], x ∈ [lo, hi]}
 // (the supremum of a convex function of r is at an end of its interval).
