@@ -16,7 +16,7 @@
 // Gaussian σ (Balle and Wang 2018), valid at ε = 1.
 //
 // Program perturbation goes through learn.Program (query.Solve): the margin
-// constraints hold jointly with probability ≥ 1 − η, η = 0.05, by Bonferroni
+// constraints hold jointly with probability ≥ 1 − η, η = 0.05 (flag -eta), by Bonferroni
 // with Gaussian quantiles; the paper imposes each constraint individually at
 // η = 0.05, which is far less conservative. A second program-perturbation
 // line does that (learn.Options.IndividualEta), and its statement says that
@@ -107,13 +107,14 @@ func main() {
 	draws := flag.Int("draws", 1000, "noise draws per strategy")
 	pairs := flag.Int("pairs", 100, "sensitivity pairs (paper: ⌈1/(ηβ)⌉ = 100)")
 	svg := flag.String("svg", "svm.svg", "SVG output")
+	eta := flag.Float64("eta", 0.05, "program perturbation's violation probability η (per row, and joint); the paper's table: 0.05, 0.01, 0.0001")
 	flag.Parse()
 	dir, err := shareddata.Dir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "svm:", err)
 		os.Exit(1)
 	}
-	rows, info, err := run(context.Background(), filepath.Join(dir, "svm-opf", "opf_feasibility_"+*caseID+".json"), *draws, *pairs)
+	rows, info, err := run(context.Background(), filepath.Join(dir, "svm-opf", "opf_feasibility_"+*caseID+".json"), *draws, *pairs, *eta)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "svm:", err)
 		os.Exit(1)
@@ -152,7 +153,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, path string, draws, pairs int) ([]row, string, error) {
+func run(ctx context.Context, path string, draws, pairs int, eta float64) ([]row, string, error) {
 	train, test, err := load(path)
 	if err != nil {
 		return nil, "", err
@@ -220,7 +221,7 @@ func run(ctx context.Context, path string, draws, pairs int) ([]row, string, err
 	for _, individual := range []bool{false, true} {
 		t1 := time.Now()
 		prog, err := learn.Prepare(ctx, train, spec, learn.Program, learn.Privacy{Epsilon: eps, Delta: delta, Mechanism: learn.AnalyticGaussian},
-			learn.Options{Eta: 0.05, Sampled: smp, DeclareProgram: true, IndividualEta: individual})
+			learn.Options{Eta: eta, Sampled: smp, DeclareProgram: true, IndividualEta: individual})
 		if err != nil {
 			return rows, info, fmt.Errorf("program perturbation: %w", err)
 		}

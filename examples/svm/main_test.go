@@ -15,7 +15,7 @@ import (
 // ordering non-private > program > output holds for the joint guarantee too.
 func TestSVMOrdering(t *testing.T) {
 	path := shareddata.Path(t, filepath.Join("svm-opf", "opf_feasibility_case14_ieee_3.json"))
-	rows, info, err := run(context.Background(), path, 1000, 100)
+	rows, info, err := run(context.Background(), path, 1000, 100, 0.05)
 	if err != nil {
 		t.Fatal(err)
 	}
