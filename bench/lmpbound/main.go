@@ -25,9 +25,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/privopt/privopt/bench/internal/cputime"
 	"github.com/privopt/privopt/bench/internal/pglibcase"
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/internal/shareddata"
@@ -73,7 +73,7 @@ func main() {
 				}
 			}
 			ctx := context.Background()
-			t0, c0 := time.Now(), cpuTime()
+			t0, c0 := time.Now(), cputime.Process()
 			cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 			if !*searchOnly {
 				cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork})
@@ -82,7 +82,7 @@ func main() {
 					continue
 				}
 			}
-			tc, cc := time.Since(t0), cpuTime()-c0
+			tc, cc := time.Since(t0), cputime.Process()-c0
 			var extra [][]float64
 			closed := "–"
 			if cert.LMP != nil {
@@ -104,15 +104,4 @@ func main() {
 				cert.PerMW/found.PerMW, tc.Seconds(), cc.Seconds(), ts.Seconds(), found.LMP, closed)
 		}
 	}
-}
-
-// cpuTime returns the process's user plus system CPU time (the certification
-// runs on one thread: on a shared machine its CPU time is the load-free
-// measure, its wall time an upper bound).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -22,9 +22,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/privopt/privopt/bench/internal/cputime"
 	"github.com/privopt/privopt/bench/internal/pglibcase"
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/internal/shareddata"
@@ -68,13 +68,13 @@ func main() {
 				}
 				base = fmt.Sprintf("%.5g", b.PerMW)
 			}
-			c0 := cpuTime()
+			c0 := cputime.Process()
 			cert, err := net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Checkable: true, TreeNodes: *nodes, Progress: os.Stderr})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				continue
 			}
-			cc := cpuTime() - c0
+			cc := cputime.Process() - c0
 			js, _ := json.Marshal(net.NewCertificateFile(cert, dom, false, 20))
 			checked, proof, mip, closed, chk, steps := "–", "–", "–", "–", "–", "–"
 			if cert.LMP != nil && cert.LMP.Proof != nil {
@@ -104,13 +104,4 @@ func main() {
 				closed, float64(len(js))/1000, cc.Seconds(), chk, steps)
 		}
 	}
-}
-
-// cpuTime returns the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -30,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/privopt/privopt/bench/internal/cputime"
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
 	_ "github.com/privopt/privopt/solver/auto" // registers auto, highs and ipm for solver.ByName
@@ -61,7 +62,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "lpconcurrent:", err)
 			os.Exit(2)
 		}
-		cpu0 := cpuTime()
+		cpu0 := cputime.Process()
 		t0 := time.Now()
 		set := solver.Settings{TimeLimit: *limit}
 		if *logIt {
@@ -74,7 +75,7 @@ func main() {
 			defer timer.Stop()
 		}
 		sol, err := b.Solve(ctx, p, set)
-		wall, cpu := time.Since(t0), cpuTime()-cpu0
+		wall, cpu := time.Since(t0), cputime.Process()-cpu0
 		select {
 		case at := <-cancelledAt:
 			fmt.Printf("%-10s returned %v after the cancellation\n", name, time.Since(at).Round(time.Millisecond))
@@ -90,14 +91,6 @@ func main() {
 			fmt.Printf("           %s\n", sol.Diagnostic)
 		}
 	}
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // peakRSSMB is the process's peak resident set size in MB (Linux reports

@@ -23,9 +23,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/privopt/privopt/bench/internal/cputime"
 	"github.com/privopt/privopt/noise"
 	_ "github.com/privopt/privopt/noise/lphighs"
 )
@@ -147,15 +147,6 @@ func largeEps(kl int) {
 	}
 }
 
-// cpuTime is the user+system CPU time of this process.
-func cpuTime() time.Duration {
-	var r syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &r); err != nil {
-		return 0
-	}
-	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
-}
-
 // adaptiveRun solves the upper bound with Intervals 2,000 at (1, 0.2), ℓ₁,
 // symmetric, SkipLowerBound, first over all cells (FullUpperLP), then over the
 // adaptive partition, and prints both values and times; then the whole
@@ -164,7 +155,7 @@ func adaptiveRun() {
 	p := noise.Params{Epsilon: 1, Delta: 0.2, Sensitivity: 1}
 	fmt.Printf("%-26s %14s %6s %7s %9s %9s %8s\n", "upper bound, 2,000 cells", "value", "k", "parts", "wall_s", "cpu_s", "cert")
 	for _, full := range []bool{true, false} {
-		c0, t0 := cpuTime(), time.Now()
+		c0, t0 := cputime.Process(), time.Now()
 		r, err := noise.Optimize(context.Background(), p, noise.OptimalOptions{Intervals: 2000, Symmetric: true, SkipLowerBound: true, FullUpperLP: full})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -174,14 +165,14 @@ func adaptiveRun() {
 		if full {
 			name = "full LP (FullUpperLP)"
 		}
-		fmt.Printf("%-26s %14.10f %6d %7d %9.3f %9.3f %8v\n", name, r.UpperBound, r.Granularity, r.Intervals, time.Since(t0).Seconds(), (cpuTime() - c0).Seconds(), r.Certificate.Certified)
+		fmt.Printf("%-26s %14.10f %6d %7d %9.3f %9.3f %8v\n", name, r.UpperBound, r.Granularity, r.Intervals, time.Since(t0).Seconds(), (cputime.Process() - c0).Seconds(), r.Certificate.Certified)
 	}
-	c0, t0 := cpuTime(), time.Now()
+	c0, t0 := cputime.Process(), time.Now()
 	r, err := noise.Optimize(context.Background(), p, noise.OptimalOptions{Intervals: 2000, Symmetric: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	fmt.Printf("Optimize, both bounds: upper %.10f, lower %.6f (%s, k = %d), gap %.3f%%, wall %.3fs, cpu %.3fs\n",
-		r.UpperBound, r.LowerBound, r.LowerMethod, r.LowerGranularity, 100*r.Gap, time.Since(t0).Seconds(), (cpuTime() - c0).Seconds())
+		r.UpperBound, r.LowerBound, r.LowerMethod, r.LowerGranularity, 100*r.Gap, time.Since(t0).Seconds(), (cputime.Process() - c0).Seconds())
 }

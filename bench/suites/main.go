@@ -56,9 +56,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/privopt/privopt/bench/internal/cputime"
 	"github.com/privopt/privopt/cbf"
 	"github.com/privopt/privopt/internal/shareddata"
 	"github.com/privopt/privopt/mathprog"
@@ -374,11 +374,11 @@ func solveOne(dir string, in *instance, backend solver.Solver, limit time.Durati
 		o.Grade, o.Status, o.Diagnostic = "fail", "read-error", err.Error()
 		return o, nil
 	}
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cputime.Process()
 	ctx, cancel := context.WithTimeout(context.Background(), limit+limit/10)
 	defer cancel()
 	sol, err := backend.Solve(ctx, p, solver.Settings{TimeLimit: limit})
-	o.Seconds, o.CPUSeconds = time.Since(start).Seconds(), (cpuTime() - cpu0).Seconds()
+	o.Seconds, o.CPUSeconds = time.Since(start).Seconds(), (cputime.Process() - cpu0).Seconds()
 	if err != nil {
 		o.Grade, o.Status, o.Diagnostic = "fail", "error", err.Error()
 		return o, nil
@@ -455,15 +455,6 @@ func grade(in *instance, st solver.Status, obj float64, maximize bool) string {
 		return "wrong"
 	}
 	return "fail"
-}
-
-// cpuTime is the CPU time (user + system) of this process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // csdpRatios summarizes the time ratios privopt/CSDP over the instances both
