@@ -24,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/privopt/privopt/bench/internal/cputime"
@@ -52,56 +51,47 @@ func main() {
 	rules := grid.DefaultMarketRules()
 	fmt.Println("| case | domain | method | certified $/MWh | found $/MWh | ratio | certify s | certify CPU s | search s | largest |π| seen | MIP closed |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
-	for _, name := range strings.Split(*cases, ",") {
-		net, err := pglibcase.Load(dir, name)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			continue
+	err = pglibcase.Each(dir, *cases, *bands, func(name string, net *grid.Network, band float64, dom grid.LoadDomain) {
+		if *domDir != "" {
+			f, err := os.Create(filepath.Join(*domDir, fmt.Sprintf("%s_%g.csv", name, band)))
+			if err == nil {
+				dom.WriteCSV(f, net)
+				f.Close()
+			}
 		}
-		for _, bs := range strings.Split(*bands, ",") {
-			band, err := strconv.ParseFloat(bs, 64)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(2)
-			}
-			dom, _ := net.LoadBand(band)
-			if *domDir != "" {
-				f, err := os.Create(filepath.Join(*domDir, fmt.Sprintf("%s_%g.csv", name, band)))
-				if err == nil {
-					dom.WriteCSV(f, net)
-					f.Close()
-				}
-			}
-			ctx := context.Background()
-			t0, c0 := time.Now(), cputime.Process()
-			cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
-			if !*searchOnly {
-				cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork})
-				if err != nil {
-					fmt.Fprintln(os.Stderr, name, err)
-					continue
-				}
-			}
-			tc, cc := time.Since(t0), cputime.Process()-c0
-			var extra [][]float64
-			closed := "–"
-			if cert.LMP != nil {
-				extra = append(extra, cert.LMP.IncumbentLoad)
-				extra = append(extra, cert.LMP.Candidates...)
-				closed = strconv.FormatBool(cert.LMP.Closed)
-			}
-			t1 := time.Now()
-			found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1, Steps: *steps, Climbs: 5, Congestion: true})
+		ctx := context.Background()
+		t0, c0 := time.Now(), cputime.Process()
+		cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
+		if !*searchOnly {
+			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
-				continue
+				return
 			}
-			ts := time.Since(t1)
-			if cert.Reason != "" {
-				fmt.Fprintf(os.Stderr, "%s ±%g: %s\n", name, band, cert.Reason)
-			}
-			fmt.Printf("| %s | ±%g%% | %s | %.4g | %.4g | %.3g | %.1f | %.1f | %.1f | %.4g | %s |\n", name, 100*band, cert.Method, cert.PerMW, found.PerMW,
-				cert.PerMW/found.PerMW, tc.Seconds(), cc.Seconds(), ts.Seconds(), found.LMP, closed)
 		}
+		tc, cc := time.Since(t0), cputime.Process()-c0
+		var extra [][]float64
+		closed := "–"
+		if cert.LMP != nil {
+			extra = append(extra, cert.LMP.IncumbentLoad)
+			extra = append(extra, cert.LMP.Candidates...)
+			closed = strconv.FormatBool(cert.LMP.Closed)
+		}
+		t1 := time.Now()
+		found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1, Steps: *steps, Climbs: 5, Congestion: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, name, err)
+			return
+		}
+		ts := time.Since(t1)
+		if cert.Reason != "" {
+			fmt.Fprintf(os.Stderr, "%s ±%g: %s\n", name, band, cert.Reason)
+		}
+		fmt.Printf("| %s | ±%g%% | %s | %.4g | %.4g | %.3g | %.1f | %.1f | %.1f | %.4g | %s |\n", name, 100*band, cert.Method, cert.PerMW, found.PerMW,
+			cert.PerMW/found.PerMW, tc.Seconds(), cc.Seconds(), ts.Seconds(), found.LMP, closed)
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lmpbound:", err)
+		os.Exit(2)
 	}
 }

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/privopt/privopt/bench/internal/cputime"
@@ -45,63 +44,54 @@ func main() {
 	rules := grid.DefaultMarketRules()
 	fmt.Println("| case | domain | method | checked | proof $/MWh | HiGHS MIP $/MWh | baseline $/MWh | tree closed | size kB | certify CPU s | check s | LP bounds checked |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
-	for _, name := range strings.Split(*cases, ",") {
-		net, err := pglibcase.Load(dir, name)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			continue
-		}
-		for _, bs := range strings.Split(*bands, ",") {
-			band, err := strconv.ParseFloat(bs, 64)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(2)
-			}
-			dom, _ := net.LoadBand(band)
-			ctx := context.Background()
-			base := "–"
-			if *baseline {
-				b, err := net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit})
-				if err != nil {
-					fmt.Fprintln(os.Stderr, name, err)
-					continue
-				}
-				base = fmt.Sprintf("%.5g", b.PerMW)
-			}
-			c0 := cputime.Process()
-			cert, err := net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Checkable: true, TreeNodes: *nodes, Progress: os.Stderr})
+	err = pglibcase.Each(dir, *cases, *bands, func(name string, net *grid.Network, band float64, dom grid.LoadDomain) {
+		ctx := context.Background()
+		base := "–"
+		if *baseline {
+			b, err := net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
-				continue
+				return
 			}
-			cc := cputime.Process() - c0
-			js, _ := json.Marshal(net.NewCertificateFile(cert, dom, false, 20))
-			checked, proof, mip, closed, chk, steps := "–", "–", "–", "–", "–", "–"
-			if cert.LMP != nil && cert.LMP.Proof != nil {
-				mip = fmt.Sprintf("%.5g", max(cert.LMP.MaxPrice, cert.LMP.MinPrice))
-				proof = fmt.Sprintf("%.5g", cert.LMP.Proof.PerMW)
-				closed = "no tree"
-				if tr := cert.LMP.Proof.Trees; len(tr) > 0 {
-					nodes := 0
-					for _, t := range tr {
-						nodes += len(t.Nodes)
-					}
-					closed = fmt.Sprintf("%v (%d trees, %d nodes)", cert.LMP.Proof.TreesClosed, len(tr), nodes)
-				}
-				t1 := time.Now()
-				r, err := net.CheckLMPProof(ctx, dom, rules, cert.LMP.Proof)
-				chk = fmt.Sprintf("%.2f", time.Since(t1).Seconds())
-				if err != nil {
-					checked = "no: " + err.Error()
-				} else {
-					checked = "yes"
-					steps = strconv.Itoa(r.Steps)
-				}
-			} else if cert.Method != "lmp-bound" {
-				checked = "n/a (" + cert.Method + ")"
-			}
-			fmt.Printf("| %s | ±%g%% | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %s | %s |\n", name, 100*band, cert.Method, checked, proof, mip, base,
-				closed, float64(len(js))/1000, cc.Seconds(), chk, steps)
+			base = fmt.Sprintf("%.5g", b.PerMW)
 		}
+		c0 := cputime.Process()
+		cert, err := net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Checkable: true, TreeNodes: *nodes, Progress: os.Stderr})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, name, err)
+			return
+		}
+		cc := cputime.Process() - c0
+		js, _ := json.Marshal(net.NewCertificateFile(cert, dom, false, 20))
+		checked, proof, mip, closed, chk, steps := "–", "–", "–", "–", "–", "–"
+		if cert.LMP != nil && cert.LMP.Proof != nil {
+			mip = fmt.Sprintf("%.5g", max(cert.LMP.MaxPrice, cert.LMP.MinPrice))
+			proof = fmt.Sprintf("%.5g", cert.LMP.Proof.PerMW)
+			closed = "no tree"
+			if tr := cert.LMP.Proof.Trees; len(tr) > 0 {
+				nodes := 0
+				for _, t := range tr {
+					nodes += len(t.Nodes)
+				}
+				closed = fmt.Sprintf("%v (%d trees, %d nodes)", cert.LMP.Proof.TreesClosed, len(tr), nodes)
+			}
+			t1 := time.Now()
+			r, err := net.CheckLMPProof(ctx, dom, rules, cert.LMP.Proof)
+			chk = fmt.Sprintf("%.2f", time.Since(t1).Seconds())
+			if err != nil {
+				checked = "no: " + err.Error()
+			} else {
+				checked = "yes"
+				steps = strconv.Itoa(r.Steps)
+			}
+		} else if cert.Method != "lmp-bound" {
+			checked = "n/a (" + cert.Method + ")"
+		}
+		fmt.Printf("| %s | ±%g%% | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %s | %s |\n", name, 100*band, cert.Method, checked, proof, mip, base,
+			closed, float64(len(js))/1000, cc.Seconds(), chk, steps)
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lmpcert:", err)
+		os.Exit(2)
 	}
 }

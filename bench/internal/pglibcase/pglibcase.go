@@ -6,6 +6,8 @@
 package pglibcase
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,4 +40,32 @@ func Load(dir, name string) (*grid.Network, error) {
 		net.Load[i] *= scale
 	}
 	return net, nil
+}
+
+// Each calls fn for every case of the comma-separated list cases (Load from
+// dir) and every domain half-width of the comma-separated list bands (the
+// box ±band around the case's loads, grid.Network.LoadBand). A case that
+// does not load is reported on stderr and skipped; a band that does not parse
+// is an error, returned before any case is loaded.
+func Each(dir, cases, bands string, fn func(name string, net *grid.Network, band float64, dom grid.LoadDomain)) error {
+	var bs []float64
+	for _, s := range strings.Split(bands, ",") {
+		b, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("band %q: %w", s, err)
+		}
+		bs = append(bs, b)
+	}
+	for _, name := range strings.Split(cases, ",") {
+		net, err := Load(dir, name)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			continue
+		}
+		for _, b := range bs {
+			dom, _ := net.LoadBand(b)
+			fn(name, net, b, dom)
+		}
+	}
+	return nil
 }
