@@ -725,6 +725,10 @@ type kktModel struct {
 	zUp, zLo     []int
 	mcW          []int
 	nu           []int // per segment: the strong-duality row's ν̄_s
+	// primalRows, primalCols: the market LP's rows and columns with the
+	// cost row and the subgradient cuts come first; those rows touch only
+	// those columns (the primal part of the program, a relaxation of it).
+	primalRows, primalCols int
 }
 
 // buildKKT lays out the KKT program maximizing sign·π_i over the buses sel
@@ -784,6 +788,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		}
 		b.row(rhs, math.Inf(1), idx, val)
 	}
+	primalRows, primalCols := len(b.rlo), len(b.cost)
 	pi, muUp, muLo := n.addDual(b, ev, piLo, piHi)
 	// Strong duality, implied at integer points and stated for the
 	// relaxation: cost(x) ≤ Σ_j π_j (r_j + d_j) − Σ_l (μ⁺_l u_l − μ⁻_l w_l) −
@@ -871,7 +876,8 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 	// Branches: μ⁺ > 0 ⇒ flow = FlowMax; μ⁻ > 0 ⇒ flow = FlowMin.
 	// The flow range of each limited branch over the program, FlowMin..FlowMax
 	// or tighter (ev.FlowLo/FlowHi from bound tightening).
-	k := &kktModel{b: b, m: m, pi: pi, muUp: muUp, muLo: muLo, sel: sel, segA: segA, segZ: segZ, shedE: shedE, curtE: curtE, mcW: mcW, nu: nus}
+	k := &kktModel{b: b, m: m, pi: pi, muUp: muUp, muLo: muLo, sel: sel, segA: segA, segZ: segZ, shedE: shedE, curtE: curtE, mcW: mcW, nu: nus,
+		primalRows: primalRows, primalCols: primalCols}
 	k.zUp, k.zLo = make([]int, len(m.flow)), make([]int, len(m.flow))
 	for l := range k.zUp {
 		k.zUp[l], k.zLo[l] = -1, -1
@@ -997,9 +1003,12 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		}
 		k.b.integer = nil // the linear relaxation
 		ev.rec.mark("pass")
-		// Without presolve every solve starts from the previous basis.
+		// Without presolve every solve starts from the previous basis; only
+		// the objective changes between solves, so the basis stays primal
+		// feasible and the primal simplex continues from it.
 		topt := hopt
 		topt.Presolve = "off"
+		topt.Simplex = "primal"
 		lp, err := k.b.build(topt)
 		if err != nil {
 			return err
@@ -1035,7 +1044,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				}
 			}
 		}
-		solved, skipped, iters := 0, 0, 0
+		solved, skipped, iters, screened := 0, 0, 0, 0
 		// Per kind of bound (flows, congestion duals, upper prices, lower
 		// prices): LPs, simplex iterations, bounds improved by more than 1%.
 		var kind int
@@ -1044,22 +1053,25 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		t1 := time.Now()
 		// maximize Σ val·x_idx; ok false when the relaxation is not solved
 		// to optimality (bound unchanged).
+		// on is the program the LPs run on: the relaxation, or (screening)
+		// its primal part.
+		on, onCost, onSize := lp, cost, size
 		max := func(idx []int, val []float64) (float64, bool, error) {
 			if stop || work <= 0 {
 				stop = true
 				return 0, false, nil
 			}
 			for q, j := range idx {
-				cost[j] = val[q]
+				onCost[j] = val[q]
 			}
-			err := lp.SetCosts(cost)
+			err := on.SetCosts(onCost)
 			for _, j := range idx {
-				cost[j] = 0
+				onCost[j] = 0
 			}
 			if err != nil {
 				return 0, false, err
 			}
-			r, err := lp.Solve(ctx)
+			r, err := on.Solve(ctx)
 			if err != nil {
 				return 0, false, err
 			}
@@ -1073,7 +1085,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			iters += r.Iterations
 			kindLPs[kind]++
 			kindIters[kind] += r.Iterations
-			work -= float64(r.Iterations) * size
+			work -= float64(r.Iterations) * onSize
 			observe(r)
 			ev.rec.solved(r)
 			last = r.X
@@ -1100,58 +1112,103 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		}
 		// All upper flows, then all lower flows (consecutive objectives
 		// alike: fewer simplex iterations from the previous basis).
-		kind = 0
-		for _, dir := range []float64{1, -1} {
-			for l := 0; l < nl; l++ {
-				if k.m.flow[l] < 0 {
-					continue
-				}
-				cols := make([]int, len(k.m.bfBus[l]))
-				val := make([]float64, len(cols))
-				for q, j := range k.m.bfBus[l] {
-					cols[q], val[q] = k.m.theta[j], dir*k.m.bfVal[l][q]
-				}
-				span := n.FlowMax[l] - n.FlowMin[l]
-				// A limit already known not to bind needs no further
-				// tightening of that end of the range (its dual is 0 and it
-				// has no complementarity rule; only the row bound would
-				// tighten).
-				if (dir > 0 && ev.MuUp[l] == 0) || (dir < 0 && ev.MuLo[l] == 0) {
-					continue
-				}
-				if dir > 0 {
-					if useless(fHi[l], ev.FlowHi[l], span) {
+		flows := func(screen *highs.LP) error {
+			kind = 0
+			for _, dir := range []float64{1, -1} {
+				for l := 0; l < nl; l++ {
+					if k.m.flow[l] < 0 {
 						continue
 					}
-				} else if useless(-fLo[l], -ev.FlowLo[l], span) {
-					continue
-				}
-				v, ok, err := max(cols, val)
-				if err != nil {
-					lp.Close()
-					return err
-				}
-				if !ok {
-					continue
-				}
-				f := dir*v + n.Pfinj[l]
-				if hi := f + margin(f); dir > 0 && hi < ev.FlowHi[l] {
-					improve(ev.FlowHi[l], hi, span)
-					ev.FlowHi[l] = hi
-					ev.rec.step("flow_hi", l, hi)
-				}
-				if lo := f - margin(f); dir < 0 && lo > ev.FlowLo[l] {
-					improve(lo, ev.FlowLo[l], span)
-					ev.FlowLo[l] = lo
-					ev.rec.step("flow_lo", l, lo)
-				}
-				// The new range holds at every KKT point: impose it on the
-				// live relaxation at once (the next LPs of the pass see it).
-				if err := lp.SetRowBounds(k.m.flow[l], math.Max(n.FlowMin[l], ev.FlowLo[l])-n.Pfinj[l], math.Min(n.FlowMax[l], ev.FlowHi[l])-n.Pfinj[l]); err != nil {
-					lp.Close()
-					return err
+					cols := make([]int, len(k.m.bfBus[l]))
+					val := make([]float64, len(cols))
+					for q, j := range k.m.bfBus[l] {
+						cols[q], val[q] = k.m.theta[j], dir*k.m.bfVal[l][q]
+					}
+					span := n.FlowMax[l] - n.FlowMin[l]
+					// A limit already known not to bind needs no further
+					// tightening of that end of the range (its dual is 0 and it
+					// has no complementarity rule; only the row bound would
+					// tighten).
+					if (dir > 0 && ev.MuUp[l] == 0) || (dir < 0 && ev.MuLo[l] == 0) {
+						continue
+					}
+					if dir > 0 {
+						if useless(fHi[l], ev.FlowHi[l], span) {
+							continue
+						}
+					} else if useless(-fLo[l], -ev.FlowLo[l], span) {
+						continue
+					}
+					v, ok, err := max(cols, val)
+					if err != nil {
+						return err
+					}
+					if !ok {
+						continue
+					}
+					f := dir*v + n.Pfinj[l]
+					if hi := f + margin(f); dir > 0 && hi < ev.FlowHi[l] {
+						improve(ev.FlowHi[l], hi, span)
+						ev.FlowHi[l] = hi
+						ev.rec.step("flow_hi", l, hi)
+					}
+					if lo := f - margin(f); dir < 0 && lo > ev.FlowLo[l] {
+						improve(lo, ev.FlowLo[l], span)
+						ev.FlowLo[l] = lo
+						ev.rec.step("flow_lo", l, lo)
+					}
+					// The new range holds at every KKT point: impose it on the
+					// live relaxation at once (the next LPs of the pass see it).
+					rlo, rhi := math.Max(n.FlowMin[l], ev.FlowLo[l])-n.Pfinj[l], math.Min(n.FlowMax[l], ev.FlowHi[l])-n.Pfinj[l]
+					if err := lp.SetRowBounds(k.m.flow[l], rlo, rhi); err != nil {
+						return err
+					}
+					if screen != nil {
+						if err := screen.SetRowBounds(k.m.flow[l], rlo, rhi); err != nil {
+							return err
+						}
+					}
 				}
 			}
+			return nil
+		}
+		if pass == 0 {
+			// Screening: the flow ranges over the primal part of the
+			// relaxation (market LP, cost row, cuts), a relaxation of it
+			// with a quarter of its size; each LP's dual, zero on the
+			// other rows, is a dual of the same LP over the whole
+			// relaxation (the other columns enter no primal row), so the
+			// proof checks it there unchanged.
+			pb, err := k.b.prefix(k.primalRows, k.primalCols)
+			if err != nil {
+				lp.Close()
+				return err
+			}
+			screen, err := pb.build(topt)
+			if err == nil {
+				err = screen.SetObjectiveSense(true)
+			}
+			if err == nil {
+				on, onCost, onSize = screen, make([]float64, len(pb.cost)), float64(len(pb.cost)+len(pb.rlo))
+				err = flows(screen)
+				screen.Close()
+				on, onCost, onSize = lp, cost, size
+			}
+			if err != nil {
+				lp.Close()
+				return err
+			}
+			screened = solved
+			for l := range fHi {
+				fHi[l], fLo[l] = math.Inf(-1), math.Inf(1)
+			}
+			for j := range obsHi {
+				obsHi[j], obsLo[j] = math.Inf(-1), math.Inf(1)
+			}
+		}
+		if err := flows(nil); err != nil {
+			lp.Close()
+			return err
 		}
 		pruned0 := 0
 		ev.rec.mark("prune")
@@ -1283,11 +1340,15 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		ev.TighteningPasses++
 		ev.PrunedLimits = pruned0
 		var hi float64
+		below := 0
 		for _, i := range vars {
 			hi = math.Max(hi, math.Max(piHi[i], -piLo[i]))
+			if math.Max(piHi[i], -piLo[i]) < 0.99*rules.MaxPrice() {
+				below++
+			}
 		}
-		progress(w, "lmp-bound: tightening pass %d: %d of %d branch limits cannot bind, largest price bound %.6g $/MWh (%d LPs, %d simplex iterations, %d skipped, %.1f s; largest relative gain %.3g; LPs/iterations/bounds improved >1%% for flows %d/%d/%d, duals %d/%d/%d, upper prices %d/%d/%d, lower prices %d/%d/%d)",
-			pass+1, pruned0, 2*nl, hi, solved, iters, skipped, time.Since(t1).Seconds(), gain,
+		progress(w, "lmp-bound: tightening pass %d: %d of %d branch limits cannot bind, largest price bound %.6g $/MWh (%d of %d varying buses below the cap; %d LPs (%d screening), %d simplex iterations, %d skipped, %.1f s, work left %.3g; largest relative gain %.3g; LPs/iterations/bounds improved >1%% for flows %d/%d/%d, duals %d/%d/%d, upper prices %d/%d/%d, lower prices %d/%d/%d)",
+			pass+1, pruned0, 2*nl, hi, below, len(vars), solved, screened, iters, skipped, time.Since(t1).Seconds(), work, gain,
 			kindLPs[0], kindIters[0], kindGains[0], kindLPs[1], kindIters[1], kindGains[1], kindLPs[2], kindIters[2], kindGains[2], kindLPs[3], kindIters[3], kindGains[3])
 		if stop || gain < 0.01 {
 			break

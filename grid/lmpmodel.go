@@ -48,6 +48,24 @@ func (b *lpBuilder) row(lo, hi float64, idx []int, val []float64) int {
 	return r
 }
 
+// prefix returns the program of b's first rows rows and cols columns
+// (objective zero, integrality dropped): a relaxation of b when no entry of
+// those rows lies in a later column (checked: an error names the entry).
+func (b *lpBuilder) prefix(rows, cols int) (*lpBuilder, error) {
+	p := &lpBuilder{cost: make([]float64, cols), lo: append([]float64(nil), b.lo[:cols]...), hi: append([]float64(nil), b.hi[:cols]...)}
+	p.rlo, p.rhi = append([]float64(nil), b.rlo[:rows]...), append([]float64(nil), b.rhi[:rows]...)
+	for k, r := range b.ri {
+		if r >= rows {
+			continue
+		}
+		if b.rj[k] >= cols {
+			return nil, fmt.Errorf("grid: row %d of the prefix has an entry in column %d (of %d)", r, b.rj[k], cols)
+		}
+		p.ri, p.rj, p.rv = append(p.ri, r), append(p.rj, b.rj[k]), append(p.rv, b.rv[k])
+	}
+	return p, nil
+}
+
 // build creates the HiGHS LP (integrality set when integer columns exist).
 func (b *lpBuilder) build(o highs.Options) (*highs.LP, error) {
 	lp := highs.NewLP(o)

@@ -184,6 +184,12 @@ func (in *instance) applyOptions(o *Options) error {
 	if o.Presolve != "" {
 		add(in.setString("presolve", o.Presolve))
 	}
+	switch o.Simplex {
+	case "dual":
+		add(in.setInt("simplex_strategy", 1))
+	case "primal":
+		add(in.setInt("simplex_strategy", 4))
+	}
 	if o.PrimalFeasibilityTolerance > 0 {
 		add(in.setDouble("primal_feasibility_tolerance", o.PrimalFeasibilityTolerance))
 	}

@@ -504,6 +504,7 @@ func TestOptionsValidate(t *testing.T) {
 	bad := []Options{
 		{Method: "barrier"},
 		{Presolve: "maybe"},
+		{Simplex: "barrier"},
 		{PrimalFeasibilityTolerance: -1},
 		{DualFeasibilityTolerance: math.NaN()},
 		{Settings: solver.Settings{TimeLimit: -1}},

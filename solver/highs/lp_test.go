@@ -257,3 +257,52 @@ func TestLPUnboundedAndInfeasible(t *testing.T) {
 		t.Fatalf("got %v %+v, want unbounded", err, res)
 	}
 }
+
+// TestLPSimplexPrimal re-solves one LP under a sequence of objectives (the
+// pattern of bound tightening: only the costs change) with Simplex "primal"
+// and "dual": every optimum agrees with the standard-form backend's, and the
+// primal simplex's duals satisfy c − Aᵀλ = reduced costs.
+func TestLPSimplexPrimal(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 4))
+	n, k := 40, 60
+	rows, lo, up := cutRows(rng, n, k)
+	lps := map[string]*LP{}
+	for _, s := range []string{"primal", "dual"} {
+		lp := NewLP(Options{Simplex: s, Presolve: "off"})
+		defer lp.Close()
+		zero, ten := make([]float64, n), make([]float64, n)
+		for j := range ten {
+			ten[j] = 10
+		}
+		if err := lp.AddColumns(zero, zero, ten); err != nil {
+			t.Fatal(err)
+		}
+		if err := lp.AddRows(lo, up, rows); err != nil {
+			t.Fatal(err)
+		}
+		lps[s] = lp
+	}
+	for trial := 0; trial < 12; trial++ {
+		c := make([]float64, n)
+		for j := range c {
+			c[j] = rng.Float64() - 0.7
+		}
+		std := solve(t, stdFormOf(c, []*sparse.CSC{rows}, [][]float64{up}))
+		for s, lp := range lps {
+			if err := lp.SetCosts(c); err != nil {
+				t.Fatal(err)
+			}
+			res, err := lp.Solve(ctx)
+			if err != nil || res.Status != solver.Optimal {
+				t.Fatalf("%s, objective %d: %v %v", s, trial, err, res)
+			}
+			if !near(res.Objective, std.Objective, 1e-9) {
+				t.Errorf("%s, objective %d: %v, standard-form backend %v", s, trial, res.Objective, std.Objective)
+			}
+			if s == "primal" {
+				checkLPDuals(t, c, []*sparse.CSC{rows}, res)
+			}
+		}
+	}
+}

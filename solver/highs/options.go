@@ -22,6 +22,12 @@ type Options struct {
 	Method string
 	// Presolve is "" or "choose" (default: on), "on" or "off".
 	Presolve string
+	// Simplex is HiGHS's simplex_strategy: "" (HiGHS's choice: the dual
+	// simplex), "dual" or "primal". After a change of the objective only,
+	// the previous basis stays primal feasible and the primal simplex
+	// continues from it (bound tightening in package grid: about 5 times
+	// fewer iterations than the dual simplex on a 300-bus KKT relaxation).
+	Simplex string
 	// PrimalFeasibilityTolerance bounds the primal residual of an optimal
 	// solution (HiGHS default 1e-7).
 	PrimalFeasibilityTolerance float64
@@ -68,6 +74,11 @@ func (o *Options) Validate() error {
 	case "", "choose", "on", "off":
 	default:
 		return fmt.Errorf("highs: Presolve is %q, must be \"choose\", \"on\" or \"off\"", o.Presolve)
+	}
+	switch o.Simplex {
+	case "", "dual", "primal":
+	default:
+		return fmt.Errorf("highs: Simplex is %q, must be \"dual\" or \"primal\"", o.Simplex)
 	}
 	for _, t := range []struct {
 		name string
