@@ -983,6 +983,15 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 // passes passes, when a pass tightens nothing by more than 1%, or when the
 // work (simplex iterations × (rows + columns)) is spent (bounds found until
 // then are kept: each is valid on its own).
+//
+// Before the first pass, the limits of radial branches that are slack at an
+// optimum (leafSlack) get their duals fixed at 0 without an LP. The first
+// pass bounds the flows first over the primal part of the relaxation (the
+// market LP with the cost row and the cuts, a quarter of its rows and
+// columns; its duals are duals over the whole relaxation), then over the
+// whole. Every LP runs the primal simplex from the previous basis (only the
+// objective changes): on 300_ieee ±10% the first pass took 54,475 simplex
+// iterations where the dual simplex took 277,131, for the same bounds.
 func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, cuts []subgradientCut, need []bool, vars []int, passes int, work float64, w io.Writer) error {
 	nl := n.NumBranches()
@@ -993,6 +1002,11 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 	vary := make([]bool, n.NumBuses())
 	for _, j := range vars {
 		vary[j] = true
+	}
+	if m, err := n.newMarketLP(newLPBuilder(), dom, rules); err != nil {
+		return err
+	} else if c := n.pruneLeaves(m, ev); c > 0 {
+		progress(w, "lmp-bound: %d limits of radial branches are slack at an optimum (duals fixed at 0, no LP)", c)
 	}
 	cand := &loadCandidates{keep: 32}
 	defer func() { ev.Candidates, ev.workLeft = cand.loads(), math.Max(0, work) }()

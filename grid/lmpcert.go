@@ -44,7 +44,12 @@ import (
 //  4. The backstop bounds from VMid (recomputed); the three subgradient cuts
 //     V(d) ≥ v + πᵀ(d − d_k), each proven over all d ∈ D from its dual.
 //  5. The price boxes: LPs over the dual polyhedron, duals.
-//  6. Bound tightening: each pass's relaxation rebuilt from the proven
+//  6. Radial limits slack at an optimum (leafSlack, re-derived from the
+//     network, the domain and ShedMax, CurtMax), then bound tightening: the
+//     first pass's flow bounds come from LPs over the primal part of its
+//     relaxation, whose duals are duals over the whole relaxation (zero on
+//     the other rows, whose columns enter no primal row); each pass's
+//     relaxation rebuilt from the proven
 //     bounds; each tightened flow, congestion-dual or price bound proven by
 //     its dual over the live relaxation (with the bounds and the big-M rows
 //     imposed before it, in the producer's order); limits pruned by
@@ -100,7 +105,9 @@ type LMPCutProof struct {
 // bookkeeping, replayed), or a bound: "flow_hi", "flow_lo" (branch K's flow
 // ≤ / ≥ X), "mu_up", "mu_lo" (branch K's congestion dual ≤ X), "pi_hi",
 // "pi_lo" (bus K's price ≤ / ≥ X), with the dual Y of the LP maximizing the
-// bounded quantity (negated for a lower bound).
+// bounded quantity (negated for a lower bound), or "leaf_up", "leaf_lo"
+// (branch K's upper / lower limit is slack at an optimum by the leaf
+// argument of leafSlack: its dual is fixed at 0; no dual, re-derived).
 type LMPStep struct {
 	Op string         `json:"op"`
 	K  int            `json:"k,omitempty"`
@@ -353,6 +360,7 @@ type proofChecker struct {
 	// to the bound instead of rejected; repaired counts them.
 	repair   bool
 	repaired int
+	m        *marketLP // the market LP's layout (the leaf steps read it)
 }
 
 // repairTol is the largest relative shortfall repair mends.
@@ -744,6 +752,7 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	if err := c.checkStructure(m); err != nil {
 		return nil, err
 	}
+	c.m = m
 	market := lpOf(b)
 	c.theta = n.thetaBoxes(m, market, c.ptdfOK)
 	for j, col := range m.theta {
@@ -981,6 +990,28 @@ func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgr
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+		}
+		if st.Op == "leaf_up" || st.Op == "leaf_lo" {
+			up := st.Op == "leaf_up"
+			if st.K < 0 || st.K >= nl || !n.leafSlack(c.m, ev, st.K, up) {
+				return fmt.Errorf("%w: step %d (%s %d): not a radial limit slack at an optimum", ErrNotCertified, q, st.Op, st.K)
+			}
+			col := -1
+			if up {
+				ev.MuUp[st.K] = 0
+				if k != nil {
+					col = k.muUp[st.K]
+				}
+			} else {
+				ev.MuLo[st.K] = 0
+				if k != nil {
+					col = k.muLo[st.K]
+				}
+			}
+			if col >= 0 {
+				lp.Lo[col], lp.Hi[col] = 0, 0
+			}
+			continue
 		}
 		if st.Op != "pass" && k == nil {
 			return fmt.Errorf("%w: step %d (%s) before the first pass", ErrNotCertified, q, st.Op)

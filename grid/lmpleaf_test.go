@@ -1,0 +1,112 @@
+package grid
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+)
+
+// The leaf argument on 118_ieee ±10%: it fixes 8 radial limits' duals at 0,
+// and at sampled loads of the domain (vertices and interior points) the
+// market LP's optimal duals of those limits are 0 (an independent solve:
+// complementary slackness makes every optimal dual 0 there).
+func TestLeafSlackDuals(t *testing.T) {
+	n := pglibNet(t, "118_ieee")
+	dom, _ := n.LoadBand(0.1)
+	rules := DefaultMarketRules()
+	ctx := context.Background()
+	ev, reason, err := n.lmpBound(ctx, dom, rules, LMPBoundOptions{TighteningPasses: -1, MIPWork: 1})
+	if err != nil || ev == nil {
+		t.Fatalf("lmpBound: %v %s", err, reason)
+	}
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var up, lo []int
+	for l := range ev.MuUp {
+		if n.leafSlack(m, ev, l, true) {
+			up = append(up, l)
+		}
+		if n.leafSlack(m, ev, l, false) {
+			lo = append(lo, l)
+		}
+	}
+	if len(up)+len(lo) != 8 {
+		t.Errorf("%d upper and %d lower radial limits, want 8 in all", len(up), len(lo))
+	}
+	hopt := highs.Options{}
+	hopt.Threads = 1
+	lp, err := b.build(hopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lp.Close()
+	rng := rand.New(rand.NewPCG(11, 3))
+	for trial := 0; trial < 16; trial++ {
+		for _, j := range m.vars {
+			x := dom.Lo[j] + rng.Float64()*(dom.Hi[j]-dom.Lo[j])
+			if trial%2 == 0 {
+				x = dom.Lo[j]
+				if rng.IntN(2) == 1 {
+					x = dom.Hi[j]
+				}
+			}
+			if err := lp.SetColumnBounds(m.d[j], x, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := lp.Solve(ctx)
+		if err != nil || r.Status != solver.Optimal {
+			t.Fatalf("market LP: %v %v", err, r.Status)
+		}
+		for _, l := range append(append([]int(nil), up...), lo...) {
+			if y := r.RowDual[m.flow[l]]; math.Abs(y) > 1e-7 {
+				t.Errorf("trial %d: radial branch %d has congestion dual %v", trial, l, y)
+			}
+		}
+	}
+	// A branch whose two ends both have other branches is never slack by
+	// the argument.
+	deg := make([]int, n.NumBuses())
+	for q := range m.bfBus {
+		for _, j := range m.bfBus[q] {
+			deg[j]++
+		}
+	}
+	for l := range ev.MuUp {
+		if m.flow[l] >= 0 && deg[m.bfBus[l][0]] > 1 && deg[m.bfBus[l][1]] > 1 && (n.leafSlack(m, ev, l, true) || n.leafSlack(m, ev, l, false)) {
+			t.Errorf("branch %d between two meshed buses passes the leaf test", l)
+		}
+	}
+}
+
+// A proof whose leaf step names a meshed branch is refused.
+func TestLeafStepTampered(t *testing.T) {
+	n := pglibNet(t, "30_ieee")
+	dom, _ := n.LoadBand(0.1)
+	rules := MarketRules{PriceCap: 1000}
+	c, _ := certifyCheckable(t, n, dom, rules)
+	q := -1
+	for i, st := range c.LMP.Proof.Steps {
+		if st.Op == "leaf_up" || st.Op == "leaf_lo" {
+			q = i
+			break
+		}
+	}
+	if q < 0 {
+		t.Fatal("30_ieee ±10%: no leaf step in the proof")
+	}
+	// Branch 0 (buses 1–2) is meshed.
+	p := cloneProof(t, c.LMP.Proof)
+	p.Steps[q].K = 0
+	if _, err := n.CheckLMPProof(context.Background(), dom, rules, p); !errors.Is(err, ErrNotCertified) {
+		t.Errorf("leaf step on a meshed branch accepted (err %v)", err)
+	}
+}
