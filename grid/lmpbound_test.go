@@ -397,7 +397,7 @@ func TestLMPBoundReproducibleUnderLoad(t *testing.T) {
 	dom, _ := n.LoadBand(0.3)
 	rules := DefaultMarketRules()
 	ctx := context.Background()
-	opt := LMPBoundOptions{TighteningPasses: 3, TighteningWork: 5e7, MIPWork: 3e6}
+	opt := LMPBoundOptions{TighteningPasses: 1, TighteningWork: 3e7, MIPWork: 3e6}
 	certify := func() ([]byte, *CostCertificate) {
 		c, err := n.CertifyCostBound(ctx, dom, 1, rules, opt)
 		if err != nil {
