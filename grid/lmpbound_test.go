@@ -258,37 +258,12 @@ func TestLMPTighteningContainsOptima(t *testing.T) {
 	if ev.TighteningPasses == 0 || ev.PrunedLimits == 0 {
 		t.Errorf("no tightening: %d passes, %d pruned limits", ev.TighteningPasses, ev.PrunedLimits)
 	}
-	b := newLPBuilder()
-	m, err := n.newMarketLP(b, dom, rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hopt := highs.Options{}
-	hopt.Threads = 1
-	lp, err := b.build(hopt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, lp := marketLPOf(t, n, dom, rules)
 	defer lp.Close()
 	rng := rand.New(rand.NewPCG(5, 9))
 	var found float64
 	for trial := 0; trial < 30; trial++ {
-		for _, j := range m.vars {
-			x := dom.Lo[j] + rng.Float64()*(dom.Hi[j]-dom.Lo[j])
-			if trial%2 == 0 { // a vertex
-				x = dom.Lo[j]
-				if rng.IntN(2) == 1 {
-					x = dom.Hi[j]
-				}
-			}
-			if err := lp.SetColumnBounds(m.d[j], x, x); err != nil {
-				t.Fatal(err)
-			}
-		}
-		r, err := lp.Solve(ctx)
-		if err != nil || r.Status != solver.Optimal {
-			t.Fatalf("market LP: %v %v", err, r.Status)
-		}
+		r := solveAtSample(t, lp, m, dom, rng, trial%2 == 0)
 		for l, row := range m.flow {
 			if row < 0 {
 				continue
@@ -320,6 +295,46 @@ func TestLMPTighteningContainsOptima(t *testing.T) {
 	if !ev.Closed || per > 1.5*found {
 		t.Errorf("certified %v (closed %v): not within 1.5× the sampled price %v", per, ev.Closed, found)
 	}
+}
+
+// marketLPOf lays out the market LP over dom and builds it in HiGHS.
+func marketLPOf(t *testing.T, n *Network, dom LoadDomain, rules MarketRules) (*marketLP, *highs.LP) {
+	t.Helper()
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hopt := highs.Options{}
+	hopt.Threads = 1
+	lp, err := b.build(hopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, lp
+}
+
+// solveAtSample solves the market LP lp (layout m) at a random load of the
+// domain: a vertex, or a uniform interior point.
+func solveAtSample(t *testing.T, lp *highs.LP, m *marketLP, dom LoadDomain, rng *rand.Rand, vertex bool) *highs.LPResult {
+	t.Helper()
+	for _, j := range m.vars {
+		x := dom.Lo[j] + rng.Float64()*(dom.Hi[j]-dom.Lo[j])
+		if vertex {
+			x = dom.Lo[j]
+			if rng.IntN(2) == 1 {
+				x = dom.Hi[j]
+			}
+		}
+		if err := lp.SetColumnBounds(m.d[j], x, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := lp.Solve(context.Background())
+	if err != nil || r.Status != solver.Optimal {
+		t.Fatalf("market LP: %v %v", err, r.Status)
+	}
+	return r
 }
 
 // recheckChange solves the two DC-OPFs of the pair a search reports, with

@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/privopt/privopt/solver"
-	"github.com/privopt/privopt/solver/highs"
 )
 
 // The leaf argument on 118_ieee ±10%: it fixes 8 radial limits' duals at 0,
@@ -24,11 +22,8 @@ func TestLeafSlackDuals(t *testing.T) {
 	if err != nil || ev == nil {
 		t.Fatalf("lmpBound: %v %s", err, reason)
 	}
-	b := newLPBuilder()
-	m, err := n.newMarketLP(b, dom, rules)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, lp := marketLPOf(t, n, dom, rules)
+	defer lp.Close()
 	var up, lo []int
 	for l := range ev.MuUp {
 		if n.leafSlack(m, ev, l, true) {
@@ -41,31 +36,9 @@ func TestLeafSlackDuals(t *testing.T) {
 	if len(up)+len(lo) != 8 {
 		t.Errorf("%d upper and %d lower radial limits, want 8 in all", len(up), len(lo))
 	}
-	hopt := highs.Options{}
-	hopt.Threads = 1
-	lp, err := b.build(hopt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lp.Close()
 	rng := rand.New(rand.NewPCG(11, 3))
 	for trial := 0; trial < 16; trial++ {
-		for _, j := range m.vars {
-			x := dom.Lo[j] + rng.Float64()*(dom.Hi[j]-dom.Lo[j])
-			if trial%2 == 0 {
-				x = dom.Lo[j]
-				if rng.IntN(2) == 1 {
-					x = dom.Hi[j]
-				}
-			}
-			if err := lp.SetColumnBounds(m.d[j], x, x); err != nil {
-				t.Fatal(err)
-			}
-		}
-		r, err := lp.Solve(ctx)
-		if err != nil || r.Status != solver.Optimal {
-			t.Fatalf("market LP: %v %v", err, r.Status)
-		}
+		r := solveAtSample(t, lp, m, dom, rng, trial%2 == 0)
 		for _, l := range append(append([]int(nil), up...), lo...) {
 			if y := r.RowDual[m.flow[l]]; math.Abs(y) > 1e-7 {
 				t.Errorf("trial %d: radial branch %d has congestion dual %v", trial, l, y)
