@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
 )
 
 // The leaf argument on 118_ieee ±10%: it fixes 8 radial limits' duals at 0,
