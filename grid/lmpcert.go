@@ -361,6 +361,7 @@ type proofChecker struct {
 	repair   bool
 	repaired int
 	m        *marketLP // the market LP's layout (the leaf steps read it)
+	bridge   []bool    // bridgeSlack's limits (computed at the first leaf step)
 }
 
 // repairTol is the largest relative shortfall repair mends.
@@ -993,7 +994,10 @@ func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgr
 		}
 		if st.Op == "leaf_up" || st.Op == "leaf_lo" {
 			up := st.Op == "leaf_up"
-			if st.K < 0 || st.K >= nl || !n.leafSlack(c.m, ev, st.K, up) {
+			if c.bridge == nil {
+				c.bridge = n.bridgeSlack(c.m, ev)
+			}
+			if st.K < 0 || st.K >= nl || !(c.bridge[st.K] || n.leafSlack(c.m, ev, st.K, up)) {
 				return fmt.Errorf("%w: step %d (%s %d): not a radial limit slack at an optimum", ErrNotCertified, q, st.Op, st.K)
 			}
 			col := -1

@@ -123,18 +123,19 @@ func (n *Network) leafOf(m *marketLP, j, l int, s float64) bool {
 	return cnt == 2
 }
 
-// pruneLeaves fixes at 0 the congestion duals of the limits leafSlack
-// proves slack (recording a "leaf_up"/"leaf_lo" step each) and returns their
-// number.
+// pruneLeaves fixes at 0 the congestion duals of the limits leafSlack or
+// bridgeSlack proves slack (recording a "leaf_up"/"leaf_lo" step each) and
+// returns their number.
 func (n *Network) pruneLeaves(m *marketLP, ev *LMPEvidence) int {
 	cnt := 0
+	bridge := n.bridgeSlack(m, ev)
 	for l := range ev.MuUp {
 		for _, up := range []bool{true, false} {
 			mu, op := &ev.MuUp[l], "leaf_up"
 			if !up {
 				mu, op = &ev.MuLo[l], "leaf_lo"
 			}
-			if *mu > 0 && n.leafSlack(m, ev, l, up) {
+			if *mu > 0 && (bridge[l] || n.leafSlack(m, ev, l, up)) {
 				*mu = 0
 				cnt++
 				if ev.rec != nil {
@@ -144,4 +145,146 @@ func (n *Network) pruneLeaves(m *marketLP, ev *LMPEvidence) int {
 		}
 	}
 	return cnt
+}
+
+// Pure-load subnetworks behind a bridge. Let branch l be a bridge (its
+// removal disconnects the network) and S the side without the reference
+// bus, with no units, no phase shifters (Pfinj = 0 on the branches of S and
+// on l, so that Pbusinj on S is a constant withdrawal, e.g. a shunt),
+// positive susceptances there (so that DC flows run from higher to lower
+// angles: acyclic), and Λ = Σ_{j ∈ S} max(|Lo_j + Pbusinj_j|, |Hi_j + Pbusinj_j|).
+// Take any optimal dispatch at any d ∈ D and move every backstop of S to
+// the bridge's other end k (the net amount, as shedding or curtailment at
+// k): the cost does not rise (the two moved amounts cost the same per MW,
+// and shedding and curtailment at one bus cancel at a saving of
+// PriceCap − PriceFloor per MW), flows outside S ∪ {l} do not change, and
+// S is served from k: its DC flow carries injections −d_j − Pbusinj_j from the bridge,
+// an acyclic flow whose sources total at most Λ, so every branch of S ∪ {l}
+// carries at most Λ, and a branch of S that is itself a bridge exactly the
+// load behind it, at most its own side's Λ. When these bounds are strictly
+// below every limit there, and the
+// moved backstops fit (σ_k, κ_k plus |S| backstops ≤ (|S| + 1)·max(ShedMax,
+// CurtMax) ≤ the capacity), the point is feasible, hence optimal, and all
+// these limits are slack at it: their duals are 0 at every optimal dual.
+
+// bridgeSlack returns, per branch, whether both its limits are slack at an
+// optimum by the argument above.
+func (n *Network) bridgeSlack(m *marketLP, ev *LMPEvidence) []bool {
+	nb, nl := n.NumBuses(), n.NumBranches()
+	slack := make([]bool, nl)
+	adj := make([][]int, nb) // branch indices per bus
+	for l := range m.bfBus {
+		for _, j := range m.bfBus[l] {
+			adj[j] = append(adj[j], l)
+		}
+	}
+	isRef := make([]bool, nb)
+	for _, r := range n.RefBus {
+		isRef[r] = true
+	}
+	hasUnit := make([]bool, nb)
+	for _, b := range n.GenBus {
+		hasUnit[b] = true
+	}
+	seen := make([]int, nb)
+	for j := range seen {
+		seen[j] = -1
+	}
+	lam := make([]float64, nl) // Λ of each bridge's side without the reference bus (NaN: not a bridge)
+	for l := range lam {
+		lam[l] = math.NaN()
+	}
+	var cands [][]int // per eligible bridge: it and the branches of its side
+	for l := range m.bfBus {
+		if len(m.bfBus[l]) != 2 {
+			continue
+		}
+		// The component of each end without branch l.
+		var side []int
+		var ref bool
+		for end := 0; end < 2; end++ {
+			start := m.bfBus[l][end]
+			stack, comp, hasRef, reached := []int{start}, []int{start}, isRef[start], false
+			seen[start] = 2*l + end
+			for len(stack) > 0 && !reached {
+				j := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, q := range adj[j] {
+					if q == l {
+						continue
+					}
+					for _, b := range m.bfBus[q] {
+						if b == m.bfBus[l][1-end] {
+							reached = true
+						}
+						if seen[b] != 2*l+end {
+							seen[b] = 2*l + end
+							stack, comp = append(stack, b), append(comp, b)
+							hasRef = hasRef || isRef[b]
+						}
+					}
+				}
+			}
+			if reached {
+				break // not a bridge
+			}
+			if !hasRef {
+				side, ref = comp, false
+				break
+			}
+			ref = true
+		}
+		if side == nil || ref {
+			continue
+		}
+		k := m.bfBus[l][0]
+		if k == side[0] {
+			k = m.bfBus[l][1]
+		}
+		in := make(map[int]bool, len(side))
+		lambda := 0.0
+		ok := n.Pfinj[l] == 0
+		for _, j := range side {
+			in[j] = true
+			ok = ok && !hasUnit[j]
+			lambda += math.Max(math.Abs(m.dom.Lo[j]+n.Pbusinj[j]), math.Abs(m.dom.Hi[j]+n.Pbusinj[j]))
+		}
+		lam[l] = relUp(lambda)
+		if !ok || !m.shedAt[k] || !m.curtAt[k] || float64(len(side)+1)*math.Max(ev.ShedMax, ev.CurtMax) > m.capacity {
+			continue
+		}
+		branches := []int{l}
+		for _, j := range side {
+			for _, q := range adj[j] {
+				if q != l && m.bfBus[q][0] == j && (len(m.bfBus[q]) < 2 || in[m.bfBus[q][1]]) {
+					branches = append(branches, q)
+				}
+			}
+		}
+		cands = append(cands, branches)
+	}
+	// At l's moved point the flow of a branch q of S ∪ {l} is at most Λ_S,
+	// and exactly the load behind q when q is itself a bridge (its side
+	// lies in S): at most its own Λ_q. Every limit there must be strictly
+	// above that bound (the moved point is then feasible and they are all
+	// slack at it).
+	for _, branches := range cands {
+		ok := true
+		lamS := lam[branches[0]]
+		for _, q := range branches {
+			b := lamS
+			if !math.IsNaN(lam[q]) {
+				b = math.Min(b, lam[q])
+			}
+			if n.Pfinj[q] != 0 || !(n.B[q] > 0) || !(b < n.FlowMax[q]) || !(b < -n.FlowMin[q]) {
+				ok = false
+			}
+		}
+		if ok {
+			for _, q := range branches {
+				slack[q] = true
+			}
+		}
+	}
+	return slack
 }

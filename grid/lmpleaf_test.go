@@ -35,6 +35,14 @@ func TestLeafSlackDuals(t *testing.T) {
 	if len(up)+len(lo) != 8 {
 		t.Errorf("%d upper and %d lower radial limits, want 8 in all", len(up), len(lo))
 	}
+	bridged := 0
+	for l, ok := range n.bridgeSlack(m, ev) {
+		if ok && m.flow[l] >= 0 {
+			up, lo = append(up, l), append(lo, l)
+			bridged++
+		}
+	}
+	t.Logf("%d limits slack by the leaf argument, %d branches behind bridges", 8, bridged)
 	rng := rand.New(rand.NewPCG(11, 3))
 	for trial := 0; trial < 16; trial++ {
 		r := solveAtSample(t, lp, m, dom, rng, trial%2 == 0)
