@@ -11,7 +11,11 @@
 // Usage:
 //
 //	go run ./bench/lmpbound [-cases 5_pjm,14_ieee,...] [-bands 0.1,0.3] [-time-limit 60s] [-domain-dir DIR]
-//	    [-search-only] [-search-steps 3000] [-tightening-work W] [-tightening-passes P] [-mip-work W]
+//	    [-search-only] [-search-steps 3000] [-tightening-work W] [-tightening-passes P] [-mip-work W] [-checkable]
+//
+// With -checkable the certification records the checkable proof
+// (LMPBoundOptions.Checkable), which is then checked by
+// grid.Network.CheckLMPProof (its value and time on standard error).
 //
 // A case name may carry a load scale after "x", e.g. 118_ieee x1.336.
 package main
@@ -41,6 +45,7 @@ func main() {
 	work := flag.Float64("tightening-work", 0, "LMPBoundOptions.TighteningWork (0: the default for the time limit)")
 	passes := flag.Int("tightening-passes", 0, "LMPBoundOptions.TighteningPasses (0: the default)")
 	mipWork := flag.Float64("mip-work", 0, "LMPBoundOptions.MIPWork, work units (0: the default for the time limit)")
+	checkable := flag.Bool("checkable", false, "record the checkable proof and check it (LMPBoundOptions.Checkable)")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -63,13 +68,21 @@ func main() {
 		t0, c0 := time.Now(), cputime.Process()
 		cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 		if !*searchOnly {
-			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork})
+			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				return
 			}
 		}
 		tc, cc := time.Since(t0), cputime.Process()-c0
+		if *checkable && cert.LMP != nil && cert.LMP.Proof != nil {
+			chk, err := net.CheckLMPProof(ctx, dom, rules, cert.LMP.Proof)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "%s ±%g: the proof does not check: %v\n", name, band, err)
+			} else {
+				fmt.Fprintf(os.Stderr, "%s ±%g: proof checks: %.6g $/MWh, %d LP bounds, %.2f s\n", name, band, chk.PerMW, chk.Steps, chk.Seconds)
+			}
+		}
 		var extra [][]float64
 		closed := "–"
 		if cert.LMP != nil {
