@@ -84,9 +84,9 @@ type LMPBoundOptions struct {
 	// published number — does not depend on the machine's speed or load:
 	// bound tightening gets TighteningWork (default 2.4·10⁷ work units per
 	// second, about three quarters of TimeLimit on one core) and the KKT MIP
-	// MIPWork (default 8·10⁶ units per second) plus what the tightening left
-	// unused (split evenly between the two MIPs when the price floor is
-	// negative). A work unit is one simplex iteration times the rows plus
+	// MIPWork (default 8·10⁶ units per second) plus a third of what the
+	// tightening left unused (the ratio of the two rates; split evenly
+	// between the two MIPs when the price floor is negative). A work unit is one simplex iteration times the rows plus
 	// columns of the program it runs on (the MIP's LP-iteration limit is its
 	// work divided by the KKT program's rows plus columns). Wall time enters
 	// only through MIPTimeLimit, a safety net.
@@ -483,7 +483,10 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	if ev.MIPWork <= 0 {
 		ev.MIPWork = 8e6 * opt.TimeLimit.Seconds()
 	}
-	mipWork := ev.MIPWork + ev.workLeft // deterministic: the tightening's unused work
+	// Deterministic: plus the tightening's unused work, converted at the two
+	// default rates (a MIP's work unit costs about three times a tightening
+	// LP's: 8·10⁶ against 2.4·10⁷ units per second).
+	mipWork := ev.MIPWork + ev.workLeft/3
 	if F < 0 {
 		mipWork /= 2
 	}
