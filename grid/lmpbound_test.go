@@ -412,7 +412,7 @@ func TestLMPBoundReproducibleUnderLoad(t *testing.T) {
 	dom, _ := n.LoadBand(0.3)
 	rules := DefaultMarketRules()
 	ctx := context.Background()
-	opt := LMPBoundOptions{TighteningPasses: 1, TighteningWork: 3e7, MIPWork: 3e6}
+	opt := LMPBoundOptions{TighteningPasses: 1, TighteningWork: 3e7, MIPWork: 1.5e7}
 	certify := func() ([]byte, *CostCertificate) {
 		c, err := n.CertifyCostBound(ctx, dom, 1, rules, opt)
 		if err != nil {
