@@ -148,8 +148,15 @@ type LMPEvidence struct {
 	CostGap      float64 `json:"cost_gap"`       // G = LocalCostMax − VMin
 	VMid         float64 `json:"v_mid"`          // V at the domain's centre (plus a 1e-6 relative margin)
 	RefCostMax   float64 `json:"ref_cost_max"`   // max over D of the centre's dispatch repaired by local backstops
-	ShedMax      float64 `json:"shed_max_mw"`    // bound on each shedding backstop at an optimum
-	CurtMax      float64 `json:"curt_max_mw"`    // bound on each curtailment backstop at an optimum
+	// LDRCostMax bounds V(d) over D by the cost of a robust linear decision
+	// rule (see lmpldr.go; plus its balance-residual term), LDRCostGap =
+	// LDRCostMax − VMin is the gap of the congestion dual bounds it gives;
+	// both 0 without a rule, LDRNote then says why.
+	LDRCostMax float64 `json:"ldr_cost_max,omitempty"`
+	LDRCostGap float64 `json:"ldr_cost_gap,omitempty"`
+	LDRNote    string  `json:"ldr_note,omitempty"`
+	ShedMax    float64 `json:"shed_max_mw"` // bound on each shedding backstop at an optimum
+	CurtMax    float64 `json:"curt_max_mw"` // bound on each curtailment backstop at an optimum
 	// MuUp, MuLo bound the congestion duals of each branch's upper and lower
 	// limit (Network branch order; 0 for an absent limit).
 	MuUp []float64 `json:"mu_up"`
@@ -225,6 +232,8 @@ type LMPEvidence struct {
 	// LegacySeconds reads the wall time that certificate files written
 	// before it left the JSON carry; it is never set, so never written.
 	LegacySeconds float64 `json:"seconds,omitempty"`
+	// ldrRows are the decision rules' rows of the KKT program (addLDRRows).
+	ldrRows []ldrRow
 	// workLeft is the tightening work left unused (it goes to the MIP);
 	// mipSize the rows plus columns of the last KKT MIP built.
 	workLeft float64
@@ -386,7 +395,6 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	}
 	ev.LocalCostMax, ev.CostGap = lc.max, lc.gap(ev.VMin)
 	ev.RefCostMax = refCostMax(ev.VMid, dom, m.vars, rules)
-	lc.backstopBounds(ev, m, rules)
 
 	// C. Congestion dual bounds.
 	nl := n.NumBranches()
@@ -405,6 +413,10 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			progress(opt.Progress, "lmp-bound: a branch has b ≤ 0: price box proven by %d LPs (|π| < %.6g)", len(ev.rec.p.PiBoxSteps), ev.rec.p.PiBox)
 		}
 	}
+	if err := n.ldrStep(ctx, hopt, m, b, ev, opt.Progress); err != nil {
+		return nil, "", err
+	}
+	lc.backstopBounds(ev, m, rules)
 	for l := 0; l < nl && !opt.Checkable; l++ {
 		if m.flow[l] < 0 {
 			continue
@@ -785,6 +797,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.row(rhs, math.Inf(1), idx, val)
 	}
 	pi, muUp, muLo := n.addDual(b, ev, piLo, piHi)
+	addLDRRows(b, m, ev.ldrRows, cidx, cval, muUp, muLo)
 	// Strong duality, implied at integer points and stated for the
 	// relaxation: cost(x) ≤ Σ_j π_j (r_j + d_j) − Σ_l (μ⁺_l u_l − μ⁻_l w_l) −
 	// Σ_s w_s ν̄_s with ν̄_s ≥ max(0, π_b − c_s) and each product π_j d_j of a

@@ -41,6 +41,7 @@ func main() {
 	work := flag.Float64("tightening-work", 0, "LMPBoundOptions.TighteningWork (0: the default for the time limit)")
 	passes := flag.Int("tightening-passes", 0, "LMPBoundOptions.TighteningPasses (0: the default)")
 	mipWork := flag.Float64("mip-work", 0, "LMPBoundOptions.MIPWork, work units (0: the default for the time limit)")
+	checkable := flag.Bool("checkable", true, "LMPBoundOptions.Checkable: certify with a proof checkable without a solver (as privopt certify does by default)")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -63,7 +64,7 @@ func main() {
 		t0, c0 := time.Now(), cputime.Process()
 		cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 		if !*searchOnly {
-			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork})
+			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				return
