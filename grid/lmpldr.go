@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"time"
 
 	"github.com/privopt/privopt/lpdual"
@@ -191,8 +190,7 @@ func (n *Network) solveLDR(ctx context.Context, hopt highs.Options, m *marketLP,
 	var rules []*LMPDecisionRule
 	for _, ratio := range []bool{false, true} {
 		for iter := 0; iter < 30; iter++ {
-			t0 := time.Now()
-			rule, x0v, Xv, t, status, err := n.ldrLP(ctx, hopt, m, mb, gens, busOf, coef, konst, ptdf, moves, margin, flowShift, active, h, ratio, vmin)
+			_, x0v, Xv, t, status, err := n.ldrLP(ctx, hopt, m, mb, gens, busOf, coef, konst, ptdf, moves, margin, flowShift, active, h, ratio, vmin)
 			if err != nil {
 				return nil, "", err
 			}
@@ -202,7 +200,6 @@ func (n *Network) solveLDR(ctx context.Context, hopt highs.Options, m *marketLP,
 				}
 				return nil, fmt.Sprintf("its robust LP is %v", status), nil
 			}
-			_ = rule
 			// Check every limited branch's robust row at the solution.
 			added := 0
 			for _, i := range limited {
@@ -230,9 +227,6 @@ func (n *Network) solveLDR(ctx context.Context, hopt highs.Options, m *marketLP,
 					active[l] = true
 					added++
 				}
-			}
-			if os.Getenv("LDR_DEBUG") != "" {
-				fmt.Fprintf(os.Stderr, "ldr: ratio %v iter %d active %d added %d t %v %v %.1fs\n", ratio, iter, len(active), added, t, status, time.Since(t0).Seconds())
 			}
 			if added == 0 {
 				pt := make([]float64, ncol)
