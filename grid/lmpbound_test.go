@@ -397,9 +397,7 @@ func TestLMPBoundReproducibleUnderLoad(t *testing.T) {
 	dom, _ := n.LoadBand(0.3)
 	rules := DefaultMarketRules()
 	ctx := context.Background()
-	// (MIPWork 1.2·10⁷: with the decision rules' rows the KKT program is
-	// smaller and 3·10⁶ falls below the MIP's root budget.)
-	opt := LMPBoundOptions{TighteningPasses: 3, TighteningWork: 5e7, MIPWork: 1.2e7}
+	opt := LMPBoundOptions{TighteningPasses: 3, TighteningWork: 5e7, MIPWork: 3e6}
 	certify := func() ([]byte, *CostCertificate) {
 		c, err := n.CertifyCostBound(ctx, dom, 1, rules, opt)
 		if err != nil {

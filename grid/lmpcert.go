@@ -31,7 +31,11 @@ import (
 //
 //  1. VMin ≤ min over D of V: the market LP over (x, d ∈ D), dual.
 //  2. LocalCostMax (x₀'s cost, closed form) and G = LocalCostMax − VMin, the
-//     congestion dual bounds G/(u − Pfinj), recomputed.
+//     congestion dual bounds G/(u − Pfinj), recomputed; then each decision
+//     rule (DecisionRules, lmpldr.go) checked robustly feasible in
+//     outward-rounded arithmetic, its cost bound, gap and slacks recomputed,
+//     the bounds lowered to G_rule/slack and its row added to the KKT
+//     programs rebuilt below.
 //  3. VMid ≥ V(centre): the centre's dispatch x̂ and, for the residuals of
 //     its floating-point balance, boxes containing an optimal dual:
 //     π ∈ [F − S, C + S] with S = Σ_l max(μ̄⁺_l, μ̄⁻_l) (the price difference

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
@@ -144,8 +145,26 @@ func TestLDRProofTampered(t *testing.T) {
 	n := pglibNet(t, "5_pjm")
 	dom, _ := n.LoadBand(0.1)
 	rules := MarketRules{PriceCap: 1000}
-	c, _ := certifyCheckable(t, n, dom, rules)
+	ctx := context.Background()
+	c, err := n.CertifyLMPBound(ctx, dom, 1, rules, LMPBoundOptions{Checkable: true, DecisionRules: true, TimeLimit: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Method != "lmp-bound" || c.LMP.Proof == nil {
+		t.Fatalf("%s certificate without a proof (%s)", c.Method, c.Reason)
+	}
 	p := c.LMP.Proof
+	chk, err := n.CheckLMPProof(ctx, dom, rules, cloneProof(t, p))
+	if err != nil {
+		t.Fatalf("the untampered proof through JSON: %v", err)
+	}
+	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Starts: 4, Steps: 40, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chk.PerMW < s.LMP*(1-1e-9) {
+		t.Errorf("proof with decision rules %v below a price found, %v", chk.PerMW, s.LMP)
+	}
 	if len(p.DecisionRules) == 0 {
 		t.Fatalf("no decision rule in the proof (%s)", c.LMP.LDRNote)
 	}
@@ -158,7 +177,6 @@ func TestLDRProofTampered(t *testing.T) {
 		t.Fatal(err)
 	}
 	seg := m.p[0]
-	ctx := context.Background()
 	cases := []struct {
 		name, want string
 		edit       func(p *LMPProof)
@@ -201,4 +219,32 @@ func TestLDRProofTampered(t *testing.T) {
 			t.Errorf("%s: checker says %v, want an error naming %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// A certificate with decision rules but no proof is verified by
+// re-derivation (the option is recorded), and its bound is at least the
+// largest price the search finds.
+func TestLDRRederived(t *testing.T) {
+	n := pglibNet(t, "5_pjm")
+	dom, _ := n.LoadBand(0.3)
+	rules := MarketRules{PriceCap: 1000}
+	ctx := context.Background()
+	c, err := n.CertifyLMPBound(ctx, dom, 1, rules, LMPBoundOptions{DecisionRules: true, TimeLimit: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Method != "lmp-bound" || !c.LMP.DecisionRules || !(c.LMP.LDRCostGap > 0 && c.LMP.LDRCostGap < c.LMP.CostGap) {
+		t.Fatalf("%s certificate, rules %v, gap %v against %v (%s)", c.Method, c.LMP.DecisionRules, c.LMP.LDRCostGap, c.LMP.CostGap, c.LMP.LDRNote)
+	}
+	if err := n.VerifyCostCertificateContext(ctx, c, dom); err != nil {
+		t.Fatal(err)
+	}
+	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Starts: 4, Steps: 40, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PerMW < s.LMP*(1-1e-9) {
+		t.Errorf("certified %v below a price found, %v", c.PerMW, s.LMP)
+	}
+	t.Logf("certified %.6g, found %.6g; gap %.6g (local-balance %.6g)", c.PerMW, s.LMP, c.LMP.LDRCostGap, c.LMP.CostGap)
 }
