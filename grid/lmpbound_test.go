@@ -17,7 +17,6 @@ import (
 
 	"github.com/privopt/privopt/internal/shareddata"
 	"github.com/privopt/privopt/solver"
-	"github.com/privopt/privopt/solver/highs"
 )
 
 // pglibNet reads a PGLib case with its quadratic costs as 20 secant
@@ -258,17 +257,7 @@ func TestLMPTighteningContainsOptima(t *testing.T) {
 	if ev.TighteningPasses == 0 || ev.PrunedLimits == 0 {
 		t.Errorf("no tightening: %d passes, %d pruned limits", ev.TighteningPasses, ev.PrunedLimits)
 	}
-	b := newLPBuilder()
-	m, err := n.newMarketLP(b, dom, rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hopt := highs.Options{}
-	hopt.Threads = 1
-	lp, err := b.build(hopt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _, lp := marketLPSolver(t, n, dom, rules)
 	defer lp.Close()
 	rng := rand.New(rand.NewPCG(5, 9))
 	var found float64

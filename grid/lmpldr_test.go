@@ -12,10 +12,9 @@ import (
 	"github.com/privopt/privopt/solver/highs"
 )
 
-// ldrRules solves the decision rules of a network and domain with the
-// producer's code (solveLDR) and evaluates them (evalLDR) with wide price
-// boxes.
-func ldrRules(t *testing.T, n *Network, dom LoadDomain, rules MarketRules) (*marketLP, *lpBuilder, float64, []*LMPDecisionRule) {
+// marketLPSolver lays out the market LP over dom and builds it in HiGHS
+// (one thread); the caller closes the LP.
+func marketLPSolver(t *testing.T, n *Network, dom LoadDomain, rules MarketRules) (*marketLP, *lpBuilder, *highs.LP) {
 	t.Helper()
 	b := newLPBuilder()
 	m, err := n.newMarketLP(b, dom, rules)
@@ -28,11 +27,21 @@ func ldrRules(t *testing.T, n *Network, dom LoadDomain, rules MarketRules) (*mar
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, b, lp
+}
+
+// ldrRules solves the decision rules of a network and domain with the
+// producer's code (solveLDR), and returns them with min over D of V.
+func ldrRules(t *testing.T, n *Network, dom LoadDomain, rules MarketRules) (*marketLP, *lpBuilder, float64, []*LMPDecisionRule) {
+	t.Helper()
+	m, b, lp := marketLPSolver(t, n, dom, rules)
 	defer lp.Close()
 	r, err := lp.Solve(context.Background())
 	if err != nil || r.Status != solver.Optimal {
 		t.Fatalf("min over the domain: %v %v", err, r.Status)
 	}
+	hopt := highs.Options{}
+	hopt.Threads = 1
 	rs, why, err := n.solveLDR(context.Background(), hopt, m, b, r.Objective)
 	if err != nil || len(rs) == 0 {
 		t.Fatalf("no decision rule: %q %v", why, err)
@@ -59,8 +68,8 @@ func TestLDRAtVertices(t *testing.T) {
 			wide[j] = 1e4
 		}
 		rng := rand.New(rand.NewPCG(1, 2))
-		hopt := highs.Options{}
-		hopt.Threads = 1
+		_, _, vlp := marketLPSolver(t, n, dom, rules)
+		defer vlp.Close()
 		for q, rule := range rs {
 			lb, err := n.evalLDR(m, mb, rule, negated(wide), wide)
 			if err != nil {
@@ -105,17 +114,12 @@ func TestLDRAtVertices(t *testing.T) {
 					t.Errorf("%s rule %d: cost %v at a vertex above the bound %v", name, q, cost, lb.costMax)
 				}
 				// V(d) and its duals.
-				b := newLPBuilder()
-				mm, err := n.newMarketLP(b, LoadDomain{Lo: d, Hi: d}, rules)
-				if err != nil {
-					t.Fatal(err)
+				for _, j := range m.vars {
+					if err := vlp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
+						t.Fatal(err)
+					}
 				}
-				lp, err := b.build(hopt)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := lp.Solve(context.Background())
-				lp.Close()
+				r, err := vlp.Solve(context.Background())
 				if err != nil || r.Status != solver.Optimal {
 					t.Fatalf("V(d): %v %v", err, r.Status)
 				}
@@ -123,7 +127,7 @@ func TestLDRAtVertices(t *testing.T) {
 					t.Errorf("%s rule %d: V(d) %v above the rule's cost %v", name, q, r.Objective, cost)
 				}
 				g := lb.costMax - vmin
-				for l, row := range mm.flow {
+				for l, row := range m.flow {
 					if row < 0 {
 						continue
 					}
