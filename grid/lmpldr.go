@@ -192,7 +192,7 @@ func (n *Network) solveLDR(ctx context.Context, hopt highs.Options, m *marketLP,
 	var rules []*LMPDecisionRule
 	for _, ratio := range []bool{false, true} {
 		for iter := 0; iter < 30; iter++ {
-			_, x0v, Xv, t, status, err := n.ldrLP(ctx, hopt, m, mb, gens, busOf, coef, konst, ptdf, moves, margin, flowShift, active, h, ratio, vmin)
+			x0v, Xv, t, status, err := n.ldrLP(ctx, hopt, m, mb, gens, busOf, coef, konst, ptdf, moves, margin, flowShift, active, h, ratio, vmin)
 			if err != nil {
 				return nil, "", err
 			}
@@ -263,7 +263,7 @@ func (n *Network) solveLDR(ctx context.Context, hopt highs.Options, m *marketLP,
 // objective cost − vmin·t). It returns the point and slopes (divided by t)
 // and t (1 without ratio).
 func (n *Network) ldrLP(ctx context.Context, hopt highs.Options, m *marketLP, mb *lpBuilder, gens, busOf []int, coef, konst []float64, ptdf [][]float64,
-	moves func(c, k int) bool, margin func(float64) float64, flowShift []float64, active map[int]bool, h []float64, ratio bool, vmin float64) (bool, []float64, [][]float64, float64, solver.Status, error) {
+	moves func(c, k int) bool, margin func(float64) float64, flowShift []float64, active map[int]bool, h []float64, ratio bool, vmin float64) ([]float64, [][]float64, float64, solver.Status, error) {
 	ncol, nv := len(mb.cost), len(m.vars)
 	b := newLPBuilder()
 	tc := -1
@@ -357,7 +357,7 @@ func (n *Network) ldrLP(ctx context.Context, hopt highs.Options, m *marketLP, mb
 			hrow(ptdf[j][l], math.Inf(1), append([]int{v}, xi...), append([]float64{1}, xv...), 0)
 			up, upv = append(up, v), append(upv, h[k])
 		}
-		lo, hi := mkt0(mb, i)
+		lo, hi := mb.rlo[i], mb.rhi[i]
 		reserve := 0.0
 		if ratio {
 			reserve = (hi - lo) / 2
@@ -410,24 +410,24 @@ func (n *Network) ldrLP(ctx context.Context, hopt highs.Options, m *marketLP, mb
 	}
 	lp, err := b.build(hopt)
 	if err != nil {
-		return false, nil, nil, 0, 0, err
+		return nil, nil, 0, 0, err
 	}
 	defer lp.Close()
 	r, err := lp.Solve(ctx)
 	if err != nil {
-		return false, nil, nil, 0, 0, err
+		return nil, nil, 0, 0, err
 	}
 	if err := ctx.Err(); err != nil {
-		return false, nil, nil, 0, 0, err
+		return nil, nil, 0, 0, err
 	}
 	if r.Status != solver.Optimal {
-		return false, nil, nil, 0, r.Status, nil
+		return nil, nil, 0, r.Status, nil
 	}
 	t := 1.0
 	if tc >= 0 {
 		t = r.X[tc]
 		if !(t > 0) {
-			return false, nil, nil, 0, solver.NumericalError, nil
+			return nil, nil, 0, solver.NumericalError, nil
 		}
 	}
 	x0v := make([]float64, ncol)
@@ -443,11 +443,9 @@ func (n *Network) ldrLP(ctx context.Context, hopt highs.Options, m *marketLP, mb
 			}
 		}
 	}
-	return true, x0v, Xv, t, r.Status, nil
+	return x0v, Xv, t, r.Status, nil
 }
 
-// mkt0 returns the bounds of row i of the market LP in mb.
-func mkt0(mb *lpBuilder, i int) (float64, float64) { return mb.rlo[i], mb.rhi[i] }
 
 // isBackstop reports whether market column c is a shedding or curtailment
 // backstop.
