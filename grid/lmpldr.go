@@ -446,7 +446,6 @@ func (n *Network) ldrLP(ctx context.Context, hopt highs.Options, m *marketLP, mb
 	return x0v, Xv, t, r.Status, nil
 }
 
-
 // isBackstop reports whether market column c is a shedding or curtailment
 // backstop.
 func isBackstop(m *marketLP, c int) bool {
