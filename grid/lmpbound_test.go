@@ -258,7 +258,7 @@ func TestLMPTighteningContainsOptima(t *testing.T) {
 	if ev.TighteningPasses == 0 || ev.PrunedLimits == 0 {
 		t.Errorf("no tightening: %d passes, %d pruned limits", ev.TighteningPasses, ev.PrunedLimits)
 	}
-	m, lp := marketLPOf(t, n, dom, rules)
+	m, _, lp := marketLPSolver(t, n, dom, rules)
 	defer lp.Close()
 	rng := rand.New(rand.NewPCG(5, 9))
 	var found float64
@@ -295,23 +295,6 @@ func TestLMPTighteningContainsOptima(t *testing.T) {
 	if !ev.Closed || per > 1.5*found {
 		t.Errorf("certified %v (closed %v): not within 1.5× the sampled price %v", per, ev.Closed, found)
 	}
-}
-
-// marketLPOf lays out the market LP over dom and builds it in HiGHS.
-func marketLPOf(t *testing.T, n *Network, dom LoadDomain, rules MarketRules) (*marketLP, *highs.LP) {
-	t.Helper()
-	b := newLPBuilder()
-	m, err := n.newMarketLP(b, dom, rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hopt := highs.Options{}
-	hopt.Threads = 1
-	lp, err := b.build(hopt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m, lp
 }
 
 // solveAtSample solves the market LP lp (layout m) at a random load of the

@@ -31,7 +31,11 @@ import (
 //
 //  1. VMin ≤ min over D of V: the market LP over (x, d ∈ D), dual.
 //  2. LocalCostMax (x₀'s cost, closed form) and G = LocalCostMax − VMin, the
-//     congestion dual bounds G/(u − Pfinj), recomputed.
+//     congestion dual bounds G/(u − Pfinj), recomputed; then each decision
+//     rule (DecisionRules, lmpldr.go) checked robustly feasible in
+//     outward-rounded arithmetic, its cost bound, gap and slacks recomputed,
+//     the bounds lowered to G_rule/slack and its row added to the KKT
+//     programs rebuilt below.
 //  3. VMid ≥ V(centre): the centre's dispatch x̂ and, for the residuals of
 //     its floating-point balance, boxes containing an optimal dual:
 //     π ∈ [F − S, C + S] with S = Σ_l max(μ̄⁺_l, μ̄⁻_l) (the price difference
@@ -79,8 +83,12 @@ type LMPProof struct {
 	// branch has b ≤ 0 (see checkPriceBox; absent otherwise).
 	PiBox      float64   `json:"pi_box,omitempty"`
 	PiBoxSteps []LMPStep `json:"pi_box_steps,omitempty"`
-	Boxes      []LMPStep `json:"price_boxes"`
-	Steps      []LMPStep `json:"steps"`
+	// DecisionRules are robust linear decision rules whose costs and slacks
+	// lower the congestion dual bounds of step 2 (see lmpldr.go; each
+	// checked by evalLDR: primal, no dual needed).
+	DecisionRules []*LMPDecisionRule `json:"decision_rules,omitempty"`
+	Boxes         []LMPStep          `json:"price_boxes"`
+	Steps         []LMPStep          `json:"steps"`
 	// Trees are branch-and-bound certificates of the KKT program, one per
 	// sign whose buses were not all settled by their price bounds.
 	Trees []LMPTree `json:"trees,omitempty"`
@@ -264,14 +272,18 @@ func refCostMax(vmid float64, dom LoadDomain, vars []int, rules MarketRules) flo
 }
 
 // backstopBounds sets ShedMax and CurtMax: every optimal dispatch costs at
-// most RefCostMax, so σ_j ≤ (RefCostMax − Σ min(0, c_s) w_s)/PriceCap, and κ_j
+// most RefCostMax (and LDRCostMax when a decision rule gave one), so σ_j ≤ (RefCostMax − Σ min(0, c_s) w_s)/PriceCap, and κ_j
 // likewise (or by the balance).
 func (lc *localCostBounds) backstopBounds(ev *LMPEvidence, m *marketLP, rules MarketRules) {
 	C, F := rules.PriceCap, rules.PriceFloor
-	ev.ShedMax = math.Min(m.capacity, relUp((ev.RefCostMax-lc.segMin)/C))
-	ev.CurtMax = math.Min(m.capacity, relUp(lc.segW+(ev.RefCostMax-lc.segMin)/C-lc.sumLo))
+	vmax := ev.RefCostMax
+	if ev.LDRCostMax > 0 {
+		vmax = math.Min(vmax, ev.LDRCostMax) // the decision rule's bound on V(d)
+	}
+	ev.ShedMax = math.Min(m.capacity, relUp((vmax-lc.segMin)/C))
+	ev.CurtMax = math.Min(m.capacity, relUp(lc.segW+(vmax-lc.segMin)/C-lc.sumLo))
 	if F < 0 {
-		ev.CurtMax = math.Min(ev.CurtMax, relUp((ev.RefCostMax-lc.segMin)/(-F)))
+		ev.CurtMax = math.Min(ev.CurtMax, relUp((vmax-lc.segMin)/(-F)))
 	}
 }
 
@@ -785,6 +797,21 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	if !c.ptdfOK {
 		if err := c.checkPriceBox(m, p); err != nil {
 			return nil, err
+		}
+	}
+	// 2b. The decision rules: robust feasibility, cost bounds, slacks (the
+	// price boxes of the bounds before the rules, as the producer's).
+	if len(p.DecisionRules) > 0 {
+		lo, hi := c.piBoxes()
+		for q, rule := range p.DecisionRules {
+			if rule == nil {
+				return nil, fmt.Errorf("%w: decision rule %d is empty", ErrNotCertified, q)
+			}
+			lb, err := n.evalLDR(m, b, rule, lo, hi)
+			if err != nil {
+				return nil, fmt.Errorf("%w: decision rule %d: %v", ErrNotCertified, q, err)
+			}
+			lb.apply(ev)
 		}
 	}
 	// 3. VMid from the centre's dispatch and the optimal duals' boxes.

@@ -21,7 +21,7 @@ func TestLeafSlackDuals(t *testing.T) {
 	if err != nil || ev == nil {
 		t.Fatalf("lmpBound: %v %s", err, reason)
 	}
-	m, lp := marketLPOf(t, n, dom, rules)
+	m, _, lp := marketLPSolver(t, n, dom, rules)
 	defer lp.Close()
 	var up, lo []int
 	for l := range ev.MuUp {

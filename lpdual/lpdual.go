@@ -336,3 +336,17 @@ func MinUpperBound(lp *LP, c []float64, x Sparse, yLo, yHi []float64) (float64, 
 	}
 	return total, nil
 }
+
+// AddUp returns a value ≥ a + b: the rounded sum, moved up one float when
+// the exact sum lies above it (directed rounding from round-to-nearest, as
+// MaxBound uses).
+func AddUp(a, b float64) float64 { return addUp(a, b) }
+
+// AddDn returns a value ≤ a + b.
+func AddDn(a, b float64) float64 { return addDn(a, b) }
+
+// MulUp returns a value ≥ a·b (exactly 0 when either is 0).
+func MulUp(a, b float64) float64 { return mulUp(a, b) }
+
+// MulDn returns a value ≤ a·b (exactly 0 when either is 0).
+func MulDn(a, b float64) float64 { return mulDn(a, b) }

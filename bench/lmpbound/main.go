@@ -45,7 +45,8 @@ func main() {
 	work := flag.Float64("tightening-work", 0, "LMPBoundOptions.TighteningWork (0: the default for the time limit)")
 	passes := flag.Int("tightening-passes", 0, "LMPBoundOptions.TighteningPasses (0: the default)")
 	mipWork := flag.Float64("mip-work", 0, "LMPBoundOptions.MIPWork, work units (0: the default for the time limit)")
-	checkable := flag.Bool("checkable", false, "record the checkable proof and check it (LMPBoundOptions.Checkable)")
+	checkable := flag.Bool("checkable", false, "LMPBoundOptions.Checkable: certify with a proof checkable without a solver (privopt certify's default); the certified value is then the proof's")
+	rulesOpt := flag.Bool("decision-rules", false, "LMPBoundOptions.DecisionRules: robust linear decision rules as repair points of the congestion dual bounds")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -68,7 +69,7 @@ func main() {
 		t0, c0 := time.Now(), cputime.Process()
 		cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 		if !*searchOnly {
-			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable})
+			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				return
