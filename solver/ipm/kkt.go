@@ -62,12 +62,6 @@ type kktSystem struct {
 	elims    []*schurBlock
 	identity bool    // the scaling is the identity (initialization)
 	threads  int     // goroutines for the PSD Schur complements
-	// interrupt, when non-nil, is polled by the assembly of the PSD Schur
-	// complements (addSchur) between rows and between the panels of the
-	// dense rule's Gram product, and stops it with ldl.ErrInterrupted: one
-	// such product costs nc²·d/2 multiply-adds (seconds to minutes for
-	// thousands of constraints), too long to wait for at a time limit.
-	interrupt func() bool
 	eps      float64 // static regularization
 	solver   kktSolver
 	refine   int
@@ -78,6 +72,12 @@ type kktSystem struct {
 	// solveErr is the largest relative residual ‖b − K₀x‖∞/(1 + ‖b‖∞) left
 	// by the refined solves since the last factorization.
 	solveErr float64
+	// interrupt, when non-nil, is polled by the assembly of the PSD Schur
+	// complements (addSchur) between rows and between the panels of the
+	// dense rule's Gram product, and stops it with ldl.ErrInterrupted: one
+	// such product costs nc²·d/2 multiply-adds (seconds to minutes for
+	// thousands of constraints), too long to wait for at a time limit.
+	interrupt func() bool
 	// workspaces
 	rhs, res, dx []float64
 	br, xr       []float64
