@@ -55,10 +55,24 @@ const nqlEvidence = "MOSEK's reported dual infeasibility (3.7e-8 to 4.9e-8) time
 // exact upper bound on the minimum (SDPA primal, SDPLIB's sign).
 const hinf13Evidence = "the published 46 (2 digits: [45.5, 46.5]) is above an exact upper bound on the minimum: the point scripts/bench/sdplib_upper/hinf13.json (CSDP's point moved toward a strictly feasible one) has every block positive definite with smallest eigenvalue > 6.2e-8 by exact rational LDLᵀ factorizations, so the minimum is ≤ 44.7581076133151, and stays below 45.5 under relative data errors up to 2.3e-13 (python3 scripts/bench/sdpa_upper_check.py sdplib/hinf13.cbf.gz scripts/bench/sdplib_upper/hinf13.json); VSDP's rigorous bound (its SDPT3 run) is ≤ 44.3599; no lower bound is known, so no value replaces it"
 
+// unseenErrata corrects published values of the SDPLIB 1.2 README table for
+// the instances outside the shared data (-unseen; they are not in
+// reference.json, so they have their own table). The certificates are exact
+// upper bounds on SDPA's primal minimum, checked in rational arithmetic on the
+// original SDPLIB file (scripts/bench/sdpa_upper_check.py reads .dat-s files).
+var unseenErrata = map[string]erratum{
+	"hinf12": {Unknown: true, Evidence: "the published 0.2 (1 digit: [0.15, 0.25]) is above an exact upper bound on the minimum: the point scripts/bench/sdplib_upper/hinf12.json (CSDP's solution of the problem tightened to F(x) ⪰ 1e-5·I: bench/suites -unseen DIR -only '^hinf12$' -sdpa OUT -sdpa-margin 1e-5) has every block positive definite by exact rational LDLᵀ factorizations, smallest eigenvalue > 4.99e-6, so the minimum is ≤ 1.82176704230573e-05 (python3 scripts/bench/sdpa_upper_check.py SDPLIB/data/hinf12.dat-s scripts/bench/sdplib_upper/hinf12.json; CSDP reports 8.1e-6); no lower bound is known, so no value replaces it"},
+	"hinf15": {Unknown: true, Evidence: "the published 25 (2 digits: [24.5, 25.5]) is above an exact upper bound on the minimum: the point scripts/bench/sdplib_upper/hinf15.json (privopt's IPM point, status numerical-error, as returned) has every block positive definite by exact rational LDLᵀ factorizations, smallest eigenvalue > 1.7e-8, so the minimum is ≤ 23.9559759971250 (python3 scripts/bench/sdpa_upper_check.py SDPLIB/data/hinf15.dat-s scripts/bench/sdplib_upper/hinf15.json; CSDP's point of the problem tightened to F(x) ⪰ 1e-5·I proves ≤ 24.6469950801174); no lower bound is known, so no value replaces it"},
+}
+
 // corrected returns in with its erratum applied, and the erratum's evidence
 // ("" when there is none).
 func (in *instance) corrected() (*instance, string) {
-	e, ok := errata[in.Name]
+	table := errata
+	if in.Set == setUnseen {
+		table = unseenErrata
+	}
+	e, ok := table[in.Name]
 	if !ok {
 		return in, ""
 	}

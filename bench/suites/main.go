@@ -215,7 +215,7 @@ func run(args []string, stdout io.Writer) error {
 		return regradeFile(*regrade, ref, halves, *route, *useErrata, stdout)
 	}
 	if *sdpaDir != "" {
-		return writeSDPAFiles(dir, *sdpaDir, *sdpaMargin, ref, want, re, stdout)
+		return writeSDPAFiles(dir, *unseenDir, *sdpaDir, *sdpaMargin, ref, want, re, stdout)
 	}
 	backend, err := newBackend(*route)
 	if err != nil {

@@ -108,18 +108,23 @@ func WriteSDPA(w io.Writer, p *solver.Problem) error {
 }
 
 // writeSDPAFiles writes every selected SDPLIB instance (set in want, name
-// matching re when re is not nil) to out/NAME.dat-s with WriteSDPA and names
-// each file on stdout; margin > 0 writes the tightened problem (tighten).
-func writeSDPAFiles(dir, out string, margin float64, ref *reference, want map[string]bool, re *regexp.Regexp, stdout io.Writer) error {
+// matching re when re is not nil; the shared set from dir, the -unseen set
+// from unseenDir) to out/NAME.dat-s with WriteSDPA and names each file on
+// stdout; margin > 0 writes the tightened problem (tighten).
+func writeSDPAFiles(dir, unseenDir, out string, margin float64, ref *reference, want map[string]bool, re *regexp.Regexp, stdout io.Writer) error {
 	if margin < 0 || math.IsNaN(margin) || math.IsInf(margin, 0) {
 		return fmt.Errorf("sdpa: -sdpa-margin is %g, must be finite and ≥ 0", margin)
 	}
 	for i := range ref.Instances {
 		in := &ref.Instances[i]
-		if in.Set != "sdplib" || !want[in.Set] || (re != nil && !re.MatchString(in.Name)) {
+		if (in.Set != "sdplib" && in.Set != setUnseen) || !want[in.Set] || (re != nil && !re.MatchString(in.Name)) {
 			continue
 		}
-		p, _, err := load(filepath.Join(dir, in.File))
+		idir := dir
+		if in.Set == setUnseen {
+			idir = unseenDir
+		}
+		p, _, err := load(filepath.Join(idir, in.File))
 		if err != nil {
 			return fmt.Errorf("sdpa: reading %s: %w", in.Name, err)
 		}

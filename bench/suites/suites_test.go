@@ -211,7 +211,7 @@ func TestWriteSDPAFiles(t *testing.T) {
 	for _, margin := range []float64{0, 0.5} {
 		out := t.TempDir()
 		var sb strings.Builder
-		if err := writeSDPAFiles(dir, out, margin, ref, want, re, &sb); err != nil {
+		if err := writeSDPAFiles(dir, "", out, margin, ref, want, re, &sb); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(filepath.Join(out, "hinf1.dat-s"))
@@ -229,7 +229,7 @@ func TestWriteSDPAFiles(t *testing.T) {
 			}
 		}
 	}
-	err := writeSDPAFiles(dir, t.TempDir(), -1, ref, want, re, io.Discard)
+	err := writeSDPAFiles(dir, "", t.TempDir(), -1, ref, want, re, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "-sdpa-margin is -1") {
 		t.Errorf("margin -1: error %v", err)
 	}
@@ -350,5 +350,44 @@ func TestReadSDPARoundTrip(t *testing.T) {
 	// F₁ diagonal block entry 4: A[3,0] = −4
 	if math.Abs(q.B[1]+3*math.Sqrt2) > 1e-15 || q.A.At(2, 1) != 1 || q.A.At(3, 0) != -4 {
 		t.Errorf("b %v, A[2,1] %v, A[3,0] %v", q.B, q.A.At(2, 1), q.A.At(3, 0))
+	}
+}
+
+// TestUnseenErrata: hinf12's published 0.2 and hinf15's 25 lie above exact
+// upper bounds on the minimum (1.95e-5 and 23.956, certificates in
+// scripts/bench/sdplib_upper), so against the erratum a point at the bound
+// is ungraded ("noref"), against the published value "wrong" when called
+// optimal; the same name in the shared set is not affected.
+func TestUnseenErrata(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		published float64
+		digits    int
+		bound     float64
+	}{{"hinf12", 0.2, 1, 1.82176704230573e-05}, {"hinf15", 25, 2, 23.955975997125}} {
+		in := instance{Name: c.name, Set: setUnseen, ExpectedStatus: "optimal"}
+		in.Reference = &struct {
+			Value     float64 `json:"value"`
+			Text      string  `json:"text"`
+			SigDigits int     `json:"sig_digits"`
+			Source    string  `json:"source"`
+		}{Value: c.published, SigDigits: c.digits}
+		if g := grade(&in, solver.Optimal, c.bound, false); g != "wrong" {
+			t.Errorf("%s at the bound %v against the published %v: %s, want wrong", c.name, c.bound, c.published, g)
+		}
+		var o outcome
+		o.Objective = c.bound
+		o.gradeBoth(&in, solver.Optimal, true)
+		if o.Grade != "noref" || o.GradePub != "wrong" || o.Erratum == "" {
+			t.Errorf("%s graded %q (published %q), erratum %q; want noref (wrong)", c.name, o.Grade, o.GradePub, o.Erratum)
+		}
+		shared := in
+		shared.Set = "sdplib"
+		if _, ev := shared.corrected(); ev != "" {
+			t.Errorf("%s of the shared set picked up the unseen erratum: %q", c.name, ev)
+		}
+		if _, err := os.Stat(filepath.Join("..", "..", "scripts", "bench", "sdplib_upper", c.name+".json")); err != nil {
+			t.Errorf("%s: certificate missing: %v", c.name, err)
+		}
 	}
 }

@@ -17,6 +17,9 @@ linear rows A x + b in L+ (CON, ACOORD, BCOORD). The file is read by the
 reader of cbf_cvxopt_check.py (not privopt's cbf package), every number
 taken as the exact rational value of its decimal text.
 
+FILE may also be an SDPA sparse file (.dat-s, SDPLIB's own format), read by
+parse_sdpa below into the same form (diagonal blocks as linear rows L+).
+
 POINT is either a JSON file with "x" (bench/suites -points DIR writes
 {"status", "x", "y"}; x are the CBF scalar variables in file order) or a
 CSDP solution file (csdp FILE.dat-s SOL writes y on its first line; for a
@@ -62,6 +65,7 @@ that makes the bound hold for the original data too.
 """
 
 import argparse
+import re
 import json
 import sys
 import time
@@ -117,9 +121,61 @@ def ldl_pivots(m):
     return piv
 
 
+def parse_sdpa(path, num=Fraction):
+    """An SDPA sparse file (.dat-s) as the dict of parse(): SDPA's primal
+    min c'x s.t. sum_i x_i F_i - F_0 PSD, one PSDCON block per SDPA block of
+    positive size (lower triangles: SDPA lists i <= j, stored as k = j - 1,
+    l = i - 1), and the diagonal blocks (negative size) as linear rows
+    sum_i x_i (F_i)_kk - (F_0)_kk >= 0 (L+)."""
+    with open(path) as f:
+        lines = [ln.strip() for ln in f if ln.strip() and ln.strip()[0] not in '"*']
+    toks = []
+    for ln in lines:
+        toks += [t for t in re.split(r"[\s,{}()]+", ln) if t]
+    it = iter(toks)
+    m = int(next(it))
+    nb = int(next(it))
+    sizes = [int(float(next(it))) for _ in range(nb)]
+    c = [num(next(it)) for _ in range(m)]
+    p = {"sense": "MIN", "var": [("F", m)], "con": [], "c": {j: v for j, v in enumerate(c) if v != 0},
+         "c0": num(0), "a": [], "b": {}, "nvar": m, "ncon": 0, "psdcon": [], "h": [], "d": []}
+    psd, row = {}, {}
+    nrows = 0
+    for b, size in enumerate(sizes):
+        if size > 0:
+            psd[b] = len(p["psdcon"])
+            p["psdcon"].append(size)
+        else:
+            row[b] = nrows
+            nrows += -size
+    if nrows:
+        p["con"] = [("L+", nrows)]
+        p["ncon"] = nrows
+    rest = list(it)
+    for t in range(0, len(rest) - 4, 5):
+        mat, blk, i, j = (int(v) for v in rest[t:t + 4])
+        v = num(rest[t + 4])
+        b = blk - 1
+        if b in psd:
+            k, l = max(i, j) - 1, min(i, j) - 1
+            if mat == 0:
+                p["d"].append((psd[b], k, l, -v))
+            else:
+                p["h"].append((psd[b], mat - 1, k, l, v))
+        else:
+            if i != j:
+                raise ValueError("off-diagonal entry %s in diagonal block %d" % (rest[t:t + 5], blk))
+            r = row[b] + i - 1
+            if mat == 0:
+                p["b"][r] = p["b"].get(r, num(0)) - v
+            else:
+                p["a"].append((r, mat - 1, v))
+    return p
+
+
 class Instance:
     def __init__(self, path):
-        p = parse(path, num=Fraction)
+        p = parse_sdpa(path) if path.endswith(".dat-s") else parse(path, num=Fraction)
         if any(kind != "F" for kind, _ in p["var"]):
             raise ValueError("only free scalar variables (VAR ... F) are handled, not %s" % p["var"])
         self.p = p

@@ -72,6 +72,12 @@ type kktSystem struct {
 	// solveErr is the largest relative residual ‖b − K₀x‖∞/(1 + ‖b‖∞) left
 	// by the refined solves since the last factorization.
 	solveErr float64
+	// interrupt, when non-nil, is polled by the assembly of the PSD Schur
+	// complements (addSchur) between rows and between the panels of the
+	// dense rule's Gram product, and stops it with ldl.ErrInterrupted: one
+	// such product costs nc²·d/2 multiply-adds (seconds to minutes for
+	// thousands of constraints), too long to wait for at a time limit.
+	interrupt func() bool
 	// workspaces
 	rhs, res, dx []float64
 	br, xr       []float64
@@ -313,7 +319,9 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 func (ks *kktSystem) update() error {
 	ks.identity = false
 	ks.solveErr = 0
-	ks.addSchur()
+	if err := ks.addSchur(); err != nil {
+		return fmt.Errorf("ipm: Schur complement assembly: %w", err)
+	}
 	v := ks.k.Val
 	eps := ks.eps
 	for ci := range ks.slots {
@@ -387,7 +395,9 @@ func (ks *kktSystem) update() error {
 // initialization of Clarabel and CVXOPT).
 func (ks *kktSystem) factorIdentity() error {
 	ks.identity = true
-	ks.addSchur()
+	if err := ks.addSchur(); err != nil {
+		return fmt.Errorf("ipm: Schur complement assembly: %w", err)
+	}
 	v := ks.k.Val
 	for ci := range ks.slots {
 		sl := &ks.slots[ci]

@@ -3,7 +3,9 @@ package ipm
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 
+	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/sparse"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -133,10 +135,25 @@ func blockCols(dst []int, at *sparse.CSC, off, d int, mark []int, tag int) []int
 }
 
 // addSchur writes the x-block values: P + εI plus, for every eliminated
-// block, A_pᵀH_p⁻¹A_p (H = I when ks.identity).
-func (ks *kktSystem) addSchur() {
+// block, A_pᵀH_p⁻¹A_p (H = I when ks.identity). It returns
+// ldl.ErrInterrupted, with the x-block values incomplete, when ks.interrupt
+// fires during the assembly.
+func (ks *kktSystem) addSchur() error {
 	if len(ks.elims) == 0 {
-		return
+		return nil
+	}
+	// stopped polls ks.interrupt; once it has fired, every worker leaves its
+	// loop at the next row or panel.
+	var abort atomic.Bool
+	stopped := func() bool {
+		if abort.Load() {
+			return true
+		}
+		if ks.interrupt != nil && ks.interrupt() {
+			abort.Store(true)
+			return true
+		}
+		return false
 	}
 	v := ks.k.Val
 	copy(v[:len(ks.xbase)], ks.xbase)
@@ -151,6 +168,9 @@ func (ks *kktSystem) addSchur() {
 				eb.plan.setG(eb.cone.tq)
 			}
 			eb.plan.assemble(eb.sc, workers)
+			if stopped() {
+				return ldl.ErrInterrupted
+			}
 			ks.addSC(eb)
 			continue
 		}
@@ -168,7 +188,7 @@ func (ks *kktSystem) addSchur() {
 			// rows svec(T mat(a_j) Tᵀ), split over the workers
 			parallel(workers, func(k int) {
 				ws := eb.work(k)
-				for c := k * nc / workers; c < (k+1)*nc/workers; c++ {
+				for c := k * nc / workers; c < (k+1)*nc/workers && !stopped(); c++ {
 					clear(ws.v)
 					for q := ap.ColPtr[c]; q < ap.ColPtr[c+1]; q++ {
 						ws.v[ap.RowIdx[q]] = ap.Val[q]
@@ -186,17 +206,21 @@ func (ks *kktSystem) addSchur() {
 			sr := ws.s.RawSymmetric()
 			clear(sr.Data)
 			lo, hi := k*d/workers, (k+1)*d/workers
-			for p := lo; p < hi; p += schurPanel {
+			for p := lo; p < hi && !stopped(); p += schurPanel {
 				q := min(p+schurPanel, hi)
 				gramUpper(sr, blas64.General{Rows: max(nc, 1), Cols: q - p, Stride: gr.Stride, Data: gr.Data[p:]})
 			}
 		})
+		if stopped() {
+			return ldl.ErrInterrupted
+		}
 		eb.sc.CopySym(eb.work(0).s)
 		for k := 1; k < workers; k++ {
 			eb.sc.AddSym(eb.sc, eb.work(k).s)
 		}
 		ks.addSC(eb)
 	}
+	return nil
 }
 
 // addSC adds the block's Schur complement to the x-block values.

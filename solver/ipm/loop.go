@@ -843,6 +843,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	stop := func() bool {
 		return ctx.Err() != nil || (set.TimeLimit > 0 && time.Since(w.start) > set.TimeLimit)
 	}
+	w.kkt.interrupt = stop
 	if sl, ok := w.kkt.solver.(*sparseLDL); ok {
 		sl.interrupt = stop
 		if sl.sym != nil {
