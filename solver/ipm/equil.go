@@ -21,6 +21,26 @@ type scaling struct {
 	c                float64
 }
 
+// equilibrationSettled is the relative change of the scaling factors below
+// which the Ruiz passes stop early: when every factor of a pass lies in
+// [1 − equilibrationSettled, 1 + equilibrationSettled], every row and column
+// ∞-norm of the scaled [P; A] is within about twice that of 1 (a factor is
+// 1/√norm), which is what the equilibration is for; the remaining passes of
+// Settings.EquilibrationIterations would change the scaling by less still.
+// A rule in the measured factors, not a pass count: on small well-scaled
+// problems most of the passes are skipped, badly scaled ones keep them all.
+const equilibrationSettled = 0.01
+
+// withinFactor reports whether every entry of f lies within tol of 1.
+func withinFactor(f []float64, tol float64) bool {
+	for _, v := range f {
+		if math.Abs(v-1) > tol {
+			return false
+		}
+	}
+	return true
+}
+
 func identityScaling(n, m int) *scaling {
 	sc := &scaling{d: ones(n), e: ones(m), dinv: ones(n), einv: ones(m), c: 1}
 	return sc
@@ -118,6 +138,12 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 		}
 		for i := range erow {
 			sc.e[i] *= erow[i]
+		}
+		if withinFactor(dcol, equilibrationSettled) && withinFactor(erow, equilibrationSettled) {
+			// this pass moved no row or column norm by more than
+			// equilibrationSettled: the data are equilibrated, further
+			// passes would rescale by less (Ruiz's contraction)
+			break
 		}
 	}
 	for j := range q {
