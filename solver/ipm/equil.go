@@ -29,6 +29,9 @@ type scaling struct {
 // Settings.EquilibrationIterations would change the scaling by less still.
 // A rule in the measured factors, not a pass count: on small well-scaled
 // problems most of the passes are skipped, badly scaled ones keep them all.
+// Only for LP/QP/SOCP data (the callers' settle argument): with PSD blocks or
+// non-symmetric cones the scaling, and so the arithmetic, stays that of all
+// the passes.
 const equilibrationSettled = 0.01
 
 // withinFactor reports whether every entry of f lies within tol of 1.
@@ -56,9 +59,10 @@ func ones(n int) []float64 {
 
 // equilibrate scales p (upper triangle), q, a, b in place and returns the
 // scaling. blocks lists [start, end) row ranges that need a common factor.
-// A non-nil stop is polled before every pass; when it fires the passes end
+// With settle the passes end once one of them is settled (see
+// equilibrationSettled). A non-nil stop is polled before every pass; when it fires the passes end
 // early (the data and the scaling returned stay consistent).
-func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Settings, stop func() bool) *scaling {
+func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Settings, settle bool, stop func() bool) *scaling {
 	n, m := a.Cols, a.Rows
 	sc := identityScaling(n, m)
 	if set.DisableEquilibration {
@@ -139,7 +143,7 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 		for i := range erow {
 			sc.e[i] *= erow[i]
 		}
-		if withinFactor(dcol, equilibrationSettled) && withinFactor(erow, equilibrationSettled) {
+		if settle && withinFactor(dcol, equilibrationSettled) && withinFactor(erow, equilibrationSettled) {
 			// this pass moved no row or column norm by more than
 			// equilibrationSettled: the data are equilibrated, further
 			// passes would rescale by less (Ruiz's contraction)
