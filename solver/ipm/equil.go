@@ -21,6 +21,29 @@ type scaling struct {
 	c                float64
 }
 
+// equilibrationSettled is the relative change of the scaling factors below
+// which the Ruiz passes stop early: when every factor of a pass lies in
+// [1 − equilibrationSettled, 1 + equilibrationSettled], every row and column
+// ∞-norm of the scaled [P; A] is within about twice that of 1 (a factor is
+// 1/√norm), which is what the equilibration is for; the remaining passes of
+// Settings.EquilibrationIterations would change the scaling by less still.
+// A rule in the measured factors, not a pass count: on small well-scaled
+// problems most of the passes are skipped, badly scaled ones keep them all.
+// Only for LP/QP/SOCP data (the callers' settle argument): with PSD blocks or
+// non-symmetric cones the scaling, and so the arithmetic, stays that of all
+// the passes.
+const equilibrationSettled = 0.01
+
+// withinFactor reports whether every entry of f lies within tol of 1.
+func withinFactor(f []float64, tol float64) bool {
+	for _, v := range f {
+		if math.Abs(v-1) > tol {
+			return false
+		}
+	}
+	return true
+}
+
 func identityScaling(n, m int) *scaling {
 	sc := &scaling{d: ones(n), e: ones(m), dinv: ones(n), einv: ones(m), c: 1}
 	return sc
@@ -36,9 +59,10 @@ func ones(n int) []float64 {
 
 // equilibrate scales p (upper triangle), q, a, b in place and returns the
 // scaling. blocks lists [start, end) row ranges that need a common factor.
-// A non-nil stop is polled before every pass; when it fires the passes end
+// With settle the passes end once one of them is settled (see
+// equilibrationSettled). A non-nil stop is polled before every pass; when it fires the passes end
 // early (the data and the scaling returned stay consistent).
-func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Settings, stop func() bool) *scaling {
+func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Settings, settle bool, stop func() bool) *scaling {
 	n, m := a.Cols, a.Rows
 	sc := identityScaling(n, m)
 	if set.DisableEquilibration {
@@ -118,6 +142,12 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 		}
 		for i := range erow {
 			sc.e[i] *= erow[i]
+		}
+		if settle && withinFactor(dcol, equilibrationSettled) && withinFactor(erow, equilibrationSettled) {
+			// this pass moved no row or column norm by more than
+			// equilibrationSettled: the data are equilibrated, further
+			// passes would rescale by less (Ruiz's contraction)
+			break
 		}
 	}
 	for j := range q {

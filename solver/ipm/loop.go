@@ -115,7 +115,9 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 		w.p = w.p.Clone()
 	}
 	w.a = w.a.Clone()
-	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set, stop)
+	// (noEarlyRefine is set above exactly for PSD blocks and non-symmetric
+	// cones, where the equilibration keeps all its passes)
+	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set, !w.noEarlyRefine, stop)
 	if w.sc.spread() > earlyRefineSpread {
 		w.noEarlyRefine = true
 	}

@@ -70,7 +70,9 @@ type Settings struct {
 	DisableRefinement bool
 
 	// EquilibrationIterations is the number of modified Ruiz equilibration
-	// sweeps (default 10); DisableEquilibration switches scaling off.
+	// sweeps (default 10), at most: the sweeps stop early once one of them
+	// changes no scaling factor by more than 1% (the norms are then within
+	// about 2% of 1); DisableEquilibration switches scaling off.
 	EquilibrationIterations int
 	DisableEquilibration    bool
 	// EquilibrationMin and EquilibrationMax bound the accumulated scaling
