@@ -194,19 +194,20 @@ func (n *Network) bridgeSlack(m *marketLP, ev *LMPEvidence) []bool {
 	for l := range lam {
 		lam[l] = math.NaN()
 	}
+	isBridge := n.Bridges()
 	var cands [][]int // per eligible bridge: it and the branches of its side
 	for l := range m.bfBus {
-		if len(m.bfBus[l]) != 2 {
+		if !isBridge[l] || len(m.bfBus[l]) != 2 {
 			continue
 		}
-		// The component of each end without branch l.
+		// The component of each end without branch l; side is the first
+		// without the reference bus.
 		var side []int
-		var ref bool
-		for end := 0; end < 2; end++ {
+		for end := 0; end < 2 && side == nil; end++ {
 			start := m.bfBus[l][end]
-			stack, comp, hasRef, reached := []int{start}, []int{start}, isRef[start], false
+			stack, comp, hasRef := []int{start}, []int{start}, isRef[start]
 			seen[start] = 2*l + end
-			for len(stack) > 0 && !reached {
+			for len(stack) > 0 {
 				j := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
 				for _, q := range adj[j] {
@@ -214,9 +215,6 @@ func (n *Network) bridgeSlack(m *marketLP, ev *LMPEvidence) []bool {
 						continue
 					}
 					for _, b := range m.bfBus[q] {
-						if b == m.bfBus[l][1-end] {
-							reached = true
-						}
 						if seen[b] != 2*l+end {
 							seen[b] = 2*l + end
 							stack, comp = append(stack, b), append(comp, b)
@@ -225,16 +223,11 @@ func (n *Network) bridgeSlack(m *marketLP, ev *LMPEvidence) []bool {
 					}
 				}
 			}
-			if reached {
-				break // not a bridge
-			}
 			if !hasRef {
-				side, ref = comp, false
-				break
+				side = comp
 			}
-			ref = true
 		}
-		if side == nil || ref {
+		if side == nil {
 			continue
 		}
 		k := m.bfBus[l][0]
