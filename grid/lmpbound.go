@@ -495,7 +495,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		}
 		ev.TighteningWork = work
 		ev.workLeft = work
-		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m.vars, passes, work, opt.Progress); err != nil {
+		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m, passes, work, opt.Progress); err != nil {
 			return nil, "", err
 		}
 	}
@@ -1028,8 +1028,8 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 // objective changes): on 300_ieee ±10% the first pass took 54,475 simplex
 // iterations where the dual simplex took 277,131, for the same bounds.
 func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
-	piLo, piHi []float64, cuts []subgradientCut, need []bool, vars []int, passes int, work float64, w io.Writer) error {
-	nl := n.NumBranches()
+	piLo, piHi []float64, cuts []subgradientCut, need []bool, m *marketLP, passes int, work float64, w io.Writer) error {
+	nl, vars := n.NumBranches(), m.vars
 	if ev.FlowLo == nil {
 		ev.FlowLo, ev.FlowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
 	}
@@ -1038,9 +1038,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 	for _, j := range vars {
 		vary[j] = true
 	}
-	if m, err := n.newMarketLP(newLPBuilder(), dom, rules); err != nil {
-		return err
-	} else if c := n.pruneLeaves(m, ev); c > 0 {
+	if c := n.pruneLeaves(m, ev); c > 0 {
 		progress(w, "lmp-bound: %d limits of radial branches are slack at an optimum (duals fixed at 0, no LP)", c)
 	}
 	cand := &loadCandidates{keep: 32}
