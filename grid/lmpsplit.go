@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -25,16 +26,13 @@ import (
 // bound is at most that cannot decide the maximum), or the number of leaves
 // reaches its budget.
 //
-// Split coordinate (a rule in measured quantities of the box's evidence):
-// the varying bus j maximizing
-//
-//	(hi_j − lo_j) · Σ_l μ̄_l · |PTDF_{l,j}|,   μ̄_l = max(MuUp_l, MuLo_l),
-//
-// the half-width of the load times how much it moves the flows of the
-// branches whose limits can still bind, weighted by the box's certified
-// bound on those limits' congestion duals (limits pruned by bound
-// tightening have μ̄ = 0 and do not count). It is cut at the midpoint. When
-// no limit can bind the widest load is cut.
+// Split coordinate (a rule in measured quantities of the box's evidence,
+// splitCoordinate): at the bounding bus i (the largest price bound), the
+// branch l* maximizing μ̄_l·|PTDF_{l,i}|, μ̄_l = max(MuUp_l, MuLo_l) the
+// box's certified bound on the limit's congestion dual (0 for a limit
+// pruned by bound tightening); then the varying load j maximizing
+// (hi_j − lo_j)·|PTDF_{l*,j}|. It is cut at the midpoint. When no limit can
+// bind the widest load is cut.
 //
 // Budget: the boxes bounded (at most 2·leaves − 1) share the nominal budget
 // LMPBoundOptions.TimeLimit equally, each turned into deterministic work
@@ -185,34 +183,70 @@ func evidenceBound(ev *LMPEvidence, checkable bool) float64 {
 // excess is Σ over the box's varying buses of how far their price bounds
 // exceed target (the tie-break between boxes whose bounds are equal, e.g.
 // both at the price cap: the box with more loose buses is split first).
-func (b *splitBox) excess(target float64) float64 {
+// Lower price bounds count only with a negative price floor (with floor 0,
+// π ≥ 0 at every varying bus).
+func (b *splitBox) excess(target float64, rules MarketRules) float64 {
 	var x float64
 	for _, i := range b.dom.Variable() {
 		if b.ev.PriceHi != nil {
-			x += math.Max(0, b.ev.PriceHi[i]-target) + math.Max(0, -b.ev.PriceLo[i]-target)
+			x += math.Max(0, b.ev.PriceHi[i]-target)
+			if rules.PriceFloor < 0 {
+				x += math.Max(0, -b.ev.PriceLo[i]-target)
+			}
 		}
 	}
 	return x
 }
 
-// splitScores returns, per bus, the weight Σ_l μ̄_l·|PTDF_{l,j}| of the
-// split rule (the PTDF columns are the network's, shared by all boxes).
-func splitScores(ev *LMPEvidence, cols map[int][]float64) map[int]float64 {
-	out := make(map[int]float64, len(cols))
-	for j, col := range cols {
-		var s float64
-		for l, p := range col {
-			mu := 0.0
-			if l < len(ev.MuUp) {
-				mu = math.Max(ev.MuUp[l], ev.MuLo[l])
-			}
-			if mu > 0 && !math.IsInf(mu, 0) {
-				s += mu * math.Abs(p)
+// splitCoordinate returns the load coordinate to bisect in box b and its
+// score (see the rule above): the bounding bus i is the varying bus with
+// the largest price bound (upper, or lower with a negative price floor),
+// the bounding branch l* the one maximizing μ̄_l·|PTDF_{l,i}| (the most
+// its congestion dual can move π_i), and j the varying load maximizing
+// (hi_j − lo_j)·|PTDF_{l*,j}| (the most its half-width moves the flow of
+// l*, whose limit may then become unreachable in a half, its dual fixed at
+// 0). j is −1 when no load can be cut; best is 0 when no limit can bind
+// (then the caller cuts the widest load); via is l*.
+func splitCoordinate(b *splitBox, vars []int, cols map[int][]float64, rules MarketRules) (j int, best float64, via int) {
+	ev := b.ev
+	i, bi := -1, math.Inf(-1)
+	for _, v := range vars {
+		if ev.PriceHi == nil {
+			break
+		}
+		p := ev.PriceHi[v]
+		if rules.PriceFloor < 0 {
+			p = math.Max(p, -ev.PriceLo[v])
+		}
+		if p > bi {
+			i, bi = v, p
+		}
+	}
+	via = -1
+	if i >= 0 {
+		var bl float64
+		for l, p := range cols[i] {
+			mu := math.Max(ev.MuUp[l], ev.MuLo[l])
+			if s := mu * math.Abs(p); mu > 0 && !math.IsInf(mu, 0) && s > bl {
+				via, bl = l, s
 			}
 		}
-		out[j] = s
 	}
-	return out
+	j = -1
+	for _, v := range vars {
+		width := b.dom.Hi[v] - b.dom.Lo[v]
+		if !(width > 1e-9*(1+math.Abs(b.dom.Hi[v]))) {
+			continue
+		}
+		s := 0.0
+		if via >= 0 {
+			s = width * math.Abs(cols[v][via])
+		}
+		if j < 0 || s > best {
+			j, best = v, s
+		}
+	}
+	return j, best, via
 }
 
 // splitRootShare is the share of the budget the unsplit box gets (the rest
@@ -268,7 +302,7 @@ func (n *Network) lmpSplit(ctx context.Context, dom LoadDomain, rules MarketRule
 		target := lower * (1 + tol)
 		w := 0
 		for q, l := range leaves {
-			if l.bound > leaves[w].bound || (l.bound == leaves[w].bound && l.excess(target) > leaves[w].excess(target)) {
+			if l.bound > leaves[w].bound || (l.bound == leaves[w].bound && l.excess(target, rules) > leaves[w].excess(target, rules)) {
 				w = q
 			}
 		}
@@ -276,18 +310,8 @@ func (n *Network) lmpSplit(ctx context.Context, dom LoadDomain, rules MarketRule
 			break
 		}
 		b := leaves[w]
-		score := splitScores(b.ev, cols)
-		j, best := -1, 0.0
-		for _, v := range vars {
-			width := b.dom.Hi[v] - b.dom.Lo[v]
-			if !(width > 1e-9*(1+math.Abs(b.dom.Hi[v]))) {
-				continue
-			}
-			if s := width * score[v]; j < 0 || s > best {
-				j, best = v, s
-			}
-		}
-		if best == 0 { // no limit can bind: the widest load
+		j, best, via := splitCoordinate(b, vars, cols, rules)
+		if best == 0 { // no limit can bind at the bounding bus: the widest load
 			for _, v := range vars {
 				if width := b.dom.Hi[v] - b.dom.Lo[v]; j < 0 || width > b.dom.Hi[j]-b.dom.Lo[j] {
 					j = v
@@ -316,8 +340,8 @@ func (n *Network) lmpSplit(ctx context.Context, dom LoadDomain, rules MarketRule
 		b.node.Bus, b.node.Cut, b.node.Lo, b.node.Hi = j, cut, kids[0].node, kids[1].node
 		inner[b.node] = b.ev
 		leaves = append(append(leaves[:w:w], leaves[w+1:]...), kids...)
-		progress(opt.Progress, "lmp-split: bus %d cut at %.6g MW (score %.4g): bounds %.6g / %.6g (was %.6g; excess over %.4g: %.4g / %.4g); %d leaves, largest %.6g (%.1f s)",
-			n.BusID[j], cut, best, kids[0].bound, kids[1].bound, b.bound, target, kids[0].excess(target), kids[1].excess(target), len(leaves), maxBound(leaves), time.Since(t0).Seconds())
+		progress(opt.Progress, "lmp-split: bus %d cut at %.6g MW (score %.4g, branch %d): bounds %.6g / %.6g (was %.6g; excess over %.4g: %.4g / %.4g); %d leaves, largest %.6g (%.1f s)",
+			n.BusID[j], cut, best, via, kids[0].bound, kids[1].bound, b.bound, target, kids[0].excess(target, rules), kids[1].excess(target, rules), len(leaves), maxBound(leaves), time.Since(t0).Seconds())
 	}
 	if len(leaves) == 1 {
 		return root, "", nil
@@ -357,6 +381,13 @@ func (n *Network) lmpSplit(ctx context.Context, dom LoadDomain, rules MarketRule
 		}
 	}
 	fillSplitBounds(top)
+	if opt.Progress != nil {
+		vals := make([]string, len(leaves))
+		for q, l := range leaves {
+			vals[q] = fmt.Sprintf("%.6g", l.node.PerMW)
+		}
+		progress(opt.Progress, "lmp-split: leaf bounds %s", strings.Join(vals, ", "))
+	}
 	ev.MaxPrice, ev.MinPrice = math.Min(ev.MaxPrice, top.PerMW), math.Min(ev.MinPrice, top.PerMW)
 	ev.SplitLeaves = len(leaves)
 	if proofs {

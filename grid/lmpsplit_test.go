@@ -113,3 +113,33 @@ func TestLMPSplitEvidence(t *testing.T) {
 		t.Errorf("lowered leaf claim accepted (%v)", err)
 	}
 }
+
+// On 14_ieee ±30% and 30_ieee ±10% a split proof (three leaves) checks and is
+// never below the largest price the adversarial search finds.
+func TestLMPSplitPGLib(t *testing.T) {
+	ctx := context.Background()
+	rules := MarketRules{PriceCap: 1000}
+	for name, band := range map[string]float64{"14_ieee": 0.3, "30_ieee": 0.1} {
+		n := pglibNet(t, name)
+		dom, _ := n.LoadBand(band)
+		c, err := n.CertifyLMPBound(ctx, dom, 1, rules, LMPBoundOptions{Checkable: true, TimeLimit: 6 * time.Second, Split: 3, splitAll: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Method != "lmp-bound" || c.LMP.Proof == nil || c.LMP.SplitLeaves != 3 {
+			t.Fatalf("%s: %s certificate (%s), want a split proof with 3 leaves", name, c.Method, c.Reason)
+		}
+		chk, err := n.CheckLMPProof(ctx, dom, rules, c.LMP.Proof)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Starts: 4, Steps: 40, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.PerMW < s.LMP*(1-1e-9) {
+			t.Errorf("%s: split proof %v below a price found, %v", name, c.PerMW, s.LMP)
+		}
+		t.Logf("%s: split proof %.6g (found %.6g), %d LP bounds", name, c.PerMW, s.LMP, chk.Steps)
+	}
+}
