@@ -34,9 +34,14 @@ import (
 // (hi_j − lo_j)·|PTDF_{l*,j}|. It is cut at the midpoint. When no limit can
 // bind the widest load is cut.
 //
-// Budget: the boxes bounded (at most 2·leaves − 1) share the nominal budget
-// LMPBoundOptions.TimeLimit equally, each turned into deterministic work
-// budgets as for one certification, so the tree and every bound in it are
+// A split whose halves do not both prove less than their parent (they run
+// on smaller budgets) is undone: the parent stays a leaf, and splitting
+// stops when that leaf decides the maximum.
+//
+// Budget: the unsplit box gets splitRootShare of the nominal budget
+// LMPBoundOptions.TimeLimit, the 2·(Split − 1) boxes the splits may bound
+// share the rest equally, each turned into deterministic work budgets as
+// for one certification, so the tree and every bound in it are
 // reproducible.
 
 // LMPSplit is a node of the bisection tree of a split load domain. An inner
@@ -169,6 +174,9 @@ type splitBox struct {
 	ev    *LMPEvidence
 	node  *LMPSplit
 	bound float64
+	// stuck: splitting this box did not lower its bound (the halves, on
+	// their smaller budgets, proved no less); it stays a leaf.
+	stuck bool
 }
 
 // evidenceBound is the value a box's evidence certifies: its proof's when
@@ -293,7 +301,7 @@ func (n *Network) lmpSplit(ctx context.Context, dom LoadDomain, rules MarketRule
 	for q, c := range n.PTDFColumns(vars) {
 		cols[vars[q]] = c
 	}
-	for len(leaves) < opt.Split {
+	for used := 0; used+2 <= 2*(opt.Split-1); used += 2 {
 		if err := ctx.Err(); err != nil {
 			return nil, "", err
 		}
@@ -306,7 +314,7 @@ func (n *Network) lmpSplit(ctx context.Context, dom LoadDomain, rules MarketRule
 				w = q
 			}
 		}
-		if leaves[w].bound <= target && !opt.splitAll {
+		if (leaves[w].bound <= target && !opt.splitAll) || leaves[w].stuck {
 			break
 		}
 		b := leaves[w]
@@ -336,6 +344,12 @@ func (n *Network) lmpSplit(ctx context.Context, dom LoadDomain, rules MarketRule
 			}
 			lower = math.Max(lower, ev.Incumbent)
 			kids = append(kids, &splitBox{dom: d, ev: ev, node: &LMPSplit{}, bound: evidenceBound(ev, opt.Checkable)})
+		}
+		if kb := math.Max(kids[0].bound, kids[1].bound); kb >= b.bound && !opt.splitAll {
+			b.stuck = true
+			progress(opt.Progress, "lmp-split: bus %d cut at %.6g MW: bounds %.6g / %.6g, not below the box's %.6g; the box stays a leaf (%.1f s)",
+				n.BusID[j], cut, kids[0].bound, kids[1].bound, b.bound, time.Since(t0).Seconds())
+			continue
 		}
 		b.node.Bus, b.node.Cut, b.node.Lo, b.node.Hi = j, cut, kids[0].node, kids[1].node
 		inner[b.node] = b.ev
