@@ -2,7 +2,6 @@ package grid
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -94,22 +93,15 @@ func TestLMPSplitEvidence(t *testing.T) {
 	if !(c.PerMW >= 50) || c.PerMW > 50.001 {
 		t.Errorf("split bound %v, want 50 (≤ 50.001)", c.PerMW)
 	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back CostCertificate
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	if err := n.VerifyCostCertificateContext(ctx, &back, dom); err != nil {
+	back := jsonClone(t, c)
+	if err := n.VerifyCostCertificateContext(ctx, back, dom); err != nil {
 		t.Fatalf("split certificate through JSON: %v", err)
 	}
 	var leaf *LMPSplit
 	for leaf = back.LMP.Split; leaf.Hi != nil; leaf = leaf.Hi {
 	}
 	leaf.PerMW = math.Max(0, leaf.PerMW-10)
-	if err := n.VerifyCostCertificateContext(ctx, &back, dom); !errors.Is(err, ErrNotCertified) {
+	if err := n.VerifyCostCertificateContext(ctx, back, dom); !errors.Is(err, ErrNotCertified) {
 		t.Errorf("lowered leaf claim accepted (%v)", err)
 	}
 }
