@@ -34,8 +34,9 @@ import (
 // (hi_j − lo_j)·|PTDF_{l*,j}|. It is cut at the midpoint. When no limit can
 // bind the widest load is cut.
 //
-// A split whose halves do not both prove less than their parent (they run
-// on smaller budgets) is undone: the parent stays a leaf, and splitting
+// A split whose halves do not prove less than their parent (they run on
+// smaller budgets: a lower largest bound, or at an equal one, e.g. the price
+// cap, a smaller excess in each half) is undone: the parent stays a leaf, and splitting
 // stops when that leaf decides the maximum.
 //
 // Budget: the unsplit box gets splitRootShare of the nominal budget
@@ -174,8 +175,8 @@ type splitBox struct {
 	ev    *LMPEvidence
 	node  *LMPSplit
 	bound float64
-	// stuck: splitting this box did not lower its bound (the halves, on
-	// their smaller budgets, proved no less); it stays a leaf.
+	// stuck: splitting this box did not lower its bound or its excess (the
+	// halves, on their smaller budgets, proved no less); it stays a leaf.
 	stuck bool
 }
 
@@ -345,7 +346,12 @@ func (n *Network) lmpSplit(ctx context.Context, dom LoadDomain, rules MarketRule
 			lower = math.Max(lower, ev.Incumbent)
 			kids = append(kids, &splitBox{dom: d, ev: ev, node: &LMPSplit{}, bound: evidenceBound(ev, opt.Checkable)})
 		}
-		if kb := math.Max(kids[0].bound, kids[1].bound); kb >= b.bound && !opt.splitAll {
+		// Progress: a lower bound, or (both at the same bound, e.g. the
+		// price cap) less excess in each half.
+		kb := math.Max(kids[0].bound, kids[1].bound)
+		ex := b.excess(target, rules)
+		better := kb < b.bound*(1-1e-9) || (kb <= b.bound && kids[0].excess(target, rules) < ex && kids[1].excess(target, rules) < ex)
+		if !better && !opt.splitAll {
 			b.stuck = true
 			progress(opt.Progress, "lmp-split: bus %d cut at %.6g MW: bounds %.6g / %.6g, not below the box's %.6g; the box stays a leaf (%.1f s)",
 				n.BusID[j], cut, kids[0].bound, kids[1].bound, b.bound, time.Since(t0).Seconds())
