@@ -150,6 +150,22 @@ type LMPBoundOptions struct {
 	// certified value with their bound. It only selects buses: the
 	// certificate stays sound whatever its value.
 	KnownPrice float64
+	// Split, when above 1, splits the domain into at most this many boxes
+	// by the spatial branch and bound of lmpsplit.go when the unsplit bound
+	// is above (1 + SplitTol) times the largest price known to occur in the
+	// domain; the 2·Split − 1 boxes it may bound share TimeLimit (and
+	// TighteningWork, MIPWork) equally. 0 or 1: no splitting.
+	Split int
+	// SplitTol is the relative gap at which splitting stops (0: 0.1).
+	SplitTol float64
+	// parent is the evidence of the box this one was cut from (lmpSplit):
+	// its flow, congestion dual and price bounds hold here too (every KKT
+	// point over a sub-box is one over the box), so tightening starts from
+	// them. Not with Checkable (a proof would have to carry the parent's).
+	parent *LMPEvidence
+	// splitAll makes lmpSplit split until Split leaves whatever the bounds
+	// (tests: a tree on a case whose unsplit bound is already tight).
+	splitAll bool
 }
 
 // LMPEvidence is the data of an "lmp-bound" certificate: the derived
@@ -217,6 +233,12 @@ type LMPEvidence struct {
 	// verifies without a solver; it covers Proof.PerMW, which may exceed the
 	// MIP's proven bound (then MaxPrice/MinPrice rest on HiGHS's MIP).
 	Proof *LMPProof `json:"proof,omitempty"`
+	// Split is the bisection tree of a split domain (LMPBoundOptions.Split)
+	// whose leaves carry their boxes' evidence, when the certificate has no
+	// proof (with one, the tree is Proof.Split); SplitLeaves counts its
+	// leaves (0: the domain was not split).
+	Split       *LMPSplit `json:"split,omitempty"`
+	SplitLeaves int       `json:"split_leaves,omitempty"`
 	// ProofPerMW is Proof.PerMW where the proof itself is not carried (a
 	// release plan publishes the value; the proof stays in the certificate
 	// file).
@@ -267,7 +289,11 @@ func (n *Network) CertifyLMPBound(ctx context.Context, dom LoadDomain, alpha flo
 	if err != nil {
 		return nil, err
 	}
-	ev, reason, err := n.lmpBound(ctx, dom, rules, opt)
+	bound := n.lmpBound
+	if opt.Split > 1 {
+		bound = n.lmpSplit
+	}
+	ev, reason, err := bound(ctx, dom, rules, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -482,6 +508,10 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		}
 	}
 	progress(opt.Progress, "lmp-bound: derived big-Ms: cost gap G = %.6g $/h, backstop capacity %.6g MW", ev.CostGap, m.capacity)
+
+	if opt.parent != nil && !opt.Checkable {
+		inheritBounds(ev, piLo, piHi, opt.parent)
+	}
 
 	// E. Bound tightening over the relaxation of the KKT program.
 	if opt.TighteningPasses >= 0 {
@@ -1676,30 +1706,58 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 		_, err := n.CheckLMPProof(ctx, dom, c.Rules, c.LMP.Proof)
 		return err
 	}
-	e := c.LMP
+	if e := c.LMP; e.Split != nil {
+		v, _, err := e.Split.walk(n, dom, 0, nil, func(sub LoadDomain, s *LMPSplit, parent any) (any, float64, error) {
+			if s.Evidence == nil || s.Evidence.Split != nil || s.Evidence.Proof != nil {
+				return nil, 0, fmt.Errorf("%w: a node of a split certificate must carry one unsplit evidence", ErrNotCertified)
+			}
+			p, _ := parent.(*LMPEvidence)
+			claim := s.PerMW // a leaf: its claim; an inner node: its own box's bound
+			if s.Lo != nil {
+				claim = math.Max(s.Evidence.MaxPrice, s.Evidence.MinPrice)
+			}
+			ev, err := n.rederiveLMP(ctx, sub, c.Rules, s.Evidence, claim, p)
+			return ev, s.PerMW, err
+		})
+		if err != nil {
+			return err
+		}
+		if !(v <= c.PerMW) {
+			return fmt.Errorf("%w: per_mw %v below the split tree's %v", ErrNotCertified, c.PerMW, v)
+		}
+		return nil
+	}
+	_, err := n.rederiveLMP(ctx, dom, c.Rules, c.LMP, c.PerMW, nil)
+	return err
+}
+
+// rederiveLMP re-derives the evidence e over dom (see verifyLMPBound),
+// starting from the re-derived evidence of the box's parent in a split
+// domain (nil otherwise), and fails when its bound exceeds perMW.
+func (n *Network) rederiveLMP(ctx context.Context, dom LoadDomain, rules MarketRules, e *LMPEvidence, perMW float64, parent *LMPEvidence) (*LMPEvidence, error) {
 	nominal := time.Duration((e.TighteningWork/2.4e7 + e.MIPWork/8e6) * float64(time.Second))
 	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules,
-		MIPTimeLimit: max(10*time.Minute, 10*nominal)}
+		MIPTimeLimit: max(10*time.Minute, 10*nominal), parent: parent}
 	// The same passes as the producer (the count it ran; none without work).
 	opt.TighteningPasses = e.TighteningPasses
 	if e.TighteningPasses == 0 {
 		opt.TighteningPasses = -1
 	}
-	ev, reason, err := n.lmpBound(ctx, dom, c.Rules, opt)
+	ev, reason, err := n.lmpBound(ctx, dom, rules, opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if ev == nil {
-		return fmt.Errorf("%w: %s", ErrNotCertified, reason)
+		return nil, fmt.Errorf("%w: %s", ErrNotCertified, reason)
 	}
-	if tol := 1e-6 * (1 + math.Abs(ev.CostGap)); math.Abs(ev.CostGap-c.LMP.CostGap) > tol {
-		return fmt.Errorf("%w: re-derived cost gap %v differs from the recorded %v", ErrNotCertified, ev.CostGap, c.LMP.CostGap)
+	if tol := 1e-6 * (1 + math.Abs(ev.CostGap)); math.Abs(ev.CostGap-e.CostGap) > tol {
+		return nil, fmt.Errorf("%w: re-derived cost gap %v differs from the recorded %v", ErrNotCertified, ev.CostGap, e.CostGap)
 	}
 	per := math.Max(ev.MaxPrice, ev.MinPrice)
-	if per > c.PerMW*(1+1e-6)+1e-6 {
-		return fmt.Errorf("%w: re-derived LMP bound %v exceeds the certified %v (closed: %v; MIPs stopped by %v)", ErrNotCertified, per, c.PerMW, ev.Closed, ev.MIPStops)
+	if per > perMW*(1+1e-6)+1e-6 {
+		return nil, fmt.Errorf("%w: re-derived LMP bound %v exceeds the certified %v (closed: %v; MIPs stopped by %v)", ErrNotCertified, per, perMW, ev.Closed, ev.MIPStops)
 	}
-	return nil
+	return ev, nil
 }
 
 // CertifyCostBound returns the tightest certificate grid can give for the

@@ -99,6 +99,10 @@ type LMPProof struct {
 	// PerMW is the bound on max |π_i| over the varying buses the proof
 	// establishes (the largest tightened price bound).
 	PerMW float64 `json:"per_mw"`
+	// Split, when not nil, makes this the proof over a split domain
+	// (lmpsplit.go): the bisection tree with one proof per leaf, each
+	// checked against its own box; the other fields are then empty.
+	Split *LMPSplit `json:"split,omitempty"`
 }
 
 // LMPCutProof is a subgradient cut V(d) ≥ V + πᵀ(d − d_k), π the balance
@@ -748,6 +752,9 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	}
 	if err := dom.Validate(n); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotCertified, err)
+	}
+	if p.Split != nil {
+		return n.checkSplitProof(ctx, dom, rules, p)
 	}
 	C, F := rules.PriceCap, rules.PriceFloor
 	nb := n.NumBuses()

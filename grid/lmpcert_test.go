@@ -75,13 +75,16 @@ func TestLMPProofPGLib(t *testing.T) {
 }
 
 // cloneProof deep-copies a proof (through JSON, as a file would carry it).
-func cloneProof(t *testing.T, p *LMPProof) *LMPProof {
+func cloneProof(t *testing.T, p *LMPProof) *LMPProof { return jsonClone(t, p) }
+
+// jsonClone deep-copies v through JSON.
+func jsonClone[T any](t *testing.T, v *T) *T {
 	t.Helper()
-	b, err := json.Marshal(p)
+	b, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var q LMPProof
+	var q T
 	if err := json.Unmarshal(b, &q); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@
 //
 //	go run ./bench/lmpbound [-cases 5_pjm,14_ieee,...] [-bands 0.1,0.3] [-time-limit 60s] [-domain-dir DIR]
 //	    [-search-only] [-search-steps 3000] [-tightening-work W] [-tightening-passes P] [-mip-work W] [-checkable]
+//	    [-split N] [-split-tol T]
 //
 // With -checkable the certification records the checkable proof
 // (LMPBoundOptions.Checkable), which is then checked by
@@ -47,6 +48,8 @@ func main() {
 	mipWork := flag.Float64("mip-work", 0, "LMPBoundOptions.MIPWork, work units (0: the default for the time limit)")
 	checkable := flag.Bool("checkable", false, "LMPBoundOptions.Checkable: certify with a proof checkable without a solver (privopt certify's default); the certified value is then the proof's")
 	rulesOpt := flag.Bool("decision-rules", false, "LMPBoundOptions.DecisionRules: robust linear decision rules as repair points of the congestion dual bounds")
+	split := flag.Int("split", 0, "LMPBoundOptions.Split: split the domain into at most this many boxes (spatial branch and bound; 0: none)")
+	splitTol := flag.Float64("split-tol", 0, "LMPBoundOptions.SplitTol: splitting stops at this relative gap to the largest known price (0: 0.1)")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -55,8 +58,8 @@ func main() {
 		os.Exit(1)
 	}
 	rules := grid.DefaultMarketRules()
-	fmt.Println("| case | domain | method | certified $/MWh | found $/MWh | ratio | certify s | certify CPU s | search s | largest |π| seen | MIP closed |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| case | domain | method | certified $/MWh | found $/MWh | ratio | certify s | certify CPU s | search s | largest |π| seen | MIP closed | leaves |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	err = pglibcase.Each(dir, *cases, *bands, func(name string, net *grid.Network, band float64, dom grid.LoadDomain) {
 		if *domDir != "" {
 			f, err := os.Create(filepath.Join(*domDir, fmt.Sprintf("%s_%g.csv", name, band)))
@@ -69,7 +72,7 @@ func main() {
 		t0, c0 := time.Now(), cputime.Process()
 		cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 		if !*searchOnly {
-			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt})
+			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt, Split: *split, SplitTol: *splitTol})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				return
@@ -85,8 +88,9 @@ func main() {
 			}
 		}
 		var extra [][]float64
-		closed := "–"
+		closed, leaves := "–", 1
 		if cert.LMP != nil {
+			leaves = max(1, cert.LMP.SplitLeaves)
 			extra = append(extra, cert.LMP.IncumbentLoad)
 			extra = append(extra, cert.LMP.Candidates...)
 			closed = strconv.FormatBool(cert.LMP.Closed)
@@ -101,8 +105,8 @@ func main() {
 		if cert.Reason != "" {
 			fmt.Fprintf(os.Stderr, "%s ±%g: %s\n", name, band, cert.Reason)
 		}
-		fmt.Printf("| %s | ±%g%% | %s | %.4g | %.4g | %.3g | %.1f | %.1f | %.1f | %.4g | %s |\n", name, 100*band, cert.Method, cert.PerMW, found.PerMW,
-			cert.PerMW/found.PerMW, tc.Seconds(), cc.Seconds(), ts.Seconds(), found.LMP, closed)
+		fmt.Printf("| %s | ±%g%% | %s | %.4g | %.4g | %.3g | %.1f | %.1f | %.1f | %.4g | %s | %d |\n", name, 100*band, cert.Method, cert.PerMW, found.PerMW,
+			cert.PerMW/found.PerMW, tc.Seconds(), cc.Seconds(), ts.Seconds(), found.LMP, closed, leaves)
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lmpbound:", err)
