@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/internal/ldl"
+	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/sparse"
 )
 
@@ -65,21 +66,6 @@ func randomQuasiDefinite(rng *rand.Rand, n, m int) (*sparse.CSC, []int8) {
 	return t.ToCSC(), signs
 }
 
-// mulUpper returns K·x for K given by its upper triangle.
-func mulUpper(k *sparse.CSC, x []float64) []float64 {
-	out := make([]float64, k.Rows)
-	for j := 0; j < k.Cols; j++ {
-		for p := k.ColPtr[j]; p < k.ColPtr[j+1]; p++ {
-			i := k.RowIdx[p]
-			out[i] += k.Val[p] * x[j]
-			if i != j {
-				out[j] += k.Val[p] * x[i]
-			}
-		}
-	}
-	return out
-}
-
 // TestDenseSparseLDLAgree factors random quasi-definite KKT matrices with the
 // dense LDLᵀ (its own order: cone rows first) and the sparse one (AMD order)
 // and checks that both solves leave a residual at round-off level, agree with
@@ -115,7 +101,7 @@ func TestDenseSparseLDLAgree(t *testing.T) {
 			dense.solve(xd, b)
 			sp.solve(xs, b)
 			for name, x := range map[string][]float64{"dense": xd, "sparse": xs} {
-				kx := mulUpper(k, x)
+				kx := solver.SymMulVec(make([]float64, n+m), k, x)
 				var r float64
 				for i := range b {
 					r = math.Max(r, math.Abs(kx[i]-b[i]))
