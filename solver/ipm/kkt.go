@@ -72,6 +72,12 @@ type kktSystem struct {
 	// solveErr is the largest relative residual ‖b − K₀x‖∞/(1 + ‖b‖∞) left
 	// by the refined solves since the last factorization.
 	solveErr float64
+	// backErr is ‖b − K₀x‖∞/‖x‖∞ of the first solve after the last
+	// factorization when that solve needed no refinement correction, 0
+	// otherwise; nsolves counts the solves since the factorization (see
+	// solveReduced).
+	backErr float64
+	nsolves int
 	// interrupt, when non-nil, is polled by the assembly of the PSD Schur
 	// complements (addSchur) between rows and between the panels of the
 	// dense rule's Gram product, and stops it with ldl.ErrInterrupted: one
@@ -319,6 +325,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 func (ks *kktSystem) update() error {
 	ks.identity = false
 	ks.solveErr = 0
+	ks.backErr, ks.nsolves = 0, 0
 	if err := ks.addSchur(); err != nil {
 		return fmt.Errorf("ipm: Schur complement assembly: %w", err)
 	}
@@ -395,6 +402,7 @@ func (ks *kktSystem) update() error {
 // initialization of Clarabel and CVXOPT).
 func (ks *kktSystem) factorIdentity() error {
 	ks.identity = true
+	ks.backErr, ks.nsolves = 0, 0
 	if err := ks.addSchur(); err != nil {
 		return fmt.Errorf("ipm: Schur complement assembly: %w", err)
 	}

@@ -75,13 +75,29 @@ func (s *sparseLDL) regularized() int {
 	return s.f.DynamicRegCount()
 }
 
-// denseLDL is an O(N³) LDLᵀ factorization without pivoting with the same
-// dynamic regularization rule as the sparse one; a fallback for tiny systems
-// and a cross-check in tests.
+// denseLDL is an O(N³) LDLᵀ factorization in the matrix's own order, without
+// pivoting, with the dynamic regularization rule of the sparse one (a pivot d
+// with expected sign σ and σ·d < Eps becomes σ·Delta; the KKT matrix is
+// quasi-definite, so every symmetric order has an LDLᵀ factor). It replaces
+// the sparse factorization on small systems (Settings.DenseKKTMaxDim): no
+// ordering, no symbolic analysis, and contiguous column updates.
+//
+// Order: the rows with negative expected sign (the cone rows) first, then
+// the positive ones (the x rows). Eliminating the cone blocks first makes the
+// x block P + εI + AᵀH⁻¹A, the normal equations; the matrix's own order
+// would divide A by the static regularization ε of an LP's x pivots and
+// leave a badly grown −H − AᵀA/ε for refinement to repair.
+//
+// Storage: the lower triangle of the permuted matrix column-major in an N×N
+// array, a[j·N+i] for i ≥ j; after factor, column j below the diagonal holds
+// L's column j.
 type denseLDL struct {
 	n     int
-	a     []float64 // row-major; after factor, strict lower part holds L
+	a     []float64
 	d     []float64
+	perm  []int // perm[k] is the original index of position k
+	inv   []int // inv[i] is the position of original index i
+	w     []float64
 	signs []int8
 	reg   ldl.Regularization
 	nreg  int // pivots replaced by dynamic regularization in the last factor
@@ -95,20 +111,38 @@ func (f *denseLDL) factor(upper *sparse.CSC) error {
 		f.n = n
 		f.a = make([]float64, n*n)
 		f.d = make([]float64, n)
+		f.w = make([]float64, n)
+		f.perm = make([]int, 0, n)
+		f.inv = make([]int, n)
+		for _, neg := range []bool{true, false} {
+			for i, sg := range f.signs {
+				if (sg < 0) == neg {
+					f.inv[i] = len(f.perm)
+					f.perm = append(f.perm, i)
+				}
+			}
+		}
 	}
-	a := f.a
+	a, inv := f.a, f.inv
 	clear(a)
 	f.nreg = 0
+	// entry (i, j) of the upper triangle goes to the lower triangle of the
+	// permuted matrix: column min(π(i), π(j)), row max(π(i), π(j))
 	for j := 0; j < n; j++ {
+		pj := inv[j]
 		for p := upper.ColPtr[j]; p < upper.ColPtr[j+1]; p++ {
-			i := upper.RowIdx[p]
-			a[i*n+j] = upper.Val[p]
-			a[j*n+i] = upper.Val[p]
+			pi := inv[upper.RowIdx[p]]
+			if pi > pj {
+				a[pj*n+pi] += upper.Val[p]
+			} else {
+				a[pi*n+pj] += upper.Val[p]
+			}
 		}
 	}
 	for j := 0; j < n; j++ {
-		dj := a[j*n+j]
-		if sg := float64(f.signs[j]); sg*dj < f.reg.Eps {
+		col := a[j*n : (j+1)*n]
+		dj := col[j]
+		if sg := float64(f.signs[f.perm[j]]); sg*dj < f.reg.Eps {
 			dj = sg * f.reg.Delta
 			f.nreg++
 		}
@@ -116,42 +150,64 @@ func (f *denseLDL) factor(upper *sparse.CSC) error {
 			return fmt.Errorf("ipm: dense LDLᵀ pivot %d is %v", j, dj)
 		}
 		f.d[j] = dj
-		for i := j + 1; i < n; i++ {
-			a[i*n+j] /= dj
-		}
-		for i := j + 1; i < n; i++ {
-			lij := a[i*n+j] * dj
-			if lij == 0 {
+		col[j] = 1
+		inv := 1 / dj
+		// right-looking update of the trailing columns by w = dj·l:
+		// a[k][k:] −= l_k·dj·l[k:], with l = col/dj after the loop
+		for k := j + 1; k < n; k++ {
+			wk := col[k]
+			if wk == 0 {
 				continue
 			}
-			row := a[i*n : i*n+i+1]
-			for k := j + 1; k <= i; k++ {
-				row[k] -= lij * a[k*n+j]
+			lk := wk * inv
+			ck := a[k*n+k : (k+1)*n]
+			src := col[k:n]
+			for i := range ck {
+				ck[i] -= lk * src[i]
 			}
+		}
+		for i := j + 1; i < n; i++ {
+			col[i] *= inv
 		}
 	}
 	return nil
 }
 
 func (f *denseLDL) solve(dst, b []float64) {
+	x := f.w
+	for k, i := range f.perm {
+		x[k] = b[i]
+	}
+	f.solvePermuted(x)
+	for k, i := range f.perm {
+		dst[i] = x[k]
+	}
+}
+
+// solvePermuted overwrites x by (LDLᵀ)⁻¹x in the factor's order.
+func (f *denseLDL) solvePermuted(dst []float64) {
 	n, a := f.n, f.a
-	copy(dst, b)
-	for i := 0; i < n; i++ {
-		s := dst[i]
-		row := a[i*n : i*n+i]
-		for k, l := range row {
-			s -= l * dst[k]
+	for j := 0; j < n; j++ {
+		xj := dst[j]
+		if xj == 0 {
+			continue
 		}
-		dst[i] = s
+		l := a[j*n+j+1 : (j+1)*n]
+		x := dst[j+1 : n]
+		for i, v := range l {
+			x[i] -= v * xj
+		}
 	}
 	for i := 0; i < n; i++ {
 		dst[i] /= f.d[i]
 	}
-	for i := n - 1; i >= 0; i-- {
-		s := dst[i]
-		for k := i + 1; k < n; k++ {
-			s -= a[k*n+i] * dst[k]
+	for j := n - 1; j >= 0; j-- {
+		l := a[j*n+j+1 : (j+1)*n]
+		x := dst[j+1 : n]
+		s := dst[j]
+		for i, v := range l {
+			s -= v * x[i]
 		}
-		dst[i] = s
+		dst[j] = s
 	}
 }
