@@ -41,6 +41,14 @@ type LMPSearchOptions struct {
 	// from a load pattern that raises no other bus's price is missed by the
 	// climbs that follow the bus of the largest |π|.
 	PerBus int
+	// FlowStarts adds, for every limited branch and both directions, the
+	// load part of a maximizer of the branch's flow that way over the loads
+	// in the domain and the dispatches within the units' boxes and every
+	// branch limit, without backstops (one LP each): the load pattern that
+	// needs the most transfer across the branch, as the market could route
+	// it. Unlike the congestion vertices it accounts for where the units
+	// are and what the other limits allow.
+	FlowStarts bool
 }
 
 // LMPSearchResult is the largest adjacent change SearchLMPChange found.
@@ -209,6 +217,13 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 			return nil, err
 		}
 		starts = append(starts, cs...)
+	}
+	if opt.FlowStarts {
+		fs, err := n.flowStarts(ctx, dom, rules, hopt)
+		if err != nil {
+			return nil, err
+		}
+		starts = append(starts, fs...)
 	}
 	type cand struct {
 		d   []float64
@@ -420,6 +435,76 @@ func (n *Network) congestionVertices(ctx context.Context, dom LoadDomain, m *mar
 			if k := string(key); !seen[k] {
 				seen[k] = true
 				out = append(out, v)
+			}
+		}
+	}
+	return out, nil
+}
+
+// flowStarts returns LMPSearchOptions.FlowStarts' load vectors: for every
+// limited branch l and both directions, the loads of a maximizer of ±flow_l
+// over the market LP's rows with the loads free in dom and the backstops at
+// 0 (an LP; a direction whose LP is not optimal gives none). Duplicates are
+// dropped.
+func (n *Network) flowStarts(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options) ([][]float64, error) {
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		return nil, err
+	}
+	for j := range m.sigma {
+		for _, c := range []int{m.sigma[j], m.kappa[j]} {
+			if c >= 0 {
+				b.hi[c] = 0
+			}
+		}
+	}
+	for j := range b.cost {
+		b.cost[j] = 0
+	}
+	lp, err := b.build(hopt)
+	if err != nil {
+		return nil, err
+	}
+	defer lp.Close()
+	cost := make([]float64, len(b.cost))
+	seen := map[string]bool{}
+	var out [][]float64
+	key := make([]byte, 0, 8*len(m.vars))
+	for l, r := range m.flow {
+		if r < 0 {
+			continue
+		}
+		for _, dir := range []float64{1, -1} {
+			// minimize −dir·(Bf θ)_l
+			for t, j := range m.bfBus[l] {
+				cost[m.theta[j]] = -dir * m.bfVal[l][t]
+			}
+			if err := lp.SetCosts(cost); err != nil {
+				return nil, err
+			}
+			for _, j := range m.bfBus[l] {
+				cost[m.theta[j]] = 0
+			}
+			res, err := lp.Solve(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if res.Status != solver.Optimal {
+				continue
+			}
+			d := append([]float64(nil), dom.Lo...)
+			key = key[:0]
+			for _, j := range m.vars {
+				d[j] = math.Min(dom.Hi[j], math.Max(dom.Lo[j], res.X[m.d[j]]))
+				key = fmt.Appendf(key, "%.6g,", d[j])
+			}
+			if k := string(key); !seen[k] {
+				seen[k] = true
+				out = append(out, d)
 			}
 		}
 	}

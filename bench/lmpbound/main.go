@@ -11,7 +11,7 @@
 // Usage:
 //
 //	go run ./bench/lmpbound [-cases 5_pjm,14_ieee,...] [-bands 0.1,0.3] [-time-limit 60s] [-domain-dir DIR]
-//	    [-search-only] [-search-steps 3000] [-search-per-bus 200] [-tightening-work W] [-tightening-passes P] [-mip-work W] [-checkable]
+//	    [-search-only] [-search-steps 3000] [-search-per-bus 200] [-search-flow-starts] [-tightening-work W] [-tightening-passes P] [-mip-work W] [-checkable]
 //
 // With -checkable the certification records the checkable proof
 // (LMPBoundOptions.Checkable), which is then checked by
@@ -42,6 +42,7 @@ func main() {
 	limit := flag.Duration("time-limit", 60*time.Second, "time limit of each mixed-integer solve")
 	searchOnly := flag.Bool("search-only", false, "run only the adversarial search (no certification)")
 	steps := flag.Int("search-steps", 3000, "coordinate flips of the search's local search")
+	flowStarts := flag.Bool("search-flow-starts", true, "LMPSearchOptions.FlowStarts: start the search also from each branch's flow-maximizing loads")
 	perBus := flag.Int("search-per-bus", 200, "LMPSearchOptions.PerBus: coordinate flips of the search's climb per varying bus (0: none)")
 	work := flag.Float64("tightening-work", 0, "LMPBoundOptions.TighteningWork (0: the default for the time limit)")
 	passes := flag.Int("tightening-passes", 0, "LMPBoundOptions.TighteningPasses (0: the default)")
@@ -93,7 +94,7 @@ func main() {
 			closed = strconv.FormatBool(cert.LMP.Closed)
 		}
 		t1 := time.Now()
-		found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1, Steps: *steps, Climbs: 5, Congestion: true, PerBus: *perBus})
+		found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1, Steps: *steps, Climbs: 5, Congestion: true, PerBus: *perBus, FlowStarts: *flowStarts})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, name, err)
 			return
