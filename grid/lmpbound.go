@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/privopt/privopt/lpdual"
@@ -1399,6 +1401,17 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			kindLPs[0], kindIters[0], kindGains[0], kindLPs[1], kindIters[1], kindGains[1], kindLPs[2], kindIters[2], kindGains[2], kindLPs[3], kindIters[3], kindGains[3])
 		if stop || gain < 0.01 {
 			break
+		}
+	}
+	if w != nil {
+		var capped []string
+		for _, i := range vars {
+			if math.Max(piHi[i], -piLo[i]) >= 0.99*rules.MaxPrice() {
+				capped = append(capped, strconv.Itoa(n.BusID[i]))
+			}
+		}
+		if len(capped) > 0 {
+			progress(w, "lmp-bound: after tightening, %d varying buses keep a price bound at the cap: %s", len(capped), strings.Join(capped, " "))
 		}
 	}
 	return nil
