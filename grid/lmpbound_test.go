@@ -454,7 +454,8 @@ func TestLMPBoundReproducibleUnderLoad(t *testing.T) {
 // search: on 30_ieee ±10% every price the search sees at a varying bus lies
 // within that bus's tightened price bound (an independent check of the
 // per-bus bounds: the search's prices are market-LP duals at points of the
-// domain), the largest of them is the result's LMP, the per-bus climbs find
+// domain), the largest of them is the result's LMP, the per-bus climbs and
+// the flow starts (LMPSearchOptions.FlowStarts, all inside the domain) find
 // no smaller change than the search without them, and the reported pair
 // realizes its change.
 func TestSearchPerBus(t *testing.T) {
@@ -470,7 +471,7 @@ func TestSearchPerBus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Seed: 1, Steps: 100, PerBus: 60})
+	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Seed: 1, Steps: 100, PerBus: 60, FlowStarts: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -492,4 +493,20 @@ func TestSearchPerBus(t *testing.T) {
 		t.Errorf("largest per-bus price %v, result's LMP %v", top, s.LMP)
 	}
 	recheckChange(t, n, dom, 1, rules, s)
+	// The flow starts are points of the domain, one per branch direction
+	// at most, and some exist (30_ieee has limited branches).
+	fs, err := n.flowStarts(ctx, dom, rules, highs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) == 0 || len(fs) > 2*n.NumBranches() {
+		t.Errorf("%d flow starts for %d branches", len(fs), n.NumBranches())
+	}
+	for _, d := range fs {
+		for j := range d {
+			if d[j] < dom.Lo[j] || d[j] > dom.Hi[j] {
+				t.Fatalf("flow start outside the domain at bus %d: %v not in [%v, %v]", n.BusID[j], d[j], dom.Lo[j], dom.Hi[j])
+			}
+		}
+	}
 }
