@@ -152,6 +152,17 @@ type LMPBoundOptions struct {
 	// certified value with their bound. It only selects buses: the
 	// certificate stays sound whatever its value.
 	KnownPrice float64
+	// PerBusMIP replaces the KKT MIP over all selected buses by one MIP per
+	// bus i (needs KnownPrice > 0 or a reference price above 0), with the row
+	// sign·π_i ≥ c, c the largest price seen (KnownPrice or a reference
+	// solve's, plus a 1e-6 relative margin), as a cutoff: a MIP proven
+	// infeasible shows sign·π_i < c at every KKT point, one stopped by its
+	// budget bounds sign·π_i by max(c, its proven bound). Buses run in the
+	// order of their bound minus c, largest first; each gets at most four
+	// times its even share of the work left, and a bus the work does not
+	// reach keeps its tightened bound. Not with Checkable (the proof's
+	// branch and bound covers the joint program).
+	PerBusMIP bool
 }
 
 // LMPEvidence is the data of an "lmp-bound" certificate: the derived
@@ -172,9 +183,12 @@ type LMPEvidence struct {
 	LDRNote    string  `json:"ldr_note,omitempty"`
 	// DecisionRules is the option the certificate was computed with
 	// (verification by re-derivation uses it again).
-	DecisionRules bool    `json:"decision_rules,omitempty"`
-	ShedMax       float64 `json:"shed_max_mw"` // bound on each shedding backstop at an optimum
-	CurtMax       float64 `json:"curt_max_mw"` // bound on each curtailment backstop at an optimum
+	DecisionRules bool `json:"decision_rules,omitempty"`
+	// PerBusMIP is the option the certificate was computed with (per-bus
+	// KKT MIPs with the known price as a cutoff; re-derivation uses it).
+	PerBusMIP bool    `json:"per_bus_mip,omitempty"`
+	ShedMax   float64 `json:"shed_max_mw"` // bound on each shedding backstop at an optimum
+	CurtMax   float64 `json:"curt_max_mw"` // bound on each curtailment backstop at an optimum
 	// MuUp, MuLo bound the congestion duals of each branch's upper and lower
 	// limit (Network branch order; 0 for an absent limit).
 	MuUp []float64 `json:"mu_up"`
@@ -555,6 +569,21 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			}
 		}
 		bound := excluded
+		ev.PerBusMIP = opt.PerBusMIP && ev.rec == nil
+		if ev.PerBusMIP && len(sel) > 0 && seen > 0 {
+			b, err := n.perBusMIPs(ctx, dom, rules, hopt, ev, piLo, piHi, sign, seen, mipWork, safety, sel, opt.Progress)
+			if err != nil {
+				return nil, "", err
+			}
+			bound = math.Max(bound, b)
+			closed = false
+			if sign > 0 {
+				ev.MaxPrice = bound
+			} else {
+				ev.MinPrice = bound
+			}
+			continue
+		}
 		if len(sel) > 0 {
 			lim := highs.MIPLimits{RelGap: opt.RelGap, TimeLimit: safety}
 			r, iterLimit, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, lim, mipWork, cuts, sel)
@@ -1646,6 +1675,86 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	return r, lim.MaxLPIterations, nil
 }
 
+// perBusMIPs bounds max sign·π_i over the buses sel by one KKT MIP per bus
+// with the cutoff row sign·π_i ≥ c, c = seen plus a 1e-6 relative margin
+// (LMPBoundOptions.PerBusMIP): an infeasible MIP proves sign·π_i < c at
+// every KKT point; otherwise sign·π_i ≤ max(c, proven bound), since every
+// KKT point with sign·π_i ≥ c is a point of the MIP. Buses go in the order
+// of their bound minus c, largest first, each with an LP-iteration limit of
+// four times its even share of the work left (at least one iteration per row
+// and column, so presolve and the root run); a bus the work does not reach
+// keeps its tightened bound. It returns the largest bound.
+func (n *Network) perBusMIPs(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, sign, seen, work float64, safety time.Duration, sel []int, w io.Writer) (float64, error) {
+	c := seen + 1e-6*(1+math.Abs(seen))
+	boundOf := func(i int) float64 {
+		if sign > 0 {
+			return piHi[i]
+		}
+		return -piLo[i]
+	}
+	order := append([]int(nil), sel...)
+	sort.SliceStable(order, func(a, b int) bool { return boundOf(order[a]) > boundOf(order[b]) })
+	bound := math.Inf(-1)
+	infeasible, solved := 0, 0
+	for q, i := range order {
+		if work <= 0 || boundOf(i) <= c {
+			bound = math.Max(bound, boundOf(i))
+			continue
+		}
+		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, sign, nil, []int{i})
+		if err != nil {
+			return 0, err
+		}
+		k.b.row(c, math.Inf(1), []int{k.t}, []float64{1})
+		size := float64(len(k.b.cost) + len(k.b.rlo))
+		ev.mipSize = int(size)
+		limit := math.Max(size, math.Floor(math.Min(work, 4*work/float64(len(order)-q))/size))
+		lp, err := k.b.build(hopt)
+		if err != nil {
+			return 0, err
+		}
+		if err := lp.SetObjectiveSense(true); err != nil {
+			lp.Close()
+			return 0, err
+		}
+		r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, TimeLimit: safety, MaxLPIterations: int64(limit)})
+		lp.Close()
+		if err != nil {
+			return 0, err
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		solved++
+		work -= float64(r.LPIterations) * size
+		ev.MIPIterations += r.LPIterations
+		ev.Nodes += r.Nodes
+		ev.Reproducible = ev.Reproducible && r.Stop.Reproducible()
+		var b float64
+		switch {
+		case r.Status == solver.PrimalInfeasible:
+			b = c
+			infeasible++
+		case r.Status == solver.Optimal || r.Stop.Reproducible() || r.Stop == highs.MIPStopTime:
+			b = math.Max(c, math.Min(boundOf(i), r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
+			if math.IsNaN(r.DualBound) {
+				b = boundOf(i)
+			}
+		default:
+			b = boundOf(i)
+		}
+		bound = math.Max(bound, b)
+		ev.MIPStops = append(ev.MIPStops, string(r.Stop))
+		if b > c {
+			progress(w, "lmp-bound: bus %d: max %sπ ≤ %.6g $/MWh (per-bus MIP with cutoff %.6g: %v, %d nodes, %d LP iterations)",
+				n.BusID[i], map[bool]string{true: "", false: "−"}[sign > 0], b, c, r.Status, r.Nodes, r.LPIterations)
+		}
+	}
+	progress(w, "lmp-bound: per-bus MIPs with cutoff %.6g $/MWh: %d of %d buses solved, %d proven below the cutoff; bound %.6g", c, solved, len(order), infeasible, bound)
+	return bound, nil
+}
+
 // VerifyCostCertificateContext is VerifyCostCertificate with a context (the
 // "lmp-bound" re-derivation solves the KKT program again).
 // A certificate with a proof (LMPEvidence.Proof) is checked by CheckLMPProof
@@ -1691,7 +1800,7 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 	}
 	e := c.LMP
 	nominal := time.Duration((e.TighteningWork/2.4e7 + e.MIPWork/8e6) * float64(time.Second))
-	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules,
+	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules, PerBusMIP: e.PerBusMIP,
 		MIPTimeLimit: max(10*time.Minute, 10*nominal)}
 	// The same passes as the producer (the count it ran; none without work).
 	opt.TighteningPasses = e.TighteningPasses

@@ -510,3 +510,41 @@ func TestSearchPerBus(t *testing.T) {
 		}
 	}
 }
+
+// Per-bus KKT MIPs with a cutoff (LMPBoundOptions.PerBusMIP) are sound and
+// re-derivable: on 30_ieee ±10% (largest price 52.18 $/MWh, found by the
+// search) with a known price below it (40; the reference solves' prices,
+// which also serve as the cutoff, reach the maximum there) and one just above it (the MIPs are then infeasible
+// and the cutoff is the bound), the certified value is never below the
+// search's change, at most the cutoff or the joint MIP's value where the
+// cutoff is above the maximum, and VerifyCostCertificateContext re-derives
+// it.
+func TestLMPPerBusMIP30(t *testing.T) {
+	n := pglibNet(t, "30_ieee")
+	dom, _ := n.LoadBand(0.1)
+	rules := DefaultMarketRules()
+	ctx := context.Background()
+	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Seed: 1, Steps: 200, Congestion: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, known := range []float64{40, s.LMP * 1.01} {
+		c, err := n.CertifyLMPBound(ctx, dom, 1, rules, LMPBoundOptions{KnownPrice: known, PerBusMIP: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Method != "lmp-bound" || !c.LMP.PerBusMIP {
+			t.Fatalf("known %v: method %s (%s), per-bus %v", known, c.Method, c.Reason, c.LMP != nil && c.LMP.PerBusMIP)
+		}
+		t.Logf("known %.6g: certified %.6g $/MWh, search %.6g, %d MIP iterations, stops %v", known, c.PerMW, s.PerMW, c.LMP.MIPIterations, c.LMP.MIPStops)
+		if c.PerMW < s.PerMW-1e-9 {
+			t.Errorf("known %v: certified %v below the search's %v", known, c.PerMW, s.PerMW)
+		}
+		if known > s.LMP && c.PerMW > known*(1+1e-5) {
+			t.Errorf("known %v above the largest price: certified %v, want at most the cutoff", known, c.PerMW)
+		}
+		if err := n.VerifyCostCertificateContext(ctx, c, dom); err != nil {
+			t.Errorf("known %v: %v", known, err)
+		}
+	}
+}

@@ -11,7 +11,7 @@
 // Usage:
 //
 //	go run ./bench/lmpbound [-cases 5_pjm,14_ieee,...] [-bands 0.1,0.3] [-time-limit 60s] [-domain-dir DIR]
-//	    [-search-only] [-search-steps 3000] [-search-per-bus 200] [-search-flow-starts] [-tightening-work W] [-tightening-passes P] [-mip-work W] [-checkable]
+//	    [-search-only] [-search-steps 3000] [-search-per-bus 200] [-search-flow-starts] [-per-bus-mip] [-tightening-work W] [-tightening-passes P] [-mip-work W] [-checkable]
 //
 // With -checkable the certification records the checkable proof
 // (LMPBoundOptions.Checkable), which is then checked by
@@ -49,6 +49,7 @@ func main() {
 	mipWork := flag.Float64("mip-work", 0, "LMPBoundOptions.MIPWork, work units (0: the default for the time limit)")
 	checkable := flag.Bool("checkable", false, "LMPBoundOptions.Checkable: certify with a proof checkable without a solver (privopt certify's default); the certified value is then the proof's")
 	rulesOpt := flag.Bool("decision-rules", false, "LMPBoundOptions.DecisionRules: robust linear decision rules as repair points of the congestion dual bounds")
+	perBusMIP := flag.Bool("per-bus-mip", false, "LMPBoundOptions.PerBusMIP with KnownPrice from a search run before the certification (its largest |π|): one KKT MIP per bus with that price as a cutoff")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -68,10 +69,21 @@ func main() {
 			}
 		}
 		ctx := context.Background()
+		var known float64
+		if *perBusMIP && !*searchOnly {
+			t := time.Now()
+			pre, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Seed: 1, Steps: *steps, Climbs: 5, Congestion: true, PerBus: *perBus, FlowStarts: *flowStarts})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, name, err)
+				return
+			}
+			known = pre.LMP
+			fmt.Fprintf(os.Stderr, "%s ±%g: search before certifying: largest |π| %.6g $/MWh (%.1f s)\n", name, band, known, time.Since(t).Seconds())
+		}
 		t0, c0 := time.Now(), cputime.Process()
 		cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 		if !*searchOnly {
-			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt})
+			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt, KnownPrice: known, PerBusMIP: *perBusMIP})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				return
