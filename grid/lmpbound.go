@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/privopt/privopt/lpdual"
@@ -166,6 +168,17 @@ type LMPBoundOptions struct {
 	// splitAll makes lmpSplit split until Split leaves whatever the bounds
 	// (tests: a tree on a case whose unsplit bound is already tight).
 	splitAll bool
+	// PerBusMIP replaces the KKT MIP over all selected buses by one MIP per
+	// bus i (needs KnownPrice > 0 or a reference price above 0), with the row
+	// sign·π_i ≥ c, c the largest price seen (KnownPrice or a reference
+	// solve's, plus a 1e-6 relative margin), as a cutoff: a MIP proven
+	// infeasible shows sign·π_i < c at every KKT point, one stopped by its
+	// budget bounds sign·π_i by max(c, its proven bound). Buses run in the
+	// order of their bound minus c, largest first; each gets at most four
+	// times its even share of the work left, and a bus the work does not
+	// reach keeps its tightened bound. Not with Checkable (the proof's
+	// branch and bound covers the joint program).
+	PerBusMIP bool
 }
 
 // LMPEvidence is the data of an "lmp-bound" certificate: the derived
@@ -186,9 +199,12 @@ type LMPEvidence struct {
 	LDRNote    string  `json:"ldr_note,omitempty"`
 	// DecisionRules is the option the certificate was computed with
 	// (verification by re-derivation uses it again).
-	DecisionRules bool    `json:"decision_rules,omitempty"`
-	ShedMax       float64 `json:"shed_max_mw"` // bound on each shedding backstop at an optimum
-	CurtMax       float64 `json:"curt_max_mw"` // bound on each curtailment backstop at an optimum
+	DecisionRules bool `json:"decision_rules,omitempty"`
+	// PerBusMIP is the option the certificate was computed with (per-bus
+	// KKT MIPs with the known price as a cutoff; re-derivation uses it).
+	PerBusMIP bool    `json:"per_bus_mip,omitempty"`
+	ShedMax   float64 `json:"shed_max_mw"` // bound on each shedding backstop at an optimum
+	CurtMax   float64 `json:"curt_max_mw"` // bound on each curtailment backstop at an optimum
 	// MuUp, MuLo bound the congestion duals of each branch's upper and lower
 	// limit (Network branch order; 0 for an absent limit).
 	MuUp []float64 `json:"mu_up"`
@@ -583,6 +599,21 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			}
 		}
 		bound := excluded
+		ev.PerBusMIP = opt.PerBusMIP && ev.rec == nil
+		if ev.PerBusMIP && len(sel) > 0 && seen > 0 {
+			b, err := n.perBusMIPs(ctx, dom, rules, hopt, ev, piLo, piHi, sign, seen, mipWork, safety, sel, opt.Progress)
+			if err != nil {
+				return nil, "", err
+			}
+			bound = math.Max(bound, b)
+			closed = false
+			if sign > 0 {
+				ev.MaxPrice = bound
+			} else {
+				ev.MinPrice = bound
+			}
+			continue
+		}
 		if len(sel) > 0 {
 			lim := highs.MIPLimits{RelGap: opt.RelGap, TimeLimit: safety}
 			r, iterLimit, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, lim, mipWork, cuts, sel)
@@ -1431,6 +1462,17 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			break
 		}
 	}
+	if w != nil {
+		var capped []string
+		for _, i := range vars {
+			if math.Max(piHi[i], -piLo[i]) >= 0.99*rules.MaxPrice() {
+				capped = append(capped, strconv.Itoa(n.BusID[i]))
+			}
+		}
+		if len(capped) > 0 {
+			progress(w, "lmp-bound: after tightening, %d varying buses keep a price bound at the cap: %s", len(capped), strings.Join(capped, " "))
+		}
+	}
 	return nil
 }
 
@@ -1663,6 +1705,108 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	return r, lim.MaxLPIterations, nil
 }
 
+// perBusMIPs bounds max sign·π_i over the buses sel by one KKT MIP per bus
+// with the cutoff row sign·π_i ≥ c, c = seen plus a 1e-6 relative margin
+// (LMPBoundOptions.PerBusMIP): an infeasible MIP proves sign·π_i < c at
+// every KKT point; otherwise sign·π_i ≤ max(c, proven bound), since every
+// KKT point with sign·π_i ≥ c is a point of the MIP. Two rounds over the
+// buses in the order of their bound, largest first: the first gives each
+// MIP an LP-iteration limit of an eighth of the program's rows plus columns
+// (enough for presolve and a few nodes: on 300_ieee most cutoff MIPs are
+// infeasible within it), the second gives each bus still above c at most
+// four times its even share of the work left. A bus the work does not
+// reach keeps its tightened bound. It returns the largest bound.
+func (n *Network) perBusMIPs(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, sign, seen, work float64, safety time.Duration, sel []int, w io.Writer) (float64, error) {
+	c := seen + 1e-6*(1+math.Abs(seen))
+	bnd := map[int]float64{}
+	for _, i := range sel {
+		bnd[i] = piHi[i]
+		if sign < 0 {
+			bnd[i] = -piLo[i]
+		}
+	}
+	order := append([]int(nil), sel...)
+	sort.SliceStable(order, func(a, b int) bool { return bnd[order[a]] > bnd[order[b]] })
+	done := map[int]bool{}
+	infeasible, solves := 0, 0
+	for round := 0; round < 2; round++ {
+		left := 0
+		for _, i := range order {
+			if !done[i] && bnd[i] > c {
+				left++
+			}
+		}
+		for _, i := range order {
+			if done[i] || bnd[i] <= c {
+				continue
+			}
+			if work <= 0 {
+				break
+			}
+			k, err := n.buildKKT(dom, rules, ev, piLo, piHi, sign, nil, []int{i})
+			if err != nil {
+				return 0, err
+			}
+			k.b.row(c, math.Inf(1), []int{k.t}, []float64{1})
+			size := float64(len(k.b.cost) + len(k.b.rlo))
+			ev.mipSize = int(size)
+			iters := work / size // LP iterations left
+			limit := math.Min(math.Floor(size/8), iters/float64(left))
+			if round == 1 {
+				limit = math.Min(iters, 4*iters/float64(left))
+			}
+			left--
+			lp, err := k.b.build(hopt)
+			if err != nil {
+				return 0, err
+			}
+			if err := lp.SetObjectiveSense(true); err != nil {
+				lp.Close()
+				return 0, err
+			}
+			r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, TimeLimit: safety, MaxLPIterations: int64(math.Max(1, math.Floor(limit)))})
+			lp.Close()
+			if err != nil {
+				return 0, err
+			}
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+			solves++
+			work -= float64(r.LPIterations) * size
+			ev.MIPIterations += r.LPIterations
+			ev.Nodes += r.Nodes
+			ev.Reproducible = ev.Reproducible && r.Stop.Reproducible()
+			ev.MIPStops = append(ev.MIPStops, string(r.Stop))
+			switch {
+			case r.Status == solver.PrimalInfeasible:
+				bnd[i], done[i] = c, true
+				infeasible++
+			case r.Stop.Reproducible() || r.Stop == highs.MIPStopTime:
+				if !math.IsNaN(r.DualBound) {
+					bnd[i] = math.Min(bnd[i], math.Max(c, r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
+				}
+				done[i] = r.Status == solver.Optimal
+			}
+			if round == 1 && bnd[i] > c {
+				progress(w, "lmp-bound: bus %d: max %sπ ≤ %.6g $/MWh (per-bus MIP with cutoff %.6g: %v, %d nodes, %d LP iterations)",
+					n.BusID[i], map[bool]string{true: "", false: "−"}[sign > 0], bnd[i], c, r.Status, r.Nodes, r.LPIterations)
+			}
+		}
+	}
+	bound := math.Inf(-1)
+	above := 0
+	for _, i := range order {
+		bound = math.Max(bound, bnd[i])
+		if bnd[i] > c {
+			above++
+		}
+	}
+	progress(w, "lmp-bound: per-bus MIPs with cutoff %.6g $/MWh over %d buses: %d solves, %d buses proven below the cutoff, %d still above it; bound %.6g", c, len(order), solves, infeasible, above, bound)
+	return bound, nil
+}
+
 // VerifyCostCertificateContext is VerifyCostCertificate with a context (the
 // "lmp-bound" re-derivation solves the KKT program again).
 // A certificate with a proof (LMPEvidence.Proof) is checked by CheckLMPProof
@@ -1736,7 +1880,7 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 // domain (nil otherwise), and fails when its bound exceeds perMW.
 func (n *Network) rederiveLMP(ctx context.Context, dom LoadDomain, rules MarketRules, e *LMPEvidence, perMW float64, parent *LMPEvidence) (*LMPEvidence, error) {
 	nominal := time.Duration((e.TighteningWork/2.4e7 + e.MIPWork/8e6) * float64(time.Second))
-	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules,
+	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules, PerBusMIP: e.PerBusMIP,
 		MIPTimeLimit: max(10*time.Minute, 10*nominal), parent: parent}
 	// The same passes as the producer (the count it ran; none without work).
 	opt.TighteningPasses = e.TighteningPasses

@@ -449,3 +449,102 @@ func TestLMPBoundReproducibleUnderLoad(t *testing.T) {
 		t.Errorf("bound %v (1%% below the reproduced %v) verified: %v", bad.PerMW, c.PerMW, err)
 	}
 }
+
+// The per-bus climbs (LMPSearchOptions.PerBus) are sound and add to the
+// search: on 30_ieee ±10% every price the search sees at a varying bus lies
+// within that bus's tightened price bound (an independent check of the
+// per-bus bounds: the search's prices are market-LP duals at points of the
+// domain), the largest of them is the result's LMP, the per-bus climbs and
+// the flow starts (LMPSearchOptions.FlowStarts, all inside the domain) find
+// no smaller change than the search without them, and the reported pair
+// realizes its change.
+func TestSearchPerBus(t *testing.T) {
+	n := pglibNet(t, "30_ieee")
+	dom, _ := n.LoadBand(0.1)
+	rules := DefaultMarketRules()
+	ctx := context.Background()
+	ev, reason, err := n.lmpBound(ctx, dom, rules, LMPBoundOptions{})
+	if err != nil || ev == nil {
+		t.Fatalf("lmpBound: %v %s", err, reason)
+	}
+	base, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Seed: 1, Steps: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Seed: 1, Steps: 100, PerBus: 60, FlowStarts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("found %.6g $/MWh (without per-bus climbs %.6g), %d LP solves (%d)", s.PerMW, base.PerMW, s.Evaluations, base.Evaluations)
+	if s.PerMW < base.PerMW-1e-9 {
+		t.Errorf("per-bus climbs lost the change: %v < %v", s.PerMW, base.PerMW)
+	}
+	if s.Evaluations <= base.Evaluations {
+		t.Errorf("per-bus climbs ran no LP: %d ≤ %d", s.Evaluations, base.Evaluations)
+	}
+	top := 0.0
+	for _, i := range dom.Variable() {
+		top = math.Max(top, s.BusLMP[i])
+		if b := math.Max(ev.PriceHi[i], -ev.PriceLo[i]); s.BusLMP[i] > b+1e-6*(1+b) {
+			t.Errorf("bus %d: price %v seen, bounds [%v, %v]", n.BusID[i], s.BusLMP[i], ev.PriceLo[i], ev.PriceHi[i])
+		}
+	}
+	if top != s.LMP || top == 0 {
+		t.Errorf("largest per-bus price %v, result's LMP %v", top, s.LMP)
+	}
+	recheckChange(t, n, dom, 1, rules, s)
+	// The flow starts are points of the domain, one per branch direction
+	// at most, and some exist (30_ieee has limited branches).
+	fs, err := n.flowStarts(ctx, dom, rules, highs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) == 0 || len(fs) > 2*n.NumBranches() {
+		t.Errorf("%d flow starts for %d branches", len(fs), n.NumBranches())
+	}
+	for _, d := range fs {
+		for j := range d {
+			if d[j] < dom.Lo[j] || d[j] > dom.Hi[j] {
+				t.Fatalf("flow start outside the domain at bus %d: %v not in [%v, %v]", n.BusID[j], d[j], dom.Lo[j], dom.Hi[j])
+			}
+		}
+	}
+}
+
+// Per-bus KKT MIPs with a cutoff (LMPBoundOptions.PerBusMIP) are sound and
+// re-derivable: on 30_ieee ±10% (largest price 52.18 $/MWh, found by the
+// search) with a known price below it (40; the reference solves' prices,
+// which also serve as the cutoff, reach the maximum there) and one just above it (the MIPs are then infeasible
+// and the cutoff is the bound), the certified value is never below the
+// search's change, at most the cutoff or the joint MIP's value where the
+// cutoff is above the maximum, and VerifyCostCertificateContext re-derives
+// it.
+func TestLMPPerBusMIP30(t *testing.T) {
+	n := pglibNet(t, "30_ieee")
+	dom, _ := n.LoadBand(0.1)
+	rules := DefaultMarketRules()
+	ctx := context.Background()
+	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Seed: 1, Steps: 200, Congestion: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, known := range []float64{40, s.LMP * 1.01} {
+		c, err := n.CertifyLMPBound(ctx, dom, 1, rules, LMPBoundOptions{KnownPrice: known, PerBusMIP: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Method != "lmp-bound" || !c.LMP.PerBusMIP {
+			t.Fatalf("known %v: method %s (%s), per-bus %v", known, c.Method, c.Reason, c.LMP != nil && c.LMP.PerBusMIP)
+		}
+		t.Logf("known %.6g: certified %.6g $/MWh, search %.6g, %d MIP iterations, stops %v", known, c.PerMW, s.PerMW, c.LMP.MIPIterations, c.LMP.MIPStops)
+		if c.PerMW < s.PerMW-1e-9 {
+			t.Errorf("known %v: certified %v below the search's %v", known, c.PerMW, s.PerMW)
+		}
+		if known > s.LMP && c.PerMW > known*(1+1e-5) {
+			t.Errorf("known %v above the largest price: certified %v, want at most the cutoff", known, c.PerMW)
+		}
+		if err := n.VerifyCostCertificateContext(ctx, c, dom); err != nil {
+			t.Errorf("known %v: %v", known, err)
+		}
+	}
+}

@@ -31,6 +31,24 @@ type LMPSearchOptions struct {
 	// when the realized change |V(d ± α e_i) − V(d)| at the bus i of the
 	// largest |π| grows (the bus may change; one to two more LPs per flip).
 	Congestion bool
+	// PerBus, when positive, adds a climb per varying bus i of at most
+	// PerBus coordinate flips that keeps a flip when |π_i| grows, started
+	// from the point of the largest |π_i| seen by any evaluation so far (all
+	// evaluations record, per bus, their largest |π_i| and its load vector);
+	// then the realized change is measured at every bus whose largest |π_i|
+	// exceeds the largest realized change found. It targets the buses whose
+	// certified price bound stays high: a price reachable at one bus only
+	// from a load pattern that raises no other bus's price is missed by the
+	// climbs that follow the bus of the largest |π|.
+	PerBus int
+	// FlowStarts adds, for every limited branch and both directions, the
+	// load part of a maximizer of the branch's flow that way over the loads
+	// in the domain and the dispatches within the units' boxes and every
+	// branch limit, without backstops (one LP each): the load pattern that
+	// needs the most transfer across the branch, as the market could route
+	// it. Unlike the congestion vertices it accounts for where the units
+	// are and what the other limits allow.
+	FlowStarts bool
 }
 
 // LMPSearchResult is the largest adjacent change SearchLMPChange found.
@@ -47,6 +65,9 @@ type LMPSearchResult struct {
 	// realized change).
 	LMP         float64
 	Evaluations int
+	// BusLMP is, per bus (internal order), the largest |π_i| seen at it by
+	// any evaluation (0 at a bus whose load does not vary).
+	BusLMP []float64
 }
 
 // SearchLMPChange is an adversarial search for a large |V(d′) − V(d)| over
@@ -92,7 +113,9 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 		return nil, err
 	}
 	defer lp.Close()
-	out := &LMPSearchResult{}
+	out := &LMPSearchResult{BusLMP: make([]float64, n.NumBuses())}
+	// busLoad[j] is the load vector of the largest |π_j| seen.
+	busLoad := make([][]float64, n.NumBuses())
 	// eval solves at d and returns V and the LMPs.
 	eval := func(d []float64) (float64, []float64, error) {
 		for _, j := range m.vars {
@@ -116,7 +139,12 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 			pi[j] = r.RowDual[row]
 		}
 		for _, j := range m.vars {
-			out.LMP = math.Max(out.LMP, math.Abs(pi[j]))
+			a := math.Abs(pi[j])
+			out.LMP = math.Max(out.LMP, a)
+			if a > out.BusLMP[j] {
+				out.BusLMP[j] = a
+				busLoad[j] = append(busLoad[j][:0], d...)
+			}
 		}
 		return r.Objective, pi, nil
 	}
@@ -189,6 +217,13 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 			return nil, err
 		}
 		starts = append(starts, cs...)
+	}
+	if opt.FlowStarts {
+		fs, err := n.flowStarts(ctx, dom, rules, hopt)
+		if err != nil {
+			return nil, err
+		}
+		starts = append(starts, fs...)
 	}
 	type cand struct {
 		d   []float64
@@ -298,7 +333,70 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 			return nil, err
 		}
 	}
+	if opt.PerBus > 0 {
+		if err := perBusClimbs(ctx, m, dom, opt.PerBus, out, busLoad, eval, realized); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// perBusClimbs runs SearchLMPChange's per-bus climbs (LMPSearchOptions.PerBus):
+// for every varying bus i, from the load vector of the largest |π_i| seen, at
+// most steps flips of one load between its bounds, each kept when |π_i|
+// grows; then the realized change at every bus whose largest |π_i| exceeds
+// out.PerMW, at that load vector and with the bus's own load at either end
+// of its range.
+func perBusClimbs(ctx context.Context, m *marketLP, dom LoadDomain, steps int, out *LMPSearchResult, busLoad [][]float64,
+	eval func([]float64) (float64, []float64, error), realized func([]float64, int) error) error {
+	for _, i := range m.vars {
+		if busLoad[i] == nil {
+			continue
+		}
+		d := append([]float64(nil), busLoad[i]...)
+		best, left := out.BusLMP[i], steps
+		for improved := true; improved && left > 0; {
+			improved = false
+			for _, j := range m.vars {
+				if left <= 0 {
+					break
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				left--
+				old := d[j]
+				if d[j] == dom.Hi[j] {
+					d[j] = dom.Lo[j]
+				} else {
+					d[j] = dom.Hi[j]
+				}
+				_, pi, err := eval(d)
+				if err != nil {
+					return err
+				}
+				if a := math.Abs(pi[i]); a > best+1e-9 {
+					best, improved = a, true
+				} else {
+					d[j] = old
+				}
+			}
+		}
+	}
+	for _, i := range m.vars {
+		if busLoad[i] == nil || out.BusLMP[i] <= out.PerMW*(1+1e-9) {
+			continue
+		}
+		d := append([]float64(nil), busLoad[i]...)
+		for _, x := range []float64{d[i], dom.Hi[i], dom.Lo[i]} {
+			e := append([]float64(nil), d...)
+			e[i] = x
+			if err := realized(e, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // congestionVertices returns, for every limited branch l and both
@@ -337,6 +435,76 @@ func (n *Network) congestionVertices(ctx context.Context, dom LoadDomain, m *mar
 			if k := string(key); !seen[k] {
 				seen[k] = true
 				out = append(out, v)
+			}
+		}
+	}
+	return out, nil
+}
+
+// flowStarts returns LMPSearchOptions.FlowStarts' load vectors: for every
+// limited branch l and both directions, the loads of a maximizer of ±flow_l
+// over the market LP's rows with the loads free in dom and the backstops at
+// 0 (an LP; a direction whose LP is not optimal gives none). Duplicates are
+// dropped.
+func (n *Network) flowStarts(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options) ([][]float64, error) {
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		return nil, err
+	}
+	for j := range m.sigma {
+		for _, c := range []int{m.sigma[j], m.kappa[j]} {
+			if c >= 0 {
+				b.hi[c] = 0
+			}
+		}
+	}
+	for j := range b.cost {
+		b.cost[j] = 0
+	}
+	lp, err := b.build(hopt)
+	if err != nil {
+		return nil, err
+	}
+	defer lp.Close()
+	cost := make([]float64, len(b.cost))
+	seen := map[string]bool{}
+	var out [][]float64
+	key := make([]byte, 0, 8*len(m.vars))
+	for l, r := range m.flow {
+		if r < 0 {
+			continue
+		}
+		for _, dir := range []float64{1, -1} {
+			// minimize −dir·(Bf θ)_l
+			for t, j := range m.bfBus[l] {
+				cost[m.theta[j]] = -dir * m.bfVal[l][t]
+			}
+			if err := lp.SetCosts(cost); err != nil {
+				return nil, err
+			}
+			for _, j := range m.bfBus[l] {
+				cost[m.theta[j]] = 0
+			}
+			res, err := lp.Solve(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if res.Status != solver.Optimal {
+				continue
+			}
+			d := append([]float64(nil), dom.Lo...)
+			key = key[:0]
+			for _, j := range m.vars {
+				d[j] = math.Min(dom.Hi[j], math.Max(dom.Lo[j], res.X[m.d[j]]))
+				key = fmt.Appendf(key, "%.6g,", d[j])
+			}
+			if k := string(key); !seen[k] {
+				seen[k] = true
+				out = append(out, d)
 			}
 		}
 	}

@@ -11,7 +11,7 @@
 // Usage:
 //
 //	go run ./bench/lmpbound [-cases 5_pjm,14_ieee,...] [-bands 0.1,0.3] [-time-limit 60s] [-domain-dir DIR]
-//	    [-search-only] [-search-steps 3000] [-tightening-work W] [-tightening-passes P] [-mip-work W] [-checkable]
+//	    [-search-only] [-search-steps 3000] [-search-per-bus 200] [-search-flow-starts] [-per-bus-mip] [-tightening-work W] [-tightening-passes P] [-mip-work W] [-checkable]
 //	    [-split N] [-split-tol T]
 //
 // With -checkable the certification records the checkable proof
@@ -43,6 +43,8 @@ func main() {
 	limit := flag.Duration("time-limit", 60*time.Second, "time limit of each mixed-integer solve")
 	searchOnly := flag.Bool("search-only", false, "run only the adversarial search (no certification)")
 	steps := flag.Int("search-steps", 3000, "coordinate flips of the search's local search")
+	flowStarts := flag.Bool("search-flow-starts", true, "LMPSearchOptions.FlowStarts: start the search also from each branch's flow-maximizing loads")
+	perBus := flag.Int("search-per-bus", 200, "LMPSearchOptions.PerBus: coordinate flips of the search's climb per varying bus (0: none)")
 	work := flag.Float64("tightening-work", 0, "LMPBoundOptions.TighteningWork (0: the default for the time limit)")
 	passes := flag.Int("tightening-passes", 0, "LMPBoundOptions.TighteningPasses (0: the default)")
 	mipWork := flag.Float64("mip-work", 0, "LMPBoundOptions.MIPWork, work units (0: the default for the time limit)")
@@ -50,6 +52,7 @@ func main() {
 	rulesOpt := flag.Bool("decision-rules", false, "LMPBoundOptions.DecisionRules: robust linear decision rules as repair points of the congestion dual bounds")
 	split := flag.Int("split", 0, "LMPBoundOptions.Split: split the domain into at most this many boxes (spatial branch and bound; 0: none)")
 	splitTol := flag.Float64("split-tol", 0, "LMPBoundOptions.SplitTol: splitting stops at this relative gap to the largest known price (0: 0.1)")
+	perBusMIP := flag.Bool("per-bus-mip", false, "LMPBoundOptions.PerBusMIP with KnownPrice from a search run before the certification (its largest |π|): one KKT MIP per bus with that price as a cutoff")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -69,10 +72,21 @@ func main() {
 			}
 		}
 		ctx := context.Background()
+		var known float64
+		if *perBusMIP && !*searchOnly {
+			t := time.Now()
+			pre, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Seed: 1, Steps: *steps, Climbs: 5, Congestion: true, PerBus: *perBus, FlowStarts: *flowStarts})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, name, err)
+				return
+			}
+			known = pre.LMP
+			fmt.Fprintf(os.Stderr, "%s ±%g: search before certifying: largest |π| %.6g $/MWh (%.1f s)\n", name, band, known, time.Since(t).Seconds())
+		}
 		t0, c0 := time.Now(), cputime.Process()
 		cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 		if !*searchOnly {
-			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt, Split: *split, SplitTol: *splitTol})
+			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt, KnownPrice: known, PerBusMIP: *perBusMIP, Split: *split, SplitTol: *splitTol})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				return
@@ -96,7 +110,7 @@ func main() {
 			closed = strconv.FormatBool(cert.LMP.Closed)
 		}
 		t1 := time.Now()
-		found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1, Steps: *steps, Climbs: 5, Congestion: true})
+		found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1, Steps: *steps, Climbs: 5, Congestion: true, PerBus: *perBus, FlowStarts: *flowStarts})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, name, err)
 			return
