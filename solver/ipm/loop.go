@@ -1265,16 +1265,27 @@ const gapGain, resSlack = 10.0, 10.0
 // The order is lexicographic on measured quantities: a point meeting the
 // reduced tolerances whose gap min(gap, relative gap) is gapGain times
 // smaller than the kept point's, with max(pres, dres) within resSlack times
-// the smallest merit seen, is preferred.
+// the smallest merit seen, and which passes the re-check on the caller's
+// data at the reduced tolerance (solver.Measure, whose objective sensitivity
+// bounds the objective error that residuals of a large iterate cause:
+// without it SDPLIB hinf3 would keep a point with dres 7.6e-7 and
+// sensitivity 0.12), is preferred.
 func (w *workspace) gapBetter() bool {
 	b := &w.best
 	if !w.tailRule || !b.reduced || b.x == nil {
 		return false
 	}
-	in := &w.info
+	return b.gapPreferred(&w.info) && w.converged(w.set.ReducedFeasTol, w.set.ReducedGapTol) &&
+		w.verified(w.set.reducedTol())
+}
+
+// gapPreferred is gapBetter's comparison of the measured quantities alone:
+// the iterate's gap min(gap, relative gap) is gapGain times smaller than the
+// kept point's and its max(pres, dres) within resSlack times the smallest
+// merit seen.
+func (b *snapshot) gapPreferred(in *iterInfo) bool {
 	res, gap := math.Max(in.pres, in.dres), math.Min(in.gap, in.relgap)
-	return gap*gapGain <= b.gap && res <= resSlack*b.merit &&
-		w.converged(w.set.ReducedFeasTol, w.set.ReducedGapTol)
+	return gap*gapGain <= b.gap && res <= resSlack*b.merit
 }
 
 // keepGapBetter replaces the kept point by the current iterate (gapBetter)
