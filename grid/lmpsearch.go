@@ -291,12 +291,7 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 					continue
 				}
 				steps--
-				old := d[j]
-				if d[j] == dom.Hi[j] {
-					d[j] = dom.Lo[j]
-				} else {
-					d[j] = dom.Hi[j]
-				}
+				old := flipVertex(d, dom, j)
 				v, pi, err := eval(d)
 				if err != nil {
 					return nil, err
@@ -365,12 +360,7 @@ func perBusClimbs(ctx context.Context, m *marketLP, dom LoadDomain, steps int, o
 					return err
 				}
 				left--
-				old := d[j]
-				if d[j] == dom.Hi[j] {
-					d[j] = dom.Lo[j]
-				} else {
-					d[j] = dom.Hi[j]
-				}
+				old := flipVertex(d, dom, j)
 				_, pi, err := eval(d)
 				if err != nil {
 					return err
@@ -509,4 +499,16 @@ func (n *Network) flowStarts(ctx context.Context, dom LoadDomain, rules MarketRu
 		}
 	}
 	return out, nil
+}
+
+// flipVertex moves load j of the domain vertex d to the other end of its
+// interval and returns the value it had.
+func flipVertex(d []float64, dom LoadDomain, j int) float64 {
+	old := d[j]
+	if d[j] == dom.Hi[j] {
+		d[j] = dom.Lo[j]
+	} else {
+		d[j] = dom.Hi[j]
+	}
+	return old
 }
