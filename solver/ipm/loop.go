@@ -1258,17 +1258,18 @@ const gapGain, resSlack = 10.0, 10.0
 // with eliminated PSD blocks (w.tailRule; LP/QP/SOCP keep the plain merit):
 // there, once both points meet the reduced tolerances, the Schur
 // complement's rounding lets the dual residual drift up by a few times 1e-7
-// while μ and the gap keep falling by orders of magnitude (SDPLIB hinf4:
-// dres 6.6e-8 → 5.7e-7 while the gap falls from 1e-7 to 7e-12 relative),
-// and the objective error of the earlier point is that of its larger gap
-// (hinf4: 1.7e-6 relative at the smallest merit, 1e-9 at the later point).
+// while μ and the gap keep falling by orders of magnitude (measured on
+// SDPLIB: dres 6.6e-8 → 5.7e-7 while the gap falls from 1e-7 to 7e-12
+// relative), and the objective error of the earlier point is that of its
+// larger gap (1.7e-6 relative at the smallest merit, 1e-9 at the later
+// point; BENCHMARKS.md "SDPs, round 6").
 // The order is lexicographic on measured quantities: a point meeting the
 // reduced tolerances whose gap min(gap, relative gap) is gapGain times
 // smaller than the kept point's, with max(pres, dres) within resSlack times
 // the smallest merit seen, and which passes the re-check on the caller's
 // data at the reduced tolerance (solver.Measure, whose objective sensitivity
 // bounds the objective error that residuals of a large iterate cause:
-// without it SDPLIB hinf3 would keep a point with dres 7.6e-7 and
+// without it a measured SDPLIB run kept a point with dres 7.6e-7 and
 // sensitivity 0.12), is preferred.
 func (w *workspace) gapBetter() bool {
 	b := &w.best
