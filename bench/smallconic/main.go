@@ -54,6 +54,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -108,6 +109,8 @@ func main() {
 	verbose := flag.Bool("v", false, "print every solve")
 	only := flag.String("backends", "ipm,auto,highs", "comma-separated privopt-side backends to run: ipm, auto, highs")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the privopt-side solves to this file")
+	memProfile := flag.String("memprofile", "", "write an allocation profile of the privopt-side solves to this file")
+	allocs := flag.Bool("allocs", false, "print the median heap allocations (count and bytes) of one solve per backend, family and size")
 	flag.Parse()
 
 	var ns []int
@@ -189,6 +192,34 @@ func main() {
 	if *cpuProfile != "" {
 		pprof.StopCPUProfile()
 	}
+	if *memProfile != "" {
+		if err := writeHeapProfile(*memProfile); err != nil {
+			fmt.Fprintln(os.Stderr, "smallconic:", err)
+			os.Exit(2)
+		}
+	}
+	if *allocs {
+		fmt.Println("| backend | family | n | allocations per solve (median) | bytes per solve (median) |")
+		fmt.Println("|---|---|---|---|---|")
+		for _, b := range backends {
+			for _, f := range strings.Split(*families, ",") {
+				for _, n := range ns {
+					var cnt, byt []float64
+					for _, in := range insts {
+						if in.family != f || in.n != n || (b.lpqp && !in.p.IsLinearConic()) {
+							continue
+						}
+						c, by := allocsOfSolve(b.s, in.p)
+						cnt, byt = append(cnt, c), append(byt, by)
+					}
+					if len(cnt) > 0 {
+						fmt.Printf("| %s | %s | %d | %.0f | %.0f |\n", b.name, f, n, median(cnt), median(byt))
+					}
+				}
+			}
+		}
+		fmt.Println()
+	}
 	for peer, run := range map[string]func() (map[string]result, string){
 		"cvxopt": func() (map[string]result, string) { return runCVXOPT(*python, insts, *reps) },
 		"ecos": func() (map[string]result, string) {
@@ -218,6 +249,31 @@ func timeSolve(s solver.Solver, p *solver.Problem) result {
 		return result{seconds: math.NaN(), status: "error: " + err.Error()}
 	}
 	return result{seconds: el, status: sol.Status.String(), obj: sol.Objective, iters: sol.Iterations}
+}
+
+// allocsOfSolve is the number of heap allocations and the bytes allocated by
+// one solve of p (runtime.MemStats before and after; the loop runs on one
+// goroutine, so the counts are the solve's own).
+func allocsOfSolve(s solver.Solver, p *solver.Problem) (count, bytes float64) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _ = s.Solve(context.Background(), p, solver.Settings{})
+	runtime.ReadMemStats(&after)
+	return float64(after.Mallocs - before.Mallocs), float64(after.TotalAlloc - before.TotalAlloc)
+}
+
+// writeHeapProfile writes the allocation profile (every allocation since the
+// start, by call site) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // generate builds one instance of family f with n variables.

@@ -229,3 +229,47 @@ func BenchmarkDenseSupernode(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSmallKKT measures the operations of one interior-point solve on
+// a small quasi-definite KKT matrix (50 primal and 100 dual rows, the order of
+// the bench/smallconic LPs at n = 50): the analysis, a refactorization and a
+// solve, simplicial (the method kktSupernodalRatio picks at this size).
+func BenchmarkSmallKKT(b *testing.B) {
+	rng := rand.New(rand.NewPCG(26, 7))
+	a, signs := localKKT(rng, 50, 100, 10)
+	b.Run("Analyze", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Analyze(a, Options{Method: Simplicial}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	s, err := Analyze(a, Options{Method: Simplicial})
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, err := s.Factor(a, signs, DefaultRegularization)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Refactor", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := f.Refactor(a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	rhs := make([]float64, a.Cols)
+	for i := range rhs {
+		rhs[i] = math.Sin(float64(i))
+	}
+	x := make([]float64, a.Cols)
+	b.Run("Solve", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			f.Solve(x, rhs)
+		}
+	})
+}

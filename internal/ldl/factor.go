@@ -17,10 +17,11 @@ type Factor struct {
 
 	cx []float64 // values of the upper triangle of P K Pᵀ, in (sym.cp, sym.ci) order
 
-	li  []int     // row indices of L, by columns (lengths given by sym.lp)
-	lx  []float64 // values of L
-	d   []float64 // D
-	lnz []int     // entries of each column of L filled so far (numeric work)
+	li   []int     // row indices of L, by columns (lengths given by sym.lp)
+	lx   []float64 // values of L
+	d    []float64 // D
+	dinv []float64 // 1/D (simplicial method): the solves and the row updates multiply
+	lnz  []int     // entries of each column of L filled so far (numeric work)
 
 	y    []float64 // dense accumulator of the current row
 	pat  []int     // row pattern stack
@@ -114,6 +115,7 @@ func (s *Symbolic) Factor(upper *sparse.CSC, signs []int8, reg Regularization) (
 		f.li = make([]int, nnzL)
 		f.lx = make([]float64, nnzL)
 		f.lnz = make([]int, n)
+		f.dinv = make([]float64, n)
 		f.y = make([]float64, n)
 		f.pat = make([]int, n)
 		f.flag = make([]int, n)
@@ -221,7 +223,7 @@ func (f *Factor) numeric() error {
 	n := s.n
 	cp, ci, cx := s.cp, s.ci, f.cx
 	lp, parent := s.lp, s.parent
-	li, lx, d, lnz := f.li, f.lx, f.d, f.lnz
+	li, lx, d, dinv, lnz := f.li, f.lx, f.d, f.dinv, f.lnz
 	y, pat, flag := f.y, f.pat, f.flag
 	signs := f.signs
 	eps, delta := f.reg.Eps, f.reg.Delta
@@ -269,22 +271,46 @@ func (f *Factor) numeric() error {
 		}
 		dk := y[k]
 		y[k] = 0
-		for _, i := range rowK {
-			yi := y[i]
-			y[i] = 0
-			p0 := lp[i]
-			p1 := p0 + lnz[i]
-			lii := li[p0:p1]
-			lxi := lx[p0:p1]
-			lxi = lxi[:len(lii)]
-			for t, ri := range lii {
-				y[ri] -= lxi[t] * yi
+		// L(k,i) = y_i / D(i) is computed as y_i · (1/D(i)) (QDLDL's
+		// convention; a multiplication instead of a division in the
+		// innermost row loop), and the row index k of L(k,i) is stored
+		// only on the recording run: later runs fill the same positions
+		// with the same indices.
+		if record {
+			for _, i := range rowK {
+				yi := y[i]
+				y[i] = 0
+				p0 := lp[i]
+				p1 := p0 + lnz[i]
+				lii := li[p0:p1]
+				lxi := lx[p0:p1]
+				lxi = lxi[:len(lii)]
+				for t, ri := range lii {
+					y[ri] -= lxi[t] * yi
+				}
+				lki := yi * dinv[i]
+				dk -= lki * yi
+				li[p1] = k
+				lx[p1] = lki
+				lnz[i]++
 			}
-			lki := yi / d[i]
-			dk -= lki * yi
-			li[p1] = k
-			lx[p1] = lki
-			lnz[i]++
+		} else {
+			for _, i := range rowK {
+				yi := y[i]
+				y[i] = 0
+				p0 := lp[i]
+				p1 := p0 + lnz[i]
+				lii := li[p0:p1]
+				lxi := lx[p0:p1]
+				lxi = lxi[:len(lii)]
+				for t, ri := range lii {
+					y[ri] -= lxi[t] * yi
+				}
+				lki := yi * dinv[i]
+				dk -= lki * yi
+				lx[p1] = lki
+				lnz[i]++
+			}
 		}
 		if signs != nil {
 			sg := float64(signs[k])
@@ -298,6 +324,7 @@ func (f *Factor) numeric() error {
 			return &PivotError{Index: s.perm[k], Step: k}
 		}
 		d[k] = dk
+		dinv[k] = 1 / dk
 		switch {
 		case dk > 0:
 			f.pos++
@@ -363,7 +390,7 @@ func (f *Factor) solvePermuted(x []float64) {
 		return
 	}
 	n := f.sym.n
-	lp, li, lx, d := f.sym.lp, f.li, f.lx, f.d
+	lp, li, lx, dinv := f.sym.lp, f.li, f.lx, f.dinv
 	for j := 0; j < n; j++ {
 		xj := x[j]
 		if xj == 0 {
@@ -377,9 +404,9 @@ func (f *Factor) solvePermuted(x []float64) {
 			x[i] -= lxj[t] * xj
 		}
 	}
-	d = d[:n]
-	for j := range d {
-		x[j] /= d[j]
+	dinv = dinv[:n]
+	for j := range dinv {
+		x[j] *= dinv[j]
 	}
 	for j := n - 1; j >= 0; j-- {
 		p0, p1 := lp[j], lp[j+1]
