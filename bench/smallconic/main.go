@@ -109,9 +109,12 @@ func main() {
 	verbose := flag.Bool("v", false, "print every solve")
 	only := flag.String("backends", "ipm,auto,highs", "comma-separated privopt-side backends to run: ipm, auto, highs")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the privopt-side solves to this file")
-	memProfile := flag.String("memprofile", "", "write an allocation profile of the privopt-side solves to this file")
+	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation) of the privopt-side solves to this file")
 	allocs := flag.Bool("allocs", false, "print the median heap allocations (count and bytes) of one solve per backend, family and size")
 	flag.Parse()
+	if *memProfile != "" {
+		runtime.MemProfileRate = 1 // every allocation, so that small solves are counted exactly
+	}
 
 	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {

@@ -1,6 +1,9 @@
 package ldl
 
-import "sort"
+import (
+	"sort"
+	"sync"
+)
 
 // This file implements the approximate minimum degree ordering of Amestoy,
 // Davis and Duff, "An approximate minimum degree ordering algorithm", SIAM J.
@@ -104,6 +107,7 @@ func amdOrder(n int, colPtr, rowIdx []int, denseFactor float64, interrupt func()
 		}
 	}
 	perm = g.order(perm, dense, interrupt)
+	amdGraphs.Put(g)
 	if perm == nil {
 		return nil, 0
 	}
@@ -137,25 +141,49 @@ type amdGraph struct {
 	chainNext, chainTail []int // nodes eliminated together with a representative
 }
 
+// amdGraphs keeps the quotient graphs of finished orderings for reuse: an
+// ordering allocates fifteen arrays, which on small matrices (the KKT
+// systems of models with tens of variables, solved thousands of times) cost
+// as much as the ordering itself.
+var amdGraphs sync.Pool
+
+// resize returns v with length k, reusing its storage when large enough.
+// The contents are unspecified: order initializes every array it reads.
+func resize(v []int, k int) []int {
+	if cap(v) < k {
+		return make([]int, k)
+	}
+	return v[:k]
+}
+
 func newAMDGraph(n int, deg []int, nnz int) *amdGraph {
-	g := &amdGraph{n: n}
+	g, _ := amdGraphs.Get().(*amdGraph)
+	if g == nil {
+		g = &amdGraph{}
+	}
+	g.n = n
 	iwlen := nnz + nnz/5 + 2*n + 16 // elbow room for new elements
-	g.iw = make([]int, iwlen)
-	g.pe = make([]int, n)
-	g.length = make([]int, n)
-	g.elen = make([]int, n)
-	g.nv = make([]int, n)
-	g.degree = make([]int, n)
-	g.w = make([]int, n)
-	g.kind = make([]uint8, n)
-	g.head = make([]int, n+1)
-	g.next = make([]int, n)
-	g.last = make([]int, n)
-	g.hhead = make([]int, n)
-	g.hnext = make([]int, n)
-	g.hash = make([]int, n)
-	g.chainNext = make([]int, n)
-	g.chainTail = make([]int, n)
+	g.iw = resize(g.iw, iwlen)
+	g.pe = resize(g.pe, n)
+	g.length = resize(g.length, n)
+	g.elen = resize(g.elen, n)
+	g.nv = resize(g.nv, n)
+	g.degree = resize(g.degree, n)
+	g.w = resize(g.w, n)
+	if cap(g.kind) < n {
+		g.kind = make([]uint8, n)
+	}
+	g.kind = g.kind[:n]
+	g.head = resize(g.head, n+1)
+	g.next = resize(g.next, n)
+	g.last = resize(g.last, n)
+	g.hhead = resize(g.hhead, n)
+	g.hnext = resize(g.hnext, n)
+	g.hash = resize(g.hash, n)
+	g.chainNext = resize(g.chainNext, n)
+	g.chainTail = resize(g.chainTail, n)
+	clear(g.length)
+	clear(g.elen)
 	p := 0
 	for i := 0; i < n; i++ {
 		g.pe[i] = p
@@ -229,25 +257,29 @@ const amdPollPivots = 64
 // returns true.
 func (g *amdGraph) order(perm []int, skip []bool, interrupt func() bool) []int {
 	n := g.n
+	// The lists as locals: the compiler keeps their headers in registers
+	// instead of reloading them from g after every store.
+	pe, length, elen, nv, degree, w, kind := g.pe, g.length, g.elen, g.nv, g.degree, g.w, g.kind
+	hhead, hnext, hash := g.hhead, g.hnext, g.hash
 	for d := range g.head {
 		g.head[d] = -1
 	}
 	nel := 0 // weight of eliminated variables
 	for i := 0; i < n; i++ {
-		g.hhead[i] = -1
-		g.hnext[i] = -1
+		hhead[i] = -1
+		hnext[i] = -1
 		g.chainNext[i] = -1
 		g.chainTail[i] = i
-		g.w[i] = 1
+		w[i] = 1
 		if skip[i] {
-			g.kind[i] = amdDead
-			g.length[i] = 0
+			kind[i] = amdDead
+			length[i] = 0
 			nel++
 			continue
 		}
-		g.kind[i] = amdVariable
-		g.nv[i] = 1
-		g.insertDeg(i, g.degree[i])
+		kind[i] = amdVariable
+		nv[i] = 1
+		g.insertDeg(i, degree[i])
 	}
 	wflg := 2
 	mindeg := 0
@@ -262,32 +294,32 @@ func (g *amdGraph) order(perm []int, skip []bool, interrupt func() bool) []int {
 		}
 		me := g.head[mindeg]
 		g.removeDeg(me)
-		elenme := g.elen[me]
-		nvpiv := g.nv[me]
+		elenme := elen[me]
+		nvpiv := nv[me]
 		nel += nvpiv
-		g.nv[me] = -nvpiv
+		nv[me] = -nvpiv
 		degme := 0
 
 		// Construct the new element Lme.
 		var pme1, pme2 int // Lme = iw[pme1:pme2]
 		if elenme == 0 {
 			// Only variables: build Lme in place.
-			pme1 = g.pe[me]
+			pme1 = pe[me]
 			pme2 = pme1
-			for p := pme1; p < pme1+g.length[me]; p++ {
+			for p := pme1; p < pme1+length[me]; p++ {
 				i := iw[p]
-				if nvi := g.nv[i]; nvi > 0 {
+				if nvi := nv[i]; nvi > 0 {
 					degme += nvi
-					g.nv[i] = -nvi
+					nv[i] = -nvi
 					iw[pme2] = i
 					pme2++
 					g.removeDeg(i)
 				}
 			}
 		} else {
-			need := g.length[me] - elenme
-			for p := g.pe[me]; p < g.pe[me]+elenme; p++ {
-				need += g.length[iw[p]]
+			need := length[me] - elenme
+			for p := pe[me]; p < pe[me]+elenme; p++ {
+				need += length[iw[p]]
 			}
 			if g.pfree+need > len(iw) {
 				g.compact(need)
@@ -295,21 +327,21 @@ func (g *amdGraph) order(perm []int, skip []bool, interrupt func() bool) []int {
 			}
 			pme1 = g.pfree
 			pme2 = pme1
-			pme := g.pe[me]
+			pme := pe[me]
 			for k := 0; k <= elenme; k++ {
 				var pj, ln int
 				e := me
 				if k < elenme {
 					e = iw[pme+k]
-					pj, ln = g.pe[e], g.length[e]
+					pj, ln = pe[e], length[e]
 				} else {
-					pj, ln = pme+elenme, g.length[me]-elenme
+					pj, ln = pme+elenme, length[me]-elenme
 				}
 				for p := pj; p < pj+ln; p++ {
 					i := iw[p]
-					if nvi := g.nv[i]; nvi > 0 {
+					if nvi := nv[i]; nvi > 0 {
 						degme += nvi
-						g.nv[i] = -nvi
+						nv[i] = -nvi
 						iw[pme2] = i
 						pme2++
 						g.removeDeg(i)
@@ -317,50 +349,50 @@ func (g *amdGraph) order(perm []int, skip []bool, interrupt func() bool) []int {
 				}
 				if e != me {
 					// Element absorption.
-					g.kind[e] = amdDead
-					g.w[e] = 0
+					kind[e] = amdDead
+					w[e] = 0
 				}
 			}
 			g.pfree = pme2
 		}
-		g.kind[me] = amdElement
-		g.pe[me] = pme1
-		g.length[me] = pme2 - pme1
-		g.elen[me] = 0
-		g.degree[me] = degme
+		kind[me] = amdElement
+		pe[me] = pme1
+		length[me] = pme2 - pme1
+		elen[me] = 0
+		degree[me] = degme
 
 		// Scan 1: w(e) − wflg = |Le \ Lme| for every element e touching Lme.
 		for pme := pme1; pme < pme2; pme++ {
 			i := iw[pme]
-			eln := g.elen[i]
+			eln := elen[i]
 			if eln == 0 {
 				continue
 			}
-			nvi := -g.nv[i]
+			nvi := -nv[i]
 			wnvi := wflg - nvi
-			for p := g.pe[i]; p < g.pe[i]+eln; p++ {
+			for p := pe[i]; p < pe[i]+eln; p++ {
 				e := iw[p]
-				we := g.w[e]
+				we := w[e]
 				if we >= wflg {
 					we -= nvi
 				} else if we != 0 {
-					we = g.degree[e] + wnvi
+					we = degree[e] + wnvi
 				}
-				g.w[e] = we
+				w[e] = we
 			}
 		}
 
 		// Scan 2: degree update, element pruning, mass elimination.
 		for pme := pme1; pme < pme2; pme++ {
 			i := iw[pme]
-			p1 := g.pe[i]
-			p2 := p1 + g.elen[i]
+			p1 := pe[i]
+			p2 := p1 + elen[i]
 			pn := p1
 			h := 0
 			d := 0
 			for p := p1; p < p2; p++ {
 				e := iw[p]
-				we := g.w[e]
+				we := w[e]
 				if we == 0 {
 					continue // absorbed
 				}
@@ -371,90 +403,90 @@ func (g *amdGraph) order(perm []int, skip []bool, interrupt func() bool) []int {
 					h += e
 				} else {
 					// Aggressive absorption: Le ⊆ Lme.
-					g.kind[e] = amdDead
-					g.w[e] = 0
+					kind[e] = amdDead
+					w[e] = 0
 				}
 			}
-			g.elen[i] = pn - p1 + 1
+			elen[i] = pn - p1 + 1
 			p3 := pn
-			p4 := p1 + g.length[i]
+			p4 := p1 + length[i]
 			for p := p2; p < p4; p++ {
 				j := iw[p]
-				if nvj := g.nv[j]; nvj > 0 {
+				if nvj := nv[j]; nvj > 0 {
 					d += nvj
 					iw[pn] = j
 					pn++
 					h += j
 				}
 			}
-			if g.elen[i] == 1 && p3 == pn {
+			if elen[i] == 1 && p3 == pn {
 				// Mass elimination: i is adjacent to me only.
-				nvi := -g.nv[i]
+				nvi := -nv[i]
 				degme -= nvi
 				nvpiv += nvi
 				nel += nvi
-				g.nv[i] = 0
-				g.kind[i] = amdDead
-				g.elen[i] = 0
-				g.length[i] = 0
+				nv[i] = 0
+				kind[i] = amdDead
+				elen[i] = 0
+				length[i] = 0
 				g.appendChain(me, i)
 				continue
 			}
-			g.degree[i] = min(g.degree[i], d)
+			degree[i] = min(degree[i], d)
 			// Put me first among the elements; room for one more entry exists
 			// because i's list held me or an element absorbed into me.
 			iw[pn] = iw[p3]
 			iw[p3] = iw[p1]
 			iw[p1] = me
-			g.length[i] = pn - p1 + 1
+			length[i] = pn - p1 + 1
 			h %= n
-			g.hash[i] = h
-			g.hnext[i] = g.hhead[h]
-			g.hhead[h] = i
+			hash[i] = h
+			hnext[i] = hhead[h]
+			hhead[h] = i
 		}
-		g.degree[me] = degme
+		degree[me] = degme
 		wflg += n + 1
 
 		// Supervariable detection within the hash buckets of Lme.
 		for pme := pme1; pme < pme2; pme++ {
 			i := iw[pme]
-			if g.nv[i] >= 0 {
+			if nv[i] >= 0 {
 				continue
 			}
-			h := g.hash[i]
-			first := g.hhead[h]
+			h := hash[i]
+			first := hhead[h]
 			if first == -1 {
 				continue
 			}
-			g.hhead[h] = -1
-			for a := first; a != -1 && g.hnext[a] != -1; a = g.hnext[a] {
-				ln, eln := g.length[a], g.elen[a]
-				pa := g.pe[a]
+			hhead[h] = -1
+			for a := first; a != -1 && hnext[a] != -1; a = hnext[a] {
+				ln, eln := length[a], elen[a]
+				pa := pe[a]
 				for p := pa + 1; p < pa+ln; p++ {
-					g.w[iw[p]] = wflg
+					w[iw[p]] = wflg
 				}
 				prev := a
-				for b := g.hnext[a]; b != -1; {
-					ok := g.length[b] == ln && g.elen[b] == eln
+				for b := hnext[a]; b != -1; {
+					ok := length[b] == ln && elen[b] == eln
 					if ok {
-						pb := g.pe[b]
+						pb := pe[b]
 						for p := pb + 1; p < pb+ln; p++ {
-							if g.w[iw[p]] != wflg {
+							if w[iw[p]] != wflg {
 								ok = false
 								break
 							}
 						}
 					}
-					nb := g.hnext[b]
+					nb := hnext[b]
 					if ok {
 						// b is indistinguishable from a: merge.
-						g.nv[a] += g.nv[b] // both negative
-						g.nv[b] = 0
-						g.kind[b] = amdDead
-						g.elen[b] = 0
-						g.length[b] = 0
+						nv[a] += nv[b] // both negative
+						nv[b] = 0
+						kind[b] = amdDead
+						elen[b] = 0
+						length[b] = 0
 						g.appendChain(a, b)
-						g.hnext[prev] = nb
+						hnext[prev] = nb
 					} else {
 						prev = b
 					}
@@ -469,30 +501,30 @@ func (g *amdGraph) order(perm []int, skip []bool, interrupt func() bool) []int {
 		nleft := n - nel
 		for pme := pme1; pme < pme2; pme++ {
 			i := iw[pme]
-			nvi := -g.nv[i]
+			nvi := -nv[i]
 			if nvi <= 0 {
 				continue
 			}
-			g.nv[i] = nvi
-			d := min(g.degree[i]+degme-nvi, nleft-nvi)
+			nv[i] = nvi
+			d := min(degree[i]+degme-nvi, nleft-nvi)
 			g.insertDeg(i, d)
 			mindeg = min(mindeg, d)
 			iw[p] = i
 			p++
 		}
-		g.nv[me] = nvpiv
-		g.length[me] = p - pme1
-		if g.length[me] == 0 {
-			g.kind[me] = amdDead
-			g.w[me] = 0
+		nv[me] = nvpiv
+		length[me] = p - pme1
+		if length[me] == 0 {
+			kind[me] = amdDead
+			w[me] = 0
 		}
 		if elenme != 0 {
 			g.pfree = p
 		}
 		if wflg > 1<<60 {
-			for x := range g.w {
-				if g.w[x] != 0 {
-					g.w[x] = 1
+			for x := range w {
+				if w[x] != 0 {
+					w[x] = 1
 				}
 			}
 			wflg = 2

@@ -92,33 +92,56 @@ func (s *Symbolic) Factor(upper *sparse.CSC, signs []int8, reg Regularization) (
 			return nil, err
 		}
 	}
+	// The arrays as slices of two allocations (floats, ints), each cut to
+	// its length.
+	nf, ni := len(s.ci)+5*n, 0
+	if sn := s.sn; sn != nil {
+		ns := len(sn.start) - 1
+		nf += sn.valPtr[ns] + sn.maxRows*32
+		ni += 3*ns + n
+	} else {
+		nnzL := s.lp[n]
+		nf += nnzL + 2*n
+		ni += nnzL + 3*n
+	}
+	fa, ia := make([]float64, nf), make([]int, ni)
+	fl := func(k int) []float64 {
+		v := fa[:k:k]
+		fa = fa[k:]
+		return v
+	}
+	il := func(k int) []int {
+		v := ia[:k:k]
+		ia = ia[k:]
+		return v
+	}
 	f := &Factor{
 		sym:   s,
-		cx:    make([]float64, len(s.ci)),
-		d:     make([]float64, n),
+		cx:    fl(len(s.ci)),
+		d:     fl(n),
 		reg:   reg,
-		work:  make([]float64, n),
-		r:     make([]float64, n),
-		dx:    make([]float64, n),
-		bcopy: make([]float64, n),
+		work:  fl(n),
+		r:     fl(n),
+		dx:    fl(n),
+		bcopy: fl(n),
 	}
 	if sn := s.sn; sn != nil {
 		ns := len(sn.start) - 1
-		f.sx = make([]float64, sn.valPtr[ns])
-		f.shead = make([]int, ns)
-		f.slink = make([]int, ns)
-		f.skptr = make([]int, ns)
-		f.relpos = make([]int, n)
-		f.ubuf = make([]float64, sn.maxRows*32)
+		f.sx = fl(sn.valPtr[ns])
+		f.shead = il(ns)
+		f.slink = il(ns)
+		f.skptr = il(ns)
+		f.relpos = il(n)
+		f.ubuf = fl(sn.maxRows * 32)
 	} else {
 		nnzL := s.lp[n]
-		f.li = make([]int, nnzL)
-		f.lx = make([]float64, nnzL)
-		f.lnz = make([]int, n)
-		f.dinv = make([]float64, n)
-		f.y = make([]float64, n)
-		f.pat = make([]int, n)
-		f.flag = make([]int, n)
+		f.li = il(nnzL)
+		f.lx = fl(nnzL)
+		f.lnz = il(n)
+		f.dinv = fl(n)
+		f.y = fl(n)
+		f.pat = il(n)
+		f.flag = il(n)
 	}
 	if signs != nil {
 		f.signs = make([]int8, n)

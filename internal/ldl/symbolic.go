@@ -68,7 +68,10 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 		return nil, err
 	}
 	s := &Symbolic{n: n, ordering: opts.Ordering, analyzing: opts.Interrupt}
-	interrupted := fmt.Errorf("%w: during the symbolic analysis (n = %d, %d entries)", ErrInterrupted, n, upper.ColPtr[n])
+	// built only when needed: formatting costs more than a small matrix's analysis
+	interrupted := func() error {
+		return fmt.Errorf("%w: during the symbolic analysis (n = %d, %d entries)", ErrInterrupted, n, upper.ColPtr[n])
+	}
 	switch opts.Ordering {
 	case Natural:
 		s.perm = make([]int, n)
@@ -87,7 +90,7 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 		}
 		s.perm, s.dense = amdOrder(n, upper.ColPtr, upper.RowIdx, dense, opts.Interrupt)
 		if s.perm == nil {
-			return nil, interrupted
+			return nil, interrupted()
 		}
 	}
 	nnz := upper.ColPtr[n]
@@ -95,20 +98,16 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	s.rowIdx = append([]int(nil), upper.RowIdx[:nnz]...)
 	s.setPerm(s.perm)
 	if s.aborted {
-		return nil, interrupted
+		return nil, interrupted()
 	}
 	if opts.Ordering == AMD {
 		// A postorder of the elimination tree is an equivalent ordering
 		// (same fill) whose subtrees are contiguous, which makes supernodes
 		// consecutive and improves locality.
 		post := postorder(s.parent)
-		p := make([]int, n)
-		for k, q := range post {
-			p[k] = s.perm[q]
-		}
-		s.setPerm(p)
+		s.setPostorder(post)
 		if s.aborted {
-			return nil, interrupted
+			return nil, interrupted()
 		}
 	}
 	method := opts.Method
@@ -125,7 +124,7 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	if method == Supernodal {
 		s.buildSupernodes()
 		if s.aborted {
-			return nil, interrupted
+			return nil, interrupted()
 		}
 	}
 	s.analyzing = nil
@@ -152,6 +151,37 @@ func (s *Symbolic) setPerm(p []int) {
 	}
 	s.permuteUpper()
 	s.etreeAndCounts()
+}
+
+// setPostorder relabels the analysis by a postorder post of its elimination
+// tree (post[k] = current index of the k-th node): the permutation becomes
+// perm∘post and C is permuted again, but the elimination tree and the column
+// counts are those of the old labels renamed (a topological relabeling of the
+// tree does not change which rows of L are nonzero), so they are mapped in
+// O(n) instead of recomputed.
+func (s *Symbolic) setPostorder(post []int) {
+	n := s.n
+	p := make([]int, n)
+	ipost := s.iperm // reused: overwritten with the new inverse below
+	for k, q := range post {
+		p[k] = s.perm[q]
+		ipost[q] = k
+	}
+	parent := make([]int, n)
+	lp := make([]int, n+1)
+	for k, q := range post {
+		if r := s.parent[q]; r >= 0 {
+			parent[k] = ipost[r]
+		} else {
+			parent[k] = -1
+		}
+		lp[k+1] = lp[k] + s.lp[q+1] - s.lp[q]
+	}
+	s.perm, s.parent, s.lp = p, parent, lp
+	for k, i := range p {
+		s.iperm[i] = k
+	}
+	s.permuteUpper()
 }
 
 // postorder returns a postorder of the forest given by parent (children in

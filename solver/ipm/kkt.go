@@ -170,6 +170,29 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 	ks.fdim = n + m + 2*nexp
 	ks.signs = make([]int8, ks.dim)
 	k := &sparse.CSC{Rows: ks.dim, Cols: ks.dim, ColPtr: make([]int, ks.dim+1)}
+	// An upper bound on the entries (P, the x diagonal, A, the cone blocks,
+	// the Schur patterns): the pattern is built by appends into one
+	// allocation.
+	capK := n + a.Nnz()
+	if p != nil {
+		capK += p.Nnz()
+	}
+	for ci := range ks.slots {
+		sl := &ks.slots[ci]
+		d := sl.c.dim()
+		switch {
+		case sl.elim != nil:
+			nc := len(sl.elim.cols)
+			capK += nc * (nc + 1) / 2
+		case sl.expand:
+			capK += d + 2*(d+1)
+		case isDiagOnly(sl.c):
+			capK += d
+		default:
+			capK += d * (d + 1) / 2
+		}
+	}
+	k.RowIdx, k.Val = make([]int, 0, capK), make([]float64, 0, capK)
 
 	// x columns: P's upper triangle, the diagonal, and the Schur patterns
 	pval := make([]float64, n)
@@ -234,9 +257,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 			continue
 		}
 		d := sl.c.dim()
-		_, isZero := sl.c.(*zeroCone)
-		_, isNN := sl.c.(*nonnegCone)
-		diagOnly := isZero || isNN || sl.expand
+		diagOnly := isDiagOnly(sl.c) || sl.expand
 		sl.diag = make([]int, d)
 		if !diagOnly {
 			sl.dense = make([]int, 0, d*(d+1)/2)
@@ -313,12 +334,22 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 		}
 		ks.solver = &sparseLDL{signs: ks.signs, reg: reg, sym: sym, ratio: ratio}
 	}
-	ks.rhs = make([]float64, ks.fdim)
-	ks.res = make([]float64, ks.dim)
-	ks.dx = make([]float64, ks.dim)
-	ks.br = make([]float64, ks.dim)
-	ks.xr = make([]float64, ks.dim)
+	work := make([]float64, ks.fdim+4*ks.dim)
+	ks.rhs, work = work[:ks.fdim:ks.fdim], work[ks.fdim:]
+	ks.res, work = work[:ks.dim:ks.dim], work[ks.dim:]
+	ks.dx, work = work[:ks.dim:ks.dim], work[ks.dim:]
+	ks.br, ks.xr = work[:ks.dim:ks.dim], work[ks.dim:]
 	return ks, nil
+}
+
+// isDiagOnly reports whether cone c's scaling block is diagonal (zero and
+// nonnegative cones).
+func isDiagOnly(c conic) bool {
+	switch c.(type) {
+	case *zeroCone, *nonnegCone:
+		return true
+	}
+	return false
 }
 
 // update writes the current cone scalings into the matrix and refactors it.

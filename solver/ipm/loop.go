@@ -129,7 +129,18 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 		return nil, err
 	}
 	w.kkt = kkt
-	alloc := func(k int) []float64 { return make([]float64, k) }
+	// The work vectors as slices of one allocation (each with its capacity
+	// cut at its length, so no append can run into its neighbour).
+	total := 8*n + 12*m + 2*kkt.fdim + max(m, n)
+	if w.nonsym {
+		total += n + 4*m
+	}
+	arena := make([]float64, total)
+	alloc := func(k int) []float64 {
+		v := arena[:k:k]
+		arena = arena[k:]
+		return v
+	}
 	w.x, w.s, w.z = alloc(n), alloc(m), alloc(m)
 	w.dx, w.ds, w.dz = alloc(n), alloc(m), alloc(m)
 	w.rx, w.rz = alloc(n), alloc(m)
