@@ -3,6 +3,7 @@ package ldl
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/privopt/privopt/sparse"
 )
@@ -50,6 +51,14 @@ type Factor struct {
 	r, dx, bcopy []float64 // SolveRefine workspace
 	lastResidual float64
 	last         *sparse.CSC // matrix of the last (re)factorization
+
+	// The pattern of the last matrix scatter checked: its ColPtr and
+	// RowIdx slices (first element and length) and where each of its
+	// entries goes in cx (pmap). A later matrix with the very same slices
+	// is scattered through pmap without the merge.
+	patCP, patRI *int
+	patNC, patNR int
+	pmap         []int
 }
 
 // Factor computes P K Pᵀ = L D Lᵀ for a matrix K whose upper triangle has the
@@ -157,8 +166,13 @@ func (s *Symbolic) Factor(upper *sparse.CSC, signs []int8, reg Regularization) (
 
 // Refactor recomputes the numeric factorization for new values of a matrix with
 // the analyzed pattern (or a subset of it), with the signs and regularization
-// given to Factor. It reuses all memory and does not allocate. On error the
-// Factor holds no valid factorization until a later Refactor succeeds.
+// given to Factor. It reuses all memory and does not allocate (except once
+// for a pattern with more entries than any before). A matrix whose ColPtr and
+// RowIdx are the very slices of the previous call is taken to have the
+// pattern that call checked: only its values are read (and checked to be
+// finite), so a pattern must not be changed in place — pass new slices. On
+// error the Factor holds no valid factorization until a later Refactor
+// succeeds.
 func (f *Factor) Refactor(upper *sparse.CSC) error {
 	f.last = nil
 	if err := f.scatter(upper); err != nil {
@@ -208,6 +222,27 @@ func (f *Factor) scatter(upper *sparse.CSC) error {
 	}
 	cx, amap, srow := f.cx, s.amap, s.rowIdx
 	ri, rv := upper.RowIdx, upper.Val
+	if nnz > 0 && &upper.ColPtr[0] == f.patCP && &ri[0] == f.patRI && len(upper.ColPtr) == f.patNC && len(ri) == f.patNR {
+		// The pattern checked by an earlier call: values only.
+		pmap := f.pmap[:nnz]
+		rv := rv[:nnz]
+		for p, q := range pmap {
+			v := rv[p]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				j := sort.Search(n, func(c int) bool { return upper.ColPtr[c+1] > p })
+				return invalidf("entry (%d,%d) is %v, must be finite", ri[p], j, v)
+			}
+			cx[q] = v
+		}
+		// (the analyzed entries this pattern lacks were zeroed by the
+		// checked call and only a checked call writes them)
+		return nil
+	}
+	f.patCP = nil
+	if cap(f.pmap) < nnz {
+		f.pmap = make([]int, nnz)
+	}
+	pmap := f.pmap[:nnz]
 	for j := 0; j < n; j++ {
 		q, qe := s.colPtr[j], s.colPtr[j+1]
 		lo, hi := upper.ColPtr[j], upper.ColPtr[j+1]
@@ -231,11 +266,15 @@ func (f *Factor) scatter(upper *sparse.CSC) error {
 				return invalidf("entry (%d,%d) is %v, must be finite", i, j, v)
 			}
 			cx[amap[q]] = v
+			pmap[p] = amap[q]
 			q++
 		}
 		for ; q < qe; q++ {
 			cx[amap[q]] = 0
 		}
+	}
+	if nnz > 0 {
+		f.patCP, f.patRI, f.patNC, f.patNR = &upper.ColPtr[0], &ri[0], len(upper.ColPtr), len(ri)
 	}
 	return nil
 }
