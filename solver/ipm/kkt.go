@@ -319,6 +319,9 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 		ks.solver = &denseLDL{signs: ks.signs, reg: reg}
 	} else {
 		ratio := float64(kktSupernodalRatio)
+		if k.Cols <= kktSmallOrder {
+			ratio = kktSupernodalRatioSmall
+		}
 		for _, c := range cones {
 			if _, ok := c.(*psdCone); ok {
 				ratio = 0 // ldl's default (see kktSupernodalRatio)

@@ -30,12 +30,31 @@ type kktSolver interface {
 // a solve 4.0 µs simplicial against 8.6 µs supernodal; at 17 (n = 100) the
 // supernodal factorization took 86–102 µs against 153–166 µs, more than six
 // solves recover (10–11.5 µs against 16–17 µs). 12 lies between.
+// kktSupernodalRatioSmall replaces it on small matrices.
 //
 // Problems with PSD blocks keep ldl's default: the tails of ill-conditioned
 // SDPs depend on the rounding of the factorization, and with the simplicial
 // one the SDPLIB instance hinf10 (flops/nnz between 5 and 12) ended in a
 // numerical error instead of its optimum.
 const kktSupernodalRatio = 12
+
+// kktSupernodalRatioSmall is kktSupernodalRatio for KKT matrices of order
+// at most kktSmallOrder, measured whole-solve against whole-solve after the
+// simplicial factorization's row update became a multiplication by 1/D
+// (BENCHMARKS.md, "Small problems, round 7": both rules alternated solve by
+// solve in one process, the median per family and size of the per-instance
+// time ratio). Simplicial was 9–21% faster at flops/nnz 12–19.5 (LP and
+// SOCP families at n = 75 and 100, QP at 14.8 5%), slower from 22.7 (QP
+// n = 75: 6%; n = 100 at 30.8: 54%; every family at n = 200, 33–41:
+// 3–35%), even at 25–29 (n = 150). Validated on instances of another seed
+// at held-out sizes (n = 60, 90, 120, with the infeasible-LP family that
+// was not measured before): 13–17% faster at n = 90 (15–17.6), within ±3%
+// elsewhere.
+const kktSupernodalRatioSmall = 20
+
+// kktSmallOrder bounds the KKT orders of those measurements (n = 200 SOCPs
+// have order about 920); above it kktSupernodalRatio applies.
+const kktSmallOrder = 1000
 
 type sparseLDL struct {
 	signs     []int8
