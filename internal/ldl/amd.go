@@ -164,24 +164,15 @@ func newAMDGraph(n int, deg []int, nnz int) *amdGraph {
 	g.n = n
 	iwlen := nnz + nnz/5 + 2*n + 16 // elbow room for new elements
 	g.iw = resize(g.iw, iwlen)
-	g.pe = resize(g.pe, n)
-	g.length = resize(g.length, n)
-	g.elen = resize(g.elen, n)
-	g.nv = resize(g.nv, n)
-	g.degree = resize(g.degree, n)
-	g.w = resize(g.w, n)
+	g.head = resize(g.head, n+1)
+	for _, v := range []*[]int{&g.pe, &g.length, &g.elen, &g.nv, &g.degree, &g.w, &g.next, &g.last,
+		&g.hhead, &g.hnext, &g.hash, &g.chainNext, &g.chainTail} {
+		*v = resize(*v, n)
+	}
 	if cap(g.kind) < n {
 		g.kind = make([]uint8, n)
 	}
 	g.kind = g.kind[:n]
-	g.head = resize(g.head, n+1)
-	g.next = resize(g.next, n)
-	g.last = resize(g.last, n)
-	g.hhead = resize(g.hhead, n)
-	g.hnext = resize(g.hnext, n)
-	g.hash = resize(g.hash, n)
-	g.chainNext = resize(g.chainNext, n)
-	g.chainTail = resize(g.chainTail, n)
 	clear(g.length)
 	clear(g.elen)
 	p := 0

@@ -338,41 +338,24 @@ func (f *Factor) numeric() error {
 		// innermost row loop), and the row index k of L(k,i) is stored
 		// only on the recording run: later runs fill the same positions
 		// with the same indices.
-		if record {
-			for _, i := range rowK {
-				yi := y[i]
-				y[i] = 0
-				p0 := lp[i]
-				p1 := p0 + lnz[i]
-				lii := li[p0:p1]
-				lxi := lx[p0:p1]
-				lxi = lxi[:len(lii)]
-				for t, ri := range lii {
-					y[ri] -= lxi[t] * yi
-				}
-				lki := yi * dinv[i]
-				dk -= lki * yi
+		for _, i := range rowK {
+			yi := y[i]
+			y[i] = 0
+			p0 := lp[i]
+			p1 := p0 + lnz[i]
+			lii := li[p0:p1]
+			lxi := lx[p0:p1]
+			lxi = lxi[:len(lii)]
+			for t, ri := range lii {
+				y[ri] -= lxi[t] * yi
+			}
+			lki := yi * dinv[i]
+			dk -= lki * yi
+			if record {
 				li[p1] = k
-				lx[p1] = lki
-				lnz[i]++
 			}
-		} else {
-			for _, i := range rowK {
-				yi := y[i]
-				y[i] = 0
-				p0 := lp[i]
-				p1 := p0 + lnz[i]
-				lii := li[p0:p1]
-				lxi := lx[p0:p1]
-				lxi = lxi[:len(lii)]
-				for t, ri := range lii {
-					y[ri] -= lxi[t] * yi
-				}
-				lki := yi * dinv[i]
-				dk -= lki * yi
-				lx[p1] = lki
-				lnz[i]++
-			}
+			lx[p1] = lki
+			lnz[i]++
 		}
 		if signs != nil {
 			sg := float64(signs[k])

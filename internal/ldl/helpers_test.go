@@ -187,3 +187,23 @@ func isPerm(p []int, n int) bool {
 	}
 	return true
 }
+
+// dropOffDiagonal returns k without the off-diagonal entries whose position
+// p in k's arrays is a multiple of every (a subset of k's pattern), and k
+// with those entries stored as explicit zeros.
+func dropOffDiagonal(k *sparse.CSC, every int) (sub, zeroed *sparse.CSC) {
+	sub = &sparse.CSC{Rows: k.Rows, Cols: k.Cols, ColPtr: make([]int, k.Cols+1)}
+	zeroed = k.Clone()
+	for j := 0; j < k.Cols; j++ {
+		for p := k.ColPtr[j]; p < k.ColPtr[j+1]; p++ {
+			if k.RowIdx[p] != j && p%every == 0 {
+				zeroed.Val[p] = 0
+				continue
+			}
+			sub.RowIdx = append(sub.RowIdx, k.RowIdx[p])
+			sub.Val = append(sub.Val, k.Val[p])
+		}
+		sub.ColPtr[j+1] = len(sub.RowIdx)
+	}
+	return sub, zeroed
+}

@@ -492,19 +492,7 @@ func testSubsetPattern(t *testing.T, m Method) {
 	k, _ := quasiDefinite(rng, 30, 20, 0.1)
 	s := mustAnalyze(t, k, Options{Method: m})
 	// Drop every third off-diagonal entry.
-	sub := &sparse.CSC{Rows: k.Rows, Cols: k.Cols, ColPtr: make([]int, k.Cols+1)}
-	zeroed := k.Clone()
-	for j := 0; j < k.Cols; j++ {
-		for p := k.ColPtr[j]; p < k.ColPtr[j+1]; p++ {
-			if k.RowIdx[p] != j && p%3 == 0 {
-				zeroed.Val[p] = 0
-				continue
-			}
-			sub.RowIdx = append(sub.RowIdx, k.RowIdx[p])
-			sub.Val = append(sub.Val, k.Val[p])
-		}
-		sub.ColPtr[j+1] = len(sub.RowIdx)
-	}
+	sub, zeroed := dropOffDiagonal(k, 3)
 	f1, err := s.Factor(sub, nil, Regularization{})
 	if err != nil {
 		t.Fatal(err)

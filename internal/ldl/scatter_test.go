@@ -25,17 +25,7 @@ func testRefactorSamePattern(t *testing.T, m Method) {
 	k, signs := quasiDefinite(rng, 40, 25, 0.1)
 	s := mustAnalyze(t, k, Options{Method: m})
 	// a subset of the analyzed pattern: every fourth off-diagonal dropped
-	sub := &sparse.CSC{Rows: k.Rows, Cols: k.Cols, ColPtr: make([]int, k.Cols+1)}
-	for j := 0; j < k.Cols; j++ {
-		for p := k.ColPtr[j]; p < k.ColPtr[j+1]; p++ {
-			if k.RowIdx[p] != j && p%4 == 0 {
-				continue
-			}
-			sub.RowIdx = append(sub.RowIdx, k.RowIdx[p])
-			sub.Val = append(sub.Val, k.Val[p])
-		}
-		sub.ColPtr[j+1] = len(sub.RowIdx)
-	}
+	sub, _ := dropOffDiagonal(k, 4)
 	for _, a := range []*sparse.CSC{k, sub} {
 		work := a.Clone()
 		f, err := s.Factor(work, signs, DefaultRegularization)
