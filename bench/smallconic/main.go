@@ -40,8 +40,13 @@
 // every backend and the medians of the per-instance ratios, and the
 // per-solve overhead of the default route over the IPM alone (auto − ipm).
 //
+// With -allocs it also prints the median heap allocations (count and bytes,
+// from runtime.MemStats around one extra solve per instance) per backend,
+// family and size; -memprofile writes an allocation profile that records
+// every allocation of the run.
+//
 //	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5] [-ecos ecos_solve] [-clarabel clarabel_solve]
-//	    [-families lp,qp,socp] [-python /usr/bin/python3] [-seed 1]
+//	    [-families lp,qp,socp] [-python /usr/bin/python3] [-seed 1] [-allocs] [-memprofile FILE] [-cpuprofile FILE]
 package main
 
 import (
