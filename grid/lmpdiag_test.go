@@ -31,7 +31,9 @@ import (
 // infeasible with the cutoff has no search price at or above it. The
 // incumbents' load vectors (points of the domain) are then given to the
 // search as extra starts, and the found change before and after is
-// reported.
+// reported. PRIVOPT_LMPDIAG_NOSHED=1 forbids shedding at the bus (a
+// restriction, not a bound: it shows whether the bound comes from the bus's
+// own shedding).
 func TestLMPPerBusMIP(t *testing.T) {
 	ids := os.Getenv("PRIVOPT_LMPDIAG")
 	if ids == "" {
@@ -112,6 +114,11 @@ func TestLMPPerBusMIP(t *testing.T) {
 		}
 		if cutoff > 0 {
 			k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
+		}
+		if os.Getenv("PRIVOPT_LMPDIAG_NOSHED") != "" && k.shedE[i] >= 0 {
+			// A restriction, to learn where the bound comes from: no
+			// shedding at the bus (not a valid bound).
+			k.b.hi[k.shedE[i]] = 0
 		}
 		hopt := highs.Options{}
 		hopt.Threads = 1
