@@ -244,7 +244,9 @@ type LMPEvidence struct {
 	IncumbentLoad []float64 `json:"-"`
 	// Candidates are the load parts of the bound-tightening LPs' maximizers
 	// of a price (points of the relaxation, not KKT points: starts for an
-	// adversarial search, SearchLMPChange's Extra), largest price first.
+	// adversarial search, SearchLMPChange's Extra), largest price first,
+	// followed by those of the per-bus MIPs' incumbents (KKT points, in the
+	// order solved; LMPBoundOptions.PerBusMIP).
 	Candidates [][]float64 `json:"-"`
 	// Proof, with LMPBoundOptions.Checkable, is the chain CheckLMPProof
 	// verifies without a solver; it covers Proof.PerMW, which may exceed the
