@@ -174,8 +174,9 @@ type LMPBoundOptions struct {
 	// solve's, plus a 1e-6 relative margin), as a cutoff: a MIP proven
 	// infeasible shows sign·π_i < c at every KKT point, one stopped by its
 	// budget bounds sign·π_i by max(c, its proven bound). Buses run in the
-	// order of their bound minus c, largest first; each gets at most four
-	// times its even share of the work left, and a bus the work does not
+	// order of their bound, largest first: a short first round for all,
+	// then each bus in turn gets all the work left, until a bus stays at or
+	// above the bound of the next (perBusMIPs); a bus the work does not
 	// reach keeps its tightened bound. Not with Checkable (the proof's
 	// branch and bound covers the joint program).
 	PerBusMIP bool
@@ -243,7 +244,9 @@ type LMPEvidence struct {
 	IncumbentLoad []float64 `json:"-"`
 	// Candidates are the load parts of the bound-tightening LPs' maximizers
 	// of a price (points of the relaxation, not KKT points: starts for an
-	// adversarial search, SearchLMPChange's Extra), largest price first.
+	// adversarial search, SearchLMPChange's Extra), largest price first,
+	// followed by those of the per-bus MIPs' incumbents (KKT points, in the
+	// order solved; LMPBoundOptions.PerBusMIP).
 	Candidates [][]float64 `json:"-"`
 	// Proof, with LMPBoundOptions.Checkable, is the chain CheckLMPProof
 	// verifies without a solver; it covers Proof.PerMW, which may exceed the
@@ -1710,12 +1713,20 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 // (LMPBoundOptions.PerBusMIP): an infeasible MIP proves sign·π_i < c at
 // every KKT point; otherwise sign·π_i ≤ max(c, proven bound), since every
 // KKT point with sign·π_i ≥ c is a point of the MIP. Two rounds over the
-// buses in the order of their bound, largest first: the first gives each
+// buses in the order of their bound, largest first. The first gives each
 // MIP an LP-iteration limit of an eighth of the program's rows plus columns
 // (enough for presolve and a few nodes: on 300_ieee most cutoff MIPs are
-// infeasible within it), the second gives each bus still above c at most
-// four times its even share of the work left. A bus the work does not
-// reach keeps its tightened bound. It returns the largest bound.
+// infeasible within it). The second goes down the same order and gives each
+// bus still above c all the work left: the certified value is the largest
+// bound, so it falls only when every bus above the target falls, and a bus
+// the work cannot bring down makes work on the buses below it useless. It
+// stops at the first bus whose bound is at most the largest bound left by
+// an earlier second-round MIP (nothing below that bound can lower the
+// maximum), and raises the cutoff of the later MIPs to that bound (proving
+// a bus below it is enough). A bus the work does not reach keeps its
+// tightened bound. It returns the largest bound. The load vectors of the
+// MIPs' incumbents (KKT points: loads of the domain with their market
+// prices) join ev.Candidates, the search's extra starts.
 func (n *Network) perBusMIPs(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, sign, seen, work float64, safety time.Duration, sel []int, w io.Writer) (float64, error) {
 	c := seen + 1e-6*(1+math.Abs(seen))
@@ -1730,33 +1741,38 @@ func (n *Network) perBusMIPs(ctx context.Context, dom LoadDomain, rules MarketRu
 	sort.SliceStable(order, func(a, b int) bool { return bnd[order[a]] > bnd[order[b]] })
 	done := map[int]bool{}
 	infeasible, solves := 0, 0
+	floor := math.Inf(-1) // the largest bound a second-round MIP left
 	for round := 0; round < 2; round++ {
-		left := 0
-		for _, i := range order {
-			if !done[i] && bnd[i] > c {
-				left++
+		if round == 1 {
+			sort.SliceStable(order, func(a, b int) bool { return bnd[order[a]] > bnd[order[b]] })
+			for _, i := range order {
+				if done[i] {
+					floor = math.Max(floor, bnd[i])
+				}
 			}
 		}
 		for _, i := range order {
 			if done[i] || bnd[i] <= c {
 				continue
 			}
-			if work <= 0 {
+			if work <= 0 || (round == 1 && bnd[i] <= floor) {
 				break
+			}
+			ci := c
+			if round == 1 {
+				ci = math.Max(c, floor)
 			}
 			k, err := n.buildKKT(dom, rules, ev, piLo, piHi, sign, nil, []int{i})
 			if err != nil {
 				return 0, err
 			}
-			k.b.row(c, math.Inf(1), []int{k.t}, []float64{1})
+			k.b.row(ci, math.Inf(1), []int{k.t}, []float64{1})
 			size := float64(len(k.b.cost) + len(k.b.rlo))
 			ev.mipSize = int(size)
-			iters := work / size // LP iterations left
-			limit := math.Min(math.Floor(size/8), iters/float64(left))
-			if round == 1 {
-				limit = math.Min(iters, 4*iters/float64(left))
+			limit := work / size // LP iterations left
+			if round == 0 {
+				limit = math.Min(math.Floor(size/8), limit/float64(len(order)))
 			}
-			left--
 			lp, err := k.b.build(hopt)
 			if err != nil {
 				return 0, err
@@ -1779,19 +1795,29 @@ func (n *Network) perBusMIPs(ctx context.Context, dom LoadDomain, rules MarketRu
 			ev.Nodes += r.Nodes
 			ev.Reproducible = ev.Reproducible && r.Stop.Reproducible()
 			ev.MIPStops = append(ev.MIPStops, string(r.Stop))
+			if r.X != nil {
+				d := append([]float64(nil), dom.Lo...)
+				for _, j := range k.m.vars {
+					d[j] = math.Min(dom.Hi[j], math.Max(dom.Lo[j], r.X[k.m.d[j]]))
+				}
+				ev.Candidates = append(ev.Candidates, d)
+			}
 			switch {
 			case r.Status == solver.PrimalInfeasible:
-				bnd[i], done[i] = c, true
+				bnd[i], done[i] = ci, true
 				infeasible++
 			case r.Stop.Reproducible() || r.Stop == highs.MIPStopTime:
 				if !math.IsNaN(r.DualBound) {
-					bnd[i] = math.Min(bnd[i], math.Max(c, r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
+					bnd[i] = math.Min(bnd[i], math.Max(ci, r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
 				}
 				done[i] = r.Status == solver.Optimal
 			}
-			if round == 1 && bnd[i] > c {
-				progress(w, "lmp-bound: bus %d: max %sπ ≤ %.6g $/MWh (per-bus MIP with cutoff %.6g: %v, %d nodes, %d LP iterations)",
-					n.BusID[i], map[bool]string{true: "", false: "−"}[sign > 0], bnd[i], c, r.Status, r.Nodes, r.LPIterations)
+			if round == 1 {
+				floor = math.Max(floor, bnd[i])
+				if bnd[i] > c {
+					progress(w, "lmp-bound: bus %d: max %sπ ≤ %.6g $/MWh (per-bus MIP with cutoff %.6g: %v, %d nodes, %d LP iterations)",
+						n.BusID[i], map[bool]string{true: "", false: "−"}[sign > 0], bnd[i], ci, r.Status, r.Nodes, r.LPIterations)
+				}
 			}
 		}
 	}
@@ -1799,11 +1825,11 @@ func (n *Network) perBusMIPs(ctx context.Context, dom LoadDomain, rules MarketRu
 	above := 0
 	for _, i := range order {
 		bound = math.Max(bound, bnd[i])
-		if bnd[i] > c {
+		if bnd[i] > math.Max(c, floor) {
 			above++
 		}
 	}
-	progress(w, "lmp-bound: per-bus MIPs with cutoff %.6g $/MWh over %d buses: %d solves, %d buses proven below the cutoff, %d still above it; bound %.6g", c, len(order), solves, infeasible, above, bound)
+	progress(w, "lmp-bound: per-bus MIPs with cutoff %.6g $/MWh (raised to %.6g) over %d buses: %d solves, %d buses proven below their cutoff, %d still above it; bound %.6g", c, math.Max(c, floor), len(order), solves, infeasible, above, bound)
 	return bound, nil
 }
 

@@ -546,5 +546,55 @@ func TestLMPPerBusMIP30(t *testing.T) {
 		if err := n.VerifyCostCertificateContext(ctx, c, dom); err != nil {
 			t.Errorf("known %v: %v", known, err)
 		}
+		if known > s.LMP {
+			continue
+		}
+		// Below the largest price, the candidate starts (the tightening
+		// LPs' maximizers and the per-bus MIPs' incumbents) lie in the
+		// domain, and the market LP at one of them prices some varying bus
+		// at the known price or above.
+		best := 0.0
+		for _, d := range c.LMP.Candidates {
+			if !dom.Contains(d) {
+				t.Fatalf("known %v: a candidate load vector is outside the domain", known)
+			}
+			for _, j := range dom.Variable() {
+				best = math.Max(best, math.Abs(marketPrices(t, n, dom, rules, d)[j]))
+			}
+		}
+		t.Logf("known %.6g: %d candidates, largest price at one %.6g", known, len(c.LMP.Candidates), best)
+		if best < known*(1-1e-6) {
+			t.Errorf("known %v: the candidates' largest price is %v", known, best)
+		}
 	}
+}
+
+// marketPrices solves the market LP at the load vector d and returns the
+// balance rows' duals, the LMPs, per bus.
+func marketPrices(t *testing.T, n *Network, dom LoadDomain, rules MarketRules, d []float64) []float64 {
+	t.Helper()
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range m.vars {
+		b.lo[m.d[j]], b.hi[m.d[j]] = d[j], d[j]
+	}
+	o := highs.Options{}
+	o.Threads = 1
+	lp, err := b.build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lp.Close()
+	r, err := lp.Solve(context.Background())
+	if err != nil || r.Status != solver.Optimal {
+		t.Fatalf("market LP: %v %v", err, r.Status)
+	}
+	pi := make([]float64, len(m.balance))
+	for j, row := range m.balance {
+		pi[j] = r.RowDual[row]
+	}
+	return pi
 }
