@@ -85,6 +85,10 @@ type CostCertificate struct {
 	Margin float64 `json:"margin,omitempty"`
 	// LMP is the evidence of the "lmp-bound" method (CertifyLMPBound).
 	LMP *LMPEvidence `json:"lmp,omitempty"`
+	// N1 is the screening record of the "lmp-bound-n1" method
+	// (CertifyN1LMPBound): LMP is then the KKT evidence of the N-1 program
+	// with N1.Kept as its post-contingency rows.
+	N1 *N1Evidence `json:"n1,omitempty"`
 }
 
 // ErrNotCertified is wrapped when a certificate fails re-verification.
