@@ -67,7 +67,8 @@ type MeritSegment struct {
 
 // CostCertificate is the result of CertifyCostSensitivity.
 type CostCertificate struct {
-	// Method is "price-cap" or "uncongested-merit-order".
+	// Method is "price-cap", "uncongested-merit-order", "lmp-bound" or
+	// "lmp-bound-n1" (the N-1 program's bound, CertifyN1LMPBound).
 	Method string  `json:"method"`
 	Alpha  float64 `json:"alpha"`
 	// PerMW bounds |∂V/∂d_i| over the domain; Bound = Alpha·PerMW.
@@ -411,6 +412,8 @@ func (n *Network) VerifyCostCertificate(c *CostCertificate, dom LoadDomain) erro
 	case "uncongested-merit-order":
 	case "lmp-bound":
 		return n.verifyLMPBound(context.Background(), c, dom)
+	case "lmp-bound-n1":
+		return n.verifyN1LMPBound(context.Background(), c, dom)
 	default:
 		return fmt.Errorf("%w: unknown method %q", ErrNotCertified, c.Method)
 	}

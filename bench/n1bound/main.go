@@ -29,6 +29,7 @@ func main() {
 	factor := flag.Float64("post-factor", 1.5, "post-contingency limits as a multiple of the ratings")
 	limit := flag.Duration("time-limit", 60*time.Second, "LMPBoundOptions.TimeLimit of each KKT bound")
 	rounds := flag.Int("rounds", 3, "N1BoundOptions.Rounds")
+	perBus := flag.Bool("per-bus-mip", false, "LMPBoundOptions.PerBusMIP for the final KKT bound (the search's price as the cutoff)")
 	steps := flag.Int("search-steps", 100, "LMPSearchOptions.Steps of the search")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -43,7 +44,7 @@ func main() {
 		ctx := context.Background()
 		c0 := cputime.Process()
 		cert, ev, err := net.CertifyN1LMPBound(ctx, dom, 1, rules, grid.N1BoundOptions{PostFactor: *factor, Rounds: *rounds,
-			Bound: grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr}})
+			Bound: grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, PerBusMIP: *perBus}})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, name, err)
 			return
