@@ -30,6 +30,8 @@ func main() {
 	limit := flag.Duration("time-limit", 60*time.Second, "LMPBoundOptions.TimeLimit of each KKT bound")
 	rounds := flag.Int("rounds", 3, "N1BoundOptions.Rounds")
 	perBus := flag.Bool("per-bus-mip", false, "LMPBoundOptions.PerBusMIP for the final KKT bound (the search's price as the cutoff)")
+	work := flag.Float64("work", 0, "LMPBoundOptions.TighteningWork (0: 2.4e7 per second of -time-limit)")
+	mipWork := flag.Float64("mip-work", 0, "LMPBoundOptions.MIPWork (0: 8e6 per second of -time-limit)")
 	steps := flag.Int("search-steps", 100, "LMPSearchOptions.Steps of the search")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -44,7 +46,7 @@ func main() {
 		ctx := context.Background()
 		c0 := cputime.Process()
 		cert, ev, err := net.CertifyN1LMPBound(ctx, dom, 1, rules, grid.N1BoundOptions{PostFactor: *factor, Rounds: *rounds,
-			Bound: grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, PerBusMIP: *perBus}})
+			Bound: grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, PerBusMIP: *perBus, TighteningWork: *work, MIPWork: *mipWork}})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, name, err)
 			return
