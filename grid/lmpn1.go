@@ -547,8 +547,8 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 			return nil, nil, err
 		}
 		screen += time.Since(ts)
-		progress(opt.Bound.Progress, "n-1 bound: round %d (%s), %d flowgates: price bound %.6g $/MWh; KKT-box interval drops %d rows, LPs drop %d, %d fail",
-			ev.Rounds, map[bool]string{true: "full bound", false: "screening"}[final], len(gates), math.Max(lev.MaxPrice, lev.MinPrice), ev.KKTIntervalDropped, ev.LPDropped, len(fail))
+		progress(opt.Bound.Progress, "n-1 bound: round %d (%s), %d flowgates: price bound %.6g $/MWh (%.1f s); KKT-box interval drops %d rows, LPs drop %d, %d fail (%.1f s)",
+			ev.Rounds, map[bool]string{true: "full bound", false: "screening"}[final], len(gates), math.Max(lev.MaxPrice, lev.MinPrice), lev.Seconds, ev.KKTIntervalDropped, ev.LPDropped, len(fail), time.Since(ts).Seconds())
 		if len(fail) == 0 {
 			if final {
 				ev.Screened = true
