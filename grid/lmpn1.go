@@ -116,12 +116,12 @@ type N1Evidence struct {
 	// Screened is true when every row outside Kept was proven unable to
 	// bind (the bound then holds for the N-1 program); false: the bound
 	// covers only the program with the kept rows and is not certified.
-	Screened bool    `json:"screened"`
+	Screened bool `json:"screened"`
 	// QuickWork is the tightening work budget of the screening round run
 	// on the final program before its full bound (whose tightening starts
 	// from that round's bounds); verification runs the same round.
 	QuickWork float64 `json:"quick_work"`
-	Seconds  float64 `json:"-"`
+	Seconds   float64 `json:"-"`
 	// ScreenSeconds is the wall time of the screening stages (not the KKT
 	// bounds); not in the JSON (machine dependent).
 	ScreenSeconds float64 `json:"-"`

@@ -37,6 +37,10 @@ import (
 // (BENCHMARKS.md, "N-1 at scale, round 3"). Feasibility for every load vector
 // also holds (all load shed and all minimum output absorbed locally: zero
 // flows before and after any outage).
+// With Options.LMPBound the plan certifies the N-1 program itself
+// (grid.Network.CertifyN1LMPBound: the post-contingency rows that cannot
+// bind are screened out, the rest enter the KKT bound); it keeps the price
+// cap when that bound is not below it.
 type Security struct {
 	// PostFactor scales the post-contingency limits (0: 1, the normal rating).
 	// (There is no round limit: the cut loop always ends, every round adding
