@@ -14,14 +14,7 @@ import (
 // rejects it once the bound no longer covers α·per_mw + margin or per_mw
 // drops below the proven price bound.
 func TestLMPBoundQueryCertificate(t *testing.T) {
-	c, err := grid.ReadCase(filepath.Join("..", "grid", "testdata", "case3_congested.m"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, err := grid.NewNetwork(c, grid.DCOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	net := case3Congested(t)
 	dom := grid.LoadDomain{Lo: []float64{0, 0, 81}, Hi: []float64{0, 10, 99}}
 	gc, err := net.CertifyCostBound(context.Background(), dom, 2, grid.DefaultMarketRules(), grid.LMPBoundOptions{})
 	if err != nil {
@@ -62,14 +55,7 @@ func TestLMPBoundQueryCertificate(t *testing.T) {
 // a given lmp-bound-n1 certificate is refused by a plan at another post
 // factor and by one without N-1.
 func TestN1LMPBoundPlan(t *testing.T) {
-	c, err := grid.ReadCase(filepath.Join("..", "grid", "testdata", "case3_congested.m"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, err := grid.NewNetwork(c, grid.DCOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	net := case3Congested(t)
 	ctx := context.Background()
 	opt := DefaultOptions()
 	opt.Security = &Security{PostFactor: 1.5}
@@ -101,4 +87,19 @@ func TestN1LMPBoundPlan(t *testing.T) {
 	if err := checkN1Certificate(&base, &Security{}); err == nil {
 		t.Error("a base-case lmp-bound certificate accepted for N-1")
 	}
+}
+
+// case3Congested reads grid's hand-solved three-bus case
+// (grid/testdata/case3_congested.m).
+func case3Congested(t *testing.T) *grid.Network {
+	t.Helper()
+	c, err := grid.ReadCase(filepath.Join("..", "grid", "testdata", "case3_congested.m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := grid.NewNetwork(c, grid.DCOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net
 }
