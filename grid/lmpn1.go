@@ -81,9 +81,10 @@ type N1BoundOptions struct {
 	// Bound configures the KKT bound of the screened program (its
 	// Checkable and Split are ignored: the N-1 bound is re-derived evidence).
 	Bound LMPBoundOptions
-	// Rounds bounds the screening rounds, each one KKT bound of the program
-	// with the kept rows: screening rounds (a few tightening passes, no MIP)
-	// and the full bounds (0: 6).
+	// Rounds bounds the KKT bounds computed, screening rounds (a few
+	// tightening passes, no MIP) and full bounds together (0: 6); when it
+	// runs out before a full bound's screening drops every other row, the
+	// result is the price cap.
 	Rounds int
 	// Extra are further load vectors at which the N-1 program is solved to
 	// seed the kept rows (e.g. an adversarial search's points).
@@ -109,7 +110,8 @@ type N1Evidence struct {
 	IntervalDropped    int `json:"interval_dropped"`
 	KKTIntervalDropped int `json:"kkt_interval_dropped"`
 	LPDropped          int `json:"lp_dropped"`
-	ScreeningLPs       int `json:"screening_lps"`
+	// ScreeningLPs counts the stage-3 LPs solved over all rounds.
+	ScreeningLPs int `json:"screening_lps"`
 	// Kept are the flowgates of the bound's program: (Monitored, Outage,
 	// LODF) per kept pair, both directions (ContingencyCut.Active unused).
 	Kept []ContingencyCut `json:"kept"`
@@ -120,8 +122,10 @@ type N1Evidence struct {
 	// Screened is true when every row outside Kept was proven unable to
 	// bind (the bound then holds for the N-1 program); false: the bound
 	// covers only the program with the kept rows and is not certified.
-	Screened bool    `json:"screened"`
-	Seconds  float64 `json:"-"`
+	Screened bool `json:"screened"`
+	// Seconds is the wall time of the whole certification (not in the
+	// JSON: machine dependent).
+	Seconds float64 `json:"-"`
 	// ScreenSeconds is the wall time of the screening stages (not the KKT
 	// bounds); not in the JSON (machine dependent).
 	ScreenSeconds float64 `json:"-"`
