@@ -77,9 +77,10 @@ func ExampleNetwork_CertifyCostSensitivity() {
 // 1–3 is limited (50 MW), and after the outage of 1–2 or 2–3 its flow must
 // stay within 1.5 × 50 MW. The 50 $/MWh unit at bus 3 (100 MW) can serve
 // bus 3's load alone, so no price exceeds 50 $/MWh, which bus 3 reaches
-// already in the base case: the N-1 bound proves exactly 50. Of the four
-// post-contingency rows the screening keeps two pairs' worth and proves
-// the rest unable to bind.
+// already in the base case: the N-1 bound proves exactly 50. The four
+// post-contingency rows are the two directions of two (outage, monitored)
+// pairs; both pairs are kept (the N-1 cut generation at the domain's
+// corners needs them).
 func ExampleNetwork_CertifyN1LMPBound() {
 	c, err := grid.ReadCase("testdata/case3_congested.m")
 	if err != nil {
