@@ -75,7 +75,7 @@ const CertificateFormat = "privopt-cost-certificate/1"
 //
 //	{
 //	  "format": "privopt-cost-certificate/1",
-//	  "method": "lmp-bound" | "uncongested-merit-order" | "price-cap",
+//	  "method": "lmp-bound" | "lmp-bound-n1" | "uncongested-merit-order" | "price-cap",
 //	  "alpha": α (MW), "bound": α·per_mw ($/h), "per_mw": $/MWh,
 //	  "rules": {"PriceCap": …, "PriceFloor": …},
 //	  "n_1": false,
@@ -144,8 +144,11 @@ func LoadCostCertificate(ctx context.Context, r io.Reader, n *Network, dom LoadD
 	if err := c.checkArithmetic(); err != nil {
 		return nil, err
 	}
-	if f.Security && c.Method != "price-cap" {
-		return nil, fmt.Errorf("%w: an N-1 certificate must be the price-cap bound (method %q)", ErrNotCertified, c.Method)
+	if f.Security && c.Method != "price-cap" && c.Method != "lmp-bound-n1" {
+		return nil, fmt.Errorf("%w: an N-1 certificate must be the price-cap bound or the N-1 LMP bound (method %q)", ErrNotCertified, c.Method)
+	}
+	if !f.Security && c.Method == "lmp-bound-n1" {
+		return nil, fmt.Errorf("%w: an lmp-bound-n1 certificate covers the N-1 program only (n_1 is false)", ErrNotCertified)
 	}
 	if full || (c.Method == "lmp-bound" && c.LMP.Proof != nil) {
 		if err := n.VerifyCostCertificateContext(ctx, c, dom); err != nil {
@@ -172,10 +175,13 @@ func (c *CostCertificate) checkArithmetic() error {
 		if c.PerMW < c.Rules.MaxPrice()*(1-1e-12) {
 			return fmt.Errorf("%w: per_mw %v < max(cap, −floor) = %v", ErrNotCertified, c.PerMW, c.Rules.MaxPrice())
 		}
-	case "lmp-bound":
+	case "lmp-bound", "lmp-bound-n1":
 		e := c.LMP
 		if e == nil {
-			return fmt.Errorf("%w: lmp-bound certificate without evidence", ErrNotCertified)
+			return fmt.Errorf("%w: %s certificate without evidence", ErrNotCertified, c.Method)
+		}
+		if c.Method == "lmp-bound-n1" && (c.N1 == nil || !c.N1.Screened || e.Proof != nil) {
+			return fmt.Errorf("%w: lmp-bound-n1 certificate without a complete screening record", ErrNotCertified)
 		}
 		if e.Proof != nil {
 			if !(c.PerMW >= e.Proof.PerMW) {

@@ -67,7 +67,8 @@ type MeritSegment struct {
 
 // CostCertificate is the result of CertifyCostSensitivity.
 type CostCertificate struct {
-	// Method is "price-cap" or "uncongested-merit-order".
+	// Method is "price-cap", "uncongested-merit-order", "lmp-bound" or
+	// "lmp-bound-n1" (the N-1 program's bound, CertifyN1LMPBound).
 	Method string  `json:"method"`
 	Alpha  float64 `json:"alpha"`
 	// PerMW bounds |∂V/∂d_i| over the domain; Bound = Alpha·PerMW.
@@ -85,6 +86,10 @@ type CostCertificate struct {
 	Margin float64 `json:"margin,omitempty"`
 	// LMP is the evidence of the "lmp-bound" method (CertifyLMPBound).
 	LMP *LMPEvidence `json:"lmp,omitempty"`
+	// N1 is the screening record of the "lmp-bound-n1" method
+	// (CertifyN1LMPBound): LMP is then the KKT evidence of the N-1 program
+	// with N1.Kept as its post-contingency rows.
+	N1 *N1Evidence `json:"n1,omitempty"`
 }
 
 // ErrNotCertified is wrapped when a certificate fails re-verification.
@@ -407,6 +412,8 @@ func (n *Network) VerifyCostCertificate(c *CostCertificate, dom LoadDomain) erro
 	case "uncongested-merit-order":
 	case "lmp-bound":
 		return n.verifyLMPBound(context.Background(), c, dom)
+	case "lmp-bound-n1":
+		return n.verifyN1LMPBound(context.Background(), c, dom)
 	default:
 		return fmt.Errorf("%w: unknown method %q", ErrNotCertified, c.Method)
 	}

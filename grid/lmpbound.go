@@ -1841,6 +1841,9 @@ func (n *Network) VerifyCostCertificateContext(ctx context.Context, c *CostCerti
 	if c != nil && c.Method == "lmp-bound" {
 		return n.verifyLMPBound(ctx, c, dom)
 	}
+	if c != nil && c.Method == "lmp-bound-n1" {
+		return n.verifyN1LMPBound(ctx, c, dom)
+	}
 	return n.VerifyCostCertificate(c, dom)
 }
 

@@ -80,7 +80,7 @@ func queryCertificate(c *grid.CostCertificate, dom grid.LoadDomain, net *grid.Ne
 		}
 		qc.Evidence = ev
 		qc.Assumptions = append(qc.Assumptions, "no branch can reach its limit over the domain under the merit-order dispatch (re-check against the network: grid.Network.VerifyCostCertificate)")
-	case "lmp-bound":
+	case "lmp-bound", "lmp-bound-n1":
 		qc.Method = MethodLMPBound
 		pub := *c.LMP
 		pub.Seconds = 0 // wall time: not part of what a plan publishes
@@ -94,6 +94,11 @@ func queryCertificate(c *grid.CostCertificate, dom grid.LoadDomain, net *grid.Ne
 			return nil, err
 		}
 		qc.Evidence = ev
+		if c.N1 != nil {
+			qc.Params["n1_post_factor"] = c.N1.PostFactor
+			qc.Params["n1_kept_pairs"] = float64(len(c.N1.Kept))
+			qc.Assumptions = append(qc.Assumptions, fmt.Sprintf("N-1 program at post factor %g: every post-contingency row outside the %d kept pairs proven unable to bind at an optimum over the domain (screening LPs; re-derive: grid.Network.VerifyCostCertificateContext on the certificate)", c.N1.PostFactor, len(c.N1.Kept)))
+		}
 		if pub.ProofPerMW > 0 {
 			qc.Assumptions = append(qc.Assumptions, "every LMP over the domain is bounded by the value of a proof checked without a solver (LP duals and a branch-and-bound tree: grid.Network.CheckLMPProof on the certificate file)")
 		} else {

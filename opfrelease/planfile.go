@@ -254,6 +254,9 @@ func (p *Plan) checkSavedCertificate(ctx context.Context, cf *grid.CertificateFi
 		return nil, fmt.Errorf("opfrelease: the plan file's certificate has N-1 %v and %d cost segments; the plan has %v and %d", got.Security, got.CostSegments, p.opt.Security != nil, p.opt.CostSegments)
 	}
 	c := got.Certificate
+	if err := checkN1Certificate(c, p.opt.Security); err != nil {
+		return nil, err
+	}
 	if c.Alpha != p.opt.Alpha || c.Rules != p.opt.Rules {
 		return nil, fmt.Errorf("opfrelease: the plan file's certificate is for α = %g and rules %+v; the plan has α = %g and rules %+v", c.Alpha, c.Rules, p.opt.Alpha, p.opt.Rules)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -93,14 +92,8 @@ func TestPlanFileRoundTrip(t *testing.T) {
 // refused by its arithmetic check.
 func TestPlanFileReusesCertificate(t *testing.T) {
 	ctx := context.Background()
-	c, err := grid.ReadCase(filepath.Join("..", "grid", "testdata", "case3_congested.m"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, err := grid.NewNetwork(c, grid.DCOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	net := case3Congested(t)
+	c := net.Case
 	pub, _, err := Split(net)
 	if err != nil {
 		t.Fatal(err)

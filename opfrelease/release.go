@@ -43,6 +43,9 @@ type Options struct {
 	// that shows a tight price cap, or the KKT MILP's proven bound on the
 	// largest |LMP| over the domain — instead of the merit-order/price-cap
 	// rule; it may take up to its time limit per MILP solve.
+	// With Security it certifies the N-1 program with
+	// grid.Network.CertifyN1LMPBound (screened post-contingency rows, then
+	// the KKT bound; the price cap when that is not below it).
 	LMPBound *grid.LMPBoundOptions
 	// Rules are the price cap and floor of the market (backstops at every bus).
 	Rules grid.MarketRules
@@ -275,8 +278,8 @@ func (pr *Plan) sensitivity(ctx context.Context) error {
 		if c.Alpha != opt.Alpha || c.Rules != opt.Rules {
 			return fmt.Errorf("opfrelease: the given certificate is for α = %g and rules %+v; the plan has α = %g and rules %+v", c.Alpha, c.Rules, opt.Alpha, opt.Rules)
 		}
-		if opt.Security != nil && c.Method != "price-cap" {
-			return fmt.Errorf("opfrelease: the given certificate (%s) covers the base case only; an N-1 release needs the price-cap bound", c.Method)
+		if err := checkN1Certificate(c, opt.Security); err != nil {
+			return err
 		}
 		for i, l := range pr.pub.net.Load {
 			if l != 0 {
@@ -287,6 +290,13 @@ func (pr *Plan) sensitivity(ctx context.Context) error {
 	} else if opt.LMPBound != nil && opt.Security == nil {
 		var err error
 		if cert, err = pr.base.CertifyCostBound(ctx, pr.certDom, opt.Alpha, opt.Rules, *opt.LMPBound); err != nil {
+			return err
+		}
+	} else if opt.LMPBound != nil && opt.Security != nil {
+		// The N-1 program's KKT bound over the screened post-contingency
+		// rows (the price cap when it is not below it).
+		var err error
+		if cert, _, err = pr.base.CertifyN1LMPBound(ctx, pr.certDom, opt.Alpha, opt.Rules, grid.N1BoundOptions{PostFactor: opt.Security.PostFactor, Bound: *opt.LMPBound}); err != nil {
 			return err
 		}
 	} else if opt.Security != nil {

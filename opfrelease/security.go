@@ -37,6 +37,10 @@ import (
 // (BENCHMARKS.md, "N-1 at scale, round 3"). Feasibility for every load vector
 // also holds (all load shed and all minimum output absorbed locally: zero
 // flows before and after any outage).
+// With Options.LMPBound the plan certifies the N-1 program itself
+// (grid.Network.CertifyN1LMPBound: the post-contingency rows that cannot
+// bind are screened out, the rest enter the KKT bound); it keeps the price
+// cap when that bound is not below it.
 type Security struct {
 	// PostFactor scales the post-contingency limits (0: 1, the normal rating).
 	// (There is no round limit: the cut loop always ends, every round adding
@@ -373,4 +377,35 @@ func (pr *Program) addCuts(o *grid.OPF, cuts []cut) error {
 		}
 	}
 	return nil
+}
+
+// checkN1Certificate checks that a given certificate covers the program's
+// security setting: an N-1 release needs the price-cap bound or an
+// "lmp-bound-n1" certificate computed at its post factor (0 and 1 are the
+// same); a release without N-1 cannot use an "lmp-bound-n1" one.
+func checkN1Certificate(c *grid.CostCertificate, sec *Security) error {
+	if sec == nil {
+		if c.Method == "lmp-bound-n1" {
+			return fmt.Errorf("opfrelease: the given certificate (%s) covers the N-1 program only; this release is not N-1 secure", c.Method)
+		}
+		return nil
+	}
+	switch c.Method {
+	case "price-cap":
+		return nil
+	case "lmp-bound-n1":
+		want := sec.PostFactor
+		if want == 0 {
+			want = 1
+		}
+		if c.N1 == nil || c.N1.PostFactor != want {
+			got := math.NaN()
+			if c.N1 != nil {
+				got = c.N1.PostFactor
+			}
+			return fmt.Errorf("opfrelease: the given N-1 certificate is for post factor %v; this release has %v", got, want)
+		}
+		return nil
+	}
+	return fmt.Errorf("opfrelease: the given certificate (%s) covers the base case only; an N-1 release needs the price-cap bound or an lmp-bound-n1 certificate", c.Method)
 }

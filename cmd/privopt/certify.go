@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -21,6 +22,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var (
 		casePath, domPath, out, dcModel string
 		alpha, priceCap, priceFloor     float64
+		postFactor                      float64
 		segments                        int
 		secure, verify, quiet, proof    bool
 		limit                           time.Duration
@@ -31,7 +33,8 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&casePath, "case", "", "MATPOWER case file (.m), required")
 	fs.StringVar(&domPath, "domain", "", "public load domain CSV with header bus,min,max (MW; buses not listed carry no load), required")
 	fs.Float64Var(&alpha, "alpha", 1, "adjacency α in MW: one bus load may differ by at most α")
-	fs.BoolVar(&secure, "n-1", false, "certify for the N-1 secure release (the price-cap bound: the KKT bound covers the base case only)")
+	fs.BoolVar(&secure, "n-1", false, "certify for the N-1 secure release: the KKT bound of the N-1 program over the post-contingency rows that screening cannot rule out (grid.Network.CertifyN1LMPBound; re-derived evidence, no checkable proof), the price cap when it is not below it")
+	fs.Float64Var(&postFactor, "post-factor", 1, "with --n-1: post-contingency limits as a multiple of the normal ratings (as 'privopt opf --post-factor')")
 	fs.StringVar(&out, "out", "", "write the certificate (CERT.json) to this file")
 	fs.Float64Var(&priceCap, "price-cap", 1000, "market price cap / value of lost load, $/MWh")
 	fs.Float64Var(&priceFloor, "price-floor", 0, "market price floor, $/MWh, ≤ 0")
@@ -50,6 +53,14 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments %v", fs.Args())
+	}
+	postSet := false
+	fs.Visit(func(fl *flag.Flag) { postSet = postSet || fl.Name == "post-factor" })
+	if postSet && !secure {
+		return usagef("--post-factor sets the N-1 post-contingency limits: it needs --n-1")
+	}
+	if !(postFactor > 0) || math.IsInf(postFactor, 0) {
+		return errFlag("post-factor", postFactor, "must be > 0 and finite")
 	}
 	if casePath == "" || domPath == "" {
 		return usagef("--case FILE.m and --domain DOMAIN.csv are required")
@@ -99,13 +110,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	t0 := time.Now()
 	var cert *grid.CostCertificate
 	if secure {
-		cert, err = net.CertifyCostSensitivity(dom, alpha, rules)
-		if err == nil && cert.Method != "price-cap" {
-			cert = &grid.CostCertificate{Method: "price-cap", Alpha: alpha, PerMW: rules.MaxPrice(), Bound: alpha * rules.MaxPrice(), Rules: rules}
-		}
-		if err == nil {
-			cert.Reason = "N-1: post-contingency redispatch is not covered by the base-case bounds; the price-cap bound holds"
-		}
+		cert, _, err = net.CertifyN1LMPBound(ctx, dom, alpha, rules, grid.N1BoundOptions{PostFactor: postFactor, Bound: grid.LMPBoundOptions{TimeLimit: limit, Progress: progress}})
 	} else {
 		cert, err = net.CertifyCostBound(ctx, dom, alpha, rules, grid.LMPBoundOptions{TimeLimit: limit, Progress: progress, Checkable: proof, TreeNodes: treeNodes})
 	}

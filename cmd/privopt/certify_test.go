@@ -87,15 +87,29 @@ func TestCertifyCommand(t *testing.T) {
 	if _, err := grid.LoadCostCertificate(context.Background(), bytes.NewReader(bad), net, d, false); !errors.Is(err, grid.ErrNotCertified) {
 		t.Errorf("tampered proof loaded: %v", err)
 	}
-	// N-1: the price cap, labelled.
-	code, stdout, _ = runCmd(t, "certify", "--case", casePath, "--domain", dom, "--n-1", "--dc-model", "matpower")
-	if code != 0 || !strings.Contains(stdout, "price-cap, 1000 $/MWh") || !strings.Contains(stdout, "N-1") {
+	// N-1: the 50 $/MWh unit at bus 3 serves bus 3 alone at any post factor,
+	// so the N-1 bound is 50 too (grid's TestN1LMPBoundClosedForm); the
+	// certificate is re-derived by --verify and written with n_1 true.
+	outN1 := filepath.Join(dir, "cert_n1.json")
+	code, stdout, _ = runCmd(t, "certify", "--case", casePath, "--domain", dom, "--n-1", "--post-factor", "1.5", "--dc-model", "matpower", "--verify", "--quiet", "--out", outN1)
+	if code != 0 || !strings.Contains(stdout, "lmp-bound-n1, 50.0001 $/MWh") || !strings.Contains(stdout, "verified: re-derived") {
 		t.Errorf("--n-1: exit %d, %s", code, stdout)
+	}
+	if f, err := os.Open(outN1); err != nil {
+		t.Error(err)
+	} else {
+		cf, err := grid.LoadCostCertificate(context.Background(), f, net, d, true)
+		f.Close()
+		if err != nil || !cf.Security || cf.Certificate.N1 == nil || cf.Certificate.N1.PostFactor != 1.5 {
+			t.Errorf("N-1 certificate file: %v %+v", err, cf)
+		}
 	}
 	for _, args := range [][]string{
 		{"certify", "--case", casePath},
 		{"certify", "--case", casePath, "--domain", dom, "--alpha", "0"},
 		{"certify", "--case", casePath, "--domain", dom, "--price-floor", "5"},
+		{"certify", "--case", casePath, "--domain", dom, "--post-factor", "1.5"},
+		{"certify", "--case", casePath, "--domain", dom, "--n-1", "--post-factor", "0"},
 	} {
 		if code, _, _ := runCmd(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

@@ -105,7 +105,7 @@ func runOPF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Float64Var(&f.beta, "beta", 0.1, "confidence parameter β in (0, 1) of vertex sampling")
 	fs.Float64Var(&f.cvarQ, "cvar-q", 0, "minimize the CVaR of the cost over the worst fraction q of 1000 scenarios (0: expected cost)")
 	f.ledger.register(fs)
-	fs.BoolVar(&f.secure, "n-1", false, "N-1 secure release: every non-islanding branch outage keeps the flows within --post-factor × the ratings (contingency cuts generated lazily; price-cap sensitivity)")
+	fs.BoolVar(&f.secure, "n-1", false, "N-1 secure release: every non-islanding branch outage keeps the flows within --post-factor × the ratings (contingency cuts generated lazily; price-cap sensitivity, or with --certify-lmp the N-1 program's LMP bound)")
 	fs.Float64Var(&f.postFactor, "post-factor", 1, "with --n-1: post-contingency limits as a multiple of the normal ratings")
 	fs.StringVar(&f.maxMemory, "max-memory", "0", "with --n-1: memory guard, bytes or with a suffix (e.g. 2GB, 512MiB; 0: none): the plan estimates the N-1 peak from public sizes (printed as n1_memory), stores the LODFs sparsely if the dense estimate exceeds it, and refuses before reading any private value (exit 2) if even the sparse one does")
 	fs.BoolVar(&f.progress, "progress", false, "print the plan's progress on stderr: the N-1 cut rounds of the public midpoint solve (round, cuts, elapsed) and the --certify-lmp steps; releases print no rounds (their counts depend on the private loads)")

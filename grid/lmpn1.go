@@ -1,0 +1,735 @@
+package grid
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/sparse"
+)
+
+// Certified price bound of the N-1 secure market program over a load domain.
+//
+// The N-1 market program P is the market LP of CertifyLMPBound (marketLP)
+// plus, for every non-islanding outage k (not a bridge, as in SolveSCOPF and
+// the N-1 release) and every limited monitored branch l ≠ k with
+// LODF_{l,k} ≠ 0 (the rows SolveSCOPF and the release ever add), the two
+// post-contingency rows
+//
+//	f_l + LODF_{l,k} f_k ≤ PostFactor·FlowMax_l,   f_l + LODF_{l,k} f_k ≥ PostFactor·FlowMin_l.
+//
+// On 118_ieee that is 65,490 rows, far too many for the KKT program (one
+// complementarity binary per row). Screening replaces P by P_S, the market
+// LP plus a set S of "flowgates" (each a kept pair (l, k) with both of its
+// rows), by the following argument.
+//
+// Claim. If every row r ∉ S satisfies max r(x) < limit_r over a set R that
+// contains every optimal solution x of P_S at every d ∈ D, then for every
+// d ∈ D the optimal balance duals (the LMPs) of P and of P_S coincide.
+//
+// Proof. Let x* be optimal for P_S at d. Then x* ∈ R satisfies every row
+// r ∉ S strictly, so x* is feasible for P, whose feasible set is contained in
+// P_S's: x* is optimal for P and V_P(d) = V_S(d). Complementary slackness
+// holds between every optimal primal and every optimal dual of an LP, and
+// every row r ∉ S is slack at the optimum x*, so every optimal dual of P has
+// zero multipliers on the rows r ∉ S; dropping them leaves a dual feasible
+// point of P_S with the objective V_P(d) = V_S(d), hence optimal for P_S.
+// Conversely an optimal dual of P_S extended by zeros is dual feasible for P
+// with the objective V_S(d) = V_P(d), hence optimal for P. So the two
+// programs have the same optimal balance duals, and a bound on the LMPs of
+// P_S over D (CertifyLMPBound's KKT bound of P_S) is one of P. ∎
+//
+// The sets R used, each containing every optimal solution of P_S at every
+// d ∈ D:
+//
+//  1. The base limits: every feasible point of P_S has FlowMin ≤ f ≤ FlowMax,
+//     so f_l + LODF f_k lies in the interval sum of the two boxes (the cheap
+//     interval stage; no solve).
+//  2. The KKT flow boxes of P_S: CertifyLMPBound's bound tightening bounds
+//     every branch's flow at every KKT point of P_S over D (LMPEvidence.FlowLo,
+//     FlowHi); the interval sum of those boxes.
+//  3. One LP per row still open: the primal rows of P_S with d ∈ D, every
+//     flow (and flowgate) row within its KKT box, every shedding and
+//     curtailment backstop within LMPEvidence.ShedMax and CurtMax (bounds at
+//     every optimum of P_S), and the cost row cᵀx ≤ RefCostMax (every
+//     optimum costs at most the centre's optimum repaired by local
+//     backstops). HiGHS maximizes and minimizes the row's flow; one LP
+//     object is reused, only its costs change (warm started).
+//
+// S starts with the pairs whose rows the N-1 cut generation adds at the
+// domain's centre, its two corners and any extra load vectors given
+// (solving P there), and grows by the rows that fail stages 2–3, after
+// which the KKT bound of the larger P_S is computed again (at most Rounds
+// times; screening rounds with a few tightening passes and no MIP
+// alternate with the full bound, and only a full bound whose own screening
+// drops every row is certified). A short adversarial search whose pair,
+// re-solved on the full P, changes V by α·PriceCap ends it at once with
+// the (then tight) price cap. Rows whose LP maximum is within 1e-6 relative of the limit count
+// as failing (the claim needs strict slack). The LP maxima are HiGHS's
+// primal objective values: the certificate is evidence re-derived by
+// VerifyCostCertificateContext (it solves again), not a checkable proof.
+
+// N1BoundOptions configure CertifyN1LMPBound.
+type N1BoundOptions struct {
+	// PostFactor scales the post-contingency limits (0: 1), as
+	// SCOPFOptions.PostFactor and the release's Security.PostFactor.
+	PostFactor float64
+	// Bound configures the KKT bound of the screened program (its
+	// Checkable and Split are ignored: the N-1 bound is re-derived evidence).
+	Bound LMPBoundOptions
+	// Rounds bounds the KKT bounds computed, screening rounds (a few
+	// tightening passes, no MIP) and full bounds together (0: 6); when it
+	// runs out before a full bound's screening drops every other row, the
+	// result is the price cap.
+	Rounds int
+	// Extra are further load vectors at which the N-1 program is solved to
+	// seed the kept rows (e.g. an adversarial search's points).
+	Extra [][]float64
+}
+
+// N1Evidence is the screening record of an N-1 price bound (Method
+// "lmp-bound-n1"): which post-contingency rows the bound's program keeps
+// and how many rows each stage proved unable to bind.
+type N1Evidence struct {
+	PostFactor float64 `json:"post_factor"`
+	// Outages counts the non-islanding outages, Islanding the bridges
+	// skipped (as the release does).
+	Outages   int `json:"outages"`
+	Islanding int `json:"islanding"`
+	// Rows counts every (outage, limited monitored branch ≠ outage,
+	// direction) row; ZeroLODF those with LODF = 0 (not in the program, as
+	// in SolveSCOPF); IntervalDropped those the base-limit interval stage
+	// drops; KKTIntervalDropped and LPDropped those the KKT-box interval
+	// and LP stages drop in the last round; Kept the pairs kept as flowgates.
+	Rows               int `json:"rows"`
+	ZeroLODF           int `json:"zero_lodf_rows"`
+	IntervalDropped    int `json:"interval_dropped"`
+	KKTIntervalDropped int `json:"kkt_interval_dropped"`
+	LPDropped          int `json:"lp_dropped"`
+	// ScreeningLPs counts the stage-3 LPs solved over all rounds.
+	ScreeningLPs int `json:"screening_lps"`
+	// Kept are the flowgates of the bound's program: (Monitored, Outage,
+	// LODF) per kept pair, both directions (ContingencyCut.Active unused).
+	Kept []ContingencyCut `json:"kept"`
+	// Seeded counts the kept pairs found by the cut generation at the
+	// sample points; Rounds the KKT bounds computed.
+	Seeded int `json:"seeded"`
+	Rounds int `json:"rounds"`
+	// Screened is true when every row outside Kept was proven unable to
+	// bind (the bound then holds for the N-1 program); false: the bound
+	// covers only the program with the kept rows and is not certified.
+	Screened bool `json:"screened"`
+	// Seconds is the wall time of the whole certification (not in the
+	// JSON: machine dependent).
+	Seconds float64 `json:"-"`
+	// ScreenSeconds is the wall time of the screening stages (not the KKT
+	// bounds); not in the JSON (machine dependent).
+	ScreenSeconds float64 `json:"-"`
+}
+
+// n1QuickPasses is the bound-tightening passes of a screening round (on
+// 118_ieee ±10% at post-factor 1.5 the flow boxes stop improving after
+// about eight).
+const n1QuickPasses = 8
+
+// n1Row is one post-contingency row: pair (l, k) with coefficient c, upper
+// (true) or lower limit.
+type n1Row struct {
+	l, k  int
+	c     float64
+	upper bool
+}
+
+// n1Rows enumerates the post-contingency rows of n at the post factor.
+func (n *Network) n1Rows(ev *N1Evidence) []n1Row {
+	var rows []n1Row
+	bridge := n.Bridges()
+	for k := range bridge {
+		if bridge[k] {
+			ev.Islanding++
+			continue
+		}
+		ev.Outages++
+		col := n.LODFColumn(k)
+		for l, c := range col {
+			if l == k || (math.IsInf(n.FlowMax[l], 1) && math.IsInf(n.FlowMin[l], -1)) {
+				continue
+			}
+			for _, up := range []bool{true, false} {
+				if up && math.IsInf(n.FlowMax[l], 1) || !up && math.IsInf(n.FlowMin[l], -1) {
+					continue
+				}
+				ev.Rows++
+				if c == 0 {
+					ev.ZeroLODF++
+					continue
+				}
+				rows = append(rows, n1Row{l, k, c, up})
+			}
+		}
+	}
+	return rows
+}
+
+// n1Limit returns the row's limit (post factor applied).
+func (n *Network) n1Limit(r n1Row, factor float64) float64 {
+	if r.upper {
+		return factor * n.FlowMax[r.l]
+	}
+	return factor * n.FlowMin[r.l]
+}
+
+// n1Slack reports whether the row's extreme value v (max for an upper row,
+// min for a lower one) stays strictly inside its limit (1e-6 relative).
+func n1Slack(v, limit float64, upper bool) bool {
+	tol := 1e-6 * math.Max(1, math.Abs(limit))
+	if upper {
+		return v < limit-tol
+	}
+	return v > limit+tol
+}
+
+// n1Interval returns the row's extreme over the flow boxes [lo, hi].
+func n1Interval(r n1Row, lo, hi []float64) float64 {
+	a, b := r.c*lo[r.k], r.c*hi[r.k]
+	if r.upper {
+		return hi[r.l] + math.Max(a, b)
+	}
+	return lo[r.l] + math.Min(a, b)
+}
+
+// withFlowgates returns a copy of n whose branch list is extended by one
+// flowgate per kept pair: a row f_l + c f_k of Bf (Bf_l + c Bf_k, injection
+// Pfinj_l + c Pfinj_k) with limits factor·[FlowMin_l, FlowMax_l]. Bbus is
+// unchanged (a flowgate carries no power), so the market LP of the copy is
+// the N-1 program with exactly the kept rows; its Branch, From and To
+// entries are the monitored branch's (messages only). Bridges and LODFs of
+// the copy are meaningless: it is only for the LMP bound.
+func (n *Network) withFlowgates(gates []ContingencyCut, factor float64) *Network {
+	v := *n
+	nl, nb := n.NumBranches(), n.NumBuses()
+	bus, val := n.bfRows()
+	t := sparse.NewTriplets(nl+len(gates), nb, n.Bf.Nnz()+4*len(gates))
+	for l := 0; l < nl; l++ {
+		for q, j := range bus[l] {
+			t.Append(l, j, val[l][q])
+		}
+	}
+	cp := func(x []float64) []float64 { return append(make([]float64, 0, nl+len(gates)), x...) }
+	v.FlowMin, v.FlowMax, v.Pfinj, v.B, v.Shift = cp(n.FlowMin), cp(n.FlowMax), cp(n.Pfinj), cp(n.B), cp(n.Shift)
+	v.Branch = append(make([]int, 0, nl+len(gates)), n.Branch...)
+	v.From = append(make([]int, 0, nl+len(gates)), n.From...)
+	v.To = append(make([]int, 0, nl+len(gates)), n.To...)
+	for g, c := range gates {
+		row := map[int]float64{}
+		for q, j := range bus[c.Monitored] {
+			row[j] += val[c.Monitored][q]
+		}
+		for q, j := range bus[c.Outage] {
+			row[j] += c.LODF * val[c.Outage][q]
+		}
+		js := make([]int, 0, len(row))
+		for j := range row {
+			js = append(js, j)
+		}
+		sort.Ints(js)
+		for _, j := range js {
+			if row[j] != 0 {
+				t.Append(nl+g, j, row[j])
+			}
+		}
+		v.FlowMin = append(v.FlowMin, factor*n.FlowMin[c.Monitored])
+		v.FlowMax = append(v.FlowMax, factor*n.FlowMax[c.Monitored])
+		v.Pfinj = append(v.Pfinj, n.Pfinj[c.Monitored]+c.LODF*n.Pfinj[c.Outage])
+		v.B = append(v.B, 0)
+		v.Shift = append(v.Shift, 0)
+		v.Branch = append(v.Branch, n.Branch[c.Monitored])
+		v.From = append(v.From, n.From[c.Monitored])
+		v.To = append(v.To, n.To[c.Monitored])
+	}
+	v.Bf = t.ToCSC()
+	return &v
+}
+
+// n1Seed solves the N-1 program at each load vector by cut generation from
+// the kept pairs (the market LP of the flowgate network, re-solved with the
+// most violated row per outage added until none is violated) and returns the
+// pairs added, or an error when a solve is not optimal.
+func (n *Network) n1Seed(ctx context.Context, dom LoadDomain, rules MarketRules, rows []n1Row, factor float64, kept map[[2]int]bool, gates []ContingencyCut, points [][]float64) ([]ContingencyCut, error) {
+	hopt := n1HiGHS()
+	for _, d := range points {
+		for round := 0; ; round++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if round > 200 {
+				return nil, fmt.Errorf("grid: N-1 cut generation did not end after %d rounds", round)
+			}
+			fg := n.withFlowgates(gates, factor)
+			b := newLPBuilder()
+			m, err := fg.newMarketLP(b, dom, rules)
+			if err != nil {
+				return nil, err
+			}
+			for _, j := range m.vars {
+				b.lo[m.d[j]], b.hi[m.d[j]] = d[j], d[j]
+			}
+			lp, err := b.build(hopt)
+			if err != nil {
+				return nil, err
+			}
+			res, err := lp.Solve(ctx)
+			lp.Close()
+			if err != nil {
+				return nil, err
+			}
+			if res.Status != solver.Optimal {
+				return nil, fmt.Errorf("grid: the N-1 market program at a sample load vector is %v", res.Status)
+			}
+			f := m.flowsAt(res.X)
+			worst := map[int]n1Row{}
+			worstV := map[int]float64{}
+			for _, r := range rows {
+				if kept[[2]int{r.l, r.k}] {
+					continue
+				}
+				post := f[r.l] + r.c*f[r.k]
+				lim := n.n1Limit(r, factor)
+				v := post - lim
+				if !r.upper {
+					v = lim - post
+				}
+				if v > 1e-6*math.Max(1, math.Abs(lim)) && v > worstV[r.k] {
+					worst[r.k], worstV[r.k] = r, v
+				}
+			}
+			if len(worst) == 0 {
+				break
+			}
+			ks := make([]int, 0, len(worst))
+			for k := range worst {
+				ks = append(ks, k)
+			}
+			sort.Ints(ks)
+			for _, k := range ks {
+				r := worst[k]
+				kept[[2]int{r.l, r.k}] = true
+				gates = append(gates, ContingencyCut{Monitored: r.l, Outage: r.k, LODF: r.c})
+			}
+		}
+	}
+	return gates, nil
+}
+
+// flowsAt returns the flows of every row of Bf (branches, then any
+// flowgates) at the LP point x: Bf θ + Pfinj.
+func (m *marketLP) flowsAt(x []float64) []float64 {
+	f := make([]float64, len(m.bfBus))
+	for l := range f {
+		f[l] = m.n.Pfinj[l]
+		for t, j := range m.bfBus[l] {
+			f[l] += m.bfVal[l][t] * x[m.theta[j]]
+		}
+	}
+	return f
+}
+
+// n1ScreenLP runs stages 2 and 3 (see above) for the rows not kept, with the
+// KKT evidence ev of the flowgate network fg, and returns the rows that fail.
+func (n *Network) n1ScreenLP(ctx context.Context, fg *Network, dom LoadDomain, rules MarketRules, ev *LMPEvidence, rows []n1Row, factor float64, kept map[[2]int]bool, out *N1Evidence) ([]n1Row, error) {
+	nl := n.NumBranches()
+	lo, hi := make([]float64, fg.NumBranches()), make([]float64, fg.NumBranches())
+	for l := range lo {
+		lo[l], hi[l] = fg.FlowMin[l], fg.FlowMax[l]
+		if ev.FlowLo != nil {
+			lo[l], hi[l] = math.Max(lo[l], ev.FlowLo[l]), math.Min(hi[l], ev.FlowHi[l])
+		}
+	}
+	var open []n1Row
+	out.KKTIntervalDropped = 0
+	for _, r := range rows {
+		if kept[[2]int{r.l, r.k}] {
+			continue
+		}
+		if n1Slack(n1Interval(r, lo[:nl], hi[:nl]), n.n1Limit(r, factor), r.upper) {
+			out.KKTIntervalDropped++
+			continue
+		}
+		open = append(open, r)
+	}
+	out.LPDropped = 0
+	if len(open) == 0 {
+		return nil, nil
+	}
+	b := newLPBuilder()
+	m, err := fg.newMarketLP(b, dom, rules)
+	if err != nil {
+		return nil, err
+	}
+	for l, row := range m.flow {
+		if row >= 0 {
+			b.rlo[row], b.rhi[row] = lo[l]-fg.Pfinj[l], hi[l]-fg.Pfinj[l]
+		}
+	}
+	for j := range m.sigma {
+		if m.sigma[j] >= 0 {
+			b.hi[m.sigma[j]] = math.Min(b.hi[m.sigma[j]], ev.ShedMax)
+		}
+		if m.kappa[j] >= 0 {
+			b.hi[m.kappa[j]] = math.Min(b.hi[m.kappa[j]], ev.CurtMax)
+		}
+	}
+	// Cost row: every optimum costs at most RefCostMax (LDRCostMax).
+	vmax := ev.RefCostMax
+	if ev.LDRCostMax > 0 {
+		vmax = math.Min(vmax, ev.LDRCostMax)
+	}
+	var ci []int
+	var cv []float64
+	for j, c := range b.cost {
+		if c != 0 {
+			ci, cv = append(ci, j), append(cv, c)
+		}
+	}
+	b.row(math.Inf(-1), vmax, ci, cv)
+	cost := make([]float64, len(b.cost))
+	for j := range b.cost {
+		b.cost[j] = 0
+	}
+	lp, err := b.build(n1HiGHS())
+	if err != nil {
+		return nil, err
+	}
+	defer lp.Close()
+	var fail []n1Row
+	for _, r := range open {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for j := range cost {
+			cost[j] = 0
+		}
+		for t, j := range m.bfBus[r.l] {
+			cost[m.theta[j]] += m.bfVal[r.l][t]
+		}
+		for t, j := range m.bfBus[r.k] {
+			cost[m.theta[j]] += r.c * m.bfVal[r.k][t]
+		}
+		if err := lp.SetCosts(cost); err != nil {
+			return nil, err
+		}
+		if err := lp.SetObjectiveSense(r.upper); err != nil {
+			return nil, err
+		}
+		res, err := lp.Solve(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out.ScreeningLPs++
+		v := res.Objective + n.Pfinj[r.l] + r.c*n.Pfinj[r.k]
+		if res.Status == solver.Optimal && n1Slack(v, n.n1Limit(r, factor), r.upper) {
+			out.LPDropped++
+			continue
+		}
+		fail = append(fail, r)
+	}
+	return fail, nil
+}
+
+// CertifyN1LMPBound returns a bound on |V(d′) − V(d)| over α-adjacent loads
+// in dom for the N-1 secure market program (see above): Method
+// "lmp-bound-n1" with the KKT bound of the screened program and the
+// screening record (CostCertificate.N1) when every dropped row is proven
+// unable to bind and the bound is below the price cap, the price-cap
+// certificate with the reason otherwise. The network is WITHOUT backstops,
+// with linear or piecewise-linear costs. The result is evidence re-derived
+// by VerifyCostCertificateContext, not a checkable proof.
+func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha float64, rules MarketRules, opt N1BoundOptions) (*CostCertificate, *N1Evidence, error) {
+	t0 := time.Now()
+	if err := dom.Validate(n); err != nil {
+		return nil, nil, err
+	}
+	capCert, err := n.priceCapCertificate(dom, alpha, rules)
+	if err != nil {
+		return nil, nil, err
+	}
+	factor := opt.PostFactor
+	if factor == 0 {
+		factor = 1
+	}
+	if !(factor > 0) || math.IsInf(factor, 0) {
+		return nil, nil, fmt.Errorf("grid: N1BoundOptions.PostFactor is %v, must be > 0 and finite (0 means 1)", opt.PostFactor)
+	}
+	rounds := opt.Rounds
+	if rounds <= 0 {
+		rounds = 6
+	}
+	ev := &N1Evidence{PostFactor: factor}
+	all := n.n1Rows(ev)
+	// Stage 1: the base-limit interval.
+	var rows []n1Row
+	for _, r := range all {
+		if n1Slack(n1Interval(r, n.FlowMin, n.FlowMax), n.n1Limit(r, factor), r.upper) {
+			ev.IntervalDropped++
+			continue
+		}
+		rows = append(rows, r)
+	}
+	progress(opt.Bound.Progress, "n-1 bound: %d outages (%d islanding skipped), %d rows (%d with LODF 0), %d left after the base-limit interval stage",
+		ev.Outages, ev.Islanding, ev.Rows, ev.ZeroLODF, len(rows))
+	mid := make([]float64, n.NumBuses())
+	for j := range mid {
+		mid[j] = (dom.Lo[j] + dom.Hi[j]) / 2
+	}
+	kept := map[[2]int]bool{}
+	ts := time.Now()
+	gates, err := n.n1Seed(ctx, dom, rules, rows, factor, kept, nil, append([][]float64{mid, dom.Lo, dom.Hi}, opt.Extra...))
+	if err != nil {
+		return nil, nil, err
+	}
+	ev.Seeded = len(gates)
+	screen := time.Since(ts)
+	progress(opt.Bound.Progress, "n-1 bound: %d pairs kept by the cut generation at %d sample points (%.1f s)", len(gates), 3+len(opt.Extra), screen.Seconds())
+	// A short adversarial search first (as CertifyCostBound does), its pair
+	// re-solved on the full N-1 program: a realized change of α·cap makes
+	// the price-cap bound tight, and no screening or MIP can go below it.
+	s, _, err := n.SearchN1LMPChange(ctx, dom, alpha, rules, &N1Evidence{PostFactor: factor, Kept: gates}, LMPSearchOptions{Starts: 8, Steps: 40, Seed: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.PerMW >= capCert.PerMW*(1-1e-6) {
+		capCert.Reason = fmt.Sprintf("N-1: two α-adjacent load vectors of the domain change the N-1 program's value by %.6g $/h per MW: the price-cap bound is tight", s.PerMW)
+		progress(opt.Bound.Progress, "n-1 bound: %s", capCert.Reason)
+		ev.Kept, ev.Seconds, ev.ScreenSeconds = gates, time.Since(t0).Seconds(), screen.Seconds()
+		return capCert, ev, nil
+	}
+	bopt := opt.Bound
+	bopt.Checkable, bopt.Split = false, 0
+	// Screening rounds tighten for a few passes and skip the MIP (a known
+	// price above every bound excludes every bus): only the flow boxes and
+	// the backstop bounds are needed. After a screening round (its failing
+	// rows added) the full bound runs and screens again with its own
+	// boxes; it is certified only when that screening drops every row.
+	quick := bopt
+	quick.KnownPrice = math.MaxFloat64
+	quick.TighteningPasses = n1QuickPasses
+	if bopt.TighteningWork <= 0 {
+		t := bopt.TimeLimit
+		if t <= 0 {
+			t = 60 * time.Second
+		}
+		bopt.TighteningWork = 2.4e7 * t.Seconds()
+	}
+	quick.TighteningWork = bopt.TighteningWork
+	var lev *LMPEvidence
+	final := false
+	for {
+		ev.Rounds++
+		fg := n.withFlowgates(gates, factor)
+		o := quick
+		if final {
+			// A short adversarial search on the program first, as
+			// CertifyCostBound does: its largest price selects the buses of
+			// the MIP (and is PerBusMIP's cutoff); it cannot make the bound
+			// unsound.
+			s, err := fg.SearchLMPChange(ctx, dom, alpha, rules, LMPSearchOptions{Starts: 8, Steps: 40, Seed: 1})
+			if err != nil {
+				return nil, nil, err
+			}
+			o = bopt
+			o.KnownPrice = math.Max(o.KnownPrice, s.LMP)
+			// Not started from the screening round's bounds (o.parent): on
+			// 118_ieee ±10% at post-factor 1.5 that ends the tightening
+			// earlier and the MIP then proves 715 instead of 196 $/MWh.
+		}
+		var reason string
+		lev, reason, err = fg.lmpBound(ctx, dom, rules, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		if lev == nil {
+			capCert.Reason = "N-1: " + reason
+			ev.Kept, ev.Seconds, ev.ScreenSeconds = gates, time.Since(t0).Seconds(), screen.Seconds()
+			return capCert, ev, nil
+		}
+		ts := time.Now()
+		fail, err := n.n1ScreenLP(ctx, fg, dom, rules, lev, rows, factor, kept, ev)
+		if err != nil {
+			return nil, nil, err
+		}
+		screen += time.Since(ts)
+		progress(opt.Bound.Progress, "n-1 bound: round %d (%s), %d flowgates: price bound %.6g $/MWh (%.1f s); KKT-box interval drops %d rows, LPs drop %d, %d fail (%.1f s)",
+			ev.Rounds, map[bool]string{true: "full bound", false: "screening"}[final], len(gates), math.Max(lev.MaxPrice, lev.MinPrice), lev.Seconds, ev.KKTIntervalDropped, ev.LPDropped, len(fail), time.Since(ts).Seconds())
+		if len(fail) == 0 {
+			if final {
+				ev.Screened = true
+				break
+			}
+			final = true
+			continue
+		}
+		// After a screening round the failing rows join the program and the
+		// full bound runs next (on 118_ieee ±10% at post-factor 1.5 one
+		// screening round finds every row the full bound's screening
+		// needs); after a failed full bound, a screening round again.
+		final = !final
+		if ev.Rounds >= rounds {
+			break
+		}
+		for _, r := range fail {
+			if p := [2]int{r.l, r.k}; !kept[p] {
+				kept[p] = true
+				gates = append(gates, ContingencyCut{Monitored: r.l, Outage: r.k, LODF: r.c})
+			}
+		}
+	}
+	ev.Kept, ev.Seconds, ev.ScreenSeconds = gates, time.Since(t0).Seconds(), screen.Seconds()
+	per := math.Max(lev.MaxPrice, lev.MinPrice)
+	if !ev.Screened {
+		capCert.Reason = fmt.Sprintf("N-1: after %d screening rounds some post-contingency rows could still bind (the bound %.6g $/MWh of the program with %d kept pairs does not cover the N-1 program)", ev.Rounds, per, len(gates))
+		return capCert, ev, nil
+	}
+	if per >= capCert.PerMW {
+		capCert.Reason = fmt.Sprintf("N-1: the screened LMP bound %.6g $/MWh is not below the price cap", per)
+		return capCert, ev, nil
+	}
+	return &CostCertificate{Method: "lmp-bound-n1", Alpha: alpha, PerMW: per, Bound: alpha * per, Rules: rules, LMP: lev, N1: ev,
+		Reason: "N-1: KKT bound of the program with the kept post-contingency rows; every other row proven unable to bind over the domain (re-derived evidence, no checkable proof)"}, ev, nil
+}
+
+// n1HiGHS returns the HiGHS options of the screening LPs (one thread, as
+// lmpBound).
+func n1HiGHS() highs.Options {
+	o := highs.Options{}
+	o.Threads = 1
+	return o
+}
+
+// SearchN1LMPChange runs SearchLMPChange on the N-1 program with the kept
+// post-contingency rows of ev (the program whose prices CertifyN1LMPBound
+// bounds) and then solves the full N-1 program (all rows, by cut generation
+// from the kept ones) at the pair found: Dropped counts the rows the cut
+// generation had to add there (0 when the screening is right: a dropped row
+// never binds at an optimum), and PerMW is recomputed from the full
+// program's values, so it is a realized change of the N-1 program either
+// way.
+func (n *Network) SearchN1LMPChange(ctx context.Context, dom LoadDomain, alpha float64, rules MarketRules, ev *N1Evidence, opt LMPSearchOptions) (res *LMPSearchResult, dropped int, err error) {
+	if ev == nil {
+		return nil, 0, fmt.Errorf("grid: SearchN1LMPChange needs the screening record of CertifyN1LMPBound")
+	}
+	fg := n.withFlowgates(ev.Kept, ev.PostFactor)
+	res, err = fg.SearchLMPChange(ctx, dom, alpha, rules, opt)
+	if err != nil {
+		return nil, 0, err
+	}
+	if res.Load == nil || res.Other == nil {
+		return res, 0, nil
+	}
+	var rows []n1Row
+	for _, r := range n.n1Rows(&N1Evidence{}) {
+		rows = append(rows, r)
+	}
+	var v [2]float64
+	for i, d := range [][]float64{res.Load, res.Other} {
+		kept := map[[2]int]bool{}
+		for _, g := range ev.Kept {
+			kept[[2]int{g.Monitored, g.Outage}] = true
+		}
+		gates := append([]ContingencyCut(nil), ev.Kept...)
+		all, err := n.n1Seed(ctx, dom, rules, rows, ev.PostFactor, kept, gates, [][]float64{d})
+		if err != nil {
+			return nil, 0, err
+		}
+		dropped += len(all) - len(ev.Kept)
+		if v[i], err = n.withFlowgates(all, ev.PostFactor).marketValue(ctx, dom, rules, d); err != nil {
+			return nil, 0, err
+		}
+	}
+	res.PerMW = math.Abs(v[1]-v[0]) / alpha
+	return res, dropped, nil
+}
+
+// marketValue solves the market LP at the load vector d and returns its
+// optimal value.
+func (n *Network) marketValue(ctx context.Context, dom LoadDomain, rules MarketRules, d []float64) (float64, error) {
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		return 0, err
+	}
+	for _, j := range m.vars {
+		b.lo[m.d[j]], b.hi[m.d[j]] = d[j], d[j]
+	}
+	lp, err := b.build(n1HiGHS())
+	if err != nil {
+		return 0, err
+	}
+	defer lp.Close()
+	res, err := lp.Solve(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if res.Status != solver.Optimal {
+		return 0, fmt.Errorf("grid: the market program at a load vector is %v", res.Status)
+	}
+	return res.Objective, nil
+}
+
+// verifyN1LMPBound re-derives an "lmp-bound-n1" certificate: the rows and
+// their LODFs from the network, the kept pairs' program (LODFs recomputed,
+// not read), its KKT bound with the recorded options (rederiveLMP, which
+// fails when it exceeds PerMW), and the screening of every row not kept
+// with the re-derived evidence (every one must be proven unable to bind).
+// It solves again with HiGHS: a re-derivation, not an independent proof.
+func (n *Network) verifyN1LMPBound(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
+	if err := c.checkArithmetic(); err != nil {
+		return err
+	}
+	if err := dom.Validate(n); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotCertified, err)
+	}
+	e := c.N1
+	factor := e.PostFactor
+	if !(factor > 0) || math.IsInf(factor, 0) {
+		return fmt.Errorf("%w: N-1 post factor %v", ErrNotCertified, factor)
+	}
+	rec := &N1Evidence{PostFactor: factor}
+	all := n.n1Rows(rec)
+	lodf := map[[2]int]float64{}
+	var rows []n1Row
+	for _, r := range all {
+		lodf[[2]int{r.l, r.k}] = r.c
+		if !n1Slack(n1Interval(r, n.FlowMin, n.FlowMax), n.n1Limit(r, factor), r.upper) {
+			rows = append(rows, r)
+		}
+	}
+	kept := map[[2]int]bool{}
+	gates := make([]ContingencyCut, len(e.Kept))
+	for i, g := range e.Kept {
+		p := [2]int{g.Monitored, g.Outage}
+		cv, ok := lodf[p]
+		if !ok || kept[p] {
+			return fmt.Errorf("%w: kept pair %d (monitored %d, outage %d) is not a distinct post-contingency pair of the network", ErrNotCertified, i, g.Monitored, g.Outage)
+		}
+		kept[p] = true
+		gates[i] = ContingencyCut{Monitored: g.Monitored, Outage: g.Outage, LODF: cv}
+	}
+	fg := n.withFlowgates(gates, factor)
+	lev, err := fg.rederiveLMP(ctx, dom, c.Rules, c.LMP, c.PerMW, nil)
+	if err != nil {
+		return err
+	}
+	fail, err := n.n1ScreenLP(ctx, fg, dom, c.Rules, lev, rows, factor, kept, rec)
+	if err != nil {
+		return err
+	}
+	if len(fail) > 0 {
+		r := fail[0]
+		return fmt.Errorf("%w: %d post-contingency rows outside the kept set may bind (first: monitored branch index %d, outage %d)", ErrNotCertified, len(fail), r.l, r.k)
+	}
+	return nil
+}

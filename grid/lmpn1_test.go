@@ -1,0 +1,144 @@
+package grid
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// n1Domain is ±band around the nominal loads of n.
+func n1Domain(n *Network, band float64) LoadDomain {
+	dom := LoadDomain{Lo: make([]float64, n.NumBuses()), Hi: make([]float64, n.NumBuses())}
+	for i, l := range n.Load {
+		dom.Lo[i], dom.Hi[i] = l-band*math.Abs(l), l+band*math.Abs(l)
+	}
+	return dom
+}
+
+// TestN1LMPBoundPJM5: on 5_pjm over ±10% at post-factor 1.5 the N-1 bound
+// must cover the largest realized change the search finds on the full N-1
+// program (every row, by cut generation at the pair), be tight to it, and
+// the screening must never have dropped a row that binds: at the search's
+// pair and at random loads of the domain, the optimum of the program with
+// the kept rows satisfies every post-contingency row (cut generation adds
+// nothing). A certificate missing one of its kept pairs must fail
+// verification.
+func TestN1LMPBoundPJM5(t *testing.T) {
+	n := pglibNet(t, "5_pjm")
+	ctx := context.Background()
+	rules := DefaultMarketRules()
+	dom := n1Domain(n, 0.1)
+	c, ev, err := n.CertifyN1LMPBound(ctx, dom, 1, rules, N1BoundOptions{PostFactor: 1.5, Bound: LMPBoundOptions{TimeLimit: 5e9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Method != "lmp-bound-n1" || !ev.Screened {
+		t.Fatalf("method %s (screened %v): %s", c.Method, ev.Screened, c.Reason)
+	}
+	// 6 branches, none a bridge: 6 outages × 5 monitored × 2 directions.
+	if ev.Outages != 6 || ev.Islanding != 0 || ev.Rows != 60 {
+		t.Errorf("outages %d, islanding %d, rows %d; want 6, 0, 60", ev.Outages, ev.Islanding, ev.Rows)
+	}
+	found, dropped, err := n.SearchN1LMPChange(ctx, dom, 1, rules, ev, LMPSearchOptions{Seed: 1, Steps: 60, Climbs: 5, Congestion: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dropped != 0 {
+		t.Errorf("%d dropped rows bind at the search's pair", dropped)
+	}
+	if !(c.PerMW >= found.PerMW*(1-1e-9)) {
+		t.Errorf("certified %v below the realized change %v of the N-1 program", c.PerMW, found.PerMW)
+	}
+	if c.PerMW > 1.01*found.PerMW {
+		t.Errorf("certified %v more than 1%% above the realized change %v", c.PerMW, found.PerMW)
+	}
+	t.Logf("5_pjm ±10%% pf 1.5: certified %.6g, found %.6g; rows %d, after interval %d, kept %d", c.PerMW, found.PerMW, ev.Rows, ev.Rows-ev.ZeroLODF-ev.IntervalDropped, len(ev.Kept))
+
+	// Random loads: the kept program's optimum is N-1 feasible.
+	rows := n.n1Rows(&N1Evidence{})
+	rng := rand.New(rand.NewPCG(7, 7))
+	var pts [][]float64
+	for range 30 {
+		d := make([]float64, n.NumBuses())
+		for j := range d {
+			d[j] = dom.Lo[j] + rng.Float64()*(dom.Hi[j]-dom.Lo[j])
+		}
+		pts = append(pts, d)
+	}
+	kept := map[[2]int]bool{}
+	for _, g := range ev.Kept {
+		kept[[2]int{g.Monitored, g.Outage}] = true
+	}
+	all, err := n.n1Seed(ctx, dom, rules, rows, 1.5, kept, append([]ContingencyCut(nil), ev.Kept...), pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(ev.Kept) {
+		t.Errorf("a dropped row binds at a random load vector: %d pairs added", len(all)-len(ev.Kept))
+	}
+
+	if err := n.VerifyCostCertificateContext(ctx, c, dom); err != nil {
+		t.Fatalf("verification: %v", err)
+	}
+	bad := *c
+	n1 := *c.N1
+	n1.Kept = n1.Kept[1:]
+	bad.N1 = &n1
+	if err := n.VerifyCostCertificateContext(ctx, &bad, dom); !errors.Is(err, ErrNotCertified) {
+		t.Errorf("a certificate without kept pair %+v verified: %v", c.N1.Kept[0], err)
+	}
+}
+
+// TestN1RowsInterval checks the base-limit interval stage against its
+// closed form on 5_pjm: a row f_l + c f_k ≤ F·u_l is dropped exactly when
+// u_l + |c|·max(u_k, −w_k) < F·u_l (symmetric limits), i.e. |c|·u_k <
+// (F − 1)·u_l.
+func TestN1RowsInterval(t *testing.T) {
+	n := pglibNet(t, "5_pjm")
+	rows := n.n1Rows(&N1Evidence{})
+	for _, r := range rows {
+		if n.FlowMin[r.l] != -n.FlowMax[r.l] || n.FlowMin[r.k] != -n.FlowMax[r.k] {
+			t.Skip("5_pjm's limits are not symmetric")
+		}
+		want := math.Abs(r.c)*n.FlowMax[r.k] < 0.5*n.FlowMax[r.l]-1e-6*math.Max(1, 1.5*n.FlowMax[r.l])
+		got := n1Slack(n1Interval(r, n.FlowMin, n.FlowMax), n.n1Limit(r, 1.5), r.upper)
+		if got != want {
+			t.Errorf("row (l %d, k %d, upper %v, LODF %v): dropped %v, closed form %v", r.l, r.k, r.upper, r.c, got, want)
+		}
+	}
+}
+
+// TestN1LMPBoundClosedForm: case3_congested (see TestLMPBoundClosedForm)
+// with d₃ ∈ [81, 99], d₂ ∈ [0, 10]. Only branch 1–3 is limited (50 MW), so
+// the N-1 rows are its flow after the outage of 1–2 or of 2–3. Whatever binds,
+// the 50 $/MWh unit at bus 3 (100 MW ≥ 99) can serve bus 3's load alone with
+// zero flows, so no price exceeds 50 and shedding never pays; the base case
+// already reaches 50 at bus 3 (branch 1–3 binds). So the N-1 bound is
+// exactly 50 at every post factor, and the search realizes it.
+func TestN1LMPBoundClosedForm(t *testing.T) {
+	n := loadNet(t, "testdata/case3_congested.m", DCOptions{})
+	ctx := context.Background()
+	rules := MarketRules{PriceCap: 1000}
+	dom := LoadDomain{Lo: []float64{0, 0, 81}, Hi: []float64{0, 10, 99}}
+	for _, pf := range []float64{1, 2} {
+		c, ev, err := n.CertifyN1LMPBound(ctx, dom, 1, rules, N1BoundOptions{PostFactor: pf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Rows != 4 || ev.Outages != 3 {
+			t.Errorf("pf %v: %d rows over %d outages, want 4 over 3", pf, ev.Rows, ev.Outages)
+		}
+		if c.Method != "lmp-bound-n1" || math.Abs(c.PerMW-50) > 1e-3 {
+			t.Errorf("pf %v: %s %v, want lmp-bound-n1 50 (%s)", pf, c.Method, c.PerMW, c.Reason)
+		}
+		f, dropped, err := n.SearchN1LMPChange(ctx, dom, 1, rules, ev, LMPSearchOptions{Seed: 1, Congestion: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dropped != 0 || math.Abs(f.PerMW-50) > 1e-6 {
+			t.Errorf("pf %v: search realizes %v (dropped rows binding: %d), want 50", pf, f.PerMW, dropped)
+		}
+	}
+}
