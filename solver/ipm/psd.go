@@ -787,6 +787,9 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Den
 			sr.Data[i*sr.Stride+j] = (mr.Data[i*mr.Stride+j] + mr.Data[j*mr.Stride+i]) / 2
 		}
 	}
+	if ew.unblocked(sr, n, amax) {
+		return amax
+	}
 	g, ok := ew.minEig(sym)
 	if !ok {
 		return 0
@@ -889,6 +892,7 @@ type eigWork struct {
 	work   []float64
 	trcon  []float64
 	itrcon []int
+	chk    []float64 // n×n: I + t·X of unblocked, factorized in place
 }
 
 func newEigWork(n int) *eigWork {
