@@ -248,19 +248,25 @@ func (ew *eigWork) unblocked(x blas64.Symmetric, n int, amax float64) bool {
 	if !(amax*math.Sqrt(f) <= unblockedNormLimit) {
 		return false
 	}
-	t := amax * (1 + unblockedMargin)
 	if len(ew.chk) < n*n {
 		ew.chk = make([]float64, n*n)
 	}
-	// Y = I + tX (upper triangle, row-major), then Y = RᵀR in place by rows
-	y := ew.chk[:n*n]
+	return cholShifted(ew.chk, x.Data, x.Stride, n, 1, amax*(1+unblockedMargin))
+}
+
+// cholShifted reports whether Y = shift·I + scale·X has a Cholesky
+// factorization Y = RᵀR, for the symmetric n×n X given by its upper triangle
+// (row-major, stride ldx); y (n² entries) is the workspace that receives R.
+// A NaN anywhere fails the test.
+func cholShifted(y, x []float64, ldx, n int, shift, scale float64) bool {
+	y = y[:n*n]
 	for i := 0; i < n; i++ {
-		row := x.Data[i*x.Stride+i : i*x.Stride+n]
+		row := x[i*ldx+i : i*ldx+n]
 		yr := y[i*n+i : i*n+n]
 		for k, v := range row {
-			yr[k] = t * v
+			yr[k] = scale * v
 		}
-		yr[0]++
+		yr[0] += shift
 	}
 	for i := 0; i < n; i++ {
 		d := y[i*n+i]
