@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 func TestClampCorrection(t *testing.T) {
@@ -147,15 +149,9 @@ func TestInBoxMatchesEigen(t *testing.T) {
 		}
 		v := svecQDQ(q, lam)
 		var ws psdTargetWork
-		a := make([]float64, n*n)
-		k := 0
-		for j := 0; j < n; j++ {
-			a[j*n+j] = v[k]
-			for i := j + 1; i < n; i++ {
-				a[j*n+i] = v[k+i-j] / math.Sqrt2
-			}
-			k += n - j
-		}
+		sym := mat.NewSymDense(n, nil)
+		svecToSym(sym, v, n) // psdTarget's layout: the upper triangle, stride n
+		a := sym.RawSymmetric().Data
 		ok := ws.inBox(a, n, lo, hi)
 		eig := newSymEigWork(n)
 		vals := make([]float64, n)
