@@ -226,7 +226,7 @@ type psdTargetWork struct {
 // s = inBoxShift·e, e = 4n²·ε·(‖V‖_F + |lo| + |hi|): a successful
 // factorization in floating point bounds the eigenvalues beyond lo + s − e
 // and hi − s + e (Higham, Accuracy and Stability of Numerical Algorithms,
-// 2nd ed., Thm. 10.5; the shifted matrix's norm is at most
+// 2nd ed., Thm. 10.3; the shifted matrix's norm is at most
 // ‖V‖_F + |lo| + |hi|), and the QL eigenvalues of symEigWork lie within
 // n·ε·‖V‖₂ < e of the exact ones (backward stable; Wilkinson & Reinsch),
 // so none of them crosses lo or hi. Only for blocks below lanczosMinOrder

@@ -218,8 +218,8 @@ func (lw *lanczosWork) ritz(k int) (theta, delta float64) {
 // The test is a Cholesky factorization of Y = I + t·X with
 // t = amax·(1 + unblockedMargin). In floating point its success proves
 // λ_min(Y) ≥ −c·n²·ε·‖Y‖₂ with c ≤ 2 (Higham, Accuracy and Stability of
-// Numerical Algorithms, 2nd ed., Thm. 10.5 and §10.1.1, forming Y
-// included), so
+// Numerical Algorithms, 2nd ed., Thm. 10.3: R̂ᵀR̂ = Y + ΔY with
+// |ΔY| ≤ γ_{n+1}|R̂ᵀ||R̂|; the rounding of forming Y included), so
 //
 //	λ_min(X) ≥ −1/t − c·n²·ε·(1/t + ‖X‖₂),
 //
