@@ -254,7 +254,7 @@ func TestOutcomeJSON(t *testing.T) {
 
 // conicBench returns the directory of ../shared's conic-bench instances and
 // its reference.json, skipping the test when either is absent.
-func conicBench(t *testing.T) (string, *reference) {
+func conicBench(t testing.TB) (string, *reference) {
 	t.Helper()
 	d, err := shareddata.Dir()
 	if err != nil {

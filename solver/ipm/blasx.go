@@ -1,6 +1,16 @@
 package ipm
 
-import "github.com/privopt/privopt/internal/ldl"
+import (
+	"github.com/privopt/privopt/internal/ldl"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// gblas is gonum's BLAS called directly: the routines blas64's functions
+// dispatch to through an interface (blas64.Use is never called, so the
+// implementation is this one), with the same arguments and so the same
+// bits, without the interface call and the wrappers' structs, which on
+// the blocks of order 4–16 cost about as much as the products.
+var gblas gonum.Implementation
 
 // Two dense kernels of gonum's BLAS (gonum.org/v1/gonum/blas/gonum)
 // restated on ldl.AddScaled, a 256-bit axpy on x86-64 with AVX: every
@@ -134,8 +144,18 @@ func gemmNN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 		ci := c[i*ldc : i*ldc+n]
 		clear(ci)
 		for l, v := range a[i*lda : i*lda+k] {
-			if v != 0 {
-				ldl.AddScaled(ci, v, b[l*ldb:l*ldb+n])
+			if v == 0 {
+				continue
+			}
+			bl := b[l*ldb : l*ldb+n]
+			if n >= 8 {
+				ldl.AddScaled(ci, v, bl)
+				continue
+			}
+			// ldl.AddScaled's scalar loop, inlined for the blocks of
+			// order < 8 (n² calls per product): the same bits
+			for j := range bl {
+				ci[j] += v * bl[j]
 			}
 		}
 	}

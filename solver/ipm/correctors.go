@@ -214,7 +214,51 @@ type psdTargetWork struct {
 	a, vals []float64
 	t       []float64
 	idx     []int
+	chk     []float64 // n×n workspace of inBox
 }
+
+// inBox reports whether every eigenvalue of the symmetric V (upper triangle
+// of the row-major n×n a) certainly lies in [lo, hi], so that psdTarget's
+// target is zero without the eigendecomposition: the same zero, bit for bit,
+// as the eigendecomposition's path (which clears v and adds no outlier)
+// whenever that path converges. The certificate is two Cholesky
+// factorizations, of V − (lo + s)·I and of (hi − s)·I − V with the shift
+// s = inBoxShift·e, e = 4n²·ε·(‖V‖_F + |lo| + |hi|): a successful
+// factorization in floating point bounds the eigenvalues beyond lo + s − e
+// and hi − s + e (Higham, Accuracy and Stability of Numerical Algorithms,
+// 2nd ed., Thm. 10.3; the shifted matrix's norm is at most
+// ‖V‖_F + |lo| + |hi|), and the QL eigenvalues of symEigWork lie within
+// n·ε·‖V‖₂ < e of the exact ones (backward stable; Wilkinson & Reinsch),
+// so none of them crosses lo or hi. Only for blocks below lanczosMinOrder
+// (the orders where the constant 4 covers the bounds' n-dependence) and
+// when the box is wider than the two shifts.
+func (ws *psdTargetWork) inBox(a []float64, n int, lo, hi float64) bool {
+	if n == 0 || n >= lanczosMinOrder {
+		return false
+	}
+	var f float64
+	for i := 0; i < n; i++ {
+		row := a[i*n+i : i*n+n]
+		f += row[0] * row[0]
+		for _, x := range row[1:] {
+			f += 2 * x * x
+		}
+	}
+	e := 4 * float64(n*n) * 0x1p-52 * (math.Sqrt(f) + math.Abs(lo) + math.Abs(hi))
+	s := inBoxShift * e
+	if !(lo+s < hi-s) { // also false for a NaN or Inf in V
+		return false
+	}
+	if len(ws.chk) < n*n {
+		ws.chk = make([]float64, n*n)
+	}
+	return cholShifted(ws.chk, a, n, n, -(lo+s), 1) && cholShifted(ws.chk, a, n, n, hi-s, -1)
+}
+
+// inBoxShift is the factor of inBox's shift over the error bound e: the
+// eigenvalues must clear the box's ends by ten times the bound (a stated
+// safety factor over a bound that is itself pessimistic, not a tuned value).
+const inBoxShift = 10
 
 // psdTarget is centralityTarget for an order-n PSD block: v = svec(V) with
 // V = QΛQᵀ becomes svec(Σᵢ clampCorrection(Λᵢᵢ) qᵢqᵢᵀ), a sum over the
@@ -234,6 +278,10 @@ func psdTarget(ws *psdTargetWork, v []float64, n int, lo, hi float64) bool {
 			a[j*n+i] = v[k+i-j] / math.Sqrt2
 		}
 		k += n - j
+	}
+	if ws.inBox(a, n, lo, hi) {
+		clear(v)
+		return true
 	}
 	if !ws.eig.factorize(a, n, ws.vals) {
 		return false

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 func TestClampCorrection(t *testing.T) {
@@ -115,4 +117,67 @@ func TestSOCTarget(t *testing.T) {
 	if centralityTarget(&nonsymCone{f: expBarriers{}}, nil, []float64{1, 1, 1}, lo, hi) {
 		t.Error("centralityTarget accepted the exponential cone")
 	}
+}
+
+// TestInBoxMatchesEigen checks psdTarget's shortcut (psdTargetWork.inBox)
+// against the eigendecomposition it skips: whenever the two Cholesky tests
+// certify the box, every eigenvalue symEigWork computes lies in [lo, hi]
+// (so the eigendecomposition's path also leaves the zero target); spectra
+// well inside the box are certified, and spectra with an eigenvalue outside
+// it (by 10⁻⁹ relative or more) never are.
+func TestInBoxMatchesEigen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 11))
+	const lo, hi = 0.1, 10
+	var inside, certified, outside int
+	for trial := 0; trial < 2000; trial++ {
+		n := 1 + rng.IntN(16)
+		q := randomOrthogonal(rng, n)
+		lam := make([]float64, n)
+		for k := range lam {
+			lam[k] = lo + (hi-lo)*rng.Float64()
+		}
+		kind := trial % 4
+		switch kind {
+		case 1: // well inside
+			for k := range lam {
+				lam[k] = 2*lo + (hi/2-2*lo)*rng.Float64()
+			}
+		case 2: // one eigenvalue just below the box
+			lam[rng.IntN(n)] = lo * (1 - 1e-9 - 1e-3*rng.Float64())
+		case 3: // one just above
+			lam[rng.IntN(n)] = hi * (1 + 1e-9 + 1e-3*rng.Float64())
+		}
+		v := svecQDQ(q, lam)
+		var ws psdTargetWork
+		sym := mat.NewSymDense(n, nil)
+		svecToSym(sym, v, n) // psdTarget's layout: the upper triangle, stride n
+		a := sym.RawSymmetric().Data
+		ok := ws.inBox(a, n, lo, hi)
+		eig := newSymEigWork(n)
+		vals := make([]float64, n)
+		if !eig.factorize(append([]float64(nil), a...), n, vals) {
+			t.Fatalf("trial %d: eigendecomposition failed", trial)
+		}
+		if ok {
+			certified++
+			for _, l := range vals {
+				if l < lo || l > hi {
+					t.Fatalf("trial %d (n=%d): box certified but eigenvalue %v outside [%v, %v]", trial, n, l, lo, hi)
+				}
+			}
+			if kind >= 2 {
+				t.Fatalf("trial %d: spectrum with an outlier certified", trial)
+			}
+		}
+		if kind == 1 {
+			inside++
+			if !ok {
+				t.Errorf("trial %d (n=%d): spectrum %v well inside the box not certified", trial, n, lam)
+			}
+		}
+		if kind >= 2 {
+			outside++
+		}
+	}
+	t.Logf("%d certified; %d well inside, %d with an outlier", certified, inside, outside)
 }

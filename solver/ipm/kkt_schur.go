@@ -71,7 +71,7 @@ func (eb *schurBlock) mulGtT(out, x []float64) {
 func (eb *schurBlock) gemv(t blas.Transpose, y, x []float64) {
 	g := eb.gt.RawMatrix()
 	g.Rows, g.Cols = len(eb.cols), eb.cone.d
-	blas64.Gemv(t, 1, g, blas64.Vector{N: len(x), Inc: 1, Data: x}, 0, blas64.Vector{N: len(y), Inc: 1, Data: y})
+	gblas.Dgemv(t, g.Rows, g.Cols, 1, g.Data, g.Stride, x, 1, 0, y, 1)
 }
 
 // mulSC sets eb.sx = sc·eb.xc: gonum's Dsymv as mat.VecDense.MulVec calls

@@ -485,10 +485,9 @@ func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, _ *mat.Dense) {
 		r := n - j
 		// y = Y[j, j:] = M[j:, j:]·T[j, j:]ᵀ (M symmetric), then
 		// y ← T[j:, j:]·y = W[j, j:]
-		yj := blas64.Vector{N: r, Inc: 1, Data: y[:r]}
-		blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: r, Cols: r, Stride: mr.Stride, Data: mr.Data[j*mr.Stride+j:]},
-			blas64.Vector{N: r, Inc: 1, Data: tr.Data[j*tr.Stride+j : j*tr.Stride+n]}, 0, yj)
-		blas64.Trmv(blas.NoTrans, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: r, Stride: tr.Stride, Data: tr.Data[j*tr.Stride+j:]}, yj)
+		yj := y[:r]
+		gblas.Dgemv(blas.NoTrans, r, r, 1, mr.Data[j*mr.Stride+j:], mr.Stride, tr.Data[j*tr.Stride+j:j*tr.Stride+n], 1, 0, yj, 1)
+		gblas.Dtrmv(blas.Upper, blas.NoTrans, blas.NonUnit, r, tr.Data[j*tr.Stride+j:], tr.Stride, yj, 1)
 		seg := out[off : off+r]
 		seg[0] = y[0]
 		for i := 1; i < r; i++ {
@@ -614,14 +613,13 @@ func (c *psdCone) schurFactorTransTo(out, w []float64, m1, m2 *mat.Dense) {
 	for a := 0; a < n; a++ {
 		r := n - a
 		// Y[a, a:] = T[0:a+1, a:]ᵀ·W[a, 0:a+1] + (0, T[a+1:, a+1:]ᵀ·W[a, a+1:])
-		ya := blas64.Vector{N: r, Inc: 1, Data: yr.Data[a*yr.Stride+a : a*yr.Stride+n]}
-		blas64.Gemv(blas.Trans, 1, blas64.General{Rows: a + 1, Cols: r, Stride: tr.Stride, Data: tr.Data[a:]},
-			blas64.Vector{N: a + 1, Inc: 1, Data: wr.Data[a*wr.Stride : a*wr.Stride+a+1]}, 0, ya)
+		ya := yr.Data[a*yr.Stride+a : a*yr.Stride+n]
+		gblas.Dgemv(blas.Trans, a+1, r, 1, tr.Data[a:], tr.Stride, wr.Data[a*wr.Stride:a*wr.Stride+a+1], 1, 0, ya, 1)
 		if r > 1 {
 			t := tmp[:r-1]
 			copy(t, wr.Data[a*wr.Stride+a+1:a*wr.Stride+n])
 			trmvUpperTrans(r-1, tr.Data[(a+1)*tr.Stride+a+1:], tr.Stride, t)
-			floats.Add(ya.Data[1:], t)
+			floats.Add(ya[1:], t)
 		}
 	}
 	// Z[j, j:] = Y[0:j+1, j:]ᵀ·T[0:j+1, j]; row j of Z's upper triangle is
@@ -630,8 +628,7 @@ func (c *psdCone) schurFactorTransTo(out, w []float64, m1, m2 *mat.Dense) {
 	for j := 0; j < n; j++ {
 		r := n - j
 		seg := out[off : off+r]
-		blas64.Gemv(blas.Trans, 1, blas64.General{Rows: j + 1, Cols: r, Stride: yr.Stride, Data: yr.Data[j:]},
-			blas64.Vector{N: j + 1, Inc: tr.Stride, Data: tr.Data[j:]}, 0, blas64.Vector{N: r, Inc: 1, Data: seg})
+		gblas.Dgemv(blas.Trans, j+1, r, 1, yr.Data[j:], yr.Stride, tr.Data[j:], tr.Stride, 0, seg, 1)
 		for i := 1; i < r; i++ {
 			seg[i] *= math.Sqrt2
 		}
@@ -780,12 +777,15 @@ func (c *psdCone) psdStep(l *mat.TriDense, d []float64, amax float64, m *mat.Den
 	svecToDense(m, d, n)
 	mr := m.RawMatrix()
 	trsmLeftLower(n, n, lr.Data, lr.Stride, mr.Data, mr.Stride) // gonum's Dtrsm(Left, NoTrans), the same bits
-	blas64.Trsm(blas.Right, blas.Trans, 1, lr, mr)
+	gblas.Dtrsm(blas.Right, lr.Uplo, blas.Trans, lr.Diag, mr.Rows, mr.Cols, 1, lr.Data, lr.Stride, mr.Data, mr.Stride)
 	sr := sym.RawSymmetric()
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			sr.Data[i*sr.Stride+j] = (mr.Data[i*mr.Stride+j] + mr.Data[j*mr.Stride+i]) / 2
 		}
+	}
+	if ew.unblocked(sr, n, amax) {
+		return amax
 	}
 	g, ok := ew.minEig(sym)
 	if !ok {
@@ -889,6 +889,7 @@ type eigWork struct {
 	work   []float64
 	trcon  []float64
 	itrcon []int
+	chk    []float64 // n×n: I + t·X of unblocked, factorized in place
 }
 
 func newEigWork(n int) *eigWork {

@@ -208,3 +208,97 @@ func (lw *lanczosWork) ritz(k int) (theta, delta float64) {
 	delta = lw.beta[k-1] * math.Abs(vecs.At(k-1, 0))
 	return theta, delta
 }
+
+// unblocked reports whether the step amax is certainly not blocked by the
+// block whose scaled direction is X = L⁻¹DL⁻ᵀ (upper triangle of x), so
+// that psdStep's answer min(amax, −1/λ_min(X)) is amax without the
+// eigenvalue problem: the same value, bit for bit, as dsyev's path. Only
+// for orders below lanczosMinOrder (the error bound below uses n < 40).
+//
+// The test is a Cholesky factorization of Y = I + t·X with
+// t = amax·(1 + unblockedMargin). In floating point its success proves
+// λ_min(Y) ≥ −c·n²·ε·‖Y‖₂ with c ≤ 2 (Higham, Accuracy and Stability of
+// Numerical Algorithms, 2nd ed., Thm. 10.3: R̂ᵀR̂ = Y + ΔY with
+// |ΔY| ≤ γ_{n+1}|R̂ᵀ||R̂|; the rounding of forming Y included), so
+//
+//	λ_min(X) ≥ −1/t − c·n²·ε·(1/t + ‖X‖₂),
+//
+// and dsyev's computed eigenvalue g lies within p(n)·ε·‖X‖₂ of λ_min(X),
+// p(n) ≤ n (LAPACK Users' Guide, 3rd ed., §4.7). With
+// amax·‖X‖_F ≤ unblockedNormLimit and n < 40 the two errors together are
+// below (2·40² + 40)·2.3·10⁻¹⁶·(1 + 10⁵) < 10⁻⁷ relative to 1/amax, a
+// thousandth of the margin 1/amax − 1/t ≈ unblockedMargin/amax, so
+// g > −(1 − 9·10⁻⁵)/amax and −1/g > amax even after rounding: psdStep
+// returns amax either way. A NaN or Inf in X fails the norm test (the
+// eigenvalue path then decides, as before). A block whose direction blocks
+// the step (λ_min(X) < −1/t) fails the factorization and takes the
+// eigenvalue problem.
+func (ew *eigWork) unblocked(x blas64.Symmetric, n int, amax float64) bool {
+	if n == 0 || n >= lanczosMinOrder || !(amax > 0) {
+		return false
+	}
+	var f float64
+	for i := 0; i < n; i++ {
+		row := x.Data[i*x.Stride+i : i*x.Stride+n]
+		f += row[0] * row[0]
+		for _, v := range row[1:] {
+			f += 2 * v * v
+		}
+	}
+	if !(amax*math.Sqrt(f) <= unblockedNormLimit) {
+		return false
+	}
+	if len(ew.chk) < n*n {
+		ew.chk = make([]float64, n*n)
+	}
+	return cholShifted(ew.chk, x.Data, x.Stride, n, 1, amax*(1+unblockedMargin))
+}
+
+// cholShifted reports whether Y = shift·I + scale·X has a Cholesky
+// factorization Y = RᵀR, for the symmetric n×n X given by its upper triangle
+// (row-major, stride ldx); y (n² entries) is the workspace that receives R.
+// A NaN anywhere fails the test.
+func cholShifted(y, x []float64, ldx, n int, shift, scale float64) bool {
+	y = y[:n*n]
+	for i := 0; i < n; i++ {
+		row := x[i*ldx+i : i*ldx+n]
+		yr := y[i*n+i : i*n+n]
+		for k, v := range row {
+			yr[k] = scale * v
+		}
+		yr[0] += shift
+	}
+	for i := 0; i < n; i++ {
+		d := y[i*n+i]
+		for k := 0; k < i; k++ {
+			r := y[k*n+i]
+			d -= r * r
+		}
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		y[i*n+i] = d
+		for j := i + 1; j < n; j++ {
+			v := y[i*n+j]
+			for k := 0; k < i; k++ {
+				v -= y[k*n+i] * y[k*n+j]
+			}
+			y[i*n+j] = v / d
+		}
+	}
+	return true
+}
+
+// unblockedMargin is the relative margin of unblocked's Cholesky test: a
+// step is settled without the eigenvalue problem when it stays feasible up
+// to (1 + unblockedMargin)·amax. Derived, not tuned: a thousand times the
+// bound on the rounding errors of the test and of dsyev under
+// unblockedNormLimit (see unblocked), and small, so that blocks that
+// nearly block the step still skip the eigenvalue problem.
+const unblockedMargin = 1e-4
+
+// unblockedNormLimit bounds amax·‖X‖_F for unblocked's test (see there for
+// the error bound it gives). A direction this large against its point is
+// left to the eigenvalue problem.
+const unblockedNormLimit = 1e5

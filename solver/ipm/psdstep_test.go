@@ -387,3 +387,73 @@ func TestSchurFactorSparse(t *testing.T) {
 		}
 	}
 }
+
+// TestUnblockedMatchesEigen checks psdStep's shortcut (eigWork.unblocked)
+// against the eigenvalue path it skips: whenever the Cholesky test of
+// I + t·X settles a step, dsyev's smallest eigenvalue gives the same step
+// amax, bit for bit; and the test does settle most unblocked steps and
+// rejects every blocked one. Directions range from well inside the cone to
+// just past the margin, on points of condition 1 to 10¹².
+func TestUnblockedMatchesEigen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 7))
+	var settled, unblockedSteps, blocked int
+	for trial := 0; trial < 3000; trial++ {
+		n := 1 + rng.IntN(16)
+		d := n * (n + 1) / 2
+		c := newPSD(d)
+		ew := newEigWork(n)
+		s := randomPD(rng, n, math.Pow(10, 12*rng.Float64()))
+		l := mat.NewTriDense(n, mat.Lower, nil)
+		if !c.chol(l, s) {
+			t.Fatalf("trial %d: random point not positive definite", trial)
+		}
+		// a direction scaled so that the exact step lies around amax
+		dir := make([]float64, d)
+		for i := range dir {
+			dir[i] = rng.NormFloat64()
+		}
+		amax := []float64{1, 0.5, 0.99}[trial%3]
+		a0 := exactStep(s, dir, n, math.Inf(1))
+		if math.IsInf(a0, 1) {
+			continue
+		}
+		f := a0 / amax * math.Pow(10, 2*rng.Float64()-1)
+		if trial%5 == 0 {
+			f = a0 / amax * (1 + 1e-5*rng.Float64()) // just past the margin
+		}
+		for i := range dir {
+			dir[i] *= f
+		}
+		m := mat.NewDense(n, n, nil)
+		sym := mat.NewSymDense(n, nil)
+		got := c.psdStep(l, dir, amax, m, sym, ew)
+		// the eigenvalue path alone on the same X (psdStep left it in sym)
+		g, ok := ew.minEig(sym)
+		want := amax
+		switch {
+		case !ok:
+			want = 0
+		case g < 0:
+			want = math.Min(amax, -1/g)
+		}
+		if got != want {
+			t.Fatalf("trial %d (n=%d, amax=%g): step %v, eigenvalue path %v", trial, n, amax, got, want)
+		}
+		ex := exactStep(s, dir, n, math.Inf(1))
+		if ex < amax*(1-1e-9) {
+			blocked++
+		} else if ex >= amax*(1+2*unblockedMargin) {
+			unblockedSteps++
+		}
+		if ew.unblocked(sym.RawSymmetric(), n, amax) {
+			settled++
+			if ex < amax*(1-1e-9) {
+				t.Fatalf("trial %d: blocked step (exact %v < amax %v) settled as unblocked", trial, ex, amax)
+			}
+		}
+	}
+	t.Logf("%d settled by the test, %d clearly unblocked, %d blocked", settled, unblockedSteps, blocked)
+	if settled < unblockedSteps*9/10 || blocked == 0 {
+		t.Fatalf("the test settled %d of %d clearly unblocked steps (blocked: %d)", settled, unblockedSteps, blocked)
+	}
+}
