@@ -260,7 +260,6 @@ func (n *Network) withFlowgates(gates []ContingencyCut, factor float64) *Network
 // most violated row per outage added until none is violated) and returns the
 // pairs added, or an error when a solve is not optimal.
 func (n *Network) n1Seed(ctx context.Context, dom LoadDomain, rules MarketRules, rows []n1Row, factor float64, kept map[[2]int]bool, gates []ContingencyCut, points [][]float64) ([]ContingencyCut, error) {
-	hopt := n1HiGHS()
 	for _, d := range points {
 		for round := 0; ; round++ {
 			if err := ctx.Err(); err != nil {
@@ -269,26 +268,9 @@ func (n *Network) n1Seed(ctx context.Context, dom LoadDomain, rules MarketRules,
 			if round > 200 {
 				return nil, fmt.Errorf("grid: N-1 cut generation did not end after %d rounds", round)
 			}
-			fg := n.withFlowgates(gates, factor)
-			b := newLPBuilder()
-			m, err := fg.newMarketLP(b, dom, rules)
+			m, res, err := n.withFlowgates(gates, factor).marketAt(ctx, dom, rules, d)
 			if err != nil {
 				return nil, err
-			}
-			for _, j := range m.vars {
-				b.lo[m.d[j]], b.hi[m.d[j]] = d[j], d[j]
-			}
-			lp, err := b.build(hopt)
-			if err != nil {
-				return nil, err
-			}
-			res, err := lp.Solve(ctx)
-			lp.Close()
-			if err != nil {
-				return nil, err
-			}
-			if res.Status != solver.Optimal {
-				return nil, fmt.Errorf("grid: the N-1 market program at a sample load vector is %v", res.Status)
 			}
 			f := m.flowsAt(res.X)
 			worst := map[int]n1Row{}
@@ -629,10 +611,7 @@ func (n *Network) SearchN1LMPChange(ctx context.Context, dom LoadDomain, alpha f
 	if res.Load == nil || res.Other == nil {
 		return res, 0, nil
 	}
-	var rows []n1Row
-	for _, r := range n.n1Rows(&N1Evidence{}) {
-		rows = append(rows, r)
-	}
+	rows := n.n1Rows(&N1Evidence{})
 	var v [2]float64
 	for i, d := range [][]float64{res.Load, res.Other} {
 		kept := map[[2]int]bool{}
@@ -645,38 +624,40 @@ func (n *Network) SearchN1LMPChange(ctx context.Context, dom LoadDomain, alpha f
 			return nil, 0, err
 		}
 		dropped += len(all) - len(ev.Kept)
-		if v[i], err = n.withFlowgates(all, ev.PostFactor).marketValue(ctx, dom, rules, d); err != nil {
+		_, r, err := n.withFlowgates(all, ev.PostFactor).marketAt(ctx, dom, rules, d)
+		if err != nil {
 			return nil, 0, err
 		}
+		v[i] = r.Objective
 	}
 	res.PerMW = math.Abs(v[1]-v[0]) / alpha
 	return res, dropped, nil
 }
 
-// marketValue solves the market LP at the load vector d and returns its
-// optimal value.
-func (n *Network) marketValue(ctx context.Context, dom LoadDomain, rules MarketRules, d []float64) (float64, error) {
+// marketAt solves the market LP at the load vector d (every load fixed) and
+// returns the program and its optimal solution.
+func (n *Network) marketAt(ctx context.Context, dom LoadDomain, rules MarketRules, d []float64) (*marketLP, *highs.LPResult, error) {
 	b := newLPBuilder()
 	m, err := n.newMarketLP(b, dom, rules)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	for _, j := range m.vars {
 		b.lo[m.d[j]], b.hi[m.d[j]] = d[j], d[j]
 	}
 	lp, err := b.build(n1HiGHS())
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	defer lp.Close()
 	res, err := lp.Solve(ctx)
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	if res.Status != solver.Optimal {
-		return 0, fmt.Errorf("grid: the market program at a load vector is %v", res.Status)
+		return nil, nil, fmt.Errorf("grid: the market program at a load vector is %v", res.Status)
 	}
-	return res.Objective, nil
+	return m, res, nil
 }
 
 // verifyN1LMPBound re-derives an "lmp-bound-n1" certificate: the rows and
