@@ -180,6 +180,13 @@ type LMPBoundOptions struct {
 	// reach keeps its tightened bound. Not with Checkable (the proof's
 	// branch and bound covers the joint program).
 	PerBusMIP bool
+	// MIPCutoff, when above 0, adds the row t ≥ MIPCutoff to the joint KKT
+	// MIP (t its objective, the largest selected sign·π_i): a MIP proven
+	// infeasible shows sign·π_i < MIPCutoff at every KKT point, one stopped
+	// by its budget bounds them by max(MIPCutoff, its proven bound). Sound
+	// whatever its value (a stop at a target, N1BoundOptions.TargetRatio).
+	// Ignored with Checkable and by PerBusMIP (which has its own cutoffs).
+	MIPCutoff float64
 }
 
 // LMPEvidence is the data of an "lmp-bound" certificate: the derived
@@ -204,6 +211,8 @@ type LMPEvidence struct {
 	// PerBusMIP is the option the certificate was computed with (per-bus
 	// KKT MIPs with the known price as a cutoff; re-derivation uses it).
 	PerBusMIP bool    `json:"per_bus_mip,omitempty"`
+	// MIPCutoff is the option the joint MIP ran with (re-derivation uses it).
+	MIPCutoff float64 `json:"mip_cutoff,omitempty"`
 	ShedMax   float64 `json:"shed_max_mw"` // bound on each shedding backstop at an optimum
 	CurtMax   float64 `json:"curt_max_mw"` // bound on each curtailment backstop at an optimum
 	// MuUp, MuLo bound the congestion duals of each branch's upper and lower
@@ -619,9 +628,17 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		}
 		if len(sel) > 0 {
 			lim := highs.MIPLimits{RelGap: opt.RelGap, TimeLimit: safety}
+			ev.MIPCutoff = opt.MIPCutoff
 			r, iterLimit, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, lim, mipWork, cuts, sel)
 			if err != nil {
 				return nil, "", err
+			}
+			if r != nil && ev.MIPCutoff > 0 && ev.rec == nil {
+				if r.Status == solver.PrimalInfeasible {
+					r.DualBound = ev.MIPCutoff
+					r.Status = solver.Optimal
+				}
+				r.DualBound = math.Max(r.DualBound, ev.MIPCutoff)
 			}
 			if r == nil { // budget too small for the MIP's root: the bounds
 				for _, i := range sel {
@@ -1665,6 +1682,9 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	}
 	m, ys, b := k.m, k.ys, k.b
 	ev.Binaries += k.nbin
+	if ev.MIPCutoff > 0 && ev.rec == nil {
+		b.row(ev.MIPCutoff, math.Inf(1), []int{k.t}, []float64{1})
+	}
 	size := float64(len(b.cost) + len(b.rlo))
 	lim.MaxLPIterations = int64(math.Max(size, math.Floor(work/size)))
 	ev.mipSize = int(size)
@@ -1909,7 +1929,7 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 // domain (nil otherwise), and fails when its bound exceeds perMW.
 func (n *Network) rederiveLMP(ctx context.Context, dom LoadDomain, rules MarketRules, e *LMPEvidence, perMW float64, parent *LMPEvidence) (*LMPEvidence, error) {
 	nominal := time.Duration((e.TighteningWork/2.4e7 + e.MIPWork/8e6) * float64(time.Second))
-	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules, PerBusMIP: e.PerBusMIP,
+	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules, PerBusMIP: e.PerBusMIP, MIPCutoff: e.MIPCutoff,
 		MIPTimeLimit: max(10*time.Minute, 10*nominal), parent: parent}
 	// The same passes as the producer (the count it ran; none without work).
 	opt.TighteningPasses = e.TighteningPasses

@@ -89,7 +89,31 @@ type N1BoundOptions struct {
 	// Extra are further load vectors at which the N-1 program is solved to
 	// seed the kept rows (e.g. an adversarial search's points).
 	Extra [][]float64
+	// TargetRatio stops the final bound's MIP work at a requested
+	// tightness instead of at closure (0: DefaultN1TargetRatio; below 1:
+	// no target, the MIPs run to their work budgets with the search's
+	// price as the cutoff, as before). With p the largest |price| a short
+	// adversarial search on the screened program realizes, the final KKT
+	// bound runs with KnownPrice = MIPCutoff = TargetRatio·p: a bus whose
+	// tightened bound is at most TargetRatio·p enters with that bound, the
+	// joint MIP over the other buses gets the cutoff row max π_i ≥
+	// TargetRatio·p (per-bus MIPs with PerBusMIP: π_i ≥ TargetRatio·p),
+	// and a MIP proven infeasible shows π_i < TargetRatio·p at every KKT
+	// point. Every value returned
+	// is still a proven bound (KnownPrice only selects buses and sets
+	// cutoffs; it is sound whatever its value); only the work stops
+	// earlier, so the certified value is at most about TargetRatio times
+	// a realized price when the MIPs prove their cutoffs, and may be
+	// anywhere up to the tightened bounds when they do not. Recorded in
+	// N1Evidence (TargetRatio, SearchPrice); verification re-derives
+	// with the recorded KnownPrice.
+	TargetRatio float64
 }
+
+// DefaultN1TargetRatio is N1BoundOptions.TargetRatio's default: the
+// acceptance target of the N-1 price bound (at most 1.5 times the largest
+// change an adversarial search finds).
+const DefaultN1TargetRatio = 1.5
 
 // N1Evidence is the screening record of an N-1 price bound (Method
 // "lmp-bound-n1"): which post-contingency rows the bound's program keeps
@@ -123,6 +147,12 @@ type N1Evidence struct {
 	// bind (the bound then holds for the N-1 program); false: the bound
 	// covers only the program with the kept rows and is not certified.
 	Screened bool `json:"screened"`
+	// TargetRatio is the option the final bound ran with (0: none) and
+	// SearchPrice the largest |price| the search on the screened program
+	// found before it; the final bound's KnownPrice is their product (see
+	// N1BoundOptions.TargetRatio).
+	TargetRatio float64 `json:"target_ratio,omitempty"`
+	SearchPrice float64 `json:"search_price,omitempty"`
 	// Seconds is the wall time of the whole certification (not in the
 	// JSON: machine dependent).
 	Seconds float64 `json:"-"`
@@ -523,7 +553,16 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 				return nil, nil, err
 			}
 			o = bopt
-			o.KnownPrice = math.Max(o.KnownPrice, s.LMP)
+			ev.SearchPrice = s.LMP
+			if ratio := n1TargetRatio(opt.TargetRatio); ratio > 0 && s.LMP > 0 {
+				// Stop at the target: cutoffs at ratio·p (see
+				// N1BoundOptions.TargetRatio).
+				ev.TargetRatio = ratio
+				o.KnownPrice = math.Max(o.KnownPrice, ratio*s.LMP)
+				o.MIPCutoff = o.KnownPrice
+			} else {
+				o.KnownPrice = math.Max(o.KnownPrice, s.LMP)
+			}
 			// Not started from the screening round's bounds (o.parent): on
 			// 118_ieee ±10% at post-factor 1.5 that ends the tightening
 			// earlier and the MIP then proves 715 instead of 196 $/MWh.
@@ -581,6 +620,18 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 	}
 	return &CostCertificate{Method: "lmp-bound-n1", Alpha: alpha, PerMW: per, Bound: alpha * per, Rules: rules, LMP: lev, N1: ev,
 		Reason: "N-1: KKT bound of the program with the kept post-contingency rows; every other row proven unable to bind over the domain (re-derived evidence, no checkable proof)"}, ev, nil
+}
+
+// n1TargetRatio returns the target ratio of the option value t (see
+// N1BoundOptions.TargetRatio): DefaultN1TargetRatio for 0, 0 (none) below 1.
+func n1TargetRatio(t float64) float64 {
+	switch {
+	case t == 0:
+		return DefaultN1TargetRatio
+	case t < 1 || math.IsInf(t, 0) || math.IsNaN(t):
+		return 0
+	}
+	return t
 }
 
 // n1HiGHS returns the HiGHS options of the screening LPs (one thread, as

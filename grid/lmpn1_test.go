@@ -123,9 +123,21 @@ func TestN1LMPBoundClosedForm(t *testing.T) {
 	rules := MarketRules{PriceCap: 1000}
 	dom := LoadDomain{Lo: []float64{0, 0, 81}, Hi: []float64{0, 10, 99}}
 	for _, pf := range []float64{1, 2} {
-		c, ev, err := n.CertifyN1LMPBound(ctx, dom, 1, rules, N1BoundOptions{PostFactor: pf})
+		c, ev, err := n.CertifyN1LMPBound(ctx, dom, 1, rules, N1BoundOptions{PostFactor: pf, TargetRatio: -1})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// With the default target (1.5) the work may stop at any proven
+		// bound up to 1.5 times the search's price, 50: [50, 75].
+		ct, evt, err := n.CertifyN1LMPBound(ctx, dom, 1, rules, N1BoundOptions{PostFactor: pf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ct.Method != "lmp-bound-n1" || ct.PerMW < 50-1e-6 || ct.PerMW > 75*(1+1e-6) || evt.TargetRatio != 1.5 || math.Abs(evt.SearchPrice-50) > 1e-6 {
+			t.Errorf("pf %v, target 1.5: %s %v (target %v, search price %v), want lmp-bound-n1 in [50, 75] after a search price of 50 (%s)", pf, ct.Method, ct.PerMW, evt.TargetRatio, evt.SearchPrice, ct.Reason)
+		}
+		if err := n.VerifyCostCertificateContext(ctx, ct, dom); err != nil {
+			t.Errorf("pf %v, target 1.5: verification: %v", pf, err)
 		}
 		if ev.Rows != 4 || ev.Outages != 3 {
 			t.Errorf("pf %v: %d rows over %d outages, want 4 over 3", pf, ev.Rows, ev.Outages)
@@ -139,6 +151,42 @@ func TestN1LMPBoundClosedForm(t *testing.T) {
 		}
 		if dropped != 0 || math.Abs(f.PerMW-50) > 1e-6 {
 			t.Errorf("pf %v: search realizes %v (dropped rows binding: %d), want 50", pf, f.PerMW, dropped)
+		}
+	}
+}
+
+// TestLMPMIPCutoff: on case3_congested (see TestLMPBoundClosedForm, whose
+// closed form is 50 $/MWh) the joint KKT MIP with the cutoff row t ≥ c
+// (LMPBoundOptions.MIPCutoff, the stop at a target of CertifyN1LMPBound)
+// must certify exactly c when c lies above the true maximum but below the
+// tightened bound (the MIP is infeasible), and the closed form 50 when c is
+// below it; both re-derive.
+func TestLMPMIPCutoff(t *testing.T) {
+	n := loadNet(t, "testdata/case3_congested.m", DCOptions{})
+	ctx := context.Background()
+	rules := MarketRules{PriceCap: 1000}
+	dom := LoadDomain{Lo: []float64{0, 0, 81}, Hi: []float64{0, 10, 99}}
+	free, err := n.CertifyLMPBound(ctx, dom, 1, rules, LMPBoundOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hi := 0.0
+	for _, i := range dom.Variable() {
+		hi = math.Max(hi, free.LMP.PriceHi[i])
+	}
+	if !(hi > 50.01) {
+		t.Skipf("the tightened bound %v is already at the closed form 50: no room for a cutoff", hi)
+	}
+	for _, tc := range []struct{ cutoff, want float64 }{{(50 + hi) / 2, (50 + hi) / 2}, {40, 50}} {
+		c, err := n.CertifyLMPBound(ctx, dom, 1, rules, LMPBoundOptions{MIPCutoff: tc.cutoff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Method != "lmp-bound" || math.Abs(c.PerMW-tc.want) > 1e-3*tc.want || c.LMP.MIPCutoff != tc.cutoff {
+			t.Errorf("cutoff %v: %s %v (recorded cutoff %v), want lmp-bound %v", tc.cutoff, c.Method, c.PerMW, c.LMP.MIPCutoff, tc.want)
+		}
+		if err := n.VerifyCostCertificateContext(ctx, c, dom); err != nil {
+			t.Errorf("cutoff %v: verification: %v", tc.cutoff, err)
 		}
 	}
 }

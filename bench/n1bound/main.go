@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/privopt/privopt/bench/internal/cputime"
@@ -32,8 +33,22 @@ func main() {
 	perBus := flag.Bool("per-bus-mip", false, "LMPBoundOptions.PerBusMIP for the final KKT bound (the search's price as the cutoff)")
 	work := flag.Float64("work", 0, "LMPBoundOptions.TighteningWork (0: 2.4e7 per second of -time-limit)")
 	mipWork := flag.Float64("mip-work", 0, "LMPBoundOptions.MIPWork (0: 8e6 per second of -time-limit)")
+	target := flag.Float64("target-ratio", 0, "N1BoundOptions.TargetRatio (0: grid.DefaultN1TargetRatio; -1: none, MIPs to their budgets)")
 	steps := flag.Int("search-steps", 100, "LMPSearchOptions.Steps of the search")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "n1bound:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "n1bound:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	dir, err := shareddata.Dir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "n1bound: shared data absent:", err)
@@ -45,7 +60,7 @@ func main() {
 	err = pglibcase.Each(dir, *cases, *bands, func(name string, net *grid.Network, band float64, dom grid.LoadDomain) {
 		ctx := context.Background()
 		c0 := cputime.Process()
-		cert, ev, err := net.CertifyN1LMPBound(ctx, dom, 1, rules, grid.N1BoundOptions{PostFactor: *factor, Rounds: *rounds,
+		cert, ev, err := net.CertifyN1LMPBound(ctx, dom, 1, rules, grid.N1BoundOptions{PostFactor: *factor, Rounds: *rounds, TargetRatio: *target,
 			Bound: grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, PerBusMIP: *perBus, TighteningWork: *work, MIPWork: *mipWork}})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, name, err)
