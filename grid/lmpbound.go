@@ -210,7 +210,7 @@ type LMPEvidence struct {
 	DecisionRules bool `json:"decision_rules,omitempty"`
 	// PerBusMIP is the option the certificate was computed with (per-bus
 	// KKT MIPs with the known price as a cutoff; re-derivation uses it).
-	PerBusMIP bool    `json:"per_bus_mip,omitempty"`
+	PerBusMIP bool `json:"per_bus_mip,omitempty"`
 	// MIPCutoff is the option the joint MIP ran with (re-derivation uses it).
 	MIPCutoff float64 `json:"mip_cutoff,omitempty"`
 	ShedMax   float64 `json:"shed_max_mw"` // bound on each shedding backstop at an optimum
