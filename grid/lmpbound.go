@@ -210,9 +210,7 @@ type LMPEvidence struct {
 	DecisionRules bool `json:"decision_rules,omitempty"`
 	// PerBusMIP is the option the certificate was computed with (per-bus
 	// KKT MIPs with the known price as a cutoff; re-derivation uses it).
-	PerBusMIP bool `json:"per_bus_mip,omitempty"`
-	// MIPCutoff is the option the joint MIP ran with (re-derivation uses it).
-	MIPCutoff float64 `json:"mip_cutoff,omitempty"`
+	PerBusMIP bool    `json:"per_bus_mip,omitempty"`
 	ShedMax   float64 `json:"shed_max_mw"` // bound on each shedding backstop at an optimum
 	CurtMax   float64 `json:"curt_max_mw"` // bound on each curtailment backstop at an optimum
 	// MuUp, MuLo bound the congestion duals of each branch's upper and lower
@@ -298,6 +296,9 @@ type LMPEvidence struct {
 	// LegacySeconds reads the wall time that certificate files written
 	// before it left the JSON carry; it is never set, so never written.
 	LegacySeconds float64 `json:"seconds,omitempty"`
+
+	// MIPCutoff is the option the joint MIP ran with (re-derivation uses it).
+	MIPCutoff float64 `json:"mip_cutoff,omitempty"`
 	// ldrRows are the decision rules' rows of the KKT program (addLDRRows).
 	ldrRows []ldrRow
 	// workLeft is the tightening work left unused (it goes to the MIP);
