@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -180,12 +181,16 @@ type LMPBoundOptions struct {
 	// reach keeps its tightened bound. Not with Checkable (the proof's
 	// branch and bound covers the joint program).
 	PerBusMIP bool
-	// MIPCutoff, when above 0, adds the row t ≥ MIPCutoff to the joint KKT
-	// MIP (t its objective, the largest selected sign·π_i): a MIP proven
-	// infeasible shows sign·π_i < MIPCutoff at every KKT point, one stopped
-	// by its budget bounds them by max(MIPCutoff, its proven bound). Sound
-	// whatever its value (a stop at a target, N1BoundOptions.TargetRatio).
-	// Ignored with Checkable and by PerBusMIP (which has its own cutoffs).
+	// MIPCutoff, when above 0 and below the tightened bound of a bus the
+	// joint KKT MIP would select, restricts that MIP to the buses whose
+	// bound exceeds it (the others enter with their bound) and adds the row
+	// t ≥ MIPCutoff (t its objective, the largest selected sign·π_i): a MIP
+	// proven infeasible shows sign·π_i < MIPCutoff at every KKT point, one
+	// stopped by its budget bounds them by max(MIPCutoff, its proven
+	// bound). When every selected bound is at most MIPCutoff the MIP runs
+	// without it (to its gap, for the tight value). Sound whatever its
+	// value (a stop at a target, N1BoundOptions.TargetRatio). Ignored with
+	// Checkable and by PerBusMIP (which has its own cutoffs).
 	MIPCutoff float64
 }
 
@@ -297,8 +302,10 @@ type LMPEvidence struct {
 	// before it left the JSON carry; it is never set, so never written.
 	LegacySeconds float64 `json:"seconds,omitempty"`
 
-	// MIPCutoff is the option the joint MIP ran with (re-derivation uses it).
+	// MIPCutoff is the option the joint MIP ran with (re-derivation uses
+	// it); mipCut the cutoff applied to the current MIP (0: none).
 	MIPCutoff float64 `json:"mip_cutoff,omitempty"`
+	mipCut    float64
 	// ldrRows are the decision rules' rows of the KKT program (addLDRRows).
 	ldrRows []ldrRow
 	// workLeft is the tightening work left unused (it goes to the MIP);
@@ -627,19 +634,29 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			}
 			continue
 		}
+		// MIPCutoff: only when a selected bound exceeds it, over the buses
+		// whose bound does (the others enter with their bound).
+		ev.MIPCutoff, ev.mipCut = opt.MIPCutoff, 0
+		if c := opt.MIPCutoff; c > 0 && ev.rec == nil && slices.ContainsFunc(sel, func(i int) bool { return boundOf(i) > c }) {
+			ev.mipCut = c
+			for _, i := range sel {
+				if boundOf(i) <= c {
+					bound = math.Max(bound, boundOf(i))
+				}
+			}
+			sel = slices.DeleteFunc(sel, func(i int) bool { return boundOf(i) <= c })
+		}
 		if len(sel) > 0 {
 			lim := highs.MIPLimits{RelGap: opt.RelGap, TimeLimit: safety}
-			ev.MIPCutoff = opt.MIPCutoff
 			r, iterLimit, err := n.kktMIP(ctx, dom, rules, hopt, ev, piLo, piHi, sign, lim, mipWork, cuts, sel)
 			if err != nil {
 				return nil, "", err
 			}
-			if r != nil && ev.MIPCutoff > 0 && ev.rec == nil {
+			if r != nil && ev.mipCut > 0 {
 				if r.Status == solver.PrimalInfeasible {
-					r.DualBound = ev.MIPCutoff
-					r.Status = solver.Optimal
+					r.DualBound, r.Status = ev.mipCut, solver.Optimal
 				}
-				r.DualBound = math.Max(r.DualBound, ev.MIPCutoff)
+				r.DualBound = math.Max(r.DualBound, ev.mipCut)
 			}
 			if r == nil { // budget too small for the MIP's root: the bounds
 				for _, i := range sel {
@@ -1683,8 +1700,8 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	}
 	m, ys, b := k.m, k.ys, k.b
 	ev.Binaries += k.nbin
-	if ev.MIPCutoff > 0 && ev.rec == nil {
-		b.row(ev.MIPCutoff, math.Inf(1), []int{k.t}, []float64{1})
+	if ev.mipCut > 0 {
+		b.row(ev.mipCut, math.Inf(1), []int{k.t}, []float64{1})
 	}
 	size := float64(len(b.cost) + len(b.rlo))
 	lim.MaxLPIterations = int64(math.Max(size, math.Floor(work/size)))

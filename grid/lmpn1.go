@@ -94,19 +94,21 @@ type N1BoundOptions struct {
 	// no target, the MIPs run to their work budgets with the search's
 	// price as the cutoff, as before). With p the largest |price| a short
 	// adversarial search on the screened program realizes, the final KKT
-	// bound runs with KnownPrice = MIPCutoff = TargetRatio·p: a bus whose
-	// tightened bound is at most TargetRatio·p enters with that bound, the
-	// joint MIP over the other buses gets the cutoff row max π_i ≥
-	// TargetRatio·p (per-bus MIPs with PerBusMIP: π_i ≥ TargetRatio·p),
-	// and a MIP proven infeasible shows π_i < TargetRatio·p at every KKT
-	// point. Every value returned
-	// is still a proven bound (KnownPrice only selects buses and sets
-	// cutoffs; it is sound whatever its value); only the work stops
-	// earlier, so the certified value is at most about TargetRatio times
-	// a realized price when the MIPs prove their cutoffs, and may be
-	// anywhere up to the tightened bounds when they do not. Recorded in
-	// N1Evidence (TargetRatio, SearchPrice); verification re-derives
-	// with the recorded KnownPrice.
+	// bound runs with KnownPrice = p and MIPCutoff = TargetRatio·p: when
+	// the tightened bound of a bus is above TargetRatio·p, the buses whose
+	// bound is at most that enter with their bound, and the joint MIP over
+	// the others gets the cutoff row max π_i ≥ TargetRatio·p (a MIP proven
+	// infeasible shows π_i < TargetRatio·p at every KKT point); when no
+	// bound is above it, the MIP runs to its gap as without a target (the
+	// tight value; cheap there). With PerBusMIP the per-bus MIPs keep their
+	// cutoff p. It also caps the final bound's tightening passes
+	// (n1FinalPasses) unless Bound.TighteningPasses is set. Every value returned
+	// is still a proven bound (KnownPrice and MIPCutoff only select buses and
+	// add a cutoff, sound whatever their values); only the work stops
+	// earlier, so the certified value is at most TargetRatio·p when the MIP
+	// proves its cutoff, and may be anywhere up to the tightened bounds
+	// when it does not. Recorded in N1Evidence (TargetRatio, SearchPrice)
+	// and LMPEvidence.MIPCutoff; verification re-derives with them.
 	TargetRatio float64
 }
 
@@ -570,8 +572,8 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 				// Stop at the target: cutoffs at ratio·p (see
 				// N1BoundOptions.TargetRatio).
 				ev.TargetRatio = ratio
-				o.KnownPrice = math.Max(o.KnownPrice, ratio*s.LMP)
-				o.MIPCutoff = o.KnownPrice
+				o.KnownPrice = math.Max(o.KnownPrice, s.LMP)
+				o.MIPCutoff = ratio * s.LMP
 				if o.TighteningPasses == 0 {
 					o.TighteningPasses = n1FinalPasses
 				}

@@ -160,7 +160,8 @@ func TestN1LMPBoundClosedForm(t *testing.T) {
 // (LMPBoundOptions.MIPCutoff, the stop at a target of CertifyN1LMPBound)
 // must certify exactly c when c lies above the true maximum but below the
 // tightened bound (the MIP is infeasible), and the closed form 50 when c is
-// below it; both re-derive.
+// below it or above the tightened bound (then no cutoff: the MIP closes);
+// each re-derives.
 func TestLMPMIPCutoff(t *testing.T) {
 	n := loadNet(t, "testdata/case3_congested.m", DCOptions{})
 	ctx := context.Background()
@@ -177,7 +178,7 @@ func TestLMPMIPCutoff(t *testing.T) {
 	if !(hi > 50.01) {
 		t.Skipf("the tightened bound %v is already at the closed form 50: no room for a cutoff", hi)
 	}
-	for _, tc := range []struct{ cutoff, want float64 }{{(50 + hi) / 2, (50 + hi) / 2}, {40, 50}} {
+	for _, tc := range []struct{ cutoff, want float64 }{{(50 + hi) / 2, (50 + hi) / 2}, {40, 50}, {hi + 1, 50}} {
 		c, err := n.CertifyLMPBound(ctx, dom, 1, rules, LMPBoundOptions{MIPCutoff: tc.cutoff})
 		if err != nil {
 			t.Fatal(err)
