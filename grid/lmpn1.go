@@ -635,8 +635,11 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 		capCert.Reason = fmt.Sprintf("N-1: the screened LMP bound %.6g $/MWh is not below the price cap", per)
 		return capCert, ev, nil
 	}
-	return &CostCertificate{Method: "lmp-bound-n1", Alpha: alpha, PerMW: per, Bound: alpha * per, Rules: rules, LMP: lev, N1: ev,
-		Reason: "N-1: KKT bound of the program with the kept post-contingency rows; every other row proven unable to bind over the domain (re-derived evidence, no checkable proof)"}, ev, nil
+	reason := "N-1: KKT bound of the program with the kept post-contingency rows; every other row proven unable to bind over the domain (re-derived evidence, no checkable proof)"
+	if lev.mipCut > 0 {
+		reason += fmt.Sprintf("; the MIP stopped at the target %.6g $/MWh, %g times the search's price %.6g (cutoff row)", lev.mipCut, ev.TargetRatio, ev.SearchPrice)
+	}
+	return &CostCertificate{Method: "lmp-bound-n1", Alpha: alpha, PerMW: per, Bound: alpha * per, Rules: rules, LMP: lev, N1: ev, Reason: reason}, ev, nil
 }
 
 // n1TargetRatio returns the target ratio of the option value t (see
