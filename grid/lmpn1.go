@@ -573,7 +573,10 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 				// N1BoundOptions.TargetRatio).
 				ev.TargetRatio = ratio
 				o.KnownPrice = math.Max(o.KnownPrice, s.LMP)
-				o.MIPCutoff = ratio * s.LMP
+				// Less lmpBound's 1e-6 safety margin (added to the MIP's
+				// proven bound), so that the certified value is at most
+				// ratio·p itself.
+				o.MIPCutoff = (ratio*s.LMP - 1e-6) / (1 + 1e-6)
 				if o.TighteningPasses == 0 {
 					o.TighteningPasses = n1FinalPasses
 				}

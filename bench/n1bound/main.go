@@ -82,7 +82,7 @@ func main() {
 			return
 		}
 		ts := time.Since(t1)
-		fmt.Printf("| %s | ±%g%% | %g | %d | %d | %d | %d | %d | %d | %d | %s | %.4g | %.4g | %.3g | %.1f | %.1f | %.1f | %d |\n", name, 100*band, *factor,
+		fmt.Printf("| %s | ±%g%% | %g | %d | %d | %d | %d | %d | %d | %d | %s | %.6g | %.6g | %.5g | %.1f | %.1f | %.1f | %d |\n", name, 100*band, *factor,
 			ev.Rows, ev.Rows-ev.ZeroLODF-ev.IntervalDropped, ev.Seeded, len(ev.Kept), ev.KKTIntervalDropped, ev.LPDropped, ev.Rounds,
 			cert.Method, cert.PerMW, found.PerMW, cert.PerMW/found.PerMW, cc.Seconds(), ev.ScreenSeconds, ts.Seconds(), dropped)
 	})
