@@ -91,8 +91,7 @@ type N1BoundOptions struct {
 	Extra [][]float64
 	// TargetRatio stops the final bound's MIP work at a requested
 	// tightness instead of at closure (0: DefaultN1TargetRatio; below 1:
-	// no target, the MIPs run to their work budgets with the search's
-	// price as the cutoff, as before). With p the largest |price| a short
+	// no target: the MIP runs to its gap or work budget, as before). With p the largest |price| a short
 	// adversarial search on the screened program realizes, the final KKT
 	// bound runs with KnownPrice = p and MIPCutoff = TargetRatio·p: when
 	// the tightened bound of a bus is above TargetRatio·p, the buses whose
@@ -151,8 +150,8 @@ type N1Evidence struct {
 	Screened bool `json:"screened"`
 	// TargetRatio is the option the final bound ran with (0: none) and
 	// SearchPrice the largest |price| the search on the screened program
-	// found before it; the final bound's KnownPrice is their product (see
-	// N1BoundOptions.TargetRatio).
+	// found before it; the final bound's MIPCutoff is their product less
+	// the bound's 1e-6 margin (see N1BoundOptions.TargetRatio).
 	TargetRatio float64 `json:"target_ratio,omitempty"`
 	SearchPrice float64 `json:"search_price,omitempty"`
 	// Seconds is the wall time of the whole certification (not in the
@@ -640,7 +639,7 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 	}
 	reason := "N-1: KKT bound of the program with the kept post-contingency rows; every other row proven unable to bind over the domain (re-derived evidence, no checkable proof)"
 	if lev.mipCut > 0 {
-		reason += fmt.Sprintf("; the MIP stopped at the target %.6g $/MWh, %g times the search's price %.6g (cutoff row)", lev.mipCut, ev.TargetRatio, ev.SearchPrice)
+		reason += fmt.Sprintf("; the MIP had to prove only the target, %g times the search's price %.6g $/MWh (cutoff row at %.6g)", ev.TargetRatio, ev.SearchPrice, lev.mipCut)
 	}
 	return &CostCertificate{Method: "lmp-bound-n1", Alpha: alpha, PerMW: per, Bound: alpha * per, Rules: rules, LMP: lev, N1: ev, Reason: reason}, ev, nil
 }
