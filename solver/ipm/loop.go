@@ -118,7 +118,7 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 	// (noEarlyRefine is set above exactly for PSD blocks and non-symmetric
 	// cones, where the equilibration keeps all its passes)
 	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set, !w.noEarlyRefine, stop)
-	if w.sc.spread() > earlyRefineSpread {
+	if w.sc.rowSpread() > earlyRefineSpread {
 		w.noEarlyRefine = true
 	}
 	if stop != nil && stop() {
@@ -710,15 +710,21 @@ func (w *workspace) earlyRefineStop() float64 {
 	return refineRelMerit * w.merit()
 }
 
-// earlyRefineSpread: a problem whose equilibration factors span more than
-// this ratio (scaling.spread) is badly scaled, and its solves are refined to
-// round-off in every iteration (earlyRefineStop): the solve residual is
-// measured globally, and a residual small against the merit can still be
-// large against a row of small terms. Measured on the mixed-scale property
-// benchmark (bench/mixedscale: row blocks scaled by 10^U(−6, 6)), where early
-// stops turned optimal answers of the IPM into numerical errors (LP 400 →
-// 398 optimal, one small row 399 → 393) and a stop at 10⁻⁶ times the merit
-// still one; two orders of magnitude is the stated bound for "well scaled".
+// earlyRefineSpread: a problem whose row equilibration factors span more
+// than this ratio (scaling.rowSpread) is badly scaled, and its solves are
+// refined to round-off in every iteration (earlyRefineStop): the solve
+// residual is measured globally, and a residual small against the merit can
+// still be large against a row of small terms. Measured on the mixed-scale
+// property benchmark (bench/mixedscale: row blocks scaled by 10^U(−6, 6)),
+// where early stops turned optimal answers of the IPM into numerical errors
+// (LP 400 → 398 optimal, one small row 399 → 393) and a stop at 10⁻⁶ times
+// the merit still one; two orders of magnitude is the stated bound for "well
+// scaled". The row factors alone are measured: the spread of D and E
+// together (the rule until round 8) also classed problems whose columns only
+// differ in scale — every generated unbounded SOCP, through the columns of
+// its improving ray — as badly scaled. The row spread of the 1,600
+// mixed-scale instances is at least 8.5·10⁵ (BENCHMARKS.md, "Small
+// problems, round 8"; TestEarlyRefineRuleClassesMixedScale).
 const earlyRefineSpread = 100
 
 // refineRelMerit is the factor of earlyRefineStop. Derived: it is
