@@ -328,7 +328,11 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 				break
 			}
 		}
-		sym, err := ldl.Analyze(k, ldl.Options{Interrupt: stop, SupernodalRatio: ratio})
+		opts := ldl.Options{Interrupt: stop, SupernodalRatio: ratio}
+		if k.Cols <= kktMinimumDegreeOrder {
+			opts.Ordering = ldl.MinimumDegree
+		}
+		sym, err := ldl.Analyze(k, opts)
 		if err != nil {
 			return nil, err
 		}

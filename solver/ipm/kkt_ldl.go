@@ -52,6 +52,11 @@ const kktSupernodalRatio = 12
 // elsewhere.
 const kktSupernodalRatioSmall = 20
 
+// kktMinimumDegreeOrder: KKT matrices of at most this order are ordered by
+// exact minimum degree on a bitset elimination graph (ldl.MinimumDegree)
+// instead of AMD. To be measured.
+const kktMinimumDegreeOrder = ldl.MaxMinimumDegreeOrder
+
 // kktSmallOrder bounds the KKT orders of those measurements (n = 200 SOCPs
 // have order about 920); above it kktSupernodalRatio applies.
 const kktSmallOrder = 1000
