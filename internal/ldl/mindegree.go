@@ -6,7 +6,7 @@ import "math/bits"
 // accepts: its elimination graph is held as n bitsets of n bits, and every
 // pivot selection scans the n degrees, so its cost grows as n²·⌈n/64⌉/64
 // word operations — below AMD's on small matrices, above it on large ones.
-const MaxMinimumDegreeOrder = 256
+const MaxMinimumDegreeOrder = 1024
 
 // mdOrder returns the exact minimum degree ordering (Tinney and Walker's
 // scheme 2, Proc. IEEE 55(11), 1967; George and Liu, SIAM Review 31(1),

@@ -54,8 +54,16 @@ const kktSupernodalRatioSmall = 20
 
 // kktMinimumDegreeOrder: KKT matrices of at most this order are ordered by
 // exact minimum degree on a bitset elimination graph (ldl.MinimumDegree)
-// instead of AMD. To be measured.
-const kktMinimumDegreeOrder = ldl.MaxMinimumDegreeOrder
+// instead of AMD; the symbolic analysis of a small KKT matrix otherwise costs
+// several numeric factorizations, most of it AMD's quotient-graph
+// bookkeeping. Measured (BENCHMARKS.md, "Small problems, round 8"): the
+// factors have the same size (median nnz(L) ratio 0.99–1.007 per family and
+// size, at most 1.08), and whole solves are 5–13% faster on KKT orders up to
+// 225, neutral to mixed at 300–460 and 25% slower on an order of 920 (the
+// selection scan is quadratic); validated with another seed at sizes not
+// measured before (orders 45–255, six families: 4–11% faster). 256 is four
+// 64-bit words per node.
+const kktMinimumDegreeOrder = 256
 
 // kktSmallOrder bounds the KKT orders of those measurements (n = 200 SOCPs
 // have order about 920); above it kktSupernodalRatio applies.
