@@ -62,7 +62,8 @@ const kktSupernodalRatioSmall = 20
 // 225, neutral to mixed at 300–460 and 25% slower on an order of 920 (the
 // selection scan is quadratic); validated with another seed at sizes not
 // measured before (orders 45–255, six families: 4–11% faster). 256 is four
-// 64-bit words per node.
+// 64-bit words per node. Only for LP/QP/SOCP KKT matrices (symmetricNonPSD):
+// problems with PSD or non-symmetric cones keep AMD, as measured before.
 const kktMinimumDegreeOrder = 256
 
 // kktSmallOrder bounds the KKT orders of those measurements (n = 200 SOCPs
