@@ -202,7 +202,11 @@ func checkConvex(p *sparse.CSC, dense bool, stop func() bool) error {
 			}
 		}
 	} else {
-		sym, err := ldl.Analyze(ps, ldl.Options{Interrupt: stop})
+		opts := ldl.Options{Interrupt: stop}
+		if n <= kktMinimumDegreeOrder {
+			opts.Ordering = ldl.MinimumDegree // as for small KKT matrices
+		}
+		sym, err := ldl.Analyze(ps, opts)
 		if err != nil {
 			return fmt.Errorf("ipm: analyzing P: %w", err)
 		}

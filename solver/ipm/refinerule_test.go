@@ -1,10 +1,12 @@
 package ipm
 
 import (
+	"errors"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/privopt/privopt/internal/solvertest"
+	"github.com/privopt/privopt/sparse"
 )
 
 // TestEarlyRefineRuleClassesMixedScale pins the classification behind
@@ -39,6 +41,44 @@ func TestEarlyRefineRuleClassesMixedScale(t *testing.T) {
 		}
 		if sp := w.sc.rowSpread(); sp > earlyRefineSpread || w.noEarlyRefine {
 			t.Errorf("trial %d: well-scaled SOCP has row spread %.3g (noEarlyRefine %v)", trial, sp, w.noEarlyRefine)
+		}
+	}
+}
+
+// TestCheckConvexSparse: the sparse path of checkConvex (orders above 64,
+// ordered by minimum degree up to kktMinimumDegreeOrder, by AMD above)
+// accepts P = D + BBᵀ (positive semidefinite by construction) and rejects
+// P = I − 2uuᵀ/‖u‖² (the eigenvalue −1 along u).
+func TestCheckConvexSparse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 26))
+	for _, n := range []int{80, 200, 300} {
+		b := make([][]float64, n)
+		u := make([]float64, n)
+		var uu float64
+		for i := range b {
+			b[i] = []float64{rng.NormFloat64(), rng.NormFloat64()}
+			u[i] = rng.NormFloat64()
+			uu += u[i] * u[i]
+		}
+		convex := sparse.NewTriplets(n, n, n*(n+1)/2)
+		reflect := sparse.NewTriplets(n, n, n*(n+1)/2)
+		for j := 0; j < n; j++ {
+			for i := 0; i <= j; i++ {
+				v := b[i][0]*b[j][0] + b[i][1]*b[j][1]
+				w := -2 * u[i] * u[j] / uu
+				if i == j {
+					v += 0.1 + rng.Float64()
+					w++
+				}
+				convex.Append(i, j, v)
+				reflect.Append(i, j, w)
+			}
+		}
+		if err := checkConvex(convex.ToCSC(), false, nil); err != nil {
+			t.Errorf("n = %d: D + BBᵀ rejected: %v", n, err)
+		}
+		if err := checkConvex(reflect.ToCSC(), false, nil); !errors.Is(err, ErrNotConvex) {
+			t.Errorf("n = %d: I − 2uuᵀ/‖u‖²: err = %v, want ErrNotConvex", n, err)
 		}
 	}
 }
