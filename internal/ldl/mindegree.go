@@ -11,12 +11,13 @@ const MaxMinimumDegreeOrder = 1024
 // mdOrder returns the exact minimum degree ordering (Tinney and Walker's
 // scheme 2, Proc. IEEE 55(11), 1967; George and Liu, SIAM Review 31(1),
 // 1989) of the symmetric matrix whose upper triangle pattern is (colPtr,
-// rowIdx), n ≤ MaxMinimumDegreeOrder: the node of smallest degree in the
-// elimination graph is eliminated next (ties: the smallest index) and its
-// neighbours become a clique. The elimination graph is stored explicitly
-// as one bitset per node, so the degrees are exact (AMD, Amestoy, Davis and
-// Duff 1996, bounds them on a quotient graph instead, which pays off only
-// when the graph is too large to store).
+// rowIdx), n ≤ MaxMinimumDegreeOrder: a node of smallest degree in the
+// elimination graph is eliminated next (among equal degrees the one whose
+// degree was set last, as AMD's degree lists do) and its neighbours become
+// a clique. The elimination graph is stored explicitly as one bitset per
+// node, so the degrees are exact (AMD, Amestoy, Davis and Duff 1996, bounds
+// them on a quotient graph instead, which pays off only when the graph is
+// too large to store); the nodes wait in doubly linked lists by degree.
 func mdOrder(n int, colPtr, rowIdx []int) []int {
 	words := (n + 63) / 64
 	adj := make([]uint64, n*words)
@@ -28,25 +29,48 @@ func mdOrder(n int, colPtr, rowIdx []int) []int {
 			}
 		}
 	}
-	deg := make([]int, n)
-	for i := range deg {
+	// deg[i]: degree of live node i; head[d]: first node of degree d;
+	// next, prev: the lists (−1 ends them)
+	ints := make([]int, 4*n)
+	deg, head, next, prev := ints[:n:n], ints[n:2*n:2*n], ints[2*n:3*n:3*n], ints[3*n:]
+	for d := range head {
+		head[d] = -1
+	}
+	insert := func(i, d int) {
+		deg[i] = d
+		prev[i] = -1
+		next[i] = head[d]
+		if head[d] != -1 {
+			prev[head[d]] = i
+		}
+		head[d] = i
+	}
+	remove := func(i int) {
+		if prev[i] != -1 {
+			next[prev[i]] = next[i]
+		} else {
+			head[deg[i]] = next[i]
+		}
+		if next[i] != -1 {
+			prev[next[i]] = prev[i]
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
 		d := 0
 		for _, v := range adj[i*words : (i+1)*words] {
 			d += bits.OnesCount64(v)
 		}
-		deg[i] = d
+		insert(i, d)
 	}
 	perm := make([]int, 0, n)
-	const eliminated = 1 << 62 // a degree no live node reaches
+	mindeg := 0
 	for range n {
-		piv := 0
-		for i, d := range deg {
-			if d < deg[piv] {
-				piv = i
-			}
+		for head[mindeg] == -1 {
+			mindeg++
 		}
+		piv := head[mindeg]
+		remove(piv)
 		perm = append(perm, piv)
-		deg[piv] = eliminated
 		nb := adj[piv*words : (piv+1)*words]
 		// the neighbours of piv become a clique; piv leaves their lists
 		for w, v := range nb {
@@ -66,7 +90,11 @@ func mdOrder(n int, colPtr, rowIdx []int) []int {
 					row[u] = x
 					d += bits.OnesCount64(x)
 				}
-				deg[j] = d
+				if d != deg[j] {
+					remove(j)
+					insert(j, d)
+					mindeg = min(mindeg, d)
+				}
 			}
 		}
 	}
