@@ -57,12 +57,14 @@ const kktSupernodalRatioSmall = 20
 // instead of AMD; the symbolic analysis of a small KKT matrix otherwise costs
 // several numeric factorizations, most of it AMD's quotient-graph
 // bookkeeping. Measured (BENCHMARKS.md, "Small problems, round 8"): the
-// factors have the same size (median nnz(L) ratio 0.99–1.007 per family and
-// size, at most 1.08), and whole solves are 5–13% faster on KKT orders up to
-// 225, neutral to mixed at 300–460 and 25% slower on an order of 920 (the
-// selection scan is quadratic); validated with another seed at sizes not
-// measured before (orders 45–255, six families: 4–11% faster). 256 is four
-// 64-bit words per node. Only for LP/QP/SOCP KKT matrices (symmetricNonPSD):
+// factors have the same size (420 instances of six families, two seeds:
+// median nnz(L) ratio to AMD 1.000, per family and size 0.993–1.006 on
+// orders ≤ 256, at most 1.05), and whole solves, paired with AMD in one
+// process, are 5–10% faster on orders 150–225, neutral to mixed on orders
+// 300–460 (SOCPs 9–12% slower at 315–357 on held-out sizes) and slower on
+// the largest (920). Validated with another seed at sizes not measured
+// before (orders 45–255, six families: 4–11% faster). 256 is four 64-bit
+// words per node. Only for LP/QP/SOCP KKT matrices (symmetricNonPSD):
 // problems with PSD or non-symmetric cones keep AMD, as measured before.
 const kktMinimumDegreeOrder = 256
 
