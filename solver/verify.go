@@ -218,6 +218,18 @@ func Certify(p *Problem, sol *Solution, tol, reducedTol float64) Accuracy {
 		sol.addDiagnostic(err.Error())
 		return acc
 	}
+	return CertifyMeasured(sol, acc, tol, reducedTol)
+}
+
+// CertifyMeasured is Certify for a solution whose point (X, S, Y) has already
+// been measured without error: acc must be Measure(p, sol.X, sol.S, sol.Y) of
+// exactly that point (a backend that re-checked its final iterate before
+// returning it saves the second pass). It grades and lowers the status as
+// Certify does and returns acc (zero when the status was not OK).
+func CertifyMeasured(sol *Solution, acc Accuracy, tol, reducedTol float64) Accuracy {
+	if sol == nil || !sol.Status.OK() {
+		return Accuracy{}
+	}
 	rowsOK, rowsAlmost := acc.Rows.meets(RowTolerance, OptimalSensitivityFactor*tol), acc.Rows.meets(RowReducedTolerance, SensitivityFactor*reducedTol)
 	switch {
 	case sol.Status == Optimal && acc.Meets(tol) && rowsOK:

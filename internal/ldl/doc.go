@@ -13,7 +13,9 @@
 // The work is split in three phases:
 //
 //   - Analyze (pattern only): a fill-reducing ordering (approximate minimum
-//     degree by default), the elimination tree and the column counts of L.
+//     degree by default; exact minimum degree on bitsets, Ordering
+//     MinimumDegree, for small matrices), the elimination tree and the
+//     column counts of L.
 //   - Analyze also picks the numeric method: simplicial up-looking (row by
 //     row, Davis's LDL) or left-looking supernodal with dense kernels and
 //     relaxed supernodes, by the work per entry of L (Options.Method overrides).

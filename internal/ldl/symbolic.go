@@ -83,6 +83,11 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 			return nil, err
 		}
 		s.perm = append([]int(nil), opts.Perm...)
+	case MinimumDegree:
+		if n > MaxMinimumDegreeOrder {
+			return nil, invalidf("the MinimumDegree ordering takes matrices of order at most %d, this one has order %d", MaxMinimumDegreeOrder, n)
+		}
+		s.perm = mdOrder(n, upper.ColPtr, upper.RowIdx)
 	case AMD:
 		dense := opts.DenseFactor
 		if dense == 0 {
@@ -100,7 +105,7 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	if s.aborted {
 		return nil, interrupted()
 	}
-	if opts.Ordering == AMD {
+	if opts.Ordering == AMD || opts.Ordering == MinimumDegree {
 		// A postorder of the elimination tree is an equivalent ordering
 		// (same fill) whose subtrees are contiguous, which makes supernodes
 		// consecutive and improves locality.

@@ -226,14 +226,18 @@ func symMulVec(out []float64, p *sparse.CSC, x []float64) {
 	}
 }
 
-// spread returns the ratio of the largest to the smallest equilibration
-// factor, over D and E together (1 for the identity scaling).
-func (sc *scaling) spread() float64 {
+// rowSpread returns the ratio of the largest to the smallest row
+// equilibration factor (E; 1 for the identity scaling, +Inf when a factor is
+// not positive). The column factors D are left out: the rows are where a
+// solve residual measured globally can hide a residual large against a row of
+// small terms (earlyRefineSpread).
+func (sc *scaling) rowSpread() float64 {
 	lo, hi := math.Inf(1), 0.0
-	for _, v := range [][]float64{sc.d, sc.e} {
-		for _, f := range v {
-			lo, hi = math.Min(lo, f), math.Max(hi, f)
-		}
+	for _, f := range sc.e {
+		lo, hi = math.Min(lo, f), math.Max(hi, f)
+	}
+	if len(sc.e) == 0 {
+		return 1
 	}
 	if !(lo > 0) {
 		return math.Inf(1)

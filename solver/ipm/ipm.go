@@ -119,7 +119,12 @@ func (sv *Solver) solve(ctx context.Context, p *solver.Problem, s solver.Setting
 	w.warm = warm
 	sol := w.run(ctx)
 	// Never an unverified optimum: the answer is re-checked on p itself.
-	sol.Accuracy = solver.Certify(p, sol, set.tol(), set.reducedTol())
+	if w.finalChecked {
+		// the returned point is the one verified measured last
+		sol.Accuracy = solver.CertifyMeasured(sol, w.checked.acc, set.tol(), set.reducedTol())
+	} else {
+		sol.Accuracy = solver.Certify(p, sol, set.tol(), set.reducedTol())
+	}
 	sol.SolveTime = time.Since(start)
 	sol.Solver = "ipm"
 	return sol, nil
@@ -158,6 +163,11 @@ type workspace struct {
 	rtau        float64
 	px, atz, ax []float64
 	xpx, qx, bz float64
+	norms       residualNorms // computed with the residuals (residuals)
+	// checked is the last point measured by verified; finalChecked: the
+	// solution finish returned is that point
+	checked      checkedPoint
+	finalChecked bool
 	// KKT work
 	x2, z2, x1, z1 []float64
 	rhs, sol       []float64

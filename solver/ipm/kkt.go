@@ -328,7 +328,11 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 				break
 			}
 		}
-		sym, err := ldl.Analyze(k, ldl.Options{Interrupt: stop, SupernodalRatio: ratio})
+		opts := ldl.Options{Interrupt: stop, SupernodalRatio: ratio}
+		if k.Cols <= kktMinimumDegreeOrder && symmetricNonPSD(cones) {
+			opts.Ordering = ldl.MinimumDegree
+		}
+		sym, err := ldl.Analyze(k, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -347,6 +351,20 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 
 // isDiagOnly reports whether cone c's scaling block is diagonal (zero and
 // nonnegative cones).
+// symmetricNonPSD reports whether every cone is zero, nonnegative or
+// second-order (an LP, QP or SOCP): the problems kktMinimumDegreeOrder was
+// measured on.
+func symmetricNonPSD(cones []conic) bool {
+	for _, c := range cones {
+		switch c.(type) {
+		case *zeroCone, *nonnegCone, *socCone:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func isDiagOnly(c conic) bool {
 	switch c.(type) {
 	case *zeroCone, *nonnegCone:

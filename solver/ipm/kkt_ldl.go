@@ -52,6 +52,23 @@ const kktSupernodalRatio = 12
 // elsewhere.
 const kktSupernodalRatioSmall = 20
 
+// kktMinimumDegreeOrder: KKT matrices of at most this order are ordered by
+// exact minimum degree on a bitset elimination graph (ldl.MinimumDegree)
+// instead of AMD; the symbolic analysis of a small KKT matrix otherwise costs
+// several numeric factorizations, most of it AMD's quotient-graph
+// bookkeeping. Measured (BENCHMARKS.md, "Small problems, round 8"): the
+// factors have the same size (420 instances of six families, two seeds:
+// median nnz(L) ratio to AMD 1.000, per family and size 0.993–1.006 on
+// orders ≤ 256, at most 1.05), and whole solves, paired with AMD in one
+// process, are 5–10% faster on orders 150–225, neutral to mixed on orders
+// 300–460 (SOCPs 9–12% slower at 315–357 on held-out sizes) and slower on
+// the largest (920). Validated with another seed at sizes not measured
+// before (orders 45–255: LP families and SOCPs 4–12% faster, QP 0.85–1.04,
+// median 0.94). 256 is four 64-bit
+// words per node. Only for LP/QP/SOCP KKT matrices (symmetricNonPSD):
+// problems with PSD or non-symmetric cones keep AMD, as measured before.
+const kktMinimumDegreeOrder = 256
+
 // kktSmallOrder bounds the KKT orders of those measurements (n = 200 SOCPs
 // have order about 920); above it kktSupernodalRatio applies.
 const kktSmallOrder = 1000

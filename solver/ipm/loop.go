@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/privopt/privopt/cone"
@@ -118,7 +119,7 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 	// (noEarlyRefine is set above exactly for PSD blocks and non-symmetric
 	// cones, where the equilibration keeps all its passes)
 	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set, !w.noEarlyRefine, stop)
-	if w.sc.spread() > earlyRefineSpread {
+	if w.sc.rowSpread() > earlyRefineSpread {
 		w.noEarlyRefine = true
 	}
 	if stop != nil && stop() {
@@ -201,7 +202,11 @@ func checkConvex(p *sparse.CSC, dense bool, stop func() bool) error {
 			}
 		}
 	} else {
-		sym, err := ldl.Analyze(ps, ldl.Options{Interrupt: stop})
+		opts := ldl.Options{Interrupt: stop}
+		if n <= kktMinimumDegreeOrder {
+			opts.Ordering = ldl.MinimumDegree // as for small KKT matrices
+		}
+		sym, err := ldl.Analyze(ps, opts)
 		if err != nil {
 			return fmt.Errorf("ipm: analyzing P: %w", err)
 		}
@@ -285,50 +290,87 @@ func (w *workspace) shiftToCone(v []float64) {
 	}
 }
 
+// residualNorms are the norms and inner products the termination rules read
+// at an iterate, formed by residuals in the passes that form the residuals
+// (no second pass over the vectors): the ∞-norms of E⁻¹r_z, E⁻¹Ax, E⁻¹s
+// (rowRes, rowAx, rowS; E⁻¹ undoes the row equilibration) and of D⁻¹r_x,
+// D⁻¹Px, D⁻¹Aᵀz (colRes, colPx, colATz), for measure; the ∞-norms of Aᵀz,
+// Px and Ax + s on the equilibrated data, for the infeasibility tests; and
+// sᵀz, for μ. Each maximum follows normInf's rule (a NaN entry makes it NaN).
+type residualNorms struct {
+	rowRes, rowAx, rowS   float64
+	colRes, colPx, colATz float64
+	atz, px, axs          float64
+	sz                    float64
+}
+
+// maxAbs returns max(m, |v|), NaN when either is NaN (normInf's rule).
+func maxAbs(m, v float64) float64 {
+	if a := math.Abs(v); a > m || a != a {
+		return a
+	}
+	return m
+}
+
 // residuals computes, at the current iterate,
 //
-//	rx = Px + Aᵀz + qτ,  rz = Ax + s − bτ,  rτ = qᵀx + bᵀz + κ + xᵀPx/τ.
+//	rx = Px + Aᵀz + qτ,  rz = Ax + s − bτ,  rτ = qᵀx + bᵀz + κ + xᵀPx/τ,
+//
+// and, in the same passes, the norms and products of residualNorms.
 func (w *workspace) residuals() {
 	symMulVec(w.px, w.p, w.x)
 	w.a.MulTransVecTo(w.atz, 1, w.z, 0)
 	w.a.MulVecTo(w.ax, 1, w.x, 0)
-	w.xpx = dot(w.x, w.px)
-	w.qx = dot(w.q, w.x)
-	w.bz = dot(w.b, w.z)
-	for j := range w.rx {
-		w.rx[j] = w.px[j] + w.atz[j] + w.q[j]*w.tau
+	tau := w.tau
+	var nr residualNorms
+	var xpx, qx float64
+	x, q, px, atz, rx, dinv := w.x, w.q, w.px, w.atz, w.rx, w.sc.dinv
+	for j := range rx {
+		pj, aj := px[j], atz[j]
+		xpx += x[j] * pj
+		qx += q[j] * x[j]
+		r := pj + aj + q[j]*tau
+		rx[j] = r
+		dj := dinv[j]
+		nr.colRes = maxAbs(nr.colRes, dj*r)
+		nr.colPx = maxAbs(nr.colPx, dj*pj)
+		nr.colATz = maxAbs(nr.colATz, dj*aj)
+		nr.px = maxAbs(nr.px, pj)
+		nr.atz = maxAbs(nr.atz, aj)
 	}
-	for i := range w.rz {
-		w.rz[i] = w.ax[i] + w.s[i] - w.b[i]*w.tau
+	var bz, sz float64
+	b, z, s, ax, rz, einv := w.b, w.z, w.s, w.ax, w.rz, w.sc.einv
+	for i := range rz {
+		zi, si, ai := z[i], s[i], ax[i]
+		bz += b[i] * zi
+		sz += si * zi
+		r := ai + si - b[i]*tau
+		rz[i] = r
+		ei := einv[i]
+		nr.rowRes = maxAbs(nr.rowRes, ei*r)
+		nr.rowAx = maxAbs(nr.rowAx, ei*ai)
+		nr.rowS = maxAbs(nr.rowS, ei*si)
+		nr.axs = maxAbs(nr.axs, ai+si)
 	}
-	w.rtau = w.qx + w.bz + w.kappa + w.xpx/w.tau
+	nr.sz = sz
+	w.xpx, w.qx, w.bz, w.norms = xpx, qx, bz, nr
+	w.rtau = qx + bz + w.kappa + xpx/tau
 }
 
 // measure fills w.info with objectives and relative residuals in the units of
-// the reduced (unequilibrated) problem.
+// the reduced (unequilibrated) problem, from the quantities residuals formed.
 func (w *workspace) measure() {
 	sc := w.sc
 	tau := w.tau
 	c := sc.c
 	in := &w.info
+	nr := &w.norms
 	in.pobj = (0.5*w.xpx/(tau*tau)+w.qx/tau)/c + w.orig.R
 	in.dobj = (-0.5*w.xpx/(tau*tau)-w.bz/tau)/c + w.orig.R
 	in.gap = math.Abs(in.pobj - in.dobj)
 	in.relgap = in.gap / math.Max(1, math.Min(math.Abs(in.pobj-w.orig.R), math.Abs(in.dobj-w.orig.R)))
-	var rp, ax, sn float64
-	for i := range w.rz {
-		rp = math.Max(rp, math.Abs(sc.einv[i]*w.rz[i]))
-		ax = math.Max(ax, math.Abs(sc.einv[i]*w.ax[i]))
-		sn = math.Max(sn, math.Abs(sc.einv[i]*w.s[i]))
-	}
-	in.pres = rp / tau / (1 + math.Max(w.normB, math.Max(ax, sn)/tau))
-	var rd, px, atz float64
-	for j := range w.rx {
-		rd = math.Max(rd, math.Abs(sc.dinv[j]*w.rx[j]))
-		px = math.Max(px, math.Abs(sc.dinv[j]*w.px[j]))
-		atz = math.Max(atz, math.Abs(sc.dinv[j]*w.atz[j]))
-	}
-	in.dres = rd / (c * tau) / (1 + math.Max(w.normQ, math.Max(px, atz)/(c*tau)))
+	in.pres = nr.rowRes / tau / (1 + math.Max(w.normB, math.Max(nr.rowAx, nr.rowS)/tau))
+	in.dres = nr.colRes / (c * tau) / (1 + math.Max(w.normQ, math.Max(nr.colPx, nr.colATz)/(c*tau)))
 	if math.IsNaN(in.pres) || math.IsNaN(in.dres) || math.IsNaN(in.gap) {
 		in.pres, in.dres, in.gap, in.relgap = math.Inf(1), math.Inf(1), math.Inf(1), math.Inf(1)
 	}
@@ -342,7 +384,7 @@ func (w *workspace) converged(feas, gap float64) bool {
 // primalInfeasible: bᵀz < 0 and ‖Aᵀz‖∞ ≤ InfeasTol·(−bᵀz) on the
 // equilibrated data.
 func (w *workspace) primalInfeasible() bool {
-	return w.bz < 0 && normInf(w.atz) <= w.set.InfeasTol*(-w.bz)
+	return w.bz < 0 && w.norms.atz <= w.set.InfeasTol*(-w.bz)
 }
 
 // dualInfeasible: qᵀx < 0, ‖Px‖∞ ≤ InfeasTol·(−qᵀx) and
@@ -352,14 +394,7 @@ func (w *workspace) dualInfeasible() bool {
 		return false
 	}
 	lim := w.set.InfeasTol * (-w.qx)
-	if normInf(w.px) > lim {
-		return false
-	}
-	var r float64
-	for i := range w.ax {
-		r = math.Max(r, math.Abs(w.ax[i]+w.s[i]))
-	}
-	return r <= lim
+	return w.norms.px <= lim && w.norms.axs <= lim
 }
 
 // solveNewton solves the Newton system of the embedding for the right-hand
@@ -710,15 +745,21 @@ func (w *workspace) earlyRefineStop() float64 {
 	return refineRelMerit * w.merit()
 }
 
-// earlyRefineSpread: a problem whose equilibration factors span more than
-// this ratio (scaling.spread) is badly scaled, and its solves are refined to
-// round-off in every iteration (earlyRefineStop): the solve residual is
-// measured globally, and a residual small against the merit can still be
-// large against a row of small terms. Measured on the mixed-scale property
-// benchmark (bench/mixedscale: row blocks scaled by 10^U(−6, 6)), where early
-// stops turned optimal answers of the IPM into numerical errors (LP 400 →
-// 398 optimal, one small row 399 → 393) and a stop at 10⁻⁶ times the merit
-// still one; two orders of magnitude is the stated bound for "well scaled".
+// earlyRefineSpread: a problem whose row equilibration factors span more
+// than this ratio (scaling.rowSpread) is badly scaled, and its solves are
+// refined to round-off in every iteration (earlyRefineStop): the solve
+// residual is measured globally, and a residual small against the merit can
+// still be large against a row of small terms. Measured on the mixed-scale
+// property benchmark (bench/mixedscale: row blocks scaled by 10^U(−6, 6)),
+// where early stops turned optimal answers of the IPM into numerical errors
+// (LP 400 → 398 optimal, one small row 399 → 393) and a stop at 10⁻⁶ times
+// the merit still one; two orders of magnitude is the stated bound for "well
+// scaled". The row factors alone are measured: the spread of D and E
+// together (the rule until round 8) also classed problems whose columns only
+// differ in scale — every generated unbounded SOCP, through the columns of
+// its improving ray — as badly scaled. The row spread of the 1,600
+// mixed-scale instances is at least 8.5·10⁵ (BENCHMARKS.md, "Small
+// problems, round 8"; TestEarlyRefineRuleClassesMixedScale).
 const earlyRefineSpread = 100
 
 // refineRelMerit is the factor of earlyRefineStop. Derived: it is
@@ -980,7 +1021,7 @@ func (w *workspace) checkTermination(ctx context.Context, it int) (solver.Status
 	set := w.set
 	w.residuals()
 	w.measure()
-	w.info.mu = (dot(w.s, w.z) + w.tau*w.kappa) / (w.nu + 1)
+	w.info.mu = (w.norms.sz + w.tau*w.kappa) / (w.nu + 1)
 	w.logIter(it)
 	if w.converged(set.FeasTol, set.GapTol) {
 		// The internal residuals are measured on the presolved,
@@ -1391,7 +1432,7 @@ func (w *workspace) finish(status solver.Status, it int) *solver.Solution {
 		sol.Objective, sol.DualObjective = math.Inf(-1), math.Inf(-1)
 		return sol
 	}
-	sol.X, sol.S, sol.Y = w.point()
+	sol.X, sol.S, sol.Y, w.finalChecked = w.reuseChecked(w.point())
 	px := make([]float64, n)
 	symMulVec(px, w.orig.P, sol.X)
 	xpx := dot(sol.X, px)
@@ -1405,7 +1446,29 @@ func (w *workspace) finish(status solver.Status, it int) *solver.Solution {
 func (w *workspace) verified(tol float64) bool {
 	x, s, y := w.point()
 	acc, err := solver.Measure(w.orig, x, s, y)
+	if err == nil {
+		w.checked = checkedPoint{x: x, s: s, y: y, acc: acc, ok: true}
+	}
 	return err == nil && acc.Meets(tol)
+}
+
+// checkedPoint is the last point verified measured on the caller's data, with
+// its accuracy: when finish returns that very point, Solve grades it with
+// solver.CertifyMeasured instead of measuring it a second time.
+type checkedPoint struct {
+	x, s, y []float64
+	acc     solver.Accuracy
+	ok      bool
+}
+
+// reuseChecked returns the checked point's vectors and true when they equal
+// (x, s, y) entry by entry (a NaN never matches), else (x, s, y) and false.
+func (w *workspace) reuseChecked(x, s, y []float64) ([]float64, []float64, []float64, bool) {
+	c := &w.checked
+	if c.ok && slices.Equal(c.x, x) && slices.Equal(c.s, s) && slices.Equal(c.y, y) {
+		return c.x, c.s, c.y, true
+	}
+	return x, s, y, false
 }
 
 // point maps the current iterate back to the caller's problem:
