@@ -203,7 +203,9 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 		copy(m1.Data[i*m1.Stride:i*m1.Stride+c.n], l1.Data[i*l1.Stride:i*l1.Stride+c.n]) // chol zeroes the upper part
 	}
 	trmmLeftLower(true, c.n, c.n, l2.Data, l2.Stride, m1.Data, m1.Stride)
-	if !(c.n >= psdFastMinOrder && c.scalingFromGram()) && !c.scalingFromSVD() {
+	ok := (c.n >= psdFastMinOrder && c.scalingFromGram()) ||
+		(c.n <= jacobiSVDMaxOrder && c.scalingFromJacobi()) || c.scalingFromSVD()
+	if !ok {
 		return false
 	}
 	c.bValid = false
