@@ -8,47 +8,49 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// scalingErrors returns, for the scaling factors of c (computed from the
-// points s and z), the largest deviations of RᵀZR and R⁻¹SR⁻ᵀ from Λ
-// relative to √(λᵢλⱼ), and ‖BZB − S‖_F/‖S‖_F with B = RRᵀ (the NT point
-// W = B satisfies WZW = S).
-func scalingErrors(c *psdCone, s, z []float64) (lamErr, nt float64) {
-	n := c.n
-	for _, pair := range []struct {
-		m  *mat.Dense
-		x  []float64
-		tr bool
-	}{{c.r, z, true}, {c.rinv, s, false}} {
-		xm := mat.NewDense(n, n, nil)
-		svecToDense(xm, pair.x, n)
-		var t1, t2 mat.Dense
-		if pair.tr {
-			t1.Mul(pair.m.T(), xm)
-			t2.Mul(&t1, pair.m)
-		} else {
-			t1.Mul(pair.m, xm)
-			t2.Mul(&t1, pair.m.T())
-		}
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				want := 0.0
-				if i == j {
-					want = c.lam[i]
-				}
-				lamErr = math.Max(lamErr, math.Abs(t2.At(i, j)-want)/math.Sqrt(c.lam[i]*c.lam[j]))
+// lambdaDeviation returns max_ij |(MᵀXM)_ij − λᵢδᵢⱼ|/√(λᵢλⱼ) (tr) or the
+// same for MXMᵀ, X = mat(x): how far a scaling factor M maps the point X
+// off Λ = diag(lam).
+func lambdaDeviation(m *mat.Dense, x []float64, tr bool, lam []float64) float64 {
+	n := len(lam)
+	xm := mat.NewDense(n, n, nil)
+	svecToDense(xm, x, n)
+	var t1, t2 mat.Dense
+	if tr {
+		t1.Mul(m.T(), xm)
+		t2.Mul(&t1, m)
+	} else {
+		t1.Mul(m, xm)
+		t2.Mul(&t1, m.T())
+	}
+	var e float64
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			want := 0.0
+			if i == j {
+				want = lam[i]
 			}
+			e = math.Max(e, math.Abs(t2.At(i, j)-want)/math.Sqrt(lam[i]*lam[j]))
 		}
 	}
-	var b, zm, sm, t1, t2 mat.Dense
+	return e
+}
+
+// scalingErrors returns, for the scaling factors of c (computed from the
+// points s and z), the larger lambdaDeviation of RᵀZR and R⁻¹SR⁻ᵀ, and
+// ‖BZB − S‖₂/‖S‖₂ with B = RRᵀ (the NT point W = B satisfies WZW = S).
+func scalingErrors(c *psdCone, s, z []float64) (lamErr, nt float64) {
+	n := c.n
+	lamErr = math.Max(lambdaDeviation(c.r, z, true, c.lam), lambdaDeviation(c.rinv, s, false, c.lam))
+	b, zm, sm := mat.NewDense(n, n, nil), mat.NewDense(n, n, nil), mat.NewDense(n, n, nil)
 	b.Mul(c.r, c.r.T())
-	zm.CloneFrom(mat.NewDense(n, n, nil))
-	svecToDense(&zm, z, n)
-	sm.CloneFrom(mat.NewDense(n, n, nil))
-	svecToDense(&sm, s, n)
-	t1.Mul(&b, &zm)
-	t2.Mul(&t1, &b)
-	t2.Sub(&t2, &sm)
-	return lamErr, mat.Norm(&t2, 2) / mat.Norm(&sm, 2)
+	svecToDense(zm, z, n)
+	svecToDense(sm, s, n)
+	var t1, t2 mat.Dense
+	t1.Mul(b, zm)
+	t2.Mul(&t1, b)
+	t2.Sub(&t2, sm)
+	return lamErr, mat.Norm(&t2, 2) / mat.Norm(sm, 2)
 }
 
 // TestJacobiScalingMatchesSVD compares the NT scaling from the one-sided
