@@ -4,12 +4,13 @@ import "math"
 
 // jacobiSVDMaxOrder is the largest order of a PSD block whose NT scaling
 // takes the one-sided Jacobi SVD (scalingFromJacobi) instead of LAPACK's
-// dgesvd. Below it the Jacobi sweeps, O(n³) arithmetic with no call
-// overhead, cost less than dgesvd's bidiagonalization, two orthogonal
-// generations and QR iteration, each a chain of small gonum calls
-// (measured with instruction counts on SDPLIB's hinf and control blocks of
-// order 4–16; BENCHMARKS.md, "SDPs, round 8"). Blocks of order
-// psdFastMinOrder and above take the Gram route first.
+// dgesvd: every order below psdFastMinOrder, where the Gram route starts.
+// Measured (instructions per scaling, random pairs of condition 10⁶,
+// BenchmarkScalingRoutes under valgrind): order 4 19k against dgesvd's 39k,
+// 6 53k against 81k, 10 207k against 244k, 16 778k against 740k — cheaper
+// up to about order 12, even at 16; a separate cutoff below 16 was not
+// tried, as every change of a scaling's rounding moves the hinf iterates
+// (BENCHMARKS.md, "SDPs, round 8").
 const jacobiSVDMaxOrder = psdFastMinOrder - 1
 
 // jacobiMaxSweeps bounds the cyclic sweeps of jacobiSVD; quadratic
