@@ -7,8 +7,8 @@ import "math"
 // dgesvd: every order below psdFastMinOrder, where the Gram route starts.
 // Measured (instructions per scaling, random pairs of condition 10⁶,
 // BenchmarkScalingRoutes under valgrind): order 4 19k against dgesvd's 39k,
-// 6 53k against 81k, 10 207k against 244k, 16 778k against 740k — cheaper
-// up to about order 12, even at 16; a separate cutoff below 16 was not
+// 6 53k against 81k, 10 207k against 244k, 16 778k against 740k: cheaper
+// up to about order 12, 5% dearer at 16; a lower cutoff was not
 // tried, as every change of a scaling's rounding moves the hinf iterates
 // (BENCHMARKS.md, "SDPs, round 8").
 const jacobiSVDMaxOrder = psdFastMinOrder - 1
