@@ -22,7 +22,9 @@ import (
 //
 // The factors R, R⁻¹ and Σ are computed from the symmetric eigenproblem of
 // the Gram matrix (L₂ᵀL₁)ᵀ(L₂ᵀL₁) = L₁ᵀZL₁ = VΣ²Vᵀ (scalingFromGram) when
-// the scaled point is well enough centered, else from the SVD.
+// the scaled point is well enough centered (blocks of order psdFastMinOrder
+// or more), else from the SVD: one-sided Jacobi below psdFastMinOrder
+// (scalingFromJacobi), LAPACK's dgesvd otherwise and as the fallback.
 //
 // The Jordan product is X∘Y = (XY + YX)/2, e = I.
 type psdCone struct {
