@@ -140,6 +140,10 @@ func trmmLeftLower(trans bool, m, n int, a []float64, lda int, b []float64, ldb 
 // where A_il = 0 (gonum's dgemmSerialNotNot; its parallel blocking keeps that
 // order per element). No goroutines.
 func gemmNN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if n < 8 {
+		gemmNNSmall(m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
 	for i := 0; i < m; i++ {
 		ci := c[i*ldc : i*ldc+n]
 		clear(ci)
@@ -157,6 +161,26 @@ func gemmNN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 			for j := range bl {
 				ci[j] += v * bl[j]
 			}
+		}
+	}
+}
+
+// gemmNNSmall is gemmNN for n < 8: the same row updates C[i, :] +=
+// A_il·B[l, :] in the same order (so the same bits), in a function of its
+// own whose few live values stay in registers.
+func gemmNNSmall(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	for i := 0; i < m; i++ {
+		ci := c[i*ldc : i*ldc+n]
+		clear(ci)
+		off := 0
+		for _, v := range a[i*lda : i*lda+k] {
+			if v != 0 {
+				bl := b[off : off+len(ci)]
+				for j, x := range bl {
+					ci[j] += v * x
+				}
+			}
+			off += ldb
 		}
 	}
 }

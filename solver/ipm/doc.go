@@ -95,7 +95,8 @@
 //
 // The NT scaling of a PSD block of order ≥ 20 comes from the symmetric
 // eigenproblem of L₁ᵀZL₁ (S = L₁L₁ᵀ, Z = L₂L₂ᵀ) while the scaled point's
-// condition allows, else (and for smaller blocks) from the SVD of L₂ᵀL₁; the
+// condition allows, else from the SVD of L₂ᵀL₁ (LAPACK's dgesvd; below order
+// 20 one-sided Jacobi rotations, psdjacobi.go, with dgesvd as fallback); the
 // step length to the boundary of a block of order ≥ 40 from a Lanczos
 // estimate of the extreme eigenvalue, accepted only after a Cholesky
 // factorization proves the step feasible (psdstep.go), with the full

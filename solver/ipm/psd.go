@@ -22,7 +22,9 @@ import (
 //
 // The factors R, R⁻¹ and Σ are computed from the symmetric eigenproblem of
 // the Gram matrix (L₂ᵀL₁)ᵀ(L₂ᵀL₁) = L₁ᵀZL₁ = VΣ²Vᵀ (scalingFromGram) when
-// the scaled point is well enough centered, else from the SVD.
+// the scaled point is well enough centered (blocks of order psdFastMinOrder
+// or more), else from the SVD: one-sided Jacobi below psdFastMinOrder
+// (scalingFromJacobi), LAPACK's dgesvd otherwise and as the fallback.
 //
 // The Jordan product is X∘Y = (XY + YX)/2, e = I.
 type psdCone struct {
@@ -203,7 +205,9 @@ func (c *psdCone) updateScaling(s, z []float64, _ float64) bool {
 		copy(m1.Data[i*m1.Stride:i*m1.Stride+c.n], l1.Data[i*l1.Stride:i*l1.Stride+c.n]) // chol zeroes the upper part
 	}
 	trmmLeftLower(true, c.n, c.n, l2.Data, l2.Stride, m1.Data, m1.Stride)
-	if !(c.n >= psdFastMinOrder && c.scalingFromGram()) && !c.scalingFromSVD() {
+	ok := (c.n >= psdFastMinOrder && c.scalingFromGram()) ||
+		(c.n <= jacobiSVDMaxOrder && c.scalingFromJacobi()) || c.scalingFromSVD()
+	if !ok {
 		return false
 	}
 	c.bValid = false

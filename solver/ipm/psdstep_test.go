@@ -232,26 +232,7 @@ func TestNTScalingGram(t *testing.T) {
 					tr  bool
 					nam string
 				}{{got.r, z, true, "RᵀZR"}, {got.rinv, s, false, "R⁻¹SR⁻ᵀ"}} {
-					xm := mat.NewDense(n, n, nil)
-					svecToDense(xm, pair.x, n)
-					var t1, t2 mat.Dense
-					if pair.tr {
-						t1.Mul(pair.m.T(), xm)
-						t2.Mul(&t1, pair.m)
-					} else {
-						t1.Mul(pair.m, xm)
-						t2.Mul(&t1, pair.m.T())
-					}
-					var e float64
-					for i := 0; i < n; i++ {
-						for j := 0; j < n; j++ {
-							want := 0.0
-							if i == j {
-								want = got.lam[i]
-							}
-							e = math.Max(e, math.Abs(t2.At(i, j)-want)/math.Sqrt(got.lam[i]*got.lam[j]))
-						}
-					}
+					e := lambdaDeviation(pair.m, pair.x, pair.tr, got.lam)
 					if e > 1e-7 {
 						t.Errorf("trial %d: %s (%d) differs from Λ by %g (relative to √λᵢλⱼ)", trial, pair.nam, k, e)
 					}
