@@ -22,7 +22,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var (
 		casePath, domPath, out, dcModel string
 		alpha, priceCap, priceFloor     float64
-		postFactor                      float64
+		postFactor, targetRatio         float64
 		segments                        int
 		secure, verify, quiet, proof    bool
 		limit                           time.Duration
@@ -35,6 +35,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Float64Var(&alpha, "alpha", 1, "adjacency α in MW: one bus load may differ by at most α")
 	fs.BoolVar(&secure, "n-1", false, "certify for the N-1 secure release: the KKT bound of the N-1 program over the post-contingency rows that screening cannot rule out (grid.Network.CertifyN1LMPBound; re-derived evidence, no checkable proof), the price cap when it is not below it")
 	fs.Float64Var(&postFactor, "post-factor", 1, "with --n-1: post-contingency limits as a multiple of the normal ratings (as 'privopt opf --post-factor')")
+	fs.Float64Var(&targetRatio, "target-ratio", grid.DefaultN1TargetRatio, "with --n-1: stop the bound's MIP once it proves at most this multiple of the price a short search realizes (grid.N1BoundOptions.TargetRatio; the certificate records it); 0 runs the MIP to closure (tighter, slower)")
 	fs.StringVar(&out, "out", "", "write the certificate (CERT.json) to this file")
 	fs.Float64Var(&priceCap, "price-cap", 1000, "market price cap / value of lost load, $/MWh")
 	fs.Float64Var(&priceFloor, "price-floor", 0, "market price floor, $/MWh, ≤ 0")
@@ -54,10 +55,23 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments %v", fs.Args())
 	}
-	postSet := false
-	fs.Visit(func(fl *flag.Flag) { postSet = postSet || fl.Name == "post-factor" })
+	postSet, targetSet := false, false
+	fs.Visit(func(fl *flag.Flag) {
+		postSet = postSet || fl.Name == "post-factor"
+		targetSet = targetSet || fl.Name == "target-ratio"
+	})
 	if postSet && !secure {
 		return usagef("--post-factor sets the N-1 post-contingency limits: it needs --n-1")
+	}
+	if targetSet && !secure {
+		return usagef("--target-ratio sets where the N-1 bound stops: it needs --n-1")
+	}
+	if !(targetRatio == 0 || targetRatio >= 1) || math.IsInf(targetRatio, 0) {
+		return errFlag("target-ratio", targetRatio, "must be 0 (run to closure) or ≥ 1 and finite")
+	}
+	n1Target := targetRatio
+	if n1Target == 0 {
+		n1Target = -1 // N1BoundOptions: below 1 runs to closure, 0 is the default
 	}
 	if !(postFactor > 0) || math.IsInf(postFactor, 0) {
 		return errFlag("post-factor", postFactor, "must be > 0 and finite")
@@ -110,7 +124,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	t0 := time.Now()
 	var cert *grid.CostCertificate
 	if secure {
-		cert, _, err = net.CertifyN1LMPBound(ctx, dom, alpha, rules, grid.N1BoundOptions{PostFactor: postFactor, Bound: grid.LMPBoundOptions{TimeLimit: limit, Progress: progress}})
+		cert, _, err = net.CertifyN1LMPBound(ctx, dom, alpha, rules, grid.N1BoundOptions{PostFactor: postFactor, TargetRatio: n1Target, Bound: grid.LMPBoundOptions{TimeLimit: limit, Progress: progress}})
 	} else {
 		cert, err = net.CertifyCostBound(ctx, dom, alpha, rules, grid.LMPBoundOptions{TimeLimit: limit, Progress: progress, Checkable: proof, TreeNodes: treeNodes})
 	}

@@ -95,6 +95,10 @@ func TestCertifyCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "lmp-bound-n1, 50.0001 $/MWh") || !strings.Contains(stdout, "verified: re-derived") {
 		t.Errorf("--n-1: exit %d, %s", code, stdout)
 	}
+	// --target-ratio 0 runs the MIP to closure: the same tight 50.
+	if code, stdout, _ := runCmd(t, "certify", "--case", casePath, "--domain", dom, "--n-1", "--post-factor", "1.5", "--dc-model", "matpower", "--target-ratio", "0", "--quiet"); code != 0 || !strings.Contains(stdout, "lmp-bound-n1, 50.0001 $/MWh") {
+		t.Errorf("--n-1 --target-ratio 0: exit %d, %s", code, stdout)
+	}
 	if f, err := os.Open(outN1); err != nil {
 		t.Error(err)
 	} else {
@@ -110,6 +114,8 @@ func TestCertifyCommand(t *testing.T) {
 		{"certify", "--case", casePath, "--domain", dom, "--price-floor", "5"},
 		{"certify", "--case", casePath, "--domain", dom, "--post-factor", "1.5"},
 		{"certify", "--case", casePath, "--domain", dom, "--n-1", "--post-factor", "0"},
+		{"certify", "--case", casePath, "--domain", dom, "--target-ratio", "2"},
+		{"certify", "--case", casePath, "--domain", dom, "--n-1", "--target-ratio", "0.5"},
 	} {
 		if code, _, _ := runCmd(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
