@@ -1414,7 +1414,24 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				if !up && useless(-obsLo[k.pi[j]], -piLo[j], width) {
 					continue
 				}
+				// Price monotonicity: the bound over the KKT points with
+				// d_j at the end of its interval is the bound over all (not
+				// in a checkable proof, whose LP steps run on the
+				// relaxation as built).
+				own := vary[j] && ev.rec == nil && k.m.d[j] >= 0
+				if own {
+					end := ownLoadEnd(dom, j, sign)
+					if err := lp.SetColumnBounds(k.m.d[j], end, end); err != nil {
+						lp.Close()
+						return err
+					}
+				}
 				v, ok, err := max([]int{k.pi[j]}, []float64{sign})
+				if own {
+					if err2 := lp.SetColumnBounds(k.m.d[j], dom.Lo[j], dom.Hi[j]); err == nil {
+						err = err2
+					}
+				}
 				if err != nil {
 					lp.Close()
 					return err
@@ -1663,6 +1680,7 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	if err != nil {
 		return nil, 0, err
 	}
+	fixOwnLoads(k, dom, sign)
 	m, ys, b := k.m, k.ys, k.b
 	ev.Binaries += k.nbin
 	size := float64(len(b.cost) + len(b.rlo))
@@ -1766,6 +1784,7 @@ func (n *Network) perBusMIPs(ctx context.Context, dom LoadDomain, rules MarketRu
 			if err != nil {
 				return 0, err
 			}
+			fixOwnLoads(k, dom, sign)
 			k.b.row(ci, math.Inf(1), []int{k.t}, []float64{1})
 			size := float64(len(k.b.cost) + len(k.b.rlo))
 			ev.mipSize = int(size)
@@ -1979,4 +1998,52 @@ func (n *Network) CertifyCostBound(ctx context.Context, dom LoadDomain, alpha fl
 		c.Reason = mc.Reason + "; " + c.Reason
 	}
 	return c, nil
+}
+
+// Price monotonicity along a bus's own load. V is convex in d and d enters
+// the market LP only through the balance rows, so the largest price at bus i
+// over the optimal duals at d is the right derivative
+// V′(d; e_i) = max_{π ∈ ∂V(d)} π_i (Rockafellar, Convex Analysis, Thm 23.4),
+// and the smallest one is −V′(d; −e_i). Along the line d + s·e_i, a convex
+// function's right derivative is nondecreasing in s, and at the end
+// d̂ = d + (Hi_i − d_i)·e_i every optimal dual π̂ satisfies
+// V(d̂ − s·e_i) ≥ V(d̂) − s·π̂_i, so π̂_i is at least the left derivative
+// there, which is at least V′(d; e_i). Hence every KKT point (d, π) with
+// π_i = c has a KKT point (d̂, π̂) of the same domain (d̂ differs only in
+// coordinate i, set to Hi_i) with π̂_i ≥ c: the largest π_i over the KKT
+// points over D equals the largest over those with d_i = Hi_i, and the
+// smallest π_i the smallest over those with d_i = Lo_i. A program that
+// maximizes sign·π_i may therefore fix d_i at the end of its sign (Hi_i for
+// sign > 0, Lo_i for sign < 0) without changing its optimum; its relaxation
+// (and its McCormick rows on π_i·d_i, exact at a fixed d_i) only gets tighter.
+
+// ownLoadEnd is the end of bus i's load interval at which max sign·π_i over
+// the KKT points is attained (price monotonicity along the bus's own load).
+func ownLoadEnd(dom LoadDomain, i int, sign float64) float64 {
+	if sign > 0 {
+		return dom.Hi[i]
+	}
+	return dom.Lo[i]
+}
+
+// fixOwnLoads restricts a KKT program maximizing sign·π over the selected
+// buses k.sel to loads at the end of each selected bus's interval (price
+// monotonicity, above): with one bus its load column is fixed; with
+// several, selecting bus i (y_i = 1) forces d_i to its end by the row
+// sign·d_i ≥ sign·end_i − (Hi_i − Lo_i)(1 − y_i). The program's optimum is
+// unchanged.
+func fixOwnLoads(k *kktModel, dom LoadDomain, sign float64) {
+	for q, i := range k.sel {
+		col := k.m.d[i]
+		if col < 0 {
+			continue
+		}
+		end, w := ownLoadEnd(dom, i, sign), dom.Hi[i]-dom.Lo[i]
+		if len(k.ys) == 0 {
+			k.b.lo[col], k.b.hi[col] = end, end
+			continue
+		}
+		// sign·d_i − w·y_i ≥ sign·end_i − w
+		k.b.row(sign*end-w, math.Inf(1), []int{col, k.ys[q]}, []float64{sign, -w})
+	}
 }

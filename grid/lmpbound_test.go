@@ -598,3 +598,58 @@ func marketPrices(t *testing.T, n *Network, dom LoadDomain, rules MarketRules, d
 	}
 	return pi
 }
+
+// Price monotonicity along a bus's own load (ownLoadEnd): at random loads of
+// a congested domain (30_ieee ±30%, where branches congest and prices
+// differ between buses), the market LP's price at bus i with its load
+// moved to Hi_i is at least the price at the sampled load, and with its
+// load moved to Lo_i at most it — for whatever optimal dual the solver
+// returns at either point. The test also requires that some moves change
+// the price (the property is exercised, not vacuous).
+func TestOwnLoadMonotone(t *testing.T) {
+	n := pglibNet(t, "30_ieee")
+	dom, _ := n.LoadBand(0.3)
+	m, _, lp := marketLPSolver(t, n, dom, DefaultMarketRules())
+	defer lp.Close()
+	rng := rand.New(rand.NewPCG(3, 11))
+	priceAt := func(d []float64, i int) float64 {
+		for _, j := range m.vars {
+			if err := lp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := lp.Solve(context.Background())
+		if err != nil || r.Status != solver.Optimal {
+			t.Fatalf("market LP: %v %v", err, r.Status)
+		}
+		return r.RowDual[m.balance[i]]
+	}
+	moved := 0
+	for trial := 0; trial < 12; trial++ {
+		d := append([]float64(nil), dom.Lo...)
+		for _, j := range m.vars {
+			d[j] = dom.Lo[j] + rng.Float64()*(dom.Hi[j]-dom.Lo[j])
+			if trial%2 == 0 && rng.IntN(2) == 0 {
+				d[j] = dom.Hi[j]
+			}
+		}
+		for _, i := range m.vars {
+			p := priceAt(d, i)
+			for _, sign := range []float64{1, -1} {
+				e := append([]float64(nil), d...)
+				e[i] = ownLoadEnd(dom, i, sign)
+				q := priceAt(e, i)
+				if sign*(q-p) < -1e-6*(1+math.Abs(p)) {
+					t.Errorf("trial %d, bus %d: price %v at load %v, %v with the load at %v (sign %v)", trial, n.BusID[i], p, d[i], q, e[i], sign)
+				}
+				if math.Abs(q-p) > 1e-3 {
+					moved++
+				}
+			}
+		}
+	}
+	if moved == 0 {
+		t.Errorf("no price changed when a bus's load moved to an end: the test does not exercise congestion")
+	}
+	t.Logf("%d of %d moves changed the price", moved, 12*2*len(m.vars))
+}
