@@ -1414,24 +1414,7 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 				if !up && useless(-obsLo[k.pi[j]], -piLo[j], width) {
 					continue
 				}
-				// Price monotonicity: the bound over the KKT points with
-				// d_j at the end of its interval is the bound over all (not
-				// in a checkable proof, whose LP steps run on the
-				// relaxation as built).
-				own := vary[j] && ev.rec == nil && k.m.d[j] >= 0
-				if own {
-					end := ownLoadEnd(dom, j, sign)
-					if err := lp.SetColumnBounds(k.m.d[j], end, end); err != nil {
-						lp.Close()
-						return err
-					}
-				}
 				v, ok, err := max([]int{k.pi[j]}, []float64{sign})
-				if own {
-					if err2 := lp.SetColumnBounds(k.m.d[j], dom.Lo[j], dom.Hi[j]); err == nil {
-						err = err2
-					}
-				}
 				if err != nil {
 					lp.Close()
 					return err

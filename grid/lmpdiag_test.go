@@ -31,7 +31,8 @@ import (
 // infeasible with the cutoff has no search price at or above it. The
 // incumbents' load vectors (points of the domain) are then given to the
 // search as extra starts, and the found change before and after is
-// reported. PRIVOPT_LMPDIAG_NOSHED=1 forbids shedding at the bus (a
+// reported. The bus's own load is fixed at its upper end (fixOwnLoads, as
+// perBusMIPs does; PRIVOPT_LMPDIAG_OWN=0: not). PRIVOPT_LMPDIAG_NOSHED=1 forbids shedding at the bus (a
 // restriction, not a bound: it shows whether the bound comes from the bus's
 // own shedding).
 func TestLMPPerBusMIP(t *testing.T) {
@@ -111,6 +112,9 @@ func TestLMPPerBusMIP(t *testing.T) {
 		k, err := n.buildKKT(dom, rules, ev, ev.PriceLo, ev.PriceHi, 1, nil, []int{i})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if os.Getenv("PRIVOPT_LMPDIAG_OWN") != "0" {
+			fixOwnLoads(k, dom, 1) // as perBusMIPs does (0: not, to compare)
 		}
 		if cutoff > 0 {
 			k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
