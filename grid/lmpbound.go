@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,7 +213,9 @@ type LMPEvidence struct {
 	MuLo []float64 `json:"mu_lo"`
 	// FlowLo, FlowHi bound each limited branch's flow at every KKT point
 	// (bound tightening; nil without it). A limit outside this range cannot
-	// bind, so its congestion dual is 0 (MuUp or MuLo is 0).
+	// bind, so its congestion dual is 0 (MuUp or MuLo is 0). MuUp and MuLo
+	// are 0 also at the later of two twin branches (mergeTwinLimits), whose
+	// limits may bind.
 	FlowLo []float64 `json:"-"`
 	FlowHi []float64 `json:"-"`
 	// PriceLo, PriceHi bound each bus's price at every KKT point (derived
@@ -472,6 +475,11 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			progress(opt.Progress, "lmp-bound: %s", ev.ProofNote)
 		} else {
 			progress(opt.Progress, "lmp-bound: a branch has b ≤ 0: price box proven by %d LPs (|π| < %.6g)", len(ev.rec.p.PiBoxSteps), ev.rec.p.PiBox)
+		}
+	}
+	if ev.rec == nil {
+		if c := n.mergeTwinLimits(m, ev); c > 0 {
+			progress(opt.Progress, "lmp-bound: %d limits of twin branches (identical flow rows) carry their twins' congestion duals (fixed at 0)", c)
 		}
 	}
 	if opt.DecisionRules {
@@ -2029,4 +2037,55 @@ func fixOwnLoads(k *kktModel, dom LoadDomain, sign float64) {
 		// sign·d_i − w·y_i ≥ sign·end_i − w
 		k.b.row(sign*end-w, math.Inf(1), []int{col, k.ys[q]}, []float64{sign, -w})
 	}
+}
+
+// Twin branches. Two limited branches l < l′ with the same ends, the same
+// flow row (Bf values), the same limits and the same Pfinj have identical
+// flow rows in the market LP: their flows are equal at every point, and
+// their congestion duals enter the stationarity rows (through Bfᵀμ) and the
+// dual objective (through the limits) only as the sums μ⁺_l + μ⁺_l′ and
+// μ⁻_l + μ⁻_l′. So for every KKT point (x, π, μ) the point (x, π, μ̃) with
+// μ̃_l = μ_l + μ_l′ and μ̃_l′ = 0 is a KKT point too (complementarity: μ_l′ > 0
+// puts l′, hence l, at its limit), with the same prices. The congestion dual
+// bounds (muBounds0, the repair-point bounds, the decision rules' and the
+// tightening LPs') each hold for every optimal dual, so also for μ̃; a KKT
+// program with μ_l′ fixed at 0 therefore has the same largest price. Fixing
+// it (MuUp = MuLo = 0 at l′: no complementarity rule, one binary pair less)
+// removes the relaxation's freedom to split one congestion between two
+// binaries. Not used in a checkable proof (the checker would have to
+// re-derive the twins).
+
+// mergeTwinLimits fixes at 0 the congestion duals of every limited branch
+// that has an earlier twin (see above) and returns how many limits it fixed.
+func (n *Network) mergeTwinLimits(m *marketLP, ev *LMPEvidence) int {
+	type key struct {
+		f, t       int
+		lo, hi, p0 float64
+	}
+	first := map[key][]int{}
+	fixed := 0
+	for l := range m.flow {
+		if m.flow[l] < 0 {
+			continue
+		}
+		k := key{n.From[l], n.To[l], n.FlowMin[l], n.FlowMax[l], n.Pfinj[l]}
+		twin := -1
+		for _, e := range first[k] {
+			if slices.Equal(m.bfBus[e], m.bfBus[l]) && slices.Equal(m.bfVal[e], m.bfVal[l]) {
+				twin = e
+				break
+			}
+		}
+		if twin < 0 {
+			first[k] = append(first[k], l)
+			continue
+		}
+		for _, mu := range []*float64{&ev.MuUp[l], &ev.MuLo[l]} {
+			if *mu > 0 {
+				*mu = 0
+				fixed++
+			}
+		}
+	}
+	return fixed
 }

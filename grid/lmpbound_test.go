@@ -653,3 +653,46 @@ func TestOwnLoadMonotone(t *testing.T) {
 	}
 	t.Logf("%d of %d moves changed the price", moved, 12*2*len(m.vars))
 }
+
+// Twin branches (mergeTwinLimits): case3_twins is case3_congested with its
+// limited branch split into two identical circuits, so the hand solution is
+// the same (largest LMP 50 $/MWh over d₃ ∈ [81, 99] MW, at bus 3). The twin's
+// two limits are fixed (their duals carried by the first circuit), the
+// certified bound is still exactly 50, it re-verifies, and at sampled loads
+// both circuits carry equal flows (the twins' rows are identical).
+func TestLMPTwinBranches(t *testing.T) {
+	n := loadNet(t, "testdata/case3_twins.m", DCOptions{})
+	rules := MarketRules{PriceCap: 1000}
+	dom := LoadDomain{Lo: []float64{0, 0, 81}, Hi: []float64{0, 10, 99}}
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &LMPEvidence{CostGap: 1}
+	if why := n.muBounds0(m, ev); why != "" {
+		t.Fatal(why)
+	}
+	if got := n.mergeTwinLimits(m, ev); got != 2 || ev.MuUp[2] != 0 || ev.MuLo[2] != 0 || ev.MuUp[1] == 0 || ev.MuLo[1] == 0 {
+		t.Fatalf("twins: %d limits fixed, mu up %v lo %v; want the second circuit's two", got, ev.MuUp, ev.MuLo)
+	}
+	c, err := n.CertifyLMPBound(context.Background(), dom, 2, rules, LMPBoundOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Method != "lmp-bound" || math.Abs(c.PerMW-50) > 1e-3 || !c.LMP.Closed {
+		t.Fatalf("twin circuits: %s per_mw %v (closed %v), want lmp-bound 50", c.Method, c.PerMW, c.LMP != nil && c.LMP.Closed)
+	}
+	if err := n.VerifyCostCertificate(c, dom); err != nil {
+		t.Error(err)
+	}
+	_, _, lp := marketLPSolver(t, n, dom, rules)
+	defer lp.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 6; trial++ {
+		r := solveAtSample(t, lp, m, dom, rng, trial%2 == 0)
+		if f1, f2 := r.RowValue[m.flow[1]], r.RowValue[m.flow[2]]; math.Abs(f1-f2) > 1e-6 {
+			t.Errorf("trial %d: twin flows %v and %v differ", trial, f1, f2)
+		}
+	}
+}
