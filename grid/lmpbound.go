@@ -207,6 +207,12 @@ type LMPEvidence struct {
 	PerBusMIP bool    `json:"per_bus_mip,omitempty"`
 	ShedMax   float64 `json:"shed_max_mw"` // bound on each shedding backstop at an optimum
 	CurtMax   float64 `json:"curt_max_mw"` // bound on each curtailment backstop at an optimum
+	// ShedHi, CurtHi bound each bus's shedding and curtailment backstop at
+	// every KKT point, per bus (backstopRanges: the largest over the primal
+	// part of the KKT relaxation; nil: ShedMax, CurtMax everywhere, as in a
+	// checkable proof).
+	ShedHi []float64 `json:"-"`
+	CurtHi []float64 `json:"-"`
 	// MuUp, MuLo bound the congestion duals of each branch's upper and lower
 	// limit (Network branch order; 0 for an absent limit).
 	MuUp []float64 `json:"mu_up"`
@@ -855,10 +861,10 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 	}
 	for j := range m.sigma {
 		if m.sigma[j] >= 0 {
-			b.hi[m.sigma[j]] = ev.ShedMax
+			b.hi[m.sigma[j]] = ev.shedMax(j)
 		}
 		if m.kappa[j] >= 0 {
-			b.hi[m.kappa[j]] = ev.CurtMax
+			b.hi[m.kappa[j]] = ev.curtMax(j)
 		}
 	}
 	// Valid for optimal dispatches: cost ≤ V(centre) + chord of the local
@@ -970,13 +976,13 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		if c := m.sigma[j]; c >= 0 {
 			e := b.binary()
 			shedE[j] = e
-			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.ShedMax})
+			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.shedMax(j)})
 			b.row(piLo[j], math.Inf(1), []int{pi[j], e}, []float64{1, -(C - piLo[j])})
 		}
 		if c := m.kappa[j]; c >= 0 {
 			e := b.binary()
 			curtE[j] = e
-			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.CurtMax})
+			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.curtMax(j)})
 			b.row(math.Inf(-1), piHi[j], []int{pi[j], e}, []float64{1, piHi[j] - F})
 		}
 	}
@@ -1115,6 +1121,14 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 	}
 	cand := &loadCandidates{keep: 32}
 	defer func() { ev.Candidates, ev.workLeft = cand.loads(), math.Max(0, work) }()
+	if ev.rec == nil && passes > 0 {
+		used, c, err := n.backstopRanges(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, vars)
+		if err != nil {
+			return err
+		}
+		work -= used
+		progress(w, "lmp-bound: per-bus backstop bounds: %d of %d below the system-wide ones by more than half (%.3g work units)", c, len(ev.ShedHi)+len(ev.CurtHi), used)
+	}
 	for pass := 0; pass < passes && work > 0; pass++ {
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
 		if err != nil {
@@ -2088,4 +2102,102 @@ func (n *Network) mergeTwinLimits(m *marketLP, ev *LMPEvidence) int {
 		}
 	}
 	return fixed
+}
+
+// shedMax and curtMax are the bounds on bus j's shedding and curtailment
+// backstops at every KKT point (per bus when known, else system-wide).
+func (ev *LMPEvidence) shedMax(j int) float64 {
+	if ev.ShedHi != nil {
+		return math.Min(ev.ShedMax, ev.ShedHi[j])
+	}
+	return ev.ShedMax
+}
+
+func (ev *LMPEvidence) curtMax(j int) float64 {
+	if ev.CurtHi != nil {
+		return math.Min(ev.CurtMax, ev.CurtHi[j])
+	}
+	return ev.CurtMax
+}
+
+// backstopRanges sets the per-bus backstop bounds ev.ShedHi, ev.CurtHi: for
+// each bus with a shedding (curtailment) backstop, the largest σ_j (κ_j)
+// over the primal part of the KKT relaxation (the market LP over d ∈ D with
+// the tightened flow ranges, the cost row and the subgradient cuts), plus a
+// 1e-6 relative margin. Every KKT point's dispatch is an optimal, hence
+// feasible, point of that part, so each bound holds at every KKT point; the
+// big-M of "σ_j > 0 ⇒ π_j = PriceCap" (and of the curtailment rule) then
+// uses the bus's own bound instead of the system-wide ShedMax (CurtMax),
+// which is sized for the whole network's load. At a leaf bus fed by one
+// branch the bound is about the bus's load plus the branch's limit, often a
+// hundredth of the system-wide one, and a fractional shedding or
+// curtailment binary can no longer carry a large backstop in the
+// relaxation. It returns the work spent (simplex iterations times the
+// part's rows plus columns) and how many bounds are below half the
+// system-wide one.
+func (n *Network) backstopRanges(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, cuts []subgradientCut, vars []int) (float64, int, error) {
+	k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
+	if err != nil {
+		return 0, 0, err
+	}
+	pb, err := k.b.prefix(k.primalRows, k.primalCols)
+	if err != nil {
+		return 0, 0, err
+	}
+	topt := hopt
+	topt.Presolve = "off"
+	topt.Simplex = "primal"
+	lp, err := pb.build(topt)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer lp.Close()
+	if err := lp.SetObjectiveSense(true); err != nil {
+		return 0, 0, err
+	}
+	nb := n.NumBuses()
+	shed, curt := make([]float64, nb), make([]float64, nb)
+	for j := range shed {
+		shed[j], curt[j] = ev.ShedMax, ev.CurtMax
+	}
+	cost := make([]float64, len(pb.cost))
+	size := float64(len(pb.cost) + len(pb.rlo))
+	used, tighter := 0.0, 0
+	for _, c := range []struct {
+		cols []int
+		out  []float64
+		sys  float64
+	}{{k.m.sigma, shed, ev.ShedMax}, {k.m.kappa, curt, ev.CurtMax}} {
+		for j, col := range c.cols {
+			if col < 0 {
+				continue
+			}
+			cost[col] = 1
+			err := lp.SetCosts(cost)
+			cost[col] = 0
+			if err != nil {
+				return used, tighter, err
+			}
+			r, err := lp.Solve(ctx)
+			if err != nil {
+				return used, tighter, err
+			}
+			if err := ctx.Err(); err != nil {
+				return used, tighter, err
+			}
+			used += float64(r.Iterations) * size
+			if r.Status != solver.Optimal {
+				continue
+			}
+			if v := math.Max(0, r.Objective); v+1e-6*(1+v) < c.out[j] {
+				c.out[j] = v + 1e-6*(1+v)
+				if c.out[j] < c.sys/2 {
+					tighter++
+				}
+			}
+		}
+	}
+	ev.ShedHi, ev.CurtHi = shed, curt
+	return used, tighter, nil
 }
