@@ -1039,6 +1039,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.rlo[r] = math.Max(b.rlo[r], k.flowLo[l]-n.Pfinj[l])
 		b.rhi[r] = math.Min(b.rhi[r], k.flowHi[l]-n.Pfinj[l])
 	}
+	n.leafCuts(k)
 	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1, with U the
 	// largest bound of sign·π over the selected buses (the price bounds
 	// after tightening; a looser U only weakens the relaxation).
@@ -2200,4 +2201,69 @@ func (n *Network) backstopRanges(ctx context.Context, dom LoadDomain, rules Mark
 	}
 	ev.ShedHi, ev.CurtHi = shed, curt
 	return used, tighter, nil
+}
+
+// Leaf limits that only a backstop can reach. Let bus j (not the reference
+// bus) have exactly one in-service branch l (leafOf), so that its balance
+// row fixes the flow out of j: outflow = P_j + σ_j − κ_j − d_j + e_j (the
+// notation of leafSlack). When the limit into j exceeds the most j can
+// withdraw without curtailment, u_in > Hi_j − ΣPmin_j − e_j, the inflow can
+// be at u_in only with κ_j ≥ u_in − (Hi_j − ΣPmin_j − e_j) > 0, and at an
+// optimum κ_j > 0 puts π_j at PriceFloor (complementary slackness with the
+// curtailment's bounds). So every KKT point with the inflow at its limit
+// admits the curtailment binary e^κ_j = 1, and every KKT point admits
+// binaries with z_in ≤ e^κ_j (z_in = 0 whenever the inflow is below its
+// limit): the row is valid for the KKT program. The same holds out of j
+// with shedding: u_out > ΣPmax_j − Lo_j + e_j gives z_out ≤ e^σ_j. With the
+// rows, a large congestion dual on the leaf's branch (which needs z near 1
+// in the relaxation) forces the leaf's price towards the floor or the cap
+// (the backstop rule's row), instead of letting a fractional binary price
+// the leaf anywhere in between. leafSlack covers the case where the other
+// end has the backstops (the limit is then slack at an optimum); these
+// rows cover the leaves hanging from a bus without backstops (on 300_ieee
+// the transformer leaves of bus 9005).
+
+// leafCuts appends the rows z_in ≤ e^κ_j and z_out ≤ e^σ_j above to the KKT
+// program k.
+func (n *Network) leafCuts(k *kktModel) {
+	m, b := k.m, k.b
+	for l := range m.flow {
+		if m.flow[l] < 0 || len(m.bfBus[l]) != 2 {
+			continue
+		}
+		for end := 0; end < 2; end++ {
+			j := m.bfBus[l][end]
+			s := 1.0
+			if m.bfVal[l][end] < 0 {
+				s = -1
+			}
+			if slices.Contains(n.RefBus, j) || !n.leafOf(m, j, l, s) {
+				continue
+			}
+			pmin, pmax := 0.0, 0.0
+			for g, gb := range n.GenBus {
+				if gb == j {
+					pmin += n.Pmin[g]
+				}
+			}
+			pmax = pmin
+			for q, sg := range m.segs {
+				if m.segBus[q] == j {
+					pmax += sg.Width
+				}
+			}
+			e := s*n.Pfinj[l] - n.Pbusinj[j]
+			// Out of j: FlowMax when j is the from end (s > 0).
+			zOut, zIn, uOut, uIn := k.zUp[l], k.zLo[l], n.FlowMax[l], -n.FlowMin[l]
+			if s < 0 {
+				zOut, zIn, uOut, uIn = k.zLo[l], k.zUp[l], -n.FlowMin[l], n.FlowMax[l]
+			}
+			if zOut >= 0 && k.shedE[j] >= 0 && uOut > relUp(pmax-m.dom.Lo[j]+e) {
+				b.row(math.Inf(-1), 0, []int{zOut, k.shedE[j]}, []float64{1, -1})
+			}
+			if zIn >= 0 && k.curtE[j] >= 0 && uIn > relUp(m.dom.Hi[j]-pmin-e) {
+				b.row(math.Inf(-1), 0, []int{zIn, k.curtE[j]}, []float64{1, -1})
+			}
+		}
+	}
 }

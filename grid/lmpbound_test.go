@@ -242,8 +242,8 @@ func TestCertificateFile(t *testing.T) {
 // Bound tightening is sound: at vertices and interior points of the domain,
 // the market LP's optimal flows lie within the tightened flow ranges, a limit
 // whose congestion dual was fixed at 0 does not bind, and the optimal prices
-// lie within the tightened price bounds and below the certified value.
-// 57_ieee ±10% is a case where tightening prunes most limits (at the last
+// lie within the tightened price bounds and below the certified value, and
+// every backstop lies within its per-bus bound (backstopRanges). 57_ieee ±10% is a case where tightening prunes most limits (at the last
 // round of work 158 of 160) and the MIP then closes at the largest price the
 // search finds (38.46 $/MWh; before tightening it needed 77 s).
 func TestLMPTighteningContainsOptima(t *testing.T) {
@@ -257,6 +257,15 @@ func TestLMPTighteningContainsOptima(t *testing.T) {
 	}
 	if ev.TighteningPasses == 0 || ev.PrunedLimits == 0 {
 		t.Errorf("no tightening: %d passes, %d pruned limits", ev.TighteningPasses, ev.PrunedLimits)
+	}
+	// Per-bus backstop bounds (backstopRanges): the smallest is far below
+	// the system-wide one.
+	small := math.Inf(1)
+	for j := range ev.ShedHi {
+		small = math.Min(small, math.Min(ev.ShedHi[j]/ev.ShedMax, ev.CurtHi[j]/ev.CurtMax))
+	}
+	if !(small < 0.5) {
+		t.Errorf("per-bus backstop bounds: smallest ratio to the system-wide bound %v, want < 0.5", small)
 	}
 	m, _, lp := marketLPSolver(t, n, dom, rules)
 	defer lp.Close()
@@ -275,6 +284,17 @@ func TestLMPTighteningContainsOptima(t *testing.T) {
 			}
 			if (ev.MuUp[l] == 0 && f >= n.FlowMax[l]-tol) || (ev.MuLo[l] == 0 && f <= n.FlowMin[l]+tol) {
 				t.Errorf("trial %d: branch %d binds (flow %v, limits [%v, %v]) although its dual was fixed at 0", trial, l, f, n.FlowMin[l], n.FlowMax[l])
+			}
+		}
+		for j := range m.sigma {
+			for _, c := range []struct {
+				col   int
+				bound float64
+				what  string
+			}{{m.sigma[j], ev.shedMax(j), "shedding"}, {m.kappa[j], ev.curtMax(j), "curtailment"}} {
+				if c.col >= 0 && r.X[c.col] > c.bound+1e-6*(1+c.bound) {
+					t.Errorf("trial %d: bus %d %s %v above its bound %v", trial, n.BusID[j], c.what, r.X[c.col], c.bound)
+				}
 			}
 		}
 		for _, j := range m.vars {
