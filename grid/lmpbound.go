@@ -828,6 +828,7 @@ type kktModel struct {
 	t              int   // objective column
 	nbin           int   // binaries of the complementarity rules and the selection
 	prunedBranches int   // branch limits whose congestion dual is fixed by the bounds
+	leafCuts       int   // rows of leafCuts
 	flowLo, flowHi []float64
 	// Binaries and McCormick columns (−1: absent), for the rows bound
 	// tightening appends with tighter big-Ms: per segment, per bus, per
@@ -1039,7 +1040,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.rlo[r] = math.Max(b.rlo[r], k.flowLo[l]-n.Pfinj[l])
 		b.rhi[r] = math.Min(b.rhi[r], k.flowHi[l]-n.Pfinj[l])
 	}
-	n.leafCuts(k)
+	k.leafCuts = n.leafCuts(k)
 	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1, with U the
 	// largest bound of sign·π over the selected buses (the price bounds
 	// after tightening; a looser U only weakens the relaxation).
@@ -2224,9 +2225,10 @@ func (n *Network) backstopRanges(ctx context.Context, dom LoadDomain, rules Mark
 // the transformer leaves of bus 9005).
 
 // leafCuts appends the rows z_in ≤ e^κ_j and z_out ≤ e^σ_j above to the KKT
-// program k.
-func (n *Network) leafCuts(k *kktModel) {
+// program k and returns their number.
+func (n *Network) leafCuts(k *kktModel) int {
 	m, b := k.m, k.b
+	cnt := 0
 	for l := range m.flow {
 		if m.flow[l] < 0 || len(m.bfBus[l]) != 2 {
 			continue
@@ -2260,10 +2262,13 @@ func (n *Network) leafCuts(k *kktModel) {
 			}
 			if zOut >= 0 && k.shedE[j] >= 0 && uOut > relUp(pmax-m.dom.Lo[j]+e) {
 				b.row(math.Inf(-1), 0, []int{zOut, k.shedE[j]}, []float64{1, -1})
+				cnt++
 			}
 			if zIn >= 0 && k.curtE[j] >= 0 && uIn > relUp(m.dom.Hi[j]-pmin-e) {
 				b.row(math.Inf(-1), 0, []int{zIn, k.curtE[j]}, []float64{1, -1})
+				cnt++
 			}
 		}
 	}
+	return cnt
 }

@@ -716,3 +716,37 @@ func TestLMPTwinBranches(t *testing.T) {
 		}
 	}
 }
+
+// Leaf cuts (leafCuts): case4_leaf has a leaf bus 4 behind a bus without
+// backstops, whose branch can reach its limit only through a backstop at
+// bus 4. The KKT program carries both cut rows, and the certified bound
+// (the MIP closed) equals the largest change the adversarial search finds:
+// the cuts remove no KKT point that sets the maximum.
+func TestLMPLeafCuts(t *testing.T) {
+	n := loadNet(t, "testdata/case4_leaf.m", DCOptions{})
+	rules := MarketRules{PriceCap: 1000}
+	dom := LoadDomain{Lo: []float64{0, 0, 70, 4}, Hi: []float64{0, 0, 99, 10}}
+	ev, reason, err := n.lmpBound(context.Background(), dom, rules, LMPBoundOptions{TighteningPasses: -1})
+	if err != nil || ev == nil {
+		t.Fatalf("lmpBound: %v %s", err, reason)
+	}
+	k, err := n.buildKKT(dom, rules, ev, ev.PriceLo, ev.PriceHi, 1, nil, []int{2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.leafCuts != 2 {
+		t.Errorf("%d leaf cut rows, want 2 (into and out of bus 4)", k.leafCuts)
+	}
+	c, err := n.CertifyLMPBound(context.Background(), dom, 1, rules, LMPBoundOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := n.SearchLMPChange(context.Background(), dom, 1, rules, LMPSearchOptions{Congestion: true, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Method != "lmp-bound" || !c.LMP.Closed || math.Abs(c.PerMW-s.PerMW) > 1e-3*(1+s.PerMW) {
+		t.Errorf("leaf case: %s %v (closed %v), search %v at bus %d; want equal", c.Method, c.PerMW, c.LMP != nil && c.LMP.Closed, s.PerMW, s.Bus)
+	}
+	t.Logf("certified %v, found %v at bus %d", c.PerMW, s.PerMW, s.Bus)
+}
