@@ -2204,70 +2204,164 @@ func (n *Network) backstopRanges(ctx context.Context, dom LoadDomain, rules Mark
 	return used, tighter, nil
 }
 
-// Leaf limits that only a backstop can reach. Let bus j (not the reference
-// bus) have exactly one in-service branch l (leafOf), so that its balance
-// row fixes the flow out of j: outflow = P_j + σ_j − κ_j − d_j + e_j (the
-// notation of leafSlack). When the limit into j exceeds the most j can
-// withdraw without curtailment, u_in > Hi_j − ΣPmin_j − e_j, the inflow can
-// be at u_in only with κ_j ≥ u_in − (Hi_j − ΣPmin_j − e_j) > 0, and at an
-// optimum κ_j > 0 puts π_j at PriceFloor (complementary slackness with the
+// Bridge limits that only a backstop can reach. Let branch l be a bridge
+// and S the buses of its side without the reference bus, with Σ_{j ∈ S} of
+// the rows of Bbus equal to s times l's row of Bf (checked; s = +1 when l's
+// end in S is its from end), so that the sum of S's balance rows fixes the
+// flow out of S over l: outflow = Σ_S (P_j + σ_j − κ_j − d_j) + e_S, with
+// e_S = s·Pfinj_l − Σ_S Pbusinj_j. When the limit into S exceeds the most S
+// can withdraw without curtailment, u_in > Σ_S Hi_j − Σ_S ΣPmin_j − e_S, the
+// inflow can be at u_in only with some κ_j > 0, j ∈ S, and at an optimum
+// κ_j > 0 puts π_j at PriceFloor (complementary slackness with the
 // curtailment's bounds). So every KKT point with the inflow at its limit
-// admits the curtailment binary e^κ_j = 1, and every KKT point admits
-// binaries with z_in ≤ e^κ_j (z_in = 0 whenever the inflow is below its
-// limit): the row is valid for the KKT program. The same holds out of j
-// with shedding: u_out > ΣPmax_j − Lo_j + e_j gives z_out ≤ e^σ_j. With the
-// rows, a large congestion dual on the leaf's branch (which needs z near 1
-// in the relaxation) forces the leaf's price towards the floor or the cap
-// (the backstop rule's row), instead of letting a fractional binary price
-// the leaf anywhere in between. leafSlack covers the case where the other
-// end has the backstops (the limit is then slack at an optimum); these
-// rows cover the leaves hanging from a bus without backstops (on 300_ieee
-// the transformer leaves of bus 9005).
+// admits that bus's curtailment binary e^κ_j = 1, and every KKT point admits
+// binaries with z_in ≤ Σ_{j ∈ S} e^κ_j (z_in = 0 whenever the inflow is below
+// its limit): the row is valid for the KKT program. The same holds out of
+// S with shedding: u_out > Σ_S ΣPmax_j − Σ_S Lo_j + e_S gives
+// z_out ≤ Σ_{j ∈ S} e^σ_j. With the rows, a large congestion dual on the
+// bridge (which needs z near 1 in the relaxation) forces a backstop binary
+// of S up, and with it that bus's price to the floor or the cap, instead of
+// letting fractional binaries price S anywhere in between. A leaf bus is
+// the case |S| = 1; leafSlack and bridgeSlack cover the sides whose other
+// end has both backstops (the limits are then slack at an optimum), these
+// rows also the sides hanging from a bus without backstops (on 300_ieee
+// the transformer leaves of bus 9005 and the load pockets of bus 9001).
 
-// leafCuts appends the rows z_in ≤ e^κ_j and z_out ≤ e^σ_j above to the KKT
-// program k and returns their number.
-func (n *Network) leafCuts(k *kktModel) int {
-	m, b := k.m, k.b
-	cnt := 0
-	for l := range m.flow {
-		if m.flow[l] < 0 || len(m.bfBus[l]) != 2 {
+// bridgeSides returns, per branch, the buses of its side without the
+// reference bus when it is a bridge (nil otherwise).
+func (n *Network) bridgeSides(m *marketLP) [][]int {
+	nb := n.NumBuses()
+	adj := make([][]int, nb)
+	for l := range m.bfBus {
+		for _, j := range m.bfBus[l] {
+			adj[j] = append(adj[j], l)
+		}
+	}
+	isRef := make([]bool, nb)
+	for _, r := range n.RefBus {
+		isRef[r] = true
+	}
+	isBridge := n.Bridges()
+	sides := make([][]int, len(m.bfBus))
+	seen := make([]int, nb)
+	for j := range seen {
+		seen[j] = -1
+	}
+	for l := range m.bfBus {
+		if !isBridge[l] || len(m.bfBus[l]) != 2 {
 			continue
 		}
 		for end := 0; end < 2; end++ {
-			j := m.bfBus[l][end]
-			s := 1.0
-			if m.bfVal[l][end] < 0 {
-				s = -1
-			}
-			if slices.Contains(n.RefBus, j) || !n.leafOf(m, j, l, s) {
-				continue
-			}
-			pmin, pmax := 0.0, 0.0
-			for g, gb := range n.GenBus {
-				if gb == j {
-					pmin += n.Pmin[g]
+			start := m.bfBus[l][end]
+			stack, comp, hasRef := []int{start}, []int{start}, isRef[start]
+			seen[start] = 2*l + end
+			for len(stack) > 0 && !hasRef {
+				j := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, q := range adj[j] {
+					if q == l {
+						continue
+					}
+					for _, b := range m.bfBus[q] {
+						if seen[b] != 2*l+end {
+							seen[b] = 2*l + end
+							stack, comp = append(stack, b), append(comp, b)
+							hasRef = hasRef || isRef[b]
+						}
+					}
 				}
 			}
-			pmax = pmin
-			for q, sg := range m.segs {
-				if m.segBus[q] == j {
-					pmax += sg.Width
-				}
+			if !hasRef {
+				sides[l] = comp
+				break
 			}
-			e := s*n.Pfinj[l] - n.Pbusinj[j]
-			// Out of j: FlowMax when j is the from end (s > 0).
-			zOut, zIn, uOut, uIn := k.zUp[l], k.zLo[l], n.FlowMax[l], -n.FlowMin[l]
-			if s < 0 {
-				zOut, zIn, uOut, uIn = k.zLo[l], k.zUp[l], -n.FlowMin[l], n.FlowMax[l]
+		}
+	}
+	return sides
+}
+
+// leafCuts appends the rows z_in ≤ Σ_S e^κ_j and z_out ≤ Σ_S e^σ_j above to
+// the KKT program k and returns their number.
+func (n *Network) leafCuts(k *kktModel) int {
+	m, b := k.m, k.b
+	cnt := 0
+	acc := map[int]float64{}
+	for l, side := range n.bridgeSides(m) {
+		if side == nil || m.flow[l] < 0 {
+			continue
+		}
+		in := make(map[int]bool, len(side))
+		for _, j := range side {
+			in[j] = true
+		}
+		end := 0
+		if !in[m.bfBus[l][0]] {
+			end = 1
+		}
+		s := 1.0
+		if m.bfVal[l][end] < 0 {
+			s = -1
+		}
+		// Σ_S rows of Bbus = s·(l's row of Bf)?
+		clear(acc)
+		var scale float64
+		for _, j := range side {
+			for t := n.Bbus.ColPtr[j]; t < n.Bbus.ColPtr[j+1]; t++ {
+				acc[n.Bbus.RowIdx[t]] += n.Bbus.Val[t]
+				scale = math.Max(scale, math.Abs(n.Bbus.Val[t]))
 			}
-			if zOut >= 0 && k.shedE[j] >= 0 && uOut > relUp(pmax-m.dom.Lo[j]+e) {
-				b.row(math.Inf(-1), 0, []int{zOut, k.shedE[j]}, []float64{1, -1})
-				cnt++
+		}
+		for t, j := range m.bfBus[l] {
+			acc[j] -= s * m.bfVal[l][t]
+		}
+		ok := true
+		for _, v := range acc {
+			ok = ok && math.Abs(v) <= 1e-9*math.Max(1, scale)
+		}
+		if !ok {
+			continue
+		}
+		var pmin, pmax, lo, hi, pbus float64
+		var shed, curt []int
+		for _, j := range side {
+			lo, hi, pbus = lo+m.dom.Lo[j], hi+m.dom.Hi[j], pbus+n.Pbusinj[j]
+			if k.shedE[j] >= 0 {
+				shed = append(shed, k.shedE[j])
 			}
-			if zIn >= 0 && k.curtE[j] >= 0 && uIn > relUp(m.dom.Hi[j]-pmin-e) {
-				b.row(math.Inf(-1), 0, []int{zIn, k.curtE[j]}, []float64{1, -1})
-				cnt++
+			if k.curtE[j] >= 0 {
+				curt = append(curt, k.curtE[j])
 			}
+		}
+		for g, gb := range n.GenBus {
+			if in[gb] {
+				pmin += n.Pmin[g]
+			}
+		}
+		pmax = pmin
+		for q, sg := range m.segs {
+			if in[m.segBus[q]] {
+				pmax += sg.Width
+			}
+		}
+		e := s*n.Pfinj[l] - pbus
+		// Out of S: FlowMax when S holds l's from end (s > 0).
+		zOut, zIn, uOut, uIn := k.zUp[l], k.zLo[l], n.FlowMax[l], -n.FlowMin[l]
+		if s < 0 {
+			zOut, zIn, uOut, uIn = k.zLo[l], k.zUp[l], -n.FlowMin[l], n.FlowMax[l]
+		}
+		row := func(z int, es []int) {
+			idx, val := []int{z}, []float64{1}
+			for _, c := range es {
+				idx, val = append(idx, c), append(val, -1)
+			}
+			b.row(math.Inf(-1), 0, idx, val)
+			cnt++
+		}
+		if zOut >= 0 && len(shed) > 0 && uOut > relUp(pmax-lo+e) {
+			row(zOut, shed)
+		}
+		if zIn >= 0 && len(curt) > 0 && uIn > relUp(hi-pmin-e) {
+			row(zIn, curt)
 		}
 	}
 	return cnt
