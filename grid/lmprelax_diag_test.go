@@ -25,28 +25,7 @@ func TestLMPRelaxationAnatomy(t *testing.T) {
 	if err != nil {
 		t.Skip("a measurement: set PRIVOPT_RELAXDIAG to a bus ID")
 	}
-	name := os.Getenv("PRIVOPT_LMPDIAG_CASE")
-	if name == "" {
-		name = "300_ieee"
-	}
-	scale := 1.0
-	if k := strings.LastIndex(name, "x"); k > 0 {
-		if s, err := strconv.ParseFloat(name[k+1:], 64); err == nil {
-			name, scale = name[:k], s
-		}
-	}
-	band := 0.1
-	if s := os.Getenv("PRIVOPT_LMPDIAG_BAND"); s != "" {
-		band, _ = strconv.ParseFloat(s, 64)
-	}
-	n, err := NewNetwork(pglibNet(t, name).Case, PowerModelsDC())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range n.Load {
-		n.Load[i] *= scale
-	}
-	dom, _ := n.LoadBand(band)
+	n, dom := diagCase(t)
 	rules := DefaultMarketRules()
 	ev, reason, err := n.lmpBound(context.Background(), dom, rules, LMPBoundOptions{MIPWork: 1})
 	if err != nil || ev == nil {
