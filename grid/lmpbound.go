@@ -828,7 +828,7 @@ type kktModel struct {
 	t              int   // objective column
 	nbin           int   // binaries of the complementarity rules and the selection
 	prunedBranches int   // branch limits whose congestion dual is fixed by the bounds
-	leafCuts       int   // rows of leafCuts
+	bridgeCuts     int   // rows of bridgeCuts
 	flowLo, flowHi []float64
 	// Binaries and McCormick columns (−1: absent), for the rows bound
 	// tightening appends with tighter big-Ms: per segment, per bus, per
@@ -1040,7 +1040,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.rlo[r] = math.Max(b.rlo[r], k.flowLo[l]-n.Pfinj[l])
 		b.rhi[r] = math.Min(b.rhi[r], k.flowHi[l]-n.Pfinj[l])
 	}
-	k.leafCuts = n.leafCuts(k)
+	k.bridgeCuts = n.bridgeCuts(k)
 	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1, with U the
 	// largest bound of sign·π over the selected buses (the price bounds
 	// after tightening; a looser U only weakens the relaxation).
@@ -2280,9 +2280,9 @@ func (n *Network) bridgeSides(m *marketLP) [][]int {
 	return sides
 }
 
-// leafCuts appends the rows z_in ≤ Σ_S e^κ_j and z_out ≤ Σ_S e^σ_j above to
+// bridgeCuts appends the rows z_in ≤ Σ_S e^κ_j and z_out ≤ Σ_S e^σ_j above to
 // the KKT program k and returns their number.
-func (n *Network) leafCuts(k *kktModel) int {
+func (n *Network) bridgeCuts(k *kktModel) int {
 	m, b := k.m, k.b
 	cnt := 0
 	acc := map[int]float64{}

@@ -717,25 +717,26 @@ func TestLMPTwinBranches(t *testing.T) {
 	}
 }
 
-// Leaf cuts (leafCuts): case4_leaf has a leaf bus 4 behind a bus without
-// backstops, whose branch can reach its limit only through a backstop at
-// bus 4. The KKT program carries both cut rows, and the certified bound
+// Bridge cuts (bridgeCuts): case4_leaf has a load pocket (buses 4 and 5)
+// behind a bus without backstops; each of its two bridges can reach its
+// limit only through a backstop on its side. The KKT program carries the
+// four cut rows (two per bridge), and the certified bound
 // (the MIP closed) equals the largest change the adversarial search finds:
 // the cuts remove no KKT point that sets the maximum.
-func TestLMPLeafCuts(t *testing.T) {
+func TestLMPBridgeCuts(t *testing.T) {
 	n := loadNet(t, "testdata/case4_leaf.m", DCOptions{})
 	rules := MarketRules{PriceCap: 1000}
-	dom := LoadDomain{Lo: []float64{0, 0, 70, 4}, Hi: []float64{0, 0, 99, 10}}
+	dom := LoadDomain{Lo: []float64{0, 0, 70, 4, 2}, Hi: []float64{0, 0, 99, 10, 5}}
 	ev, reason, err := n.lmpBound(context.Background(), dom, rules, LMPBoundOptions{TighteningPasses: -1})
 	if err != nil || ev == nil {
 		t.Fatalf("lmpBound: %v %s", err, reason)
 	}
-	k, err := n.buildKKT(dom, rules, ev, ev.PriceLo, ev.PriceHi, 1, nil, []int{2, 3})
+	k, err := n.buildKKT(dom, rules, ev, ev.PriceLo, ev.PriceHi, 1, nil, []int{2, 3, 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.leafCuts != 2 {
-		t.Errorf("%d leaf cut rows, want 2 (into and out of bus 4)", k.leafCuts)
+	if k.bridgeCuts != 4 {
+		t.Errorf("%d bridge cut rows, want 4 (into and out of each side)", k.bridgeCuts)
 	}
 	c, err := n.CertifyLMPBound(context.Background(), dom, 1, rules, LMPBoundOptions{})
 	if err != nil {

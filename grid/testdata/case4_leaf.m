@@ -1,7 +1,8 @@
-% case3_congested with a leaf bus 4 hanging from bus 2 (which has no load,
-% hence no backstops) by a branch limited to 20 MW, carrying a load of up to
-% 10 MW: the branch can reach its limit into bus 4 only with curtailment at
-% bus 4, and out of it only with shedding there (the leaf cuts of leafCuts).
+% case3_congested with a load pocket hanging from bus 2 (which has no load,
+% hence no backstops): bus 4 by a branch limited to 20 MW, and bus 5 behind
+% bus 4 by a branch limited to 20 MW, with loads of up to 10 and 5 MW. Each
+% of the two branches is a bridge whose limit, into or out of its side, can
+% be reached only with a backstop on that side (the cuts of bridgeCuts).
 function mpc = case4_leaf
 mpc.version = '2';
 mpc.baseMVA = 100;
@@ -10,6 +11,7 @@ mpc.bus = [
 	2	1	0	0	0	0	1	1	0	230	1	1.1	0.9;
 	3	1	90	0	0	0	1	1	0	230	1	1.1	0.9;
 	4	1	8	0	0	0	1	1	0	230	1	1.1	0.9;
+	5	1	4	0	0	0	1	1	0	230	1	1.1	0.9;
 ];
 mpc.gen = [
 	1	0	0	100	-100	1	100	1	200	0;
@@ -24,4 +26,5 @@ mpc.branch = [
 	1	3	0	0.1	0	50	0	0	0	0	1	-360	360;
 	2	3	0	0.1	0	0	0	0	0	0	1	-360	360;
 	2	4	0	0.1	0	20	0	0	0	0	1	-360	360;
+	4	5	0	0.1	0	20	0	0	0	0	1	-360	360;
 ];
