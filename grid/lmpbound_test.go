@@ -751,3 +751,29 @@ func TestLMPBridgeCuts(t *testing.T) {
 	}
 	t.Logf("certified %v, found %v at bus %d", c.PerMW, s.PerMW, s.Bus)
 }
+
+// The search survives a warm start that HiGHS ends in its numerical-error
+// status: on 118_ieee ×1.336 ±30% (PowerModels DC model), the options of
+// bench/lmpbound used to stop the search with an error; with the re-solve
+// from a fresh basis it finishes and reaches the price cap, which a load
+// vector of this domain realizes (the certification's short search finds it
+// too), and the reported pair realizes its change.
+func TestSearchNumericalRetry(t *testing.T) {
+	n, err := NewNetwork(pglibNet(t, "118_ieee").Case, PowerModelsDC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n.Load {
+		n.Load[i] *= 1.336
+	}
+	dom, _ := n.LoadBand(0.3)
+	rules := DefaultMarketRules()
+	s, err := n.SearchLMPChange(context.Background(), dom, 1, rules, LMPSearchOptions{Seed: 1, Steps: 3000, Climbs: 5, Congestion: true, PerBus: 200, FlowStarts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.LMP < rules.MaxPrice()*(1-1e-9) {
+		t.Errorf("largest |π| %v, want the cap %v", s.LMP, rules.MaxPrice())
+	}
+	recheckChange(t, n, dom, 1, rules, s)
+}
