@@ -61,6 +61,16 @@ import (
 //     optimal solution (checked: such a dispatch costs more than x₀); other
 //     price bounds by LPs over {Bbus π + Bfᵀμ = 0, μ within its bounds, the
 //     backstop price bounds}.
+//   - Backstops: the system-wide ShedMax, CurtMax, and per bus the largest
+//     backstop over the primal part of the relaxation (backstopRanges; not
+//     in a checkable proof).
+//
+// Valid rows that cut no KKT point that sets the maximum (each proven where
+// it is built): a KKT MIP for sign·π_i fixes d_i at the end of its interval
+// (price monotonicity along a bus's own load, fixOwnLoads); twin branches
+// carry one congestion dual (mergeTwinLimits; not in a checkable proof); a
+// bridge whose limit only a backstop on its side can reach gets
+// z ≤ Σ (that side's backstop binaries) (bridgeCuts).
 //
 // Bound tightening (optimization-based bound tightening, as in the spatial
 // branch-and-bound literature, e.g. Gleixner et al., "Three enhancements for
@@ -1129,7 +1139,11 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 			return err
 		}
 		work -= used
-		progress(w, "lmp-bound: per-bus backstop bounds: %d of %d below the system-wide ones by more than half (%.3g work units)", c, len(ev.ShedHi)+len(ev.CurtHi), used)
+		nbs := 0
+		for j := range m.sigma {
+			nbs += btoi(m.sigma[j] >= 0) + btoi(m.kappa[j] >= 0)
+		}
+		progress(w, "lmp-bound: per-bus backstop bounds: %d of %d below half the system-wide ones (%.3g work units)", c, nbs, used)
 	}
 	for pass := 0; pass < passes && work > 0; pass++ {
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
@@ -2365,4 +2379,12 @@ func (n *Network) bridgeCuts(k *kktModel) int {
 		}
 	}
 	return cnt
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
