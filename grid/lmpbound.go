@@ -1050,7 +1050,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.rlo[r] = math.Max(b.rlo[r], k.flowLo[l]-n.Pfinj[l])
 		b.rhi[r] = math.Min(b.rhi[r], k.flowHi[l]-n.Pfinj[l])
 	}
-	k.bridgeCuts = n.bridgeCuts(k)
+	k.bridgeCuts = n.bridgeCuts(k, ev, piLo, piHi, rules)
 	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1, with U the
 	// largest bound of sign·π over the selected buses (the price bounds
 	// after tightening; a looser U only weakens the relaxation).
@@ -2296,10 +2296,17 @@ func (n *Network) bridgeSides(m *marketLP) [][]int {
 
 // bridgeCuts appends the rows z_in ≤ Σ_S e^κ_j and z_out ≤ Σ_S e^σ_j above to
 // the KKT program k and returns their number.
-func (n *Network) bridgeCuts(k *kktModel) int {
+func (n *Network) bridgeCuts(k *kktModel, ev *LMPEvidence, piLo, piHi []float64, rules MarketRules) int {
 	m, b := k.m, k.b
 	cnt := 0
 	acc := map[int]float64{}
+	isBridge := n.Bridges()
+	adj := make([][]int, n.NumBuses())
+	for q := range m.bfBus {
+		for _, j := range m.bfBus[q] {
+			adj[j] = append(adj[j], q)
+		}
+	}
 	for l, side := range n.bridgeSides(m) {
 		if side == nil || m.flow[l] < 0 {
 			continue
@@ -2374,11 +2381,127 @@ func (n *Network) bridgeCuts(k *kktModel) int {
 		if zOut >= 0 && len(shed) > 0 && uOut > relUp(pmax-lo+e) {
 			row(zOut, shed)
 		}
-		if zIn >= 0 && len(curt) > 0 && uIn > relUp(hi-pmin-e) {
+		needCurt := zIn >= 0 && len(curt) > 0 && uIn > relUp(hi-pmin-e)
+		needShed := zOut >= 0 && len(shed) > 0 && uOut > relUp(pmax-lo+e)
+		if needCurt {
 			row(zIn, curt)
+		}
+		if !needCurt && !needShed {
+			continue
+		}
+		// Pocket rows (see pocketRows): S's internal limits are bridges
+		// (their binaries enter the rows) or proven slack, and each bus's
+		// Bbus column is the sum of its branches' Bf rows.
+		zint, ok := n.pocketInternals(m, k, ev, side, in, adj, isBridge)
+		if !ok {
+			continue
+		}
+		C, F := rules.PriceCap, rules.PriceFloor
+		for _, j := range side {
+			pi := k.pi[j]
+			if pi < 0 {
+				continue
+			}
+			if w := piHi[j] - F; needCurt && w > 0 && !math.IsInf(w, 0) {
+				// π_j + w·z_in − w·Σ z_int ≤ piHi_j
+				idx, val := []int{pi, zIn}, []float64{1, w}
+				for _, z := range zint {
+					idx, val = append(idx, z), append(val, -w)
+				}
+				b.row(math.Inf(-1), piHi[j], idx, val)
+				cnt++
+			}
+			if w := C - piLo[j]; needShed && w > 0 && !math.IsInf(w, 0) {
+				// π_j − w·z_out + w·Σ z_int ≥ piLo_j
+				idx, val := []int{pi, zOut}, []float64{1, -w}
+				for _, z := range zint {
+					idx, val = append(idx, z), append(val, w)
+				}
+				b.row(piLo[j], math.Inf(1), idx, val)
+				cnt++
+			}
 		}
 	}
 	return cnt
+}
+
+// Pocket rows. Let S be the side of a bridge l (as for bridgeCuts) such
+// that every branch with both ends in S either is itself a bridge or has
+// both limits proven slack (their congestion duals fixed at 0), and each
+// bus's Bbus column is the sum of its branches' Bf rows (signed by the
+// end). Take a KKT point and set each branch binary to 1 exactly when its
+// flow is at that limit, each backstop binary to 1 exactly when the bus's
+// price is at PriceFloor (curtailment) or PriceCap (shedding): an admissible
+// assignment. If l is at its limit into S and no internal bridge of S is at
+// either limit, every internal congestion dual of S is 0. Summing the
+// stationarity rows over the side of any bridge q gives
+// μ_q = ±(π across q), so at each bus the term of an internal bridge
+// cancels its price difference; the stationarity rows on S then say that π
+// is harmonic on S's internal branches, hence constant on S (connected).
+// The inflow at its limit needs some κ_j > 0 in S (bridgeCuts), so that
+// price is PriceFloor, and so is every price in S:
+//
+//	π_j ≤ F + (PriceHi_j − F)·(1 − z_in + Σ_{q internal bridges} (z⁺_q + z⁻_q)),
+//
+// and out of S with shedding, π_j ≥ C − (C − PriceLo_j)·(1 − z_out + Σ …).
+// In the relaxation a large dual on l (z_in near 1) then pulls every price
+// of the pocket towards the floor, where the one row of bridgeCuts only
+// asks the sum of the pocket's curtailment binaries to reach z_in.
+
+// pocketInternals returns the binaries of the limits of S's internal
+// bridges, and false when S does not meet the conditions of the pocket
+// rows (an internal non-bridge branch with a limit not proven slack, or a
+// Bbus column that is not the sum of its branches' Bf rows).
+func (n *Network) pocketInternals(m *marketLP, k *kktModel, ev *LMPEvidence, side []int, in map[int]bool, adj [][]int, isBridge []bool) ([]int, bool) {
+	var zint []int
+	seen := map[int]bool{}
+	acc := map[int]float64{}
+	for _, j := range side {
+		clear(acc)
+		var scale float64
+		for _, q := range adj[j] {
+			for t, bj := range m.bfBus[q] {
+				if bj != j {
+					continue
+				}
+				sg := 1.0
+				if m.bfVal[q][t] < 0 {
+					sg = -1
+				}
+				for u, bu := range m.bfBus[q] {
+					acc[bu] -= sg * m.bfVal[q][u]
+				}
+			}
+			if seen[q] || len(m.bfBus[q]) != 2 || !in[m.bfBus[q][0]] || !in[m.bfBus[q][1]] {
+				continue
+			}
+			seen[q] = true
+			if m.flow[q] < 0 {
+				continue
+			}
+			if isBridge[q] {
+				for _, z := range []int{k.zUp[q], k.zLo[q]} {
+					if z >= 0 {
+						zint = append(zint, z)
+					}
+				}
+				continue
+			}
+			if ev.MuUp[q] != 0 || ev.MuLo[q] != 0 {
+				return nil, false
+			}
+		}
+		for t := n.Bbus.ColPtr[j]; t < n.Bbus.ColPtr[j+1]; t++ {
+			acc[n.Bbus.RowIdx[t]] += n.Bbus.Val[t]
+			scale = math.Max(scale, math.Abs(n.Bbus.Val[t]))
+		}
+		for _, v := range acc {
+			if math.Abs(v) > 1e-9*math.Max(1, scale) {
+				return nil, false
+			}
+		}
+	}
+	return zint, true
 }
 
 // btoi is 1 for true, 0 for false.

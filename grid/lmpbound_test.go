@@ -720,7 +720,7 @@ func TestLMPTwinBranches(t *testing.T) {
 // Bridge cuts (bridgeCuts): case4_leaf has a load pocket (buses 4 and 5)
 // behind a bus without backstops; each of its two bridges can reach its
 // limit only through a backstop on its side. The KKT program carries the
-// four cut rows (two per bridge), and the certified bound
+// cut rows and the pocket rows, and the certified bound
 // (the MIP closed) equals the largest change the adversarial search finds:
 // the cuts remove no KKT point that sets the maximum.
 func TestLMPBridgeCuts(t *testing.T) {
@@ -735,8 +735,11 @@ func TestLMPBridgeCuts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.bridgeCuts != 4 {
-		t.Errorf("%d bridge cut rows, want 4 (into and out of each side)", k.bridgeCuts)
+	// Per bridge: into and out of its side, plus a pocket row per bus of
+	// the side and direction (pocketInternals: 4–5 is an internal bridge of
+	// 2–4's side): 2 + 4 for 2–4, 2 + 2 for 4–5.
+	if k.bridgeCuts != 10 {
+		t.Errorf("%d bridge cut rows, want 10", k.bridgeCuts)
 	}
 	c, err := n.CertifyLMPBound(context.Background(), dom, 1, rules, LMPBoundOptions{})
 	if err != nil {
