@@ -832,13 +832,14 @@ func (n *Network) addDual(b *lpBuilder, ev *LMPEvidence, piLo, piHi []float64) (
 type kktModel struct {
 	b              *lpBuilder
 	m              *marketLP
-	pi, muUp, muLo []int // per bus; per branch (−1: no limit or pruned)
-	sel            []int // selected buses (internal index) of the objective
-	ys             []int // selection binary per selected bus
-	t              int   // objective column
-	nbin           int   // binaries of the complementarity rules and the selection
-	prunedBranches int   // branch limits whose congestion dual is fixed by the bounds
-	bridgeCuts     int   // rows of bridgeCuts
+	pi, muUp, muLo []int  // per bus; per branch (−1: no limit or pruned)
+	sel            []int  // selected buses (internal index) of the objective
+	ys             []int  // selection binary per selected bus
+	t              int    // objective column
+	nbin           int    // binaries of the complementarity rules and the selection
+	prunedBranches int    // branch limits whose congestion dual is fixed by the bounds
+	bridgeCuts     int    // rows of bridgeCuts
+	cutRows        [2]int // their row range [from, to)
 	flowLo, flowHi []float64
 	// Binaries and McCormick columns (−1: absent), for the rows bound
 	// tightening appends with tighter big-Ms: per segment, per bus, per
@@ -1050,7 +1051,9 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.rlo[r] = math.Max(b.rlo[r], k.flowLo[l]-n.Pfinj[l])
 		b.rhi[r] = math.Min(b.rhi[r], k.flowHi[l]-n.Pfinj[l])
 	}
+	k.cutRows[0] = len(b.rlo)
 	k.bridgeCuts = n.bridgeCuts(k, ev, piLo, piHi, rules)
+	k.cutRows[1] = len(b.rlo)
 	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1, with U the
 	// largest bound of sign·π over the selected buses (the price bounds
 	// after tightening; a looser U only weakens the relaxation).

@@ -780,3 +780,75 @@ func TestSearchNumericalRetry(t *testing.T) {
 	}
 	recheckChange(t, n, dom, 1, rules, s)
 }
+
+// The bridge cuts and pocket rows (bridgeCuts) hold at KKT points: at loads
+// sampled from 118_ieee ±30% (vertices and interior points), the market
+// LP's solution with the admissible binaries of the proof (a branch binary
+// is 1 exactly at its limit, a backstop binary exactly when the bus's price
+// is at the floor or the cap) satisfies every row bridgeCuts appended.
+func TestLMPBridgeCutsHoldAtOptima(t *testing.T) {
+	n := pglibNet(t, "118_ieee")
+	dom, _ := n.LoadBand(0.3)
+	rules := DefaultMarketRules()
+	ev, reason, err := n.lmpBound(context.Background(), dom, rules, LMPBoundOptions{TighteningPasses: -1, MIPWork: 1})
+	if err != nil || ev == nil {
+		t.Fatalf("lmpBound: %v %s", err, reason)
+	}
+	k, err := n.buildKKT(dom, rules, ev, ev.PriceLo, ev.PriceHi, 1, nil, dom.Variable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r0, r1 := k.cutRows[0], k.cutRows[1]
+	if r1-r0 < 10 {
+		t.Fatalf("only %d bridge rows on 118_ieee ±30%%", r1-r0)
+	}
+	m, _, lp := marketLPSolver(t, n, dom, rules)
+	defer lp.Close()
+	rng := rand.New(rand.NewPCG(7, 3))
+	x := make([]float64, len(k.b.cost))
+	atLimit := 0
+	for trial := 0; trial < 20; trial++ {
+		r := solveAtSample(t, lp, m, dom, rng, trial%2 == 0)
+		clear(x)
+		for j, row := range m.balance {
+			pi := r.RowDual[row]
+			x[k.pi[j]] = pi
+			tol := 1e-6 * (1 + math.Abs(pi))
+			if k.shedE[j] >= 0 && pi >= rules.PriceCap-tol {
+				x[k.shedE[j]] = 1
+			}
+			if k.curtE[j] >= 0 && pi <= rules.PriceFloor+tol {
+				x[k.curtE[j]] = 1
+			}
+		}
+		for l, row := range m.flow {
+			if row < 0 {
+				continue
+			}
+			f := r.RowValue[row] + n.Pfinj[l]
+			tol := 1e-6 * math.Max(1, math.Abs(f))
+			if k.zUp[l] >= 0 && f >= n.FlowMax[l]-tol {
+				x[k.zUp[l]] = 1
+				atLimit++
+			}
+			if k.zLo[l] >= 0 && f <= n.FlowMin[l]+tol {
+				x[k.zLo[l]] = 1
+				atLimit++
+			}
+		}
+		val := make([]float64, r1-r0)
+		for q, ri := range k.b.ri {
+			if ri >= r0 && ri < r1 {
+				val[ri-r0] += k.b.rv[q] * x[k.b.rj[q]]
+			}
+		}
+		for q, v := range val {
+			lo, hi := k.b.rlo[r0+q], k.b.rhi[r0+q]
+			tol := 1e-6 * (1 + math.Abs(v))
+			if v < lo-tol || v > hi+tol {
+				t.Errorf("trial %d: bridge row %d: %v outside [%v, %v]", trial, q, v, lo, hi)
+			}
+		}
+	}
+	t.Logf("%d bridge rows, %d limits at their limit over 20 samples", r1-r0, atLimit)
+}
