@@ -1052,7 +1052,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.rhi[r] = math.Min(b.rhi[r], k.flowHi[l]-n.Pfinj[l])
 	}
 	k.cutRows[0] = len(b.rlo)
-	k.bridgeCuts = n.bridgeCuts(k, ev, piLo, piHi, rules)
+	k.bridgeCuts = n.bridgeCuts(k, piLo, piHi, rules)
 	k.cutRows[1] = len(b.rlo)
 	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1, with U the
 	// largest bound of sign·π over the selected buses (the price bounds
@@ -2299,11 +2299,10 @@ func (n *Network) bridgeSides(m *marketLP) [][]int {
 
 // bridgeCuts appends the rows z_in ≤ Σ_S e^κ_j and z_out ≤ Σ_S e^σ_j above to
 // the KKT program k and returns their number.
-func (n *Network) bridgeCuts(k *kktModel, ev *LMPEvidence, piLo, piHi []float64, rules MarketRules) int {
+func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRules) int {
 	m, b := k.m, k.b
 	cnt := 0
 	acc := map[int]float64{}
-	isBridge := n.Bridges()
 	adj := make([][]int, n.NumBuses())
 	for q := range m.bfBus {
 		for _, j := range m.bfBus[q] {
@@ -2392,10 +2391,8 @@ func (n *Network) bridgeCuts(k *kktModel, ev *LMPEvidence, piLo, piHi []float64,
 		if !needCurt && !needShed {
 			continue
 		}
-		// Pocket rows (see pocketRows): S's internal limits are bridges
-		// (their binaries enter the rows) or proven slack, and each bus's
-		// Bbus column is the sum of its branches' Bf rows.
-		zint, ok := n.pocketInternals(m, k, ev, side, in, adj, isBridge)
+		// Pocket rows (see above pocketInternals).
+		zint, ok := n.pocketInternals(m, k, side, in, adj)
 		if !ok {
 			continue
 		}
@@ -2429,33 +2426,30 @@ func (n *Network) bridgeCuts(k *kktModel, ev *LMPEvidence, piLo, piHi []float64,
 }
 
 // Pocket rows. Let S be the side of a bridge l (as for bridgeCuts) such
-// that every branch with both ends in S either is itself a bridge or has
-// both limits proven slack (their congestion duals fixed at 0), and each
-// bus's Bbus column is the sum of its branches' Bf rows (signed by the
-// end). Take a KKT point and set each branch binary to 1 exactly when its
-// flow is at that limit, each backstop binary to 1 exactly when the bus's
-// price is at PriceFloor (curtailment) or PriceCap (shedding): an admissible
-// assignment. If l is at its limit into S and no internal bridge of S is at
-// either limit, every internal congestion dual of S is 0. Summing the
-// stationarity rows over the side of any bridge q gives
-// μ_q = ±(π across q), so at each bus the term of an internal bridge
-// cancels its price difference; the stationarity rows on S then say that π
-// is harmonic on S's internal branches, hence constant on S (connected).
+// that each bus's Bbus column is the sum of its branches' Bf rows (signed
+// by the end; checked). Take a KKT point and set each branch binary to 1
+// exactly when its flow is at that limit, each backstop binary to 1 exactly
+// when the bus's price is at PriceFloor (curtailment) or PriceCap
+// (shedding): an admissible assignment (a limit whose dual is fixed at 0
+// has no binary and a zero dual anyway). If l is at its limit into S and no
+// limit of a branch inside S is at its limit, every congestion dual inside
+// S is 0, and the stationarity rows on S say that π is harmonic on S's
+// internal branches at every bus but l's end in S; summing them over S
+// shows that l's end is harmonic too. So π is constant on S (connected).
 // The inflow at its limit needs some κ_j > 0 in S (bridgeCuts), so that
 // price is PriceFloor, and so is every price in S:
 //
-//	π_j ≤ F + (PriceHi_j − F)·(1 − z_in + Σ_{q internal bridges} (z⁺_q + z⁻_q)),
+//	π_j ≤ F + (PriceHi_j − F)·(1 − z_in + Σ_{q inside S} (z⁺_q + z⁻_q)),
 //
 // and out of S with shedding, π_j ≥ C − (C − PriceLo_j)·(1 − z_out + Σ …).
 // In the relaxation a large dual on l (z_in near 1) then pulls every price
 // of the pocket towards the floor, where the one row of bridgeCuts only
 // asks the sum of the pocket's curtailment binaries to reach z_in.
 
-// pocketInternals returns the binaries of the limits of S's internal
-// bridges, and false when S does not meet the conditions of the pocket
-// rows (an internal non-bridge branch with a limit not proven slack, or a
-// Bbus column that is not the sum of its branches' Bf rows).
-func (n *Network) pocketInternals(m *marketLP, k *kktModel, ev *LMPEvidence, side []int, in map[int]bool, adj [][]int, isBridge []bool) ([]int, bool) {
+// pocketInternals returns the binaries of the limits of the branches
+// inside S, and false when a bus of S has a Bbus column that is not the sum
+// of its branches' Bf rows.
+func (n *Network) pocketInternals(m *marketLP, k *kktModel, side []int, in map[int]bool, adj [][]int) ([]int, bool) {
 	var zint []int
 	seen := map[int]bool{}
 	acc := map[int]float64{}
@@ -2482,16 +2476,10 @@ func (n *Network) pocketInternals(m *marketLP, k *kktModel, ev *LMPEvidence, sid
 			if m.flow[q] < 0 {
 				continue
 			}
-			if isBridge[q] {
-				for _, z := range []int{k.zUp[q], k.zLo[q]} {
-					if z >= 0 {
-						zint = append(zint, z)
-					}
+			for _, z := range []int{k.zUp[q], k.zLo[q]} {
+				if z >= 0 {
+					zint = append(zint, z)
 				}
-				continue
-			}
-			if ev.MuUp[q] != 0 || ev.MuLo[q] != 0 {
-				return nil, false
 			}
 		}
 		for t := n.Bbus.ColPtr[j]; t < n.Bbus.ColPtr[j+1]; t++ {
