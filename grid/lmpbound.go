@@ -2248,12 +2248,7 @@ func (n *Network) backstopRanges(ctx context.Context, dom LoadDomain, rules Mark
 // reference bus when it is a bridge (nil otherwise).
 func (n *Network) bridgeSides(m *marketLP) [][]int {
 	nb := n.NumBuses()
-	adj := make([][]int, nb)
-	for l := range m.bfBus {
-		for _, j := range m.bfBus[l] {
-			adj[j] = append(adj[j], l)
-		}
-	}
+	adj := m.branchesAt()
 	isRef := make([]bool, nb)
 	for _, r := range n.RefBus {
 		isRef[r] = true
@@ -2303,12 +2298,7 @@ func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRule
 	m, b := k.m, k.b
 	cnt := 0
 	acc := map[int]float64{}
-	adj := make([][]int, n.NumBuses())
-	for q := range m.bfBus {
-		for _, j := range m.bfBus[q] {
-			adj[j] = append(adj[j], q)
-		}
-	}
+	adj := m.branchesAt()
 	for l, side := range n.bridgeSides(m) {
 		if side == nil || m.flow[l] < 0 {
 			continue
@@ -2501,4 +2491,16 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// branchesAt returns, per bus, the branches whose flow row has an entry at
+// it (its in-service branches, but for the reference bus's θ).
+func (m *marketLP) branchesAt() [][]int {
+	adj := make([][]int, len(m.balance))
+	for l := range m.bfBus {
+		for _, j := range m.bfBus[l] {
+			adj[j] = append(adj[j], l)
+		}
+	}
+	return adj
 }

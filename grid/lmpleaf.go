@@ -172,12 +172,7 @@ func (n *Network) pruneLeaves(m *marketLP, ev *LMPEvidence) int {
 func (n *Network) bridgeSlack(m *marketLP, ev *LMPEvidence) []bool {
 	nb, nl := n.NumBuses(), n.NumBranches()
 	slack := make([]bool, nl)
-	adj := make([][]int, nb) // branch indices per bus
-	for l := range m.bfBus {
-		for _, j := range m.bfBus[l] {
-			adj[j] = append(adj[j], l)
-		}
-	}
+	adj := m.branchesAt() // branch indices per bus
 	hasUnit := make([]bool, nb)
 	for _, b := range n.GenBus {
 		hasUnit[b] = true
