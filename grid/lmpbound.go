@@ -61,6 +61,16 @@ import (
 //     optimal solution (checked: such a dispatch costs more than x₀); other
 //     price bounds by LPs over {Bbus π + Bfᵀμ = 0, μ within its bounds, the
 //     backstop price bounds}.
+//   - Backstops: the system-wide ShedMax, CurtMax, and per bus the largest
+//     backstop over the primal part of the relaxation (backstopRanges; not
+//     in a checkable proof).
+//
+// Valid rows that cut no KKT point that sets the maximum (each proven where
+// it is built): a KKT MIP for sign·π_i fixes d_i at the end of its interval
+// (price monotonicity along a bus's own load, fixOwnLoads); twin branches
+// carry one congestion dual (mergeTwinLimits; not in a checkable proof); a
+// bridge whose limit only a backstop on its side can reach gets
+// z ≤ Σ (that side's backstop binaries) (bridgeCuts).
 //
 // Bound tightening (optimization-based bound tightening, as in the spatial
 // branch-and-bound literature, e.g. Gleixner et al., "Three enhancements for
@@ -218,13 +228,21 @@ type LMPEvidence struct {
 	PerBusMIP bool    `json:"per_bus_mip,omitempty"`
 	ShedMax   float64 `json:"shed_max_mw"` // bound on each shedding backstop at an optimum
 	CurtMax   float64 `json:"curt_max_mw"` // bound on each curtailment backstop at an optimum
+	// ShedHi, CurtHi bound each bus's shedding and curtailment backstop at
+	// every KKT point, per bus (backstopRanges: the largest over the primal
+	// part of the KKT relaxation; nil: ShedMax, CurtMax everywhere, as in a
+	// checkable proof).
+	ShedHi []float64 `json:"-"`
+	CurtHi []float64 `json:"-"`
 	// MuUp, MuLo bound the congestion duals of each branch's upper and lower
 	// limit (Network branch order; 0 for an absent limit).
 	MuUp []float64 `json:"mu_up"`
 	MuLo []float64 `json:"mu_lo"`
 	// FlowLo, FlowHi bound each limited branch's flow at every KKT point
 	// (bound tightening; nil without it). A limit outside this range cannot
-	// bind, so its congestion dual is 0 (MuUp or MuLo is 0).
+	// bind, so its congestion dual is 0 (MuUp or MuLo is 0). MuUp and MuLo
+	// are 0 also at the later of two twin branches (mergeTwinLimits), whose
+	// limits may bind.
 	FlowLo []float64 `json:"-"`
 	FlowHi []float64 `json:"-"`
 	// PriceLo, PriceHi bound each bus's price at every KKT point (derived
@@ -489,6 +507,11 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			progress(opt.Progress, "lmp-bound: %s", ev.ProofNote)
 		} else {
 			progress(opt.Progress, "lmp-bound: a branch has b ≤ 0: price box proven by %d LPs (|π| < %.6g)", len(ev.rec.p.PiBoxSteps), ev.rec.p.PiBox)
+		}
+	}
+	if ev.rec == nil {
+		if c := n.mergeTwinLimits(m, ev); c > 0 {
+			progress(opt.Progress, "lmp-bound: %d limits of twin branches (identical flow rows) carry their twins' congestion duals (fixed at 0)", c)
 		}
 	}
 	if opt.DecisionRules {
@@ -843,12 +866,14 @@ func (n *Network) addDual(b *lpBuilder, ev *LMPEvidence, piLo, piHi []float64) (
 type kktModel struct {
 	b              *lpBuilder
 	m              *marketLP
-	pi, muUp, muLo []int // per bus; per branch (−1: no limit or pruned)
-	sel            []int // selected buses (internal index) of the objective
-	ys             []int // selection binary per selected bus
-	t              int   // objective column
-	nbin           int   // binaries of the complementarity rules and the selection
-	prunedBranches int   // branch limits whose congestion dual is fixed by the bounds
+	pi, muUp, muLo []int  // per bus; per branch (−1: no limit or pruned)
+	sel            []int  // selected buses (internal index) of the objective
+	ys             []int  // selection binary per selected bus
+	t              int    // objective column
+	nbin           int    // binaries of the complementarity rules and the selection
+	prunedBranches int    // branch limits whose congestion dual is fixed by the bounds
+	bridgeCuts     int    // rows of bridgeCuts
+	cutRows        [2]int // their row range [from, to)
 	flowLo, flowHi []float64
 	// Binaries and McCormick columns (−1: absent), for the rows bound
 	// tightening appends with tighter big-Ms: per segment, per bus, per
@@ -882,10 +907,10 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 	}
 	for j := range m.sigma {
 		if m.sigma[j] >= 0 {
-			b.hi[m.sigma[j]] = ev.ShedMax
+			b.hi[m.sigma[j]] = ev.shedMax(j)
 		}
 		if m.kappa[j] >= 0 {
-			b.hi[m.kappa[j]] = ev.CurtMax
+			b.hi[m.kappa[j]] = ev.curtMax(j)
 		}
 	}
 	// Valid for optimal dispatches: cost ≤ V(centre) + chord of the local
@@ -997,13 +1022,13 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		if c := m.sigma[j]; c >= 0 {
 			e := b.binary()
 			shedE[j] = e
-			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.ShedMax})
+			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.shedMax(j)})
 			b.row(piLo[j], math.Inf(1), []int{pi[j], e}, []float64{1, -(C - piLo[j])})
 		}
 		if c := m.kappa[j]; c >= 0 {
 			e := b.binary()
 			curtE[j] = e
-			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.CurtMax})
+			b.row(math.Inf(-1), 0, []int{c, e}, []float64{1, -ev.curtMax(j)})
 			b.row(math.Inf(-1), piHi[j], []int{pi[j], e}, []float64{1, piHi[j] - F})
 		}
 	}
@@ -1060,6 +1085,9 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.rlo[r] = math.Max(b.rlo[r], k.flowLo[l]-n.Pfinj[l])
 		b.rhi[r] = math.Min(b.rhi[r], k.flowHi[l]-n.Pfinj[l])
 	}
+	k.cutRows[0] = len(b.rlo)
+	k.bridgeCuts = n.bridgeCuts(k, piLo, piHi, rules)
+	k.cutRows[1] = len(b.rlo)
 	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1, with U the
 	// largest bound of sign·π over the selected buses (the price bounds
 	// after tightening; a looser U only weakens the relaxation).
@@ -1142,6 +1170,18 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 	}
 	cand := &loadCandidates{keep: 32}
 	defer func() { ev.Candidates, ev.workLeft = cand.loads(), math.Max(0, work) }()
+	if ev.rec == nil && passes > 0 {
+		used, c, err := n.backstopRanges(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, vars)
+		if err != nil {
+			return err
+		}
+		work -= used
+		nbs := 0
+		for j := range m.sigma {
+			nbs += btoi(m.sigma[j] >= 0) + btoi(m.kappa[j] >= 0)
+		}
+		progress(w, "lmp-bound: per-bus backstop bounds: %d of %d below half the system-wide ones (%.3g work units)", c, nbs, used)
+	}
 	for pass := 0; pass < passes && work > 0; pass++ {
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
 		if err != nil {
@@ -1698,6 +1738,7 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	if err != nil {
 		return nil, 0, err
 	}
+	fixOwnLoads(k, dom, sign)
 	m, ys, b := k.m, k.ys, k.b
 	ev.Binaries += k.nbin
 	if ev.mipCut > 0 {
@@ -1804,6 +1845,7 @@ func (n *Network) perBusMIPs(ctx context.Context, dom LoadDomain, rules MarketRu
 			if err != nil {
 				return 0, err
 			}
+			fixOwnLoads(k, dom, sign)
 			k.b.row(ci, math.Inf(1), []int{k.t}, []float64{1})
 			size := float64(len(k.b.cost) + len(k.b.rlo))
 			ev.mipSize = int(size)
@@ -2017,4 +2059,485 @@ func (n *Network) CertifyCostBound(ctx context.Context, dom LoadDomain, alpha fl
 		c.Reason = mc.Reason + "; " + c.Reason
 	}
 	return c, nil
+}
+
+// Price monotonicity along a bus's own load. V is convex in d and d enters
+// the market LP only through the balance rows, so the largest price at bus i
+// over the optimal duals at d is the right derivative
+// V′(d; e_i) = max_{π ∈ ∂V(d)} π_i (Rockafellar, Convex Analysis, Thm 23.4),
+// and the smallest one is −V′(d; −e_i). Along the line d + s·e_i, a convex
+// function's right derivative is nondecreasing in s, and at the end
+// d̂ = d + (Hi_i − d_i)·e_i every optimal dual π̂ satisfies
+// V(d̂ − s·e_i) ≥ V(d̂) − s·π̂_i, so π̂_i is at least the left derivative
+// there, which is at least V′(d; e_i). Hence every KKT point (d, π) with
+// π_i = c has a KKT point (d̂, π̂) of the same domain (d̂ differs only in
+// coordinate i, set to Hi_i) with π̂_i ≥ c: the largest π_i over the KKT
+// points over D equals the largest over those with d_i = Hi_i, and the
+// smallest π_i the smallest over those with d_i = Lo_i. A program that
+// maximizes sign·π_i may therefore fix d_i at the end of its sign (Hi_i for
+// sign > 0, Lo_i for sign < 0) without changing its optimum; its relaxation
+// (and its McCormick rows on π_i·d_i, exact at a fixed d_i) only gets tighter.
+
+// ownLoadEnd is the end of bus i's load interval at which max sign·π_i over
+// the KKT points is attained (price monotonicity along the bus's own load).
+func ownLoadEnd(dom LoadDomain, i int, sign float64) float64 {
+	if sign > 0 {
+		return dom.Hi[i]
+	}
+	return dom.Lo[i]
+}
+
+// fixOwnLoads restricts a KKT program maximizing sign·π over the selected
+// buses k.sel to loads at the end of each selected bus's interval (price
+// monotonicity, above): with one bus its load column is fixed; with
+// several, selecting bus i (y_i = 1) forces d_i to its end by the row
+// sign·d_i ≥ sign·end_i − (Hi_i − Lo_i)(1 − y_i). The program's optimum is
+// unchanged.
+func fixOwnLoads(k *kktModel, dom LoadDomain, sign float64) {
+	for q, i := range k.sel {
+		col := k.m.d[i]
+		if col < 0 {
+			continue
+		}
+		end, w := ownLoadEnd(dom, i, sign), dom.Hi[i]-dom.Lo[i]
+		if len(k.ys) == 0 {
+			k.b.lo[col], k.b.hi[col] = end, end
+			continue
+		}
+		// sign·d_i − w·y_i ≥ sign·end_i − w
+		k.b.row(sign*end-w, math.Inf(1), []int{col, k.ys[q]}, []float64{sign, -w})
+	}
+}
+
+// Twin branches. Two limited branches l < l′ with the same ends, the same
+// flow row (Bf values), the same limits and the same Pfinj have identical
+// flow rows in the market LP: their flows are equal at every point, and
+// their congestion duals enter the stationarity rows (through Bfᵀμ) and the
+// dual objective (through the limits) only as the sums μ⁺_l + μ⁺_l′ and
+// μ⁻_l + μ⁻_l′. So for every KKT point (x, π, μ) the point (x, π, μ̃) with
+// μ̃_l = μ_l + μ_l′ and μ̃_l′ = 0 is a KKT point too (complementarity: μ_l′ > 0
+// puts l′, hence l, at its limit), with the same prices. The congestion dual
+// bounds (muBounds0, the repair-point bounds, the decision rules' and the
+// tightening LPs') each hold for every optimal dual, so also for μ̃; a KKT
+// program with μ_l′ fixed at 0 therefore has the same largest price. Fixing
+// it (MuUp = MuLo = 0 at l′: no complementarity rule, one binary pair less)
+// removes the relaxation's freedom to split one congestion between two
+// binaries. Not used in a checkable proof (the checker would have to
+// re-derive the twins).
+
+// mergeTwinLimits fixes at 0 the congestion duals of every limited branch
+// that has an earlier twin (see above) and returns how many limits it fixed.
+func (n *Network) mergeTwinLimits(m *marketLP, ev *LMPEvidence) int {
+	type key struct {
+		f, t       int
+		lo, hi, p0 float64
+	}
+	first := map[key][]int{}
+	fixed := 0
+	for l := range m.flow {
+		if m.flow[l] < 0 {
+			continue
+		}
+		k := key{n.From[l], n.To[l], n.FlowMin[l], n.FlowMax[l], n.Pfinj[l]}
+		twin := -1
+		for _, e := range first[k] {
+			if slices.Equal(m.bfBus[e], m.bfBus[l]) && slices.Equal(m.bfVal[e], m.bfVal[l]) {
+				twin = e
+				break
+			}
+		}
+		if twin < 0 {
+			first[k] = append(first[k], l)
+			continue
+		}
+		for _, mu := range []*float64{&ev.MuUp[l], &ev.MuLo[l]} {
+			if *mu > 0 {
+				*mu = 0
+				fixed++
+			}
+		}
+	}
+	return fixed
+}
+
+// shedMax and curtMax are the bounds on bus j's shedding and curtailment
+// backstops at every KKT point (per bus when known, else system-wide).
+func (ev *LMPEvidence) shedMax(j int) float64 {
+	if ev.ShedHi != nil {
+		return math.Min(ev.ShedMax, ev.ShedHi[j])
+	}
+	return ev.ShedMax
+}
+
+func (ev *LMPEvidence) curtMax(j int) float64 {
+	if ev.CurtHi != nil {
+		return math.Min(ev.CurtMax, ev.CurtHi[j])
+	}
+	return ev.CurtMax
+}
+
+// backstopRanges sets the per-bus backstop bounds ev.ShedHi, ev.CurtHi: for
+// each bus with a shedding (curtailment) backstop, the largest σ_j (κ_j)
+// over the primal part of the KKT relaxation (the market LP over d ∈ D with
+// the tightened flow ranges, the cost row and the subgradient cuts), plus a
+// 1e-6 relative margin. Every KKT point's dispatch is an optimal, hence
+// feasible, point of that part, so each bound holds at every KKT point; the
+// big-M of "σ_j > 0 ⇒ π_j = PriceCap" (and of the curtailment rule) then
+// uses the bus's own bound instead of the system-wide ShedMax (CurtMax),
+// which is sized for the whole network's load. At a leaf bus fed by one
+// branch the bound is about the bus's load plus the branch's limit, often a
+// hundredth of the system-wide one, and a fractional shedding or
+// curtailment binary can no longer carry a large backstop in the
+// relaxation. It returns the work spent (simplex iterations times the
+// part's rows plus columns) and how many bounds are below half the
+// system-wide one.
+func (n *Network) backstopRanges(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, cuts []subgradientCut, vars []int) (float64, int, error) {
+	k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
+	if err != nil {
+		return 0, 0, err
+	}
+	pb, err := k.b.prefix(k.primalRows, k.primalCols)
+	if err != nil {
+		return 0, 0, err
+	}
+	topt := hopt
+	topt.Presolve = "off"
+	topt.Simplex = "primal"
+	lp, err := pb.build(topt)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer lp.Close()
+	if err := lp.SetObjectiveSense(true); err != nil {
+		return 0, 0, err
+	}
+	nb := n.NumBuses()
+	shed, curt := make([]float64, nb), make([]float64, nb)
+	for j := range shed {
+		shed[j], curt[j] = ev.ShedMax, ev.CurtMax
+	}
+	cost := make([]float64, len(pb.cost))
+	size := float64(len(pb.cost) + len(pb.rlo))
+	used, tighter := 0.0, 0
+	for _, c := range []struct {
+		cols []int
+		out  []float64
+		sys  float64
+	}{{k.m.sigma, shed, ev.ShedMax}, {k.m.kappa, curt, ev.CurtMax}} {
+		for j, col := range c.cols {
+			if col < 0 {
+				continue
+			}
+			cost[col] = 1
+			err := lp.SetCosts(cost)
+			cost[col] = 0
+			if err != nil {
+				return used, tighter, err
+			}
+			r, err := lp.Solve(ctx)
+			if err != nil {
+				return used, tighter, err
+			}
+			if err := ctx.Err(); err != nil {
+				return used, tighter, err
+			}
+			used += float64(r.Iterations) * size
+			if r.Status != solver.Optimal {
+				continue
+			}
+			if v := math.Max(0, r.Objective); v+1e-6*(1+v) < c.out[j] {
+				c.out[j] = v + 1e-6*(1+v)
+				if c.out[j] < c.sys/2 {
+					tighter++
+				}
+			}
+		}
+	}
+	ev.ShedHi, ev.CurtHi = shed, curt
+	return used, tighter, nil
+}
+
+// Bridge limits that only a backstop can reach. Let branch l be a bridge
+// and S the buses of its side without the reference bus, with Σ_{j ∈ S} of
+// the rows of Bbus equal to s times l's row of Bf (checked; s = +1 when l's
+// end in S is its from end), so that the sum of S's balance rows fixes the
+// flow out of S over l: outflow = Σ_S (P_j + σ_j − κ_j − d_j) + e_S, with
+// e_S = s·Pfinj_l − Σ_S Pbusinj_j. When the limit into S exceeds the most S
+// can withdraw without curtailment, u_in > Σ_S Hi_j − Σ_S ΣPmin_j − e_S, the
+// inflow can be at u_in only with some κ_j > 0, j ∈ S, and at an optimum
+// κ_j > 0 puts π_j at PriceFloor (complementary slackness with the
+// curtailment's bounds). So every KKT point with the inflow at its limit
+// admits that bus's curtailment binary e^κ_j = 1, and every KKT point admits
+// binaries with z_in ≤ Σ_{j ∈ S} e^κ_j (z_in = 0 whenever the inflow is below
+// its limit): the row is valid for the KKT program. The same holds out of
+// S with shedding: u_out > Σ_S ΣPmax_j − Σ_S Lo_j + e_S gives
+// z_out ≤ Σ_{j ∈ S} e^σ_j. With the rows, a large congestion dual on the
+// bridge (which needs z near 1 in the relaxation) forces a backstop binary
+// of S up, and with it that bus's price to the floor or the cap, instead of
+// letting fractional binaries price S anywhere in between. A leaf bus is
+// the case |S| = 1; leafSlack and bridgeSlack cover the sides whose other
+// end has both backstops (the limits are then slack at an optimum), these
+// rows also the sides hanging from a bus without backstops (on 300_ieee
+// the transformer leaves of bus 9005 and the load pockets of bus 9001).
+
+// bridgeSides returns, per branch, the buses of its side without the
+// reference bus when it is a bridge (nil otherwise).
+func (n *Network) bridgeSides(m *marketLP) [][]int {
+	nb := n.NumBuses()
+	adj := m.branchesAt()
+	isRef := make([]bool, nb)
+	for _, r := range n.RefBus {
+		isRef[r] = true
+	}
+	isBridge := n.Bridges()
+	sides := make([][]int, len(m.bfBus))
+	seen := make([]int, nb)
+	for j := range seen {
+		seen[j] = -1
+	}
+	for l := range m.bfBus {
+		if !isBridge[l] || len(m.bfBus[l]) != 2 {
+			continue
+		}
+		for end := 0; end < 2; end++ {
+			start := m.bfBus[l][end]
+			stack, comp, hasRef := []int{start}, []int{start}, isRef[start]
+			seen[start] = 2*l + end
+			for len(stack) > 0 && !hasRef {
+				j := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, q := range adj[j] {
+					if q == l {
+						continue
+					}
+					for _, b := range m.bfBus[q] {
+						if seen[b] != 2*l+end {
+							seen[b] = 2*l + end
+							stack, comp = append(stack, b), append(comp, b)
+							hasRef = hasRef || isRef[b]
+						}
+					}
+				}
+			}
+			if !hasRef {
+				sides[l] = comp
+				break
+			}
+		}
+	}
+	return sides
+}
+
+// bridgeCuts appends the rows z_in ≤ Σ_S e^κ_j and z_out ≤ Σ_S e^σ_j above to
+// the KKT program k and returns their number.
+func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRules) int {
+	m, b := k.m, k.b
+	cnt := 0
+	acc := map[int]float64{}
+	adj := m.branchesAt()
+	for l, side := range n.bridgeSides(m) {
+		if side == nil || m.flow[l] < 0 {
+			continue
+		}
+		in := make(map[int]bool, len(side))
+		for _, j := range side {
+			in[j] = true
+		}
+		end := 0
+		if !in[m.bfBus[l][0]] {
+			end = 1
+		}
+		s := 1.0
+		if m.bfVal[l][end] < 0 {
+			s = -1
+		}
+		// Σ_S rows of Bbus = s·(l's row of Bf)?
+		clear(acc)
+		var scale float64
+		for _, j := range side {
+			for t := n.Bbus.ColPtr[j]; t < n.Bbus.ColPtr[j+1]; t++ {
+				acc[n.Bbus.RowIdx[t]] += n.Bbus.Val[t]
+				scale = math.Max(scale, math.Abs(n.Bbus.Val[t]))
+			}
+		}
+		for t, j := range m.bfBus[l] {
+			acc[j] -= s * m.bfVal[l][t]
+		}
+		ok := true
+		for _, v := range acc {
+			ok = ok && math.Abs(v) <= 1e-9*math.Max(1, scale)
+		}
+		if !ok {
+			continue
+		}
+		var pmin, pmax, lo, hi, pbus float64
+		var shed, curt []int
+		for _, j := range side {
+			lo, hi, pbus = lo+m.dom.Lo[j], hi+m.dom.Hi[j], pbus+n.Pbusinj[j]
+			if k.shedE[j] >= 0 {
+				shed = append(shed, k.shedE[j])
+			}
+			if k.curtE[j] >= 0 {
+				curt = append(curt, k.curtE[j])
+			}
+		}
+		for g, gb := range n.GenBus {
+			if in[gb] {
+				pmin += n.Pmin[g]
+			}
+		}
+		pmax = pmin
+		for q, sg := range m.segs {
+			if in[m.segBus[q]] {
+				pmax += sg.Width
+			}
+		}
+		e := s*n.Pfinj[l] - pbus
+		// Out of S: FlowMax when S holds l's from end (s > 0).
+		zOut, zIn, uOut, uIn := k.zUp[l], k.zLo[l], n.FlowMax[l], -n.FlowMin[l]
+		if s < 0 {
+			zOut, zIn, uOut, uIn = k.zLo[l], k.zUp[l], -n.FlowMin[l], n.FlowMax[l]
+		}
+		row := func(z int, es []int) {
+			idx, val := []int{z}, []float64{1}
+			for _, c := range es {
+				idx, val = append(idx, c), append(val, -1)
+			}
+			b.row(math.Inf(-1), 0, idx, val)
+			cnt++
+		}
+		if zOut >= 0 && len(shed) > 0 && uOut > relUp(pmax-lo+e) {
+			row(zOut, shed)
+		}
+		needCurt := zIn >= 0 && len(curt) > 0 && uIn > relUp(hi-pmin-e)
+		needShed := zOut >= 0 && len(shed) > 0 && uOut > relUp(pmax-lo+e)
+		if needCurt {
+			row(zIn, curt)
+		}
+		if !needCurt && !needShed {
+			continue
+		}
+		// Pocket rows (see above pocketInternals).
+		zint, ok := n.pocketInternals(m, k, side, in, adj)
+		if !ok {
+			continue
+		}
+		C, F := rules.PriceCap, rules.PriceFloor
+		for _, j := range side {
+			pi := k.pi[j]
+			if pi < 0 {
+				continue
+			}
+			if w := piHi[j] - F; needCurt && w > 0 && !math.IsInf(w, 0) {
+				// π_j + w·z_in − w·Σ z_int ≤ piHi_j
+				idx, val := []int{pi, zIn}, []float64{1, w}
+				for _, z := range zint {
+					idx, val = append(idx, z), append(val, -w)
+				}
+				b.row(math.Inf(-1), piHi[j], idx, val)
+				cnt++
+			}
+			if w := C - piLo[j]; needShed && w > 0 && !math.IsInf(w, 0) {
+				// π_j − w·z_out + w·Σ z_int ≥ piLo_j
+				idx, val := []int{pi, zOut}, []float64{1, -w}
+				for _, z := range zint {
+					idx, val = append(idx, z), append(val, w)
+				}
+				b.row(piLo[j], math.Inf(1), idx, val)
+				cnt++
+			}
+		}
+	}
+	return cnt
+}
+
+// Pocket rows. Let S be the side of a bridge l (as for bridgeCuts) such
+// that each bus's Bbus column is the sum of its branches' Bf rows (signed
+// by the end; checked). Take a KKT point and set each branch binary to 1
+// exactly when its flow is at that limit, each backstop binary to 1 exactly
+// when the bus's price is at PriceFloor (curtailment) or PriceCap
+// (shedding): an admissible assignment (a limit whose dual is fixed at 0
+// has no binary and a zero dual anyway). If l is at its limit into S and no
+// limit of a branch inside S is at its limit, every congestion dual inside
+// S is 0, and the stationarity rows on S say that π is harmonic on S's
+// internal branches at every bus but l's end in S; summing them over S
+// shows that l's end is harmonic too. So π is constant on S (connected).
+// The inflow at its limit needs some κ_j > 0 in S (bridgeCuts), so that
+// price is PriceFloor, and so is every price in S:
+//
+//	π_j ≤ F + (PriceHi_j − F)·(1 − z_in + Σ_{q inside S} (z⁺_q + z⁻_q)),
+//
+// and out of S with shedding, π_j ≥ C − (C − PriceLo_j)·(1 − z_out + Σ …).
+// In the relaxation a large dual on l (z_in near 1) then pulls every price
+// of the pocket towards the floor, where the one row of bridgeCuts only
+// asks the sum of the pocket's curtailment binaries to reach z_in.
+
+// pocketInternals returns the binaries of the limits of the branches
+// inside S, and false when a bus of S has a Bbus column that is not the sum
+// of its branches' Bf rows.
+func (n *Network) pocketInternals(m *marketLP, k *kktModel, side []int, in map[int]bool, adj [][]int) ([]int, bool) {
+	var zint []int
+	seen := map[int]bool{}
+	acc := map[int]float64{}
+	for _, j := range side {
+		clear(acc)
+		var scale float64
+		for _, q := range adj[j] {
+			for t, bj := range m.bfBus[q] {
+				if bj != j {
+					continue
+				}
+				sg := 1.0
+				if m.bfVal[q][t] < 0 {
+					sg = -1
+				}
+				for u, bu := range m.bfBus[q] {
+					acc[bu] -= sg * m.bfVal[q][u]
+				}
+			}
+			if seen[q] || len(m.bfBus[q]) != 2 || !in[m.bfBus[q][0]] || !in[m.bfBus[q][1]] {
+				continue
+			}
+			seen[q] = true
+			if m.flow[q] < 0 {
+				continue
+			}
+			for _, z := range []int{k.zUp[q], k.zLo[q]} {
+				if z >= 0 {
+					zint = append(zint, z)
+				}
+			}
+		}
+		for t := n.Bbus.ColPtr[j]; t < n.Bbus.ColPtr[j+1]; t++ {
+			acc[n.Bbus.RowIdx[t]] += n.Bbus.Val[t]
+			scale = math.Max(scale, math.Abs(n.Bbus.Val[t]))
+		}
+		for _, v := range acc {
+			if math.Abs(v) > 1e-9*math.Max(1, scale) {
+				return nil, false
+			}
+		}
+	}
+	return zint, true
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// branchesAt returns, per bus, the branches whose flow row has an entry at
+// it (its in-service branches, but for the reference bus's θ).
+func (m *marketLP) branchesAt() [][]int {
+	adj := make([][]int, len(m.balance))
+	for l := range m.bfBus {
+		for _, j := range m.bfBus[l] {
+			adj[j] = append(adj[j], l)
+		}
+	}
+	return adj
 }

@@ -31,7 +31,8 @@ import (
 // infeasible with the cutoff has no search price at or above it. The
 // incumbents' load vectors (points of the domain) are then given to the
 // search as extra starts, and the found change before and after is
-// reported. PRIVOPT_LMPDIAG_NOSHED=1 forbids shedding at the bus (a
+// reported. The bus's own load is fixed at its upper end (fixOwnLoads, as
+// perBusMIPs does; PRIVOPT_LMPDIAG_OWN=0: not). PRIVOPT_LMPDIAG_NOSHED=1 forbids shedding at the bus (a
 // restriction, not a bound: it shows whether the bound comes from the bus's
 // own shedding).
 func TestLMPPerBusMIP(t *testing.T) {
@@ -39,32 +40,7 @@ func TestLMPPerBusMIP(t *testing.T) {
 	if ids == "" {
 		t.Skip("a measurement of minutes: set PRIVOPT_LMPDIAG to bus IDs of 300_ieee to run it")
 	}
-	name := os.Getenv("PRIVOPT_LMPDIAG_CASE")
-	if name == "" {
-		name = "300_ieee"
-	}
-	scale := 1.0
-	if k := strings.LastIndex(name, "x"); k > 0 {
-		if s, err := strconv.ParseFloat(name[k+1:], 64); err == nil {
-			name, scale = name[:k], s
-		}
-	}
-	band := 0.1
-	if s := os.Getenv("PRIVOPT_LMPDIAG_BAND"); s != "" {
-		var err error
-		if band, err = strconv.ParseFloat(s, 64); err != nil {
-			t.Fatalf("PRIVOPT_LMPDIAG_BAND %q: %v", s, err)
-		}
-	}
-	c := pglibNet(t, name).Case
-	n, err := NewNetwork(c, PowerModelsDC())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range n.Load {
-		n.Load[i] *= scale
-	}
-	dom, _ := n.LoadBand(band)
+	n, dom := diagCase(t)
 	rules := DefaultMarketRules()
 	ctx := context.Background()
 	ev, reason, err := n.lmpBound(ctx, dom, rules, LMPBoundOptions{MIPWork: 1})
@@ -111,6 +87,9 @@ func TestLMPPerBusMIP(t *testing.T) {
 		k, err := n.buildKKT(dom, rules, ev, ev.PriceLo, ev.PriceHi, 1, nil, []int{i})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if os.Getenv("PRIVOPT_LMPDIAG_OWN") != "0" {
+			fixOwnLoads(k, dom, 1) // as perBusMIPs does (0: not, to compare)
 		}
 		if cutoff > 0 {
 			k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
@@ -165,4 +144,38 @@ func TestLMPPerBusMIP(t *testing.T) {
 	if s2.PerMW < s.PerMW-1e-9*(1+s.PerMW) {
 		t.Errorf("more starts found less: %v < %v", s2.PerMW, s.PerMW)
 	}
+}
+
+// diagCase returns the network and box domain of a measurement test:
+// PRIVOPT_LMPDIAG_CASE (a PGLib case name with an optional load scale suffix
+// "xS", default 300_ieee) and PRIVOPT_LMPDIAG_BAND (the domain's half-width,
+// default 0.1), PowerModels DC model.
+func diagCase(t *testing.T) (*Network, LoadDomain) {
+	t.Helper()
+	name := os.Getenv("PRIVOPT_LMPDIAG_CASE")
+	if name == "" {
+		name = "300_ieee"
+	}
+	scale := 1.0
+	if k := strings.LastIndex(name, "x"); k > 0 {
+		if s, err := strconv.ParseFloat(name[k+1:], 64); err == nil {
+			name, scale = name[:k], s
+		}
+	}
+	band := 0.1
+	if s := os.Getenv("PRIVOPT_LMPDIAG_BAND"); s != "" {
+		var err error
+		if band, err = strconv.ParseFloat(s, 64); err != nil {
+			t.Fatalf("PRIVOPT_LMPDIAG_BAND %q: %v", s, err)
+		}
+	}
+	n, err := NewNetwork(pglibNet(t, name).Case, PowerModelsDC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n.Load {
+		n.Load[i] *= scale
+	}
+	dom, _ := n.LoadBand(band)
+	return n, dom
 }

@@ -172,61 +172,17 @@ func (n *Network) pruneLeaves(m *marketLP, ev *LMPEvidence) int {
 func (n *Network) bridgeSlack(m *marketLP, ev *LMPEvidence) []bool {
 	nb, nl := n.NumBuses(), n.NumBranches()
 	slack := make([]bool, nl)
-	adj := make([][]int, nb) // branch indices per bus
-	for l := range m.bfBus {
-		for _, j := range m.bfBus[l] {
-			adj[j] = append(adj[j], l)
-		}
-	}
-	isRef := make([]bool, nb)
-	for _, r := range n.RefBus {
-		isRef[r] = true
-	}
+	adj := m.branchesAt() // branch indices per bus
 	hasUnit := make([]bool, nb)
 	for _, b := range n.GenBus {
 		hasUnit[b] = true
-	}
-	seen := make([]int, nb)
-	for j := range seen {
-		seen[j] = -1
 	}
 	lam := make([]float64, nl) // Λ of each bridge's side without the reference bus (NaN: not a bridge)
 	for l := range lam {
 		lam[l] = math.NaN()
 	}
-	isBridge := n.Bridges()
 	var cands [][]int // per eligible bridge: it and the branches of its side
-	for l := range m.bfBus {
-		if !isBridge[l] || len(m.bfBus[l]) != 2 {
-			continue
-		}
-		// The component of each end without branch l; side is the first
-		// without the reference bus.
-		var side []int
-		for end := 0; end < 2 && side == nil; end++ {
-			start := m.bfBus[l][end]
-			stack, comp, hasRef := []int{start}, []int{start}, isRef[start]
-			seen[start] = 2*l + end
-			for len(stack) > 0 {
-				j := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				for _, q := range adj[j] {
-					if q == l {
-						continue
-					}
-					for _, b := range m.bfBus[q] {
-						if seen[b] != 2*l+end {
-							seen[b] = 2*l + end
-							stack, comp = append(stack, b), append(comp, b)
-							hasRef = hasRef || isRef[b]
-						}
-					}
-				}
-			}
-			if !hasRef {
-				side = comp
-			}
-		}
+	for l, side := range n.bridgeSides(m) {
 		if side == nil {
 			continue
 		}

@@ -132,7 +132,17 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 		}
 		out.Evaluations++
 		if r.Status != solver.Optimal {
-			return 0, nil, fmt.Errorf("grid: market LP at a domain point: %v", r.Status)
+			// A warm start can end in HiGHS's numerical-error status (seen
+			// on 118_ieee ×1.336 ±30%): solve once more from a fresh basis.
+			if err := lp.ResetBasis(); err != nil {
+				return 0, nil, err
+			}
+			if r, err = lp.Solve(ctx); err != nil {
+				return 0, nil, err
+			}
+			if r.Status != solver.Optimal {
+				return 0, nil, fmt.Errorf("grid: market LP at a domain point: %v", r.Status)
+			}
 		}
 		pi := make([]float64, len(m.balance))
 		for j, row := range m.balance {
