@@ -99,9 +99,23 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 		}
 	}
 	nnz := upper.ColPtr[n]
-	s.colPtr = append([]int(nil), upper.ColPtr[:n+1]...)
-	s.rowIdx = append([]int(nil), upper.RowIdx[:nnz]...)
-	s.setPerm(s.perm)
+	// The index arrays the analysis keeps are slices of one allocation,
+	// each cut to its length; the scratch arrays share a second one (4n+1
+	// ints, enough for the largest step, setPostorder). On small matrices
+	// the allocations cost as much as the analysis itself.
+	keep := make([]int, 5*n+3+3*nnz)
+	il := func(k int) []int {
+		v := keep[:k:k]
+		keep = keep[k:]
+		return v
+	}
+	s.colPtr, s.rowIdx = il(n+1), il(nnz)
+	copy(s.colPtr, upper.ColPtr[:n+1])
+	copy(s.rowIdx, upper.RowIdx[:nnz])
+	s.iperm, s.cp, s.ci, s.amap = il(n), il(n+1), il(nnz), il(nnz)
+	s.parent, s.lp = il(n), il(n+1)
+	work := make([]int, 4*n+1)
+	s.setPerm(s.perm, work)
 	if s.aborted {
 		return nil, interrupted()
 	}
@@ -109,8 +123,8 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 		// A postorder of the elimination tree is an equivalent ordering
 		// (same fill) whose subtrees are contiguous, which makes supernodes
 		// consecutive and improves locality.
-		post := postorder(s.parent)
-		s.setPostorder(post)
+		post := postorder(s.parent, work)
+		s.setPostorder(post, work[n:])
 		if s.aborted {
 			return nil, interrupted()
 		}
@@ -147,15 +161,15 @@ func (s *Symbolic) pollAnalyze(k int) bool {
 }
 
 // setPerm installs the permutation and recomputes the permuted matrix, the
-// elimination tree and the column counts.
-func (s *Symbolic) setPerm(p []int) {
+// elimination tree and the column counts into the arrays Analyze cut for
+// them (iperm, cp, ci, amap, parent, lp); work holds at least 2n ints.
+func (s *Symbolic) setPerm(p, work []int) {
 	s.perm = p
-	s.iperm = make([]int, s.n)
 	for k, i := range p {
 		s.iperm[i] = k
 	}
-	s.permuteUpper()
-	s.etreeAndCounts()
+	s.permuteUpper(work)
+	s.etreeAndCounts(work)
 }
 
 // setPostorder relabels the analysis by a postorder post of its elimination
@@ -163,17 +177,17 @@ func (s *Symbolic) setPerm(p []int) {
 // perm∘post and C is permuted again, but the elimination tree and the column
 // counts are those of the old labels renamed (a topological relabeling of the
 // tree does not change which rows of L are nonzero), so they are mapped in
-// O(n) instead of recomputed.
-func (s *Symbolic) setPostorder(post []int) {
+// O(n) instead of recomputed. The new arrays are formed in work (at least
+// 3n+1 ints, not overlapping post) and copied over the old ones.
+func (s *Symbolic) setPostorder(post, work []int) {
 	n := s.n
-	p := make([]int, n)
+	p, parent, lp := work[:n:n], work[n:2*n:2*n], work[2*n:3*n+1]
 	ipost := s.iperm // reused: overwritten with the new inverse below
 	for k, q := range post {
 		p[k] = s.perm[q]
 		ipost[q] = k
 	}
-	parent := make([]int, n)
-	lp := make([]int, n+1)
+	lp[0] = 0
 	for k, q := range post {
 		if r := s.parent[q]; r >= 0 {
 			parent[k] = ipost[r]
@@ -182,19 +196,21 @@ func (s *Symbolic) setPostorder(post []int) {
 		}
 		lp[k+1] = lp[k] + s.lp[q+1] - s.lp[q]
 	}
-	s.perm, s.parent, s.lp = p, parent, lp
-	for k, i := range p {
+	copy(s.perm, p)
+	copy(s.parent, parent)
+	copy(s.lp, lp)
+	for k, i := range s.perm {
 		s.iperm[i] = k
 	}
-	s.permuteUpper()
+	s.permuteUpper(work)
 }
 
 // postorder returns a postorder of the forest given by parent (children in
-// increasing order), computed without recursion.
-func postorder(parent []int) []int {
+// increasing order), computed without recursion in work (at least 4n ints;
+// the result is work[:n]).
+func postorder(parent, work []int) []int {
 	n := len(parent)
-	head := make([]int, n)
-	next := make([]int, n)
+	post, head, next, stack := work[:0:n], work[n:2*n], work[2*n:3*n], work[3*n:3*n:4*n]
 	for i := range head {
 		head[i] = -1
 	}
@@ -204,8 +220,6 @@ func postorder(parent []int) []int {
 			head[p] = j
 		}
 	}
-	post := make([]int, 0, n)
-	stack := make([]int, 0, 64)
 	for r := 0; r < n; r++ {
 		if parent[r] != -1 {
 			continue
@@ -290,18 +304,11 @@ func checkUpperPattern(a *sparse.CSC) (int, error) {
 }
 
 // permuteUpper builds the upper triangle of C = P K Pᵀ and the map from the
-// original entries to it.
-func (s *Symbolic) permuteUpper() {
+// original entries to it, into the arrays cp, ci and amap; work holds at
+// least n ints.
+func (s *Symbolic) permuteUpper(work []int) {
 	n := s.n
-	nnz := len(s.rowIdx)
-	// Reuse the arrays of a previous call (Analyze permutes twice for AMD).
-	if len(s.ci) != nnz {
-		s.cp = make([]int, n+1)
-		s.ci = make([]int, nnz)
-		s.amap = make([]int, nnz)
-	} else {
-		clear(s.cp)
-	}
+	clear(s.cp)
 	for j := 0; j < n; j++ {
 		pj := s.iperm[j]
 		for p := s.colPtr[j]; p < s.colPtr[j+1]; p++ {
@@ -311,7 +318,7 @@ func (s *Symbolic) permuteUpper() {
 	for k := 0; k < n; k++ {
 		s.cp[k+1] += s.cp[k]
 	}
-	next := make([]int, n)
+	next := work[:n:n]
 	copy(next, s.cp[:n])
 	for j := 0; j < n; j++ {
 		pj := s.iperm[j]
@@ -330,11 +337,11 @@ func (s *Symbolic) permuteUpper() {
 // L: the pattern of row k of L is the set of nodes on the tree paths from the
 // nonzeros C(i,k), i < k, up to k (the row subtree), so walking those paths once
 // with a marker both finds parent pointers and counts entries per column.
-func (s *Symbolic) etreeAndCounts() {
+// work holds at least 2n ints.
+func (s *Symbolic) etreeAndCounts(work []int) {
 	n := s.n
-	s.parent = make([]int, n)
-	flag := make([]int, n)
-	cnt := make([]int, n)
+	flag, cnt := work[:n:n], work[n:2*n:2*n]
+	clear(cnt)
 	for k := 0; k < n; k++ {
 		if s.pollAnalyze(k) {
 			return
@@ -351,7 +358,7 @@ func (s *Symbolic) etreeAndCounts() {
 			}
 		}
 	}
-	s.lp = make([]int, n+1)
+	s.lp[0] = 0
 	for k := 0; k < n; k++ {
 		s.lp[k+1] = s.lp[k] + cnt[k]
 	}

@@ -93,7 +93,12 @@ type kktSystem struct {
 func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*kktSystem, error) {
 	n, m := a.Cols, a.Rows
 	at := a.Transpose()
-	ks := &kktSystem{n: n, m: m, refine: set.RefineSteps, zidx: make([]int, m), threads: set.Threads}
+	// zidx and mark share one allocation; the pattern and the per-cone
+	// position arrays share two more (ints, floats), cut below once the
+	// order is known: on small problems the allocations are a visible part
+	// of the setup.
+	zm := make([]int, m+max(n, m))
+	ks := &kktSystem{n: n, m: m, refine: set.RefineSteps, zidx: zm[:m:m], threads: set.Threads}
 	if ks.threads == 0 {
 		ks.threads = runtime.GOMAXPROCS(0)
 	}
@@ -106,7 +111,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 		ks.refine = 0
 	}
 	ks.slots = make([]coneSlot, len(cones))
-	mark := make([]int, max(n, m))
+	mark := zm[m:]
 	for i := range mark {
 		mark[i] = -1
 	}
@@ -169,14 +174,16 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 	ks.dim = n + mr + 2*nexp
 	ks.fdim = n + m + 2*nexp
 	ks.signs = make([]int8, ks.dim)
-	k := &sparse.CSC{Rows: ks.dim, Cols: ks.dim, ColPtr: make([]int, ks.dim+1)}
 	// An upper bound on the entries (P, the x diagonal, A, the cone blocks,
 	// the Schur patterns): the pattern is built by appends into one
-	// allocation.
-	capK := n + a.Nnz()
+	// allocation. xcap bounds the entries of the x columns (P, the
+	// diagonal, the Schur patterns); ni and nf count the per-cone arrays.
+	xcap := n
 	if p != nil {
-		capK += p.Nnz()
+		xcap += p.Nnz()
 	}
+	capK := xcap + a.Nnz()
+	ni, nf := 0, 0
 	for ci := range ks.slots {
 		sl := &ks.slots[ci]
 		d := sl.c.dim()
@@ -184,20 +191,38 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 		case sl.elim != nil:
 			nc := len(sl.elim.cols)
 			capK += nc * (nc + 1) / 2
+			xcap += nc * (nc + 1) / 2
 		case sl.expand:
 			capK += d + 2*(d+1)
+			ni += d + 2*(d+1)
 		case isDiagOnly(sl.c):
 			capK += d
+			ni += d
 		default:
 			capK += d * (d + 1) / 2
+			ni += d + d*(d+1)/2
+			nf += d * d
 		}
 	}
-	k.RowIdx, k.Val = make([]int, 0, capK), make([]float64, 0, capK)
+	ia := make([]int, ks.dim+1+capK+2*n+ni)
+	fa := make([]float64, capK+n+xcap+nf+ks.fdim+4*ks.dim)
+	il := func(k int) []int {
+		v := ia[:k:k]
+		ia = ia[k:]
+		return v
+	}
+	fl := func(k int) []float64 {
+		v := fa[:k:k]
+		fa = fa[k:]
+		return v
+	}
+	k := &sparse.CSC{Rows: ks.dim, Cols: ks.dim, ColPtr: il(ks.dim + 1)}
+	k.RowIdx, k.Val = il(capK)[:0], fl(capK)[:0]
 
 	// x columns: P's upper triangle, the diagonal, and the Schur patterns
-	pval := make([]float64, n)
-	rowpos := make([]int, n)
-	var rows []int
+	pval := fl(n)
+	rowpos := il(n)
+	rows := il(n)
 	var maxd float64
 	for j := 0; j < n; j++ {
 		rows = rows[:0]
@@ -248,7 +273,8 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 			}
 		}
 	}
-	ks.xbase = append([]float64(nil), k.Val...)
+	ks.xbase = fl(xcap)[:len(k.Val)]
+	copy(ks.xbase, k.Val)
 
 	// z columns of the kept rows
 	for ci := range ks.slots {
@@ -258,10 +284,10 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 		}
 		d := sl.c.dim()
 		diagOnly := isDiagOnly(sl.c) || sl.expand
-		sl.diag = make([]int, d)
+		sl.diag = il(d)
 		if !diagOnly {
-			sl.dense = make([]int, 0, d*(d+1)/2)
-			sl.buf = make([]float64, d*d)
+			sl.dense = il(d * (d + 1) / 2)[:0]
+			sl.buf = fl(d * d)
 		}
 		for jj := 0; jj < d; jj++ {
 			row := sl.off + jj
@@ -295,7 +321,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 		}
 		d := sl.c.dim()
 		for pass, pos := range []*[]int{&sl.p1pos, &sl.p2pos} {
-			*pos = make([]int, d+1)
+			*pos = il(d + 1)
 			for ii := 0; ii < d; ii++ {
 				(*pos)[ii] = len(k.Val)
 				k.RowIdx = append(k.RowIdx, ks.zidx[sl.off+ii])
@@ -341,7 +367,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 		}
 		ks.solver = &sparseLDL{signs: ks.signs, reg: reg, sym: sym, ratio: ratio}
 	}
-	work := make([]float64, ks.fdim+4*ks.dim)
+	work := fl(ks.fdim + 4*ks.dim)
 	ks.rhs, work = work[:ks.fdim:ks.fdim], work[ks.fdim:]
 	ks.res, work = work[:ks.dim:ks.dim], work[ks.dim:]
 	ks.dx, work = work[:ks.dim:ks.dim], work[ks.dim:]
