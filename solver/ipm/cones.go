@@ -107,8 +107,16 @@ type nonnegCone struct {
 	w, lam []float64
 }
 
-func newNonneg(d int) *nonnegCone {
-	return &nonnegCone{d: d, w: make([]float64, d), lam: make([]float64, d)}
+// nonnegFloats is the number of float64s per dimension a nonnegCone holds.
+const nonnegFloats = 2
+
+// newNonneg returns the orthant of dimension d; its vectors are cut from buf
+// (nonnegFloats·d floats), or allocated when buf is nil.
+func newNonneg(d int, buf []float64) *nonnegCone {
+	if buf == nil {
+		buf = make([]float64, nonnegFloats*d)
+	}
+	return &nonnegCone{d: d, w: buf[:d:d], lam: buf[d : 2*d : 2*d]}
 }
 
 func (c *nonnegCone) dim() int        { return c.d }
@@ -213,9 +221,17 @@ type socCone struct {
 	u, v []float64
 }
 
-func newSOC(d int) *socCone {
-	return &socCone{d: d, w: make([]float64, d), lam: make([]float64, d), work: make([]float64, d),
-		u: make([]float64, d), v: make([]float64, d)}
+// socFloats is the number of float64s per dimension a socCone holds.
+const socFloats = 5
+
+// newSOC returns the second-order cone of dimension d; its vectors are cut
+// from buf (socFloats·d floats), or allocated when buf is nil.
+func newSOC(d int, buf []float64) *socCone {
+	if buf == nil {
+		buf = make([]float64, socFloats*d)
+	}
+	cut := func(i int) []float64 { return buf[i*d : (i+1)*d : (i+1)*d] }
+	return &socCone{d: d, w: cut(0), lam: cut(1), work: cut(2), u: cut(3), v: cut(4)}
 }
 
 func (c *socCone) dim() int        { return c.d }

@@ -98,7 +98,7 @@ func TestSOCTarget(t *testing.T) {
 		}
 		v := spec(c.l1, c.l2)
 		want := spec(clampCorrection(c.l1, lo, hi), clampCorrection(c.l2, lo, hi))
-		if !centralityTarget(newSOC(4), nil, v, lo, hi) {
+		if !centralityTarget(newSOC(4, nil), nil, v, lo, hi) {
 			t.Fatal("centralityTarget refused the second-order cone")
 		}
 		for i := range v {
@@ -110,7 +110,7 @@ func TestSOCTarget(t *testing.T) {
 	}
 	// the orthant is componentwise, the non-symmetric cones have no target
 	v := []float64{0.01, 1, 30}
-	centralityTarget(newNonneg(3), nil, v, lo, hi)
+	centralityTarget(newNonneg(3, nil), nil, v, lo, hi)
 	if want := []float64{0.09, 0, -10}; math.Abs(v[0]-want[0]) > 1e-15 || v[1] != 0 || v[2] != want[2] {
 		t.Errorf("orthant target %v, want %v", v, want)
 	}

@@ -45,8 +45,9 @@ func withinFactor(f []float64, tol float64) bool {
 }
 
 func identityScaling(n, m int) *scaling {
-	sc := &scaling{d: ones(n), e: ones(m), dinv: ones(n), einv: ones(m), c: 1}
-	return sc
+	// one allocation, each slice's capacity cut at its length
+	v := ones(2*n + 2*m)
+	return &scaling{d: v[:n:n], e: v[n : n+m : n+m], dinv: v[n+m : 2*n+m : 2*n+m], einv: v[2*n+m:], c: 1}
 }
 
 func ones(n int) []float64 {
@@ -70,8 +71,8 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 	}
 	lo, hi := set.EquilibrationMin, set.EquilibrationMax
 	clip := func(v float64) float64 { return math.Min(math.Max(v, lo), hi) }
-	dcol := make([]float64, n)
-	erow := make([]float64, m)
+	de := make([]float64, n+m)
+	dcol, erow := de[:n:n], de[n:]
 	for it := 0; it < set.EquilibrationIterations; it++ {
 		if stop != nil && stop() {
 			break

@@ -67,6 +67,24 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 	w.normQ, w.normB = normInf(red.q), normInf(red.b)
 	// internal cones and equilibration blocks
 	var blocks [][2]int
+	// the cones' vectors as slices of one allocation
+	nc := 0
+	for _, c := range red.cones {
+		switch c.Kind {
+		case cone.Nonnegative:
+			nc += nonnegFloats * c.Dim
+		case cone.SecondOrder:
+			nc += socFloats * c.Dim
+		}
+	}
+	cbuf := make([]float64, nc)
+	cl := func(k int) []float64 {
+		v := cbuf[:k:k]
+		cbuf = cbuf[k:]
+		return v
+	}
+	w.cones = make([]conic, 0, len(red.cones))
+	w.offs = make([]int, 0, len(red.cones))
 	off := 0
 	for _, c := range red.cones {
 		var k conic
@@ -74,14 +92,14 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 		case cone.Zero:
 			k = &zeroCone{d: c.Dim}
 		case cone.Nonnegative:
-			k = newNonneg(c.Dim)
+			k = newNonneg(c.Dim, cl(nonnegFloats*c.Dim))
 		case cone.SecondOrder:
-			k = newSOC(c.Dim)
+			k = newSOC(c.Dim, cl(socFloats*c.Dim))
 		case cone.PSD:
 			if c.Dim == 1 {
 				// a 1×1 block (SDPA's diagonal blocks) is
 				// the nonnegative half-line: skip the dense machinery
-				k = newNonneg(1)
+				k = newNonneg(1, nil)
 				break
 			}
 			k = newPSD(c.Dim)
@@ -111,7 +129,10 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 	}
 	// scaled data
 	w.p, w.a = red.p, red.a
-	w.q, w.b = append([]float64(nil), red.q...), append([]float64(nil), red.b...)
+	qb := make([]float64, n+m)
+	w.q, w.b = qb[:n:n], qb[n:]
+	copy(w.q, red.q)
+	copy(w.b, red.b)
 	if w.p != nil {
 		w.p = w.p.Clone()
 	}
@@ -1353,7 +1374,8 @@ func (w *workspace) keepGapBetter() {
 func (w *workspace) saveBest(m float64) {
 	b := &w.best
 	if b.x == nil {
-		b.x, b.s, b.z = make([]float64, w.n), make([]float64, w.m), make([]float64, w.m)
+		v := make([]float64, w.n+2*w.m)
+		b.x, b.s, b.z = v[:w.n:w.n], v[w.n:w.n+w.m:w.n+w.m], v[w.n+w.m:]
 	}
 	copy(b.x, w.x)
 	copy(b.s, w.s)
@@ -1477,9 +1499,9 @@ func (w *workspace) point() (x, s, y []float64) {
 	sc := w.sc
 	n, m := w.n, w.m
 	tau := w.tau
-	x = make([]float64, n)
-	s = make([]float64, m)
-	y = make([]float64, m)
+	// one allocation, each slice's capacity cut at its length
+	v := make([]float64, n+2*m)
+	x, s, y = v[:n:n], v[n:n+m:n+m], v[n+m:]
 	for j := range x {
 		x[j] = sc.d[j] * w.x[j] / tau
 	}
