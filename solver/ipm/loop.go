@@ -66,17 +66,21 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 	n, m := w.n, w.m
 	w.normQ, w.normB = normInf(red.q), normInf(red.b)
 	// internal cones and equilibration blocks
-	var blocks [][2]int
 	// the cones' vectors as slices of one allocation
-	nc := 0
+	nc, nb := 0, 0
 	for _, c := range red.cones {
 		switch c.Kind {
+		case cone.Zero:
 		case cone.Nonnegative:
 			nc += nonnegFloats * c.Dim
 		case cone.SecondOrder:
 			nc += socFloats * c.Dim
+			nb++
+		default:
+			nb++
 		}
 	}
+	blocks := make([][2]int, 0, nb)
 	cbuf := make([]float64, nc)
 	cl := func(k int) []float64 {
 		v := cbuf[:k:k]
