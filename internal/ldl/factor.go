@@ -2,6 +2,7 @@ package ldl
 
 import (
 	"fmt"
+	"github.com/privopt/privopt/internal/arena"
 	"math"
 	"sort"
 
@@ -114,16 +115,8 @@ func (s *Symbolic) Factor(upper *sparse.CSC, signs []int8, reg Regularization) (
 		ni += nnzL + 3*n
 	}
 	fa, ia := make([]float64, nf), make([]int, ni)
-	fl := func(k int) []float64 {
-		v := fa[:k:k]
-		fa = fa[k:]
-		return v
-	}
-	il := func(k int) []int {
-		v := ia[:k:k]
-		ia = ia[k:]
-		return v
-	}
+	fl := func(k int) []float64 { return arena.Cut(&fa, k) }
+	il := func(k int) []int { return arena.Cut(&ia, k) }
 	f := &Factor{
 		sym:   s,
 		cx:    fl(len(s.ci)),

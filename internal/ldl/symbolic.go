@@ -2,6 +2,7 @@ package ldl
 
 import (
 	"fmt"
+	"github.com/privopt/privopt/internal/arena"
 	"math"
 
 	"github.com/privopt/privopt/sparse"
@@ -104,11 +105,7 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	// ints, enough for the largest step, setPostorder). On small matrices
 	// the allocations cost as much as the analysis itself.
 	keep := make([]int, 5*n+3+3*nnz)
-	il := func(k int) []int {
-		v := keep[:k:k]
-		keep = keep[k:]
-		return v
-	}
+	il := func(k int) []int { return arena.Cut(&keep, k) }
 	s.colPtr, s.rowIdx = il(n+1), il(nnz)
 	copy(s.colPtr, upper.ColPtr[:n+1])
 	copy(s.rowIdx, upper.RowIdx[:nnz])

@@ -2,6 +2,7 @@ package ipm
 
 import (
 	"fmt"
+	"github.com/privopt/privopt/internal/arena"
 	"math"
 	"runtime"
 	"sort"
@@ -206,16 +207,8 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 	}
 	ia := make([]int, ks.dim+1+capK+2*n+ni)
 	fa := make([]float64, capK+n+xcap+nf+ks.fdim+4*ks.dim)
-	il := func(k int) []int {
-		v := ia[:k:k]
-		ia = ia[k:]
-		return v
-	}
-	fl := func(k int) []float64 {
-		v := fa[:k:k]
-		fa = fa[k:]
-		return v
-	}
+	il := func(k int) []int { return arena.Cut(&ia, k) }
+	fl := func(k int) []float64 { return arena.Cut(&fa, k) }
 	k := &sparse.CSC{Rows: ks.dim, Cols: ks.dim, ColPtr: il(ks.dim + 1)}
 	k.RowIdx, k.Val = il(capK)[:0], fl(capK)[:0]
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/internal/arena"
 	"math"
 	"slices"
 	"time"
@@ -82,11 +83,7 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 	}
 	blocks := make([][2]int, 0, nb)
 	cbuf := make([]float64, nc)
-	cl := func(k int) []float64 {
-		v := cbuf[:k:k]
-		cbuf = cbuf[k:]
-		return v
-	}
+	cl := func(k int) []float64 { return arena.Cut(&cbuf, k) }
 	w.cones = make([]conic, 0, len(red.cones))
 	w.offs = make([]int, 0, len(red.cones))
 	off := 0
@@ -161,12 +158,8 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 	if w.nonsym {
 		total += n + 4*m
 	}
-	arena := make([]float64, total)
-	alloc := func(k int) []float64 {
-		v := arena[:k:k]
-		arena = arena[k:]
-		return v
-	}
+	wbuf := make([]float64, total)
+	alloc := func(k int) []float64 { return arena.Cut(&wbuf, k) }
 	w.x, w.s, w.z = alloc(n), alloc(m), alloc(m)
 	w.dx, w.ds, w.dz = alloc(n), alloc(m), alloc(m)
 	w.rx, w.rz = alloc(n), alloc(m)
