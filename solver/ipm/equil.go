@@ -71,41 +71,43 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 	}
 	lo, hi := set.EquilibrationMin, set.EquilibrationMax
 	clip := func(v float64) float64 { return math.Min(math.Max(v, lo), hi) }
-	de := make([]float64, n+m)
-	dcol, erow := de[:n:n], de[n:]
+	// dcol, erow: this pass's factors; ncol, nrow: the norms of the next
+	// pass, gathered in the sweep that scales A (fused, so every pass but
+	// the first reads A once instead of twice; the products are the same)
+	de := make([]float64, 2*(n+m))
+	dcol, erow := de[:n:n], de[n:n+m:n+m]
+	ncol, nrow := de[n+m:2*n+m:2*n+m], de[2*n+m:]
+	fused := false
 	for it := 0; it < set.EquilibrationIterations; it++ {
 		if stop != nil && stop() {
 			break
 		}
-		clear(dcol)
-		clear(erow)
-		// column norms of [P; A] (P symmetric: column j of the full P is the
-		// upper column j plus row j of the upper triangle)
-		if p != nil {
+		if fused {
+			dcol, erow, ncol, nrow = ncol, nrow, dcol, erow
+		} else {
+			// column norms of [P; A] (P symmetric: column j of the full P
+			// is the upper column j plus row j of the upper triangle)
+			clear(dcol)
+			clear(erow)
+			symColMax(p, dcol)
+			// (plain comparisons: the entries are finite and dcol, erow ≥
+			// 0, so this is math.Max without its NaN and signed-zero
+			// branches)
 			for j := 0; j < n; j++ {
-				for k := p.ColPtr[j]; k < p.ColPtr[j+1]; k++ {
-					i := p.RowIdx[k]
-					v := math.Abs(p.Val[k])
-					dcol[j] = math.Max(dcol[j], v)
-					dcol[i] = math.Max(dcol[i], v)
+				dj := dcol[j]
+				for k := a.ColPtr[j]; k < a.ColPtr[j+1]; k++ {
+					v := math.Abs(a.Val[k])
+					if v > dj {
+						dj = v
+					}
+					if r := a.RowIdx[k]; v > erow[r] {
+						erow[r] = v
+					}
 				}
+				dcol[j] = dj
 			}
 		}
-		// (plain comparisons: the entries are finite and dcol, erow ≥ 0, so
-		// this is math.Max without its NaN and signed-zero branches)
-		for j := 0; j < n; j++ {
-			dj := dcol[j]
-			for k := a.ColPtr[j]; k < a.ColPtr[j+1]; k++ {
-				v := math.Abs(a.Val[k])
-				if v > dj {
-					dj = v
-				}
-				if r := a.RowIdx[k]; v > erow[r] {
-					erow[r] = v
-				}
-			}
-			dcol[j] = dj
-		}
+		fused = false
 		for j := range dcol {
 			if dcol[j] < 1e-12 {
 				dcol[j] = 1
@@ -136,18 +138,41 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 		for i := range erow {
 			erow[i] = clip(sc.e[i]*erow[i]) / sc.e[i]
 		}
+		// this pass moves no row or column norm by more than
+		// equilibrationSettled: the data are equilibrated, further passes
+		// would rescale by less (Ruiz's contraction)
+		settled := settle && withinFactor(dcol, equilibrationSettled) && withinFactor(erow, equilibrationSettled)
 		scaleMat(p, dcol, dcol)
-		scaleMat(a, erow, dcol)
+		if settled || it+1 == set.EquilibrationIterations {
+			scaleMat(a, erow, dcol)
+		} else {
+			clear(ncol)
+			clear(nrow)
+			symColMax(p, ncol)
+			for j := 0; j < n; j++ {
+				cj, dj := dcol[j], ncol[j]
+				for k := a.ColPtr[j]; k < a.ColPtr[j+1]; k++ {
+					r := a.RowIdx[k]
+					a.Val[k] *= erow[r] * cj // as scaleMat
+					v := math.Abs(a.Val[k])
+					if v > dj {
+						dj = v
+					}
+					if v > nrow[r] {
+						nrow[r] = v
+					}
+				}
+				ncol[j] = dj
+			}
+			fused = true
+		}
 		for j := range dcol {
 			sc.d[j] *= dcol[j]
 		}
 		for i := range erow {
 			sc.e[i] *= erow[i]
 		}
-		if settle && withinFactor(dcol, equilibrationSettled) && withinFactor(erow, equilibrationSettled) {
-			// this pass moved no row or column norm by more than
-			// equilibrationSettled: the data are equilibrated, further
-			// passes would rescale by less (Ruiz's contraction)
+		if settled {
 			break
 		}
 	}
@@ -160,14 +185,9 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 	// cost scaling: c = 1/max(mean column norm of P, ‖q‖∞)
 	var mean float64
 	if p != nil && n > 0 {
-		colmax := make([]float64, n)
-		for j := 0; j < n; j++ {
-			for k := p.ColPtr[j]; k < p.ColPtr[j+1]; k++ {
-				v := math.Abs(p.Val[k])
-				colmax[j] = math.Max(colmax[j], v)
-				colmax[p.RowIdx[k]] = math.Max(colmax[p.RowIdx[k]], v)
-			}
-		}
+		colmax := ncol
+		clear(colmax)
+		symColMax(p, colmax)
 		for _, v := range colmax {
 			mean += v
 		}
@@ -193,6 +213,22 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 		sc.einv[i] = 1 / sc.e[i]
 	}
 	return sc
+}
+
+// symColMax raises dcol[j] to the largest |entry| of column j of the
+// symmetric P given by its upper triangle (nil: no change).
+func symColMax(p *sparse.CSC, dcol []float64) {
+	if p == nil {
+		return
+	}
+	for j := 0; j < p.Cols; j++ {
+		for k := p.ColPtr[j]; k < p.ColPtr[j+1]; k++ {
+			i := p.RowIdx[k]
+			v := math.Abs(p.Val[k])
+			dcol[j] = math.Max(dcol[j], v)
+			dcol[i] = math.Max(dcol[i], v)
+		}
+	}
 }
 
 // scaleMat sets M ← diag(r)·M·diag(c).
