@@ -15,8 +15,9 @@ import (
 // LPs, QPs and SOCPs allocate nothing: a solve stopped after 5 iterations and
 // one stopped after 3 (both ended by the iteration limit, so with the same
 // finishing work) make the same number of heap allocations, all of them
-// setup and finish (testing.AllocsPerRun; measured: 97, 126 and 108 for the
-// three problems).
+// setup and finish (testing.AllocsPerRun; measured: 59, 87 and 60 for the
+// three problems; 97, 126 and 108 before the setup arrays shared
+// allocations).
 func TestIterationsDoNotAllocate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 7))
 	probs := map[string]*solver.Problem{
