@@ -18,7 +18,16 @@ const MaxMinimumDegreeOrder = 1024
 // node, so the degrees are exact (AMD, Amestoy, Davis and Duff 1996, bounds
 // them on a quotient graph instead, which pays off only when the graph is
 // too large to store); the nodes wait in doubly linked lists by degree.
-func mdOrder(n int, colPtr, rowIdx []int) []int {
+//
+// With parent and count non-nil (n entries each) it also returns the
+// elimination tree and the column counts of L for the ordering, indexed by
+// elimination step k: the neighbours of the k-th pivot when it is eliminated
+// are exactly the rows of column k of L (Rose's elimination graph model;
+// George and Liu, section 2), so count[k] is the pivot's degree then and
+// parent[k] the earliest later step among those neighbours (−1 when none).
+// Its row of bitsets is never touched after its elimination, so both are
+// read off at the end without a separate pass over the permuted matrix.
+func mdOrder(n int, colPtr, rowIdx, parent, count []int) []int {
 	words := (n + 63) / 64
 	adj := make([]uint64, n*words)
 	for j := 0; j < n; j++ {
@@ -96,6 +105,27 @@ func mdOrder(n int, colPtr, rowIdx []int) []int {
 					mindeg = min(mindeg, d)
 				}
 			}
+		}
+	}
+	if parent != nil {
+		iperm := deg // free now
+		for k, i := range perm {
+			iperm[i] = k
+		}
+		for k, i := range perm {
+			c, first := 0, n
+			for w, v := range adj[i*words : (i+1)*words] {
+				c += bits.OnesCount64(v)
+				for v != 0 {
+					first = min(first, iperm[w<<6|bits.TrailingZeros64(v)])
+					v &= v - 1
+				}
+			}
+			count[k] = c
+			if first == n {
+				first = -1
+			}
+			parent[k] = first
 		}
 	}
 	return perm

@@ -39,7 +39,7 @@ func TestMinimumDegreeIsMinimumDegree(t *testing.T) {
 	for trial := 0; trial < 40; trial++ {
 		n := 1 + rng.IntN(150)
 		a := randomUpperPattern(rng, n, 1+rng.IntN(6))
-		perm := mdOrder(n, a.ColPtr, a.RowIdx)
+		perm := mdOrder(n, a.ColPtr, a.RowIdx, nil, nil)
 		if err := checkPerm(perm, n); err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}
@@ -128,5 +128,37 @@ func TestMinimumDegreeOrderLimit(t *testing.T) {
 	_, err := Analyze(tr.ToCSC(), Options{Ordering: MinimumDegree})
 	if err == nil || !errors.Is(err, ErrInvalidInput) {
 		t.Fatalf("order %d: err = %v, want ErrInvalidInput", n, err)
+	}
+}
+
+// TestMinimumDegreeTreeAndCounts checks the elimination tree and column
+// counts that mdOrder reads off its elimination graph against those the
+// row-subtree pass (etreeAndCounts) computes for the same ordering, given
+// to Analyze as a Given permutation.
+func TestMinimumDegreeTreeAndCounts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 9))
+	for trial := 0; trial < 60; trial++ {
+		n := 1 + rng.IntN(200)
+		a := randomUpperPattern(rng, n, 1+rng.IntN(6))
+		parent, count := make([]int, n), make([]int, n)
+		perm := mdOrder(n, a.ColPtr, a.RowIdx, parent, count)
+		ref, err := Analyze(a, Options{Ordering: Given, Perm: perm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < n; k++ {
+			if parent[k] != ref.parent[k] || count[k] != ref.lp[k+1]-ref.lp[k] {
+				t.Fatalf("trial %d (n = %d), step %d: parent %d, count %d; the row-subtree pass gives %d, %d",
+					trial, n, k, parent[k], count[k], ref.parent[k], ref.lp[k+1]-ref.lp[k])
+			}
+		}
+		// and Analyze with the MinimumDegree ordering keeps the fill
+		md, err := Analyze(a, Options{Ordering: MinimumDegree})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if md.NnzL() != ref.NnzL() {
+			t.Fatalf("trial %d: nnz(L) %d with MinimumDegree, %d with its permutation given", trial, md.NnzL(), ref.NnzL())
+		}
 	}
 }

@@ -73,6 +73,19 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	interrupted := func() error {
 		return fmt.Errorf("%w: during the symbolic analysis (n = %d, %d entries)", ErrInterrupted, n, upper.ColPtr[n])
 	}
+	nnz := upper.ColPtr[n]
+	// The index arrays the analysis keeps are slices of one allocation,
+	// each cut to its length; the scratch arrays share a second one (4n+1
+	// ints, enough for the largest step, setPostorder). On small matrices
+	// the allocations cost as much as the analysis itself.
+	keep := make([]int, 5*n+3+3*nnz)
+	il := func(k int) []int { return arena.Cut(&keep, k) }
+	s.colPtr, s.rowIdx = il(n+1), il(nnz)
+	copy(s.colPtr, upper.ColPtr[:n+1])
+	copy(s.rowIdx, upper.RowIdx[:nnz])
+	s.iperm, s.cp, s.ci, s.amap = il(n), il(n+1), il(nnz), il(nnz)
+	s.parent, s.lp = il(n), il(n+1)
+	work := make([]int, 4*n+1)
 	switch opts.Ordering {
 	case Natural:
 		s.perm = make([]int, n)
@@ -88,7 +101,16 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 		if n > MaxMinimumDegreeOrder {
 			return nil, invalidf("the MinimumDegree ordering takes matrices of order at most %d, this one has order %d", MaxMinimumDegreeOrder, n)
 		}
-		s.perm = mdOrder(n, upper.ColPtr, upper.RowIdx)
+		// the ordering also yields the elimination tree and the column
+		// counts (in elimination order), so setPerm's pass is not needed
+		s.perm = mdOrder(n, upper.ColPtr, upper.RowIdx, s.parent, work[:n])
+		for k, i := range s.perm {
+			s.iperm[i] = k
+		}
+		s.lp[0] = 0
+		for k, c := range work[:n] {
+			s.lp[k+1] = s.lp[k] + c
+		}
 	case AMD:
 		dense := opts.DenseFactor
 		if dense == 0 {
@@ -99,20 +121,9 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 			return nil, interrupted()
 		}
 	}
-	nnz := upper.ColPtr[n]
-	// The index arrays the analysis keeps are slices of one allocation,
-	// each cut to its length; the scratch arrays share a second one (4n+1
-	// ints, enough for the largest step, setPostorder). On small matrices
-	// the allocations cost as much as the analysis itself.
-	keep := make([]int, 5*n+3+3*nnz)
-	il := func(k int) []int { return arena.Cut(&keep, k) }
-	s.colPtr, s.rowIdx = il(n+1), il(nnz)
-	copy(s.colPtr, upper.ColPtr[:n+1])
-	copy(s.rowIdx, upper.RowIdx[:nnz])
-	s.iperm, s.cp, s.ci, s.amap = il(n), il(n+1), il(nnz), il(nnz)
-	s.parent, s.lp = il(n), il(n+1)
-	work := make([]int, 4*n+1)
-	s.setPerm(s.perm, work)
+	if opts.Ordering != MinimumDegree {
+		s.setPerm(s.perm, work)
+	}
 	if s.aborted {
 		return nil, interrupted()
 	}
