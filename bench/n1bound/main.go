@@ -7,7 +7,7 @@
 //
 // Usage:
 //
-//	go run ./bench/n1bound [-cases 118_ieee] [-bands 0.1] [-post-factor 1.5] [-time-limit 60s]
+//	go run ./bench/n1bound [-cases 118_ieee] [-bands 0.1] [-post-factor 1.5] [-time-limit 60s] [-verify]
 package main
 
 import (
@@ -35,6 +35,7 @@ func main() {
 	mipWork := flag.Float64("mip-work", 0, "LMPBoundOptions.MIPWork (0: 8e6 per second of -time-limit)")
 	target := flag.Float64("target-ratio", 0, "N1BoundOptions.TargetRatio (0: grid.DefaultN1TargetRatio; -1: none, MIPs to their budgets)")
 	steps := flag.Int("search-steps", 100, "LMPSearchOptions.Steps of the search")
+	verify := flag.Bool("verify", false, "re-derive each certificate (grid.Network.VerifyCostCertificateContext) and print the result and its CPU s to stderr")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -69,6 +70,11 @@ func main() {
 		cc := cputime.Process() - c0
 		if cert.Reason != "" {
 			fmt.Fprintf(os.Stderr, "%s ±%g: %s\n", name, band, cert.Reason)
+		}
+		if *verify {
+			v0 := cputime.Process()
+			verr := net.VerifyCostCertificateContext(ctx, cert, dom)
+			fmt.Fprintf(os.Stderr, "%s ±%g: verification: %v (%.1f CPU s)\n", name, band, map[bool]string{true: "re-derived", false: fmt.Sprint(verr)}[verr == nil], (cputime.Process() - v0).Seconds())
 		}
 		var extra [][]float64
 		if cert.LMP != nil {
