@@ -60,13 +60,18 @@ import (
 //     backstops). HiGHS maximizes and minimizes the row's flow; one LP
 //     object is reused, only its costs change (warm started).
 //
+// Before stage 3, a row implied by a limited branch or a kept flowgate (a
+// multiple of its row with a limit at least as loose; "Implied rows" below)
+// is dropped without an LP: it never changes P_S's feasible set or prices.
+//
 // S starts with the pairs whose rows the N-1 cut generation adds at the
 // domain's centre, its two corners and any extra load vectors given
 // (solving P there), and grows by the rows that fail stages 2–3, after
 // which the KKT bound of the larger P_S is computed again (at most Rounds
 // times; screening rounds with a few tightening passes and no MIP
 // alternate with the full bound, and only a full bound whose own screening
-// drops every row is certified). A short adversarial search whose pair,
+// drops every row is certified). A failing or seeded row implied by the
+// rows already kept is not added. A short adversarial search whose pair,
 // re-solved on the full P, changes V by α·PriceCap ends it at once with
 // the (then tight) price cap. Rows whose LP maximum is within 1e-6 relative of the limit count
 // as failing (the claim needs strict slack). The LP maxima are HiGHS's
@@ -771,7 +776,8 @@ func (n *Network) marketAt(ctx context.Context, dom LoadDomain, rules MarketRule
 // their LODFs from the network, the kept pairs' program (LODFs recomputed,
 // not read), its KKT bound with the recorded options (rederiveLMP, which
 // fails when it exceeds PerMW), and the screening of every row not kept
-// with the re-derived evidence (every one must be proven unable to bind).
+// with the re-derived evidence (every one must be implied by a limited
+// branch or a kept flowgate, or proven unable to bind).
 // It solves again with HiGHS: a re-derivation, not an independent proof.
 func (n *Network) verifyN1LMPBound(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
 	if err := c.checkArithmetic(); err != nil {
