@@ -635,6 +635,17 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 		screen += time.Since(ts)
 		progress(opt.Bound.Progress, "n-1 bound: round %d (%s), %d flowgates: price bound %.6g $/MWh (%.1f s); KKT-box interval drops %d rows, LPs drop %d, %d fail (%.1f s)",
 			ev.Rounds, map[bool]string{true: "full bound", false: "screening"}[final], len(gates), math.Max(lev.MaxPrice, lev.MinPrice), lev.Seconds, ev.KKTIntervalDropped, ev.LPDropped, len(fail), time.Since(ts).Seconds())
+		if final && lev.MuUp != nil {
+			// Flowgates whose limits cannot bind at any KKT point: the
+			// bound already fixed their duals at 0 (no binaries).
+			nl, free := n.NumBranches(), 0
+			for g := range gates {
+				if lev.MuUp[nl+g] > 0 || lev.MuLo[nl+g] > 0 {
+					free++
+				}
+			}
+			progress(opt.Bound.Progress, "n-1 bound: %d of %d flowgates may bind at a KKT point (the others' duals are fixed at 0)", free, len(gates))
+		}
 		if len(fail) == 0 {
 			if final {
 				ev.Screened = true
