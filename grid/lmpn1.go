@@ -277,26 +277,13 @@ func (n *Network) withFlowgates(gates []ContingencyCut, factor float64) *Network
 	v.From = append(make([]int, 0, nl+len(gates)), n.From...)
 	v.To = append(make([]int, 0, nl+len(gates)), n.To...)
 	for g, c := range gates {
-		row := map[int]float64{}
-		for q, j := range bus[c.Monitored] {
-			row[j] += val[c.Monitored][q]
-		}
-		for q, j := range bus[c.Outage] {
-			row[j] += c.LODF * val[c.Outage][q]
-		}
-		js := make([]int, 0, len(row))
-		for j := range row {
-			js = append(js, j)
-		}
-		sort.Ints(js)
-		for _, j := range js {
-			if row[j] != 0 {
-				t.Append(nl+g, j, row[j])
-			}
+		f := n.n1RowForm(bus, val, c.Monitored, c.Outage, c.LODF)
+		for q, j := range f.bus {
+			t.Append(nl+g, j, f.val[q])
 		}
 		v.FlowMin = append(v.FlowMin, factor*n.FlowMin[c.Monitored])
 		v.FlowMax = append(v.FlowMax, factor*n.FlowMax[c.Monitored])
-		v.Pfinj = append(v.Pfinj, n.Pfinj[c.Monitored]+c.LODF*n.Pfinj[c.Outage])
+		v.Pfinj = append(v.Pfinj, f.off)
 		v.B = append(v.B, 0)
 		v.Shift = append(v.Shift, 0)
 		v.Branch = append(v.Branch, n.Branch[c.Monitored])
@@ -920,16 +907,24 @@ func (im *n1Implier) addGate(g ContingencyCut) {
 
 // form returns the affine form of f_l + c f_k (c = 0: the branch row l).
 func (im *n1Implier) form(l, k int, c float64) n1Form {
+	return im.n.n1RowForm(im.bus, im.val, l, k, c)
+}
+
+// n1RowForm returns the affine form of f_l + c f_k over the bus angles
+// (c = 0: the branch row l), from the rows of Bf (bfRows): the coefficients
+// Bf_l + c Bf_k (nonzeros, buses sorted) and the constant Pfinj_l + c
+// Pfinj_k. The flowgate rows of withFlowgates are these forms.
+func (n *Network) n1RowForm(bus [][]int, val [][]float64, l, k int, c float64) n1Form {
 	row := map[int]float64{}
-	for q, j := range im.bus[l] {
-		row[j] += im.val[l][q]
+	for q, j := range bus[l] {
+		row[j] += val[l][q]
 	}
-	off := im.n.Pfinj[l]
+	off := n.Pfinj[l]
 	if c != 0 {
-		for q, j := range im.bus[k] {
-			row[j] += c * im.val[k][q]
+		for q, j := range bus[k] {
+			row[j] += c * val[k][q]
 		}
-		off += c * im.n.Pfinj[k]
+		off += c * n.Pfinj[k]
 	}
 	f := n1Form{off: off}
 	for j, v := range row {
