@@ -60,13 +60,18 @@ import (
 //     backstops). HiGHS maximizes and minimizes the row's flow; one LP
 //     object is reused, only its costs change (warm started).
 //
+// Before stage 3, a row implied by a limited branch or a kept flowgate (a
+// multiple of its row with a limit at least as loose; "Implied rows" below)
+// is dropped without an LP: it never changes P_S's feasible set or prices.
+//
 // S starts with the pairs whose rows the N-1 cut generation adds at the
 // domain's centre, its two corners and any extra load vectors given
 // (solving P there), and grows by the rows that fail stages 2–3, after
 // which the KKT bound of the larger P_S is computed again (at most Rounds
 // times; screening rounds with a few tightening passes and no MIP
 // alternate with the full bound, and only a full bound whose own screening
-// drops every row is certified). A short adversarial search whose pair,
+// drops every row is certified). A failing or seeded row implied by the
+// rows already kept is not added. A short adversarial search whose pair,
 // re-solved on the full P, changes V by α·PriceCap ends it at once with
 // the (then tight) price cap. Rows whose LP maximum is within 1e-6 relative of the limit count
 // as failing (the claim needs strict slack). The LP maxima are HiGHS's
@@ -135,6 +140,10 @@ type N1Evidence struct {
 	IntervalDropped    int `json:"interval_dropped"`
 	KKTIntervalDropped int `json:"kkt_interval_dropped"`
 	LPDropped          int `json:"lp_dropped"`
+	// ImpliedDropped counts the rows outside the kept set that the last
+	// round drops as implied by a limited branch or a kept flowgate (see
+	// "Implied rows"; before the LP stage, after the KKT-box interval).
+	ImpliedDropped int `json:"implied_dropped,omitempty"`
 	// ScreeningLPs counts the stage-3 LPs solved over all rounds.
 	ScreeningLPs int `json:"screening_lps"`
 	// Kept are the flowgates of the bound's program: (Monitored, Outage,
@@ -268,26 +277,13 @@ func (n *Network) withFlowgates(gates []ContingencyCut, factor float64) *Network
 	v.From = append(make([]int, 0, nl+len(gates)), n.From...)
 	v.To = append(make([]int, 0, nl+len(gates)), n.To...)
 	for g, c := range gates {
-		row := map[int]float64{}
-		for q, j := range bus[c.Monitored] {
-			row[j] += val[c.Monitored][q]
-		}
-		for q, j := range bus[c.Outage] {
-			row[j] += c.LODF * val[c.Outage][q]
-		}
-		js := make([]int, 0, len(row))
-		for j := range row {
-			js = append(js, j)
-		}
-		sort.Ints(js)
-		for _, j := range js {
-			if row[j] != 0 {
-				t.Append(nl+g, j, row[j])
-			}
+		f := n.n1RowForm(bus, val, c.Monitored, c.Outage, c.LODF)
+		for q, j := range f.bus {
+			t.Append(nl+g, j, f.val[q])
 		}
 		v.FlowMin = append(v.FlowMin, factor*n.FlowMin[c.Monitored])
 		v.FlowMax = append(v.FlowMax, factor*n.FlowMax[c.Monitored])
-		v.Pfinj = append(v.Pfinj, n.Pfinj[c.Monitored]+c.LODF*n.Pfinj[c.Outage])
+		v.Pfinj = append(v.Pfinj, f.off)
 		v.B = append(v.B, 0)
 		v.Shift = append(v.Shift, 0)
 		v.Branch = append(v.Branch, n.Branch[c.Monitored])
@@ -303,6 +299,10 @@ func (n *Network) withFlowgates(gates []ContingencyCut, factor float64) *Network
 // most violated row per outage added until none is violated) and returns the
 // pairs added, or an error when a solve is not optimal.
 func (n *Network) n1Seed(ctx context.Context, dom LoadDomain, rules MarketRules, rows []n1Row, factor float64, kept map[[2]int]bool, gates []ContingencyCut, points [][]float64) ([]ContingencyCut, error) {
+	im := n.newN1Implier(factor)
+	for _, g := range gates {
+		im.addGate(g)
+	}
 	for _, d := range points {
 		for round := 0; ; round++ {
 			if err := ctx.Err(); err != nil {
@@ -340,10 +340,23 @@ func (n *Network) n1Seed(ctx context.Context, dom LoadDomain, rules MarketRules,
 				ks = append(ks, k)
 			}
 			sort.Ints(ks)
-			for _, k := range ks {
-				r := worst[k]
-				kept[[2]int{r.l, r.k}] = true
-				gates = append(gates, ContingencyCut{Monitored: r.l, Outage: r.k, LODF: r.c})
+			added := 0
+			for pass := 0; pass < 2 && added == 0; pass++ {
+				for _, k := range ks {
+					// A row implied by one added before it in this round
+					// (a twin) is not added (see "Implied rows"), unless
+					// every violated row is implied (a violation within
+					// the solver's tolerance): then all are added.
+					r := worst[k]
+					if pass == 0 && im.implied(r) {
+						continue
+					}
+					kept[[2]int{r.l, r.k}] = true
+					g := ContingencyCut{Monitored: r.l, Outage: r.k, LODF: r.c}
+					gates = append(gates, g)
+					im.addGate(g)
+					added++
+				}
 			}
 		}
 	}
@@ -375,13 +388,18 @@ func (n *Network) n1ScreenLP(ctx context.Context, fg *Network, dom LoadDomain, r
 		}
 	}
 	var open []n1Row
-	out.KKTIntervalDropped = 0
+	out.KKTIntervalDropped, out.ImpliedDropped = 0, 0
+	im := fg.newN1Implier(factor)
 	for _, r := range rows {
 		if kept[[2]int{r.l, r.k}] {
 			continue
 		}
 		if n1Slack(n1Interval(r, lo[:nl], hi[:nl]), n.n1Limit(r, factor), r.upper) {
 			out.KKTIntervalDropped++
+			continue
+		}
+		if im.implied(r) {
+			out.ImpliedDropped++
 			continue
 		}
 		open = append(open, r)
@@ -604,6 +622,17 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 		screen += time.Since(ts)
 		progress(opt.Bound.Progress, "n-1 bound: round %d (%s), %d flowgates: price bound %.6g $/MWh (%.1f s); KKT-box interval drops %d rows, LPs drop %d, %d fail (%.1f s)",
 			ev.Rounds, map[bool]string{true: "full bound", false: "screening"}[final], len(gates), math.Max(lev.MaxPrice, lev.MinPrice), lev.Seconds, ev.KKTIntervalDropped, ev.LPDropped, len(fail), time.Since(ts).Seconds())
+		if final && lev.MuUp != nil {
+			// Flowgates whose limits cannot bind at any KKT point: the
+			// bound already fixed their duals at 0 (no binaries).
+			nl, free := n.NumBranches(), 0
+			for g := range gates {
+				if lev.MuUp[nl+g] > 0 || lev.MuLo[nl+g] > 0 {
+					free++
+				}
+			}
+			progress(opt.Bound.Progress, "n-1 bound: %d of %d flowgates may bind at a KKT point (the others' duals are fixed at 0)", free, len(gates))
+		}
 		if len(fail) == 0 {
 			if final {
 				ev.Screened = true
@@ -620,10 +649,18 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 		if ev.Rounds >= rounds {
 			break
 		}
+		// A failing row implied by the kept rows (a twin of one failing
+		// with it) is not added (see "Implied rows").
+		im := n.newN1Implier(factor)
+		for _, g := range gates {
+			im.addGate(g)
+		}
 		for _, r := range fail {
-			if p := [2]int{r.l, r.k}; !kept[p] {
+			if p := [2]int{r.l, r.k}; !kept[p] && !im.implied(r) {
 				kept[p] = true
-				gates = append(gates, ContingencyCut{Monitored: r.l, Outage: r.k, LODF: r.c})
+				g := ContingencyCut{Monitored: r.l, Outage: r.k, LODF: r.c}
+				gates = append(gates, g)
+				im.addGate(g)
 			}
 		}
 	}
@@ -737,7 +774,8 @@ func (n *Network) marketAt(ctx context.Context, dom LoadDomain, rules MarketRule
 // their LODFs from the network, the kept pairs' program (LODFs recomputed,
 // not read), its KKT bound with the recorded options (rederiveLMP, which
 // fails when it exceeds PerMW), and the screening of every row not kept
-// with the re-derived evidence (every one must be proven unable to bind).
+// with the re-derived evidence (every one must be implied by a limited
+// branch or a kept flowgate, or proven unable to bind).
 // It solves again with HiGHS: a re-derivation, not an independent proof.
 func (n *Network) verifyN1LMPBound(ctx context.Context, c *CostCertificate, dom LoadDomain) error {
 	if err := c.checkArithmetic(); err != nil {
@@ -786,4 +824,190 @@ func (n *Network) verifyN1LMPBound(ctx context.Context, c *CostCertificate, dom 
 		return fmt.Errorf("%w: %d post-contingency rows outside the kept set may bind (first: monitored branch index %d, outage %d)", ErrNotCertified, len(fail), r.l, r.k)
 	}
 	return nil
+}
+
+// Implied rows. A post-contingency row r (pair (l, k), one direction) is
+// implied by a row o of the program (a limited branch's flow row, or one
+// direction of a kept flowgate) when its affine form is a multiple of o's,
+// r(θ) = s·o(θ) with s ≠ 0 (the coefficients of Bf_l + c Bf_k over the bus
+// angles and the constant Pfinj_l + c Pfinj_k), and o's limit implies r's:
+// for an upper row r ≤ U_r, s·U_o ≤ U_r when s > 0 and s·L_o ≤ U_r when
+// s < 0 (the same with the inequalities reversed for a lower row). Then
+// every point that satisfies o satisfies r.
+//
+// Claim. Adding rows implied by rows of the program P_S leaves its optimal
+// balance duals unchanged at every d.
+//
+// Proof. Call the program with the implied rows P_I. Its feasible set is
+// P_S's, so the optimal sets and values coincide. An optimal dual of P_S
+// extended by zero multipliers is dual feasible for P_I with the same
+// objective, hence optimal. Conversely, let (π, μ) be optimal for P_I and
+// μ_r > 0 on an implied row r: complementary slackness puts r at its limit
+// at an optimum x*, so (say s > 0, upper) U_r = r(x*) = s·o(x*) ≤ s·U_o ≤
+// U_r: equality throughout, U_r = s·U_o. Moving the multiplier, μ_o += s·μ_r
+// and μ_r = 0, leaves the stationarity rows (r's gradient is s times o's)
+// and the dual objective (U_r·μ_r = s·U_o·μ_r) unchanged, and keeps π. So
+// P_I and P_S have the same optimal balance duals. ∎
+//
+// With the screening claim above (applied to P_I, whose optimal solutions
+// are P_S's), a row outside S that is implied by a limited branch or a kept
+// flowgate needs no LP: it is dropped (N1Evidence.ImpliedDropped), and a
+// failing or seeded row implied by the rows already kept is not added to S
+// (fewer flowgates in the KKT program, each one a pair of complementarity
+// binaries and two tightening LPs per pass). Verification re-derives the
+// implications from the network and the kept pairs. The multiple s and the
+// coefficients are compared to 1e-12 relative (rows of twin branches are
+// equal bit for bit); the limits exactly.
+
+// n1Form is the affine form of a row over the bus angles: sorted bus
+// indices, their coefficients, and the constant.
+type n1Form struct {
+	bus []int
+	val []float64
+	off float64
+}
+
+// n1Implier indexes the rows of a program (limited branches and kept
+// flowgates) by the direction of their affine forms (n1Form scaled to a
+// first coefficient of 1), to find the rows that imply a post-contingency
+// row (see above).
+type n1Implier struct {
+	n      *Network
+	factor float64
+	bus    [][]int
+	val    [][]float64
+	byKey  map[string][]n1Implying
+}
+
+// n1Implying is one indexed row: its form and limits.
+type n1Implying struct {
+	f      n1Form
+	lo, hi float64
+}
+
+// newN1Implier indexes every limited row of n (its branches, and its
+// flowgates when n comes from withFlowgates) for post-contingency rows at
+// the post factor; addGate indexes more kept pairs.
+func (n *Network) newN1Implier(factor float64) *n1Implier {
+	bus, val := n.bfRows()
+	im := &n1Implier{n: n, factor: factor, bus: bus, val: val, byKey: map[string][]n1Implying{}}
+	for l := 0; l < n.NumBranches(); l++ {
+		if !math.IsInf(n.FlowMax[l], 1) || !math.IsInf(n.FlowMin[l], -1) {
+			im.add(im.form(l, l, 0), n.FlowMin[l], n.FlowMax[l])
+		}
+	}
+	return im
+}
+
+// addGate indexes the kept pair g (both directions).
+func (im *n1Implier) addGate(g ContingencyCut) {
+	l := g.Monitored
+	im.add(im.form(l, g.Outage, g.LODF), im.factor*im.n.FlowMin[l], im.factor*im.n.FlowMax[l])
+}
+
+// form returns the affine form of f_l + c f_k (c = 0: the branch row l).
+func (im *n1Implier) form(l, k int, c float64) n1Form {
+	return im.n.n1RowForm(im.bus, im.val, l, k, c)
+}
+
+// n1RowForm returns the affine form of f_l + c f_k over the bus angles
+// (c = 0: the branch row l), from the rows of Bf (bfRows): the coefficients
+// Bf_l + c Bf_k (nonzeros, buses sorted) and the constant Pfinj_l + c
+// Pfinj_k. The flowgate rows of withFlowgates are these forms.
+func (n *Network) n1RowForm(bus [][]int, val [][]float64, l, k int, c float64) n1Form {
+	row := map[int]float64{}
+	for q, j := range bus[l] {
+		row[j] += val[l][q]
+	}
+	off := n.Pfinj[l]
+	if c != 0 {
+		for q, j := range bus[k] {
+			row[j] += c * val[k][q]
+		}
+		off += c * n.Pfinj[k]
+	}
+	f := n1Form{off: off}
+	for j, v := range row {
+		if v != 0 {
+			f.bus = append(f.bus, j)
+		}
+	}
+	sort.Ints(f.bus)
+	for _, j := range f.bus {
+		f.val = append(f.val, row[j])
+	}
+	return f
+}
+
+// key returns the index key of f: its buses and its coefficients and
+// constant divided by the first coefficient, to 9 digits (a hash only:
+// implies compares the forms themselves).
+func (f n1Form) key() string {
+	if len(f.bus) == 0 {
+		return ""
+	}
+	b := make([]byte, 0, 24*len(f.bus))
+	for t, j := range f.bus {
+		b = fmt.Appendf(b, "%d:%.9g,", j, f.val[t]/f.val[0])
+	}
+	return string(fmt.Appendf(b, "%.9g", f.off/f.val[0]))
+}
+
+func (im *n1Implier) add(f n1Form, lo, hi float64) {
+	k := f.key()
+	im.byKey[k] = append(im.byKey[k], n1Implying{f, lo, hi})
+}
+
+// implied reports whether row r at the post factor is implied by an
+// indexed row (see above).
+func (im *n1Implier) implied(r n1Row) bool {
+	f := im.form(r.l, r.k, r.c)
+	lim := im.n.n1Limit(r, im.factor)
+	for _, o := range im.byKey[f.key()] {
+		s, ok := f.multipleOf(o.f)
+		if !ok {
+			continue
+		}
+		var v float64 // the bound on r that o's limit gives
+		switch {
+		case s > 0 && r.upper:
+			v = s * o.hi
+		case s > 0:
+			v = s * o.lo
+		case r.upper:
+			v = s * o.lo
+		default:
+			v = s * o.hi
+		}
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			continue
+		}
+		if r.upper && v <= lim || !r.upper && v >= lim {
+			return true
+		}
+	}
+	return false
+}
+
+// multipleOf returns s with f = s·o (coefficients and constant within 1e-12
+// relative to f's largest coefficient) and whether it holds.
+func (f n1Form) multipleOf(o n1Form) (float64, bool) {
+	if len(f.bus) == 0 || len(f.bus) != len(o.bus) || o.val[0] == 0 {
+		return 0, false
+	}
+	s := f.val[0] / o.val[0]
+	scale := 0.0
+	for _, v := range f.val {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	tol := 1e-12 * scale
+	for t := range f.bus {
+		if f.bus[t] != o.bus[t] || math.Abs(f.val[t]-s*o.val[t]) > tol {
+			return 0, false
+		}
+	}
+	if math.Abs(f.off-s*o.off) > 1e-12*math.Max(1, math.Abs(f.off)) {
+		return 0, false
+	}
+	return s, s != 0
 }

@@ -191,3 +191,111 @@ func TestLMPMIPCutoff(t *testing.T) {
 		}
 	}
 }
+
+// TestN1ImpliedRows checks the implied-row rule (n1Implier) on 118_ieee
+// against an independent test of proportionality: each row's value
+// f_l + c f_k is evaluated from Bf θ + Pfinj at θ = 0 and three random angle
+// vectors, and a row r is a multiple s·o of an indexed row o exactly when
+// those four values satisfy r = s·o; with o's limits (scaled by s, sides
+// swapped when s < 0) inside r's it must be reported implied, otherwise
+// not. The rows are those the base-limit interval stage leaves; the indexed
+// rows are the limited branches and the first 60 rows' pairs as kept
+// flowgates. 118_ieee has twin branches, so the rule must
+// find implied rows (the twins of kept pairs).
+func TestN1ImpliedRows(t *testing.T) {
+	n := pglibNet(t, "118_ieee")
+	const factor = 1.5
+	// The rows the base-limit interval stage leaves (as CertifyN1LMPBound).
+	var rows []n1Row
+	for _, r := range n.n1Rows(&N1Evidence{}) {
+		if !n1Slack(n1Interval(r, n.FlowMin, n.FlowMax), n.n1Limit(r, factor), r.upper) {
+			rows = append(rows, r)
+		}
+	}
+	var kept []n1Row
+	seen := map[[2]int]bool{}
+	for _, r := range rows {
+		if p := [2]int{r.l, r.k}; !seen[p] && len(kept) < 60 {
+			seen[p] = true
+			kept = append(kept, r)
+		}
+	}
+	im := n.newN1Implier(factor)
+	for _, r := range kept {
+		im.addGate(ContingencyCut{Monitored: r.l, Outage: r.k, LODF: r.c})
+	}
+	// Values at θ = 0 and three random angle vectors.
+	rng := rand.New(rand.NewPCG(3, 5))
+	var flows [4][]float64
+	for s := range flows {
+		th := make([]float64, n.NumBuses())
+		if s > 0 {
+			for j := range th {
+				th[j] = rng.NormFloat64()
+			}
+		}
+		f := append([]float64(nil), n.Pfinj...)
+		for j := 0; j < n.Bf.Cols; j++ {
+			for q := n.Bf.ColPtr[j]; q < n.Bf.ColPtr[j+1]; q++ {
+				f[n.Bf.RowIdx[q]] += n.Bf.Val[q] * th[j]
+			}
+		}
+		flows[s] = f
+	}
+	type lin struct {
+		v      [4]float64
+		lo, hi float64
+	}
+	val := func(l, k int, c float64) (v [4]float64) {
+		for s := range v {
+			v[s] = flows[s][l] + c*flows[s][k]
+		}
+		return v
+	}
+	var idx []lin
+	for l := 0; l < n.NumBranches(); l++ {
+		if !math.IsInf(n.FlowMax[l], 1) || !math.IsInf(n.FlowMin[l], -1) {
+			idx = append(idx, lin{val(l, l, 0), n.FlowMin[l], n.FlowMax[l]})
+		}
+	}
+	for _, r := range kept {
+		idx = append(idx, lin{val(r.l, r.k, r.c), factor * n.FlowMin[r.l], factor * n.FlowMax[r.l]})
+	}
+	implied := 0
+	for _, r := range rows {
+		v := val(r.l, r.k, r.c)
+		want := false
+		for _, o := range idx {
+			// r − r(0) = s·(o − o(0)) at the random points, r(0) = s·o(0).
+			s := (v[1] - v[0]) / (o.v[1] - o.v[0])
+			ok := s != 0 && !math.IsInf(s, 0) && !math.IsNaN(s) && math.Abs(v[0]-s*o.v[0]) <= 1e-9*math.Max(1, math.Abs(v[0]))
+			for p := 2; p < 4 && ok; p++ {
+				ok = math.Abs((v[p]-v[0])-s*(o.v[p]-o.v[0])) <= 1e-9*math.Max(1, math.Abs(v[p]-v[0]))
+			}
+			if !ok {
+				continue
+			}
+			lim := n.n1Limit(r, factor)
+			var b float64
+			switch {
+			case s > 0 == r.upper:
+				b = s * o.hi
+			default:
+				b = s * o.lo
+			}
+			if !math.IsInf(b, 0) && (r.upper && b <= lim || !r.upper && b >= lim) {
+				want = true
+			}
+		}
+		if got := im.implied(r); got != want {
+			t.Errorf("row (monitored %d, outage %d, LODF %v, upper %v): implied %v, independent check %v", r.l, r.k, r.c, r.upper, got, want)
+		}
+		if want && !seen[[2]int{r.l, r.k}] {
+			implied++
+		}
+	}
+	if implied == 0 {
+		t.Errorf("no row outside the kept pairs is implied; 118_ieee has twin branches")
+	}
+	t.Logf("%d of %d rows outside the kept pairs implied", implied, len(rows))
+}
