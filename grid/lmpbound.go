@@ -872,8 +872,7 @@ type kktModel struct {
 	t              int    // objective column
 	nbin           int    // binaries of the complementarity rules and the selection
 	prunedBranches int    // branch limits whose congestion dual is fixed by the bounds
-	bridgeCuts     int    // rows of bridgeCuts
-	cutRows        [2]int // their row range [from, to)
+	cutRows        [2]int // the row range [from, to) of bridgeCuts
 	flowLo, flowHi []float64
 	// Binaries and McCormick columns (−1: absent), for the rows bound
 	// tightening appends with tighter big-Ms: per segment, per bus, per
@@ -1086,7 +1085,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.rhi[r] = math.Min(b.rhi[r], k.flowHi[l]-n.Pfinj[l])
 	}
 	k.cutRows[0] = len(b.rlo)
-	k.bridgeCuts = n.bridgeCuts(k, piLo, piHi, rules)
+	n.bridgeCuts(k, piLo, piHi, rules)
 	k.cutRows[1] = len(b.rlo)
 	// Objective: t ≤ sign·π_i + (U − L_i)(1 − y_i), Σ y_i = 1, with U the
 	// largest bound of sign·π over the selected buses (the price bounds
@@ -1178,7 +1177,12 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		work -= used
 		nbs := 0
 		for j := range m.sigma {
-			nbs += btoi(m.sigma[j] >= 0) + btoi(m.kappa[j] >= 0)
+			if m.sigma[j] >= 0 {
+				nbs++
+			}
+			if m.kappa[j] >= 0 {
+				nbs++
+			}
 		}
 		progress(w, "lmp-bound: per-bus backstop bounds: %d of %d below half the system-wide ones (%.3g work units)", c, nbs, used)
 	}
@@ -2330,10 +2334,9 @@ func (n *Network) bridgeSides(m *marketLP) [][]int {
 }
 
 // bridgeCuts appends the rows z_in ≤ Σ_S e^κ_j and z_out ≤ Σ_S e^σ_j above to
-// the KKT program k and returns their number.
-func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRules) int {
+// the KKT program k, with the pocket rows below.
+func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRules) {
 	m, b := k.m, k.b
-	cnt := 0
 	acc := map[int]float64{}
 	adj := m.branchesAt()
 	for l, side := range n.bridgeSides(m) {
@@ -2405,13 +2408,12 @@ func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRule
 				idx, val = append(idx, c), append(val, -1)
 			}
 			b.row(math.Inf(-1), 0, idx, val)
-			cnt++
 		}
-		if zOut >= 0 && len(shed) > 0 && uOut > relUp(pmax-lo+e) {
+		needShed := zOut >= 0 && len(shed) > 0 && uOut > relUp(pmax-lo+e)
+		needCurt := zIn >= 0 && len(curt) > 0 && uIn > relUp(hi-pmin-e)
+		if needShed {
 			row(zOut, shed)
 		}
-		needCurt := zIn >= 0 && len(curt) > 0 && uIn > relUp(hi-pmin-e)
-		needShed := zOut >= 0 && len(shed) > 0 && uOut > relUp(pmax-lo+e)
 		if needCurt {
 			row(zIn, curt)
 		}
@@ -2436,7 +2438,6 @@ func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRule
 					idx, val = append(idx, z), append(val, -w)
 				}
 				b.row(math.Inf(-1), piHi[j], idx, val)
-				cnt++
 			}
 			if w := C - piLo[j]; needShed && w > 0 && !math.IsInf(w, 0) {
 				// π_j − w·z_out + w·Σ z_int ≥ piLo_j
@@ -2445,11 +2446,9 @@ func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRule
 					idx, val = append(idx, z), append(val, w)
 				}
 				b.row(piLo[j], math.Inf(1), idx, val)
-				cnt++
 			}
 		}
 	}
-	return cnt
 }
 
 // Pocket rows. Let S be the side of a bridge l (as for bridgeCuts) such
@@ -2520,14 +2519,6 @@ func (n *Network) pocketInternals(m *marketLP, k *kktModel, side []int, in map[i
 		}
 	}
 	return zint, true
-}
-
-// btoi is 1 for true, 0 for false.
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // branchesAt returns, per bus, the branches whose flow row has an entry at

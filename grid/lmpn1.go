@@ -299,10 +299,7 @@ func (n *Network) withFlowgates(gates []ContingencyCut, factor float64) *Network
 // most violated row per outage added until none is violated) and returns the
 // pairs added, or an error when a solve is not optimal.
 func (n *Network) n1Seed(ctx context.Context, dom LoadDomain, rules MarketRules, rows []n1Row, factor float64, kept map[[2]int]bool, gates []ContingencyCut, points [][]float64) ([]ContingencyCut, error) {
-	im := n.newN1Implier(factor)
-	for _, g := range gates {
-		im.addGate(g)
-	}
+	im := n.newN1Implier(factor, gates)
 	for _, d := range points {
 		for round := 0; ; round++ {
 			if err := ctx.Err(); err != nil {
@@ -389,7 +386,7 @@ func (n *Network) n1ScreenLP(ctx context.Context, fg *Network, dom LoadDomain, r
 	}
 	var open []n1Row
 	out.KKTIntervalDropped, out.ImpliedDropped = 0, 0
-	im := fg.newN1Implier(factor)
+	im := fg.newN1Implier(factor, nil)
 	for _, r := range rows {
 		if kept[[2]int{r.l, r.k}] {
 			continue
@@ -651,10 +648,7 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 		}
 		// A failing row implied by the kept rows (a twin of one failing
 		// with it) is not added (see "Implied rows").
-		im := n.newN1Implier(factor)
-		for _, g := range gates {
-			im.addGate(g)
-		}
+		im := n.newN1Implier(factor, gates)
 		for _, r := range fail {
 			if p := [2]int{r.l, r.k}; !kept[p] && !im.implied(r) {
 				kept[p] = true
@@ -886,15 +880,18 @@ type n1Implying struct {
 }
 
 // newN1Implier indexes every limited row of n (its branches, and its
-// flowgates when n comes from withFlowgates) for post-contingency rows at
-// the post factor; addGate indexes more kept pairs.
-func (n *Network) newN1Implier(factor float64) *n1Implier {
+// flowgates when n comes from withFlowgates) and the kept pairs gates for
+// post-contingency rows at the post factor; addGate indexes more kept pairs.
+func (n *Network) newN1Implier(factor float64, gates []ContingencyCut) *n1Implier {
 	bus, val := n.bfRows()
 	im := &n1Implier{n: n, factor: factor, bus: bus, val: val, byKey: map[string][]n1Implying{}}
 	for l := 0; l < n.NumBranches(); l++ {
 		if !math.IsInf(n.FlowMax[l], 1) || !math.IsInf(n.FlowMin[l], -1) {
 			im.add(im.form(l, l, 0), n.FlowMin[l], n.FlowMax[l])
 		}
+	}
+	for _, g := range gates {
+		im.addGate(g)
 	}
 	return im
 }

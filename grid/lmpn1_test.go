@@ -220,7 +220,7 @@ func TestN1ImpliedRows(t *testing.T) {
 			kept = append(kept, r)
 		}
 	}
-	im := n.newN1Implier(factor)
+	im := n.newN1Implier(factor, nil)
 	for _, r := range kept {
 		im.addGate(ContingencyCut{Monitored: r.l, Outage: r.k, LODF: r.c})
 	}
