@@ -64,9 +64,9 @@ const kktSupernodalRatioSmall = 20
 // 300–460 (SOCPs 9–12% slower at 315–357 on held-out sizes) and slower on
 // the largest (920). Validated with another seed at sizes not measured
 // before (orders 45–255: LP families and SOCPs 4–12% faster, QP 0.85–1.04,
-// median 0.94). 256 is four 64-bit
-// words per node. Only for LP/QP/SOCP KKT matrices (symmetricNonPSD):
-// problems with PSD or non-symmetric cones keep AMD, as measured before.
+// median 0.94). 256 is four 64-bit words per node. Only for LP/QP/SOCP KKT
+// matrices (symmetricNonPSD): problems with PSD or non-symmetric cones keep
+// AMD, as measured before.
 const kktMinimumDegreeOrder = 256
 
 // kktSmallOrder bounds the KKT orders of those measurements (n = 200 SOCPs
