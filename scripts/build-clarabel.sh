@@ -4,7 +4,7 @@
 # which `go run ./bench/smallconic -clarabel BINARY` runs as a peer.
 # Optional: nothing in `make test` needs it.
 #
-#   scripts/build-clarabel.sh CLARABEL_SOURCE_DIR DEPS_DIR [OUTPUT_BINARY]
+#   scripts/build-clarabel.sh [--sdp] CLARABEL_SOURCE_DIR DEPS_DIR [OUTPUT_BINARY]
 #
 # No crate registry is needed: every dependency is built from a checkout of
 # its public repository, wired by [patch.crates-io] and built with
@@ -24,6 +24,21 @@
 #   quote          dtolnay/quote 1.0.46      proc-macro2   dtolnay/proc-macro2 1.0.107
 #   unicode-ident  dtolnay/unicode-ident 1.0.24
 #
+# With --sdp, Clarabel's "sdp" feature is on (PSDTriangleConeT, the psd
+# cones of the driver's file format) and DEPS_DIR must also hold
+#
+#   blas           blas-lapack-rs/blas 0.22.0 (commit a70e0d2)
+#   blas-sys       blas-lapack-rs/blas-sys 0.7.1 (commit 14a766e)
+#   lapack         blas-lapack-rs/lapack 0.19.0 (commit 0276f89)
+#   lapack-sys     blas-lapack-rs/lapack-sys 0.14.0 (commit 9a514cf)
+#   num-complex    rust-num/num-complex num-complex-0.4.5
+#   libc           rust-lang/libc 0.2.189
+#   indexmap       indexmap-rs/indexmap 2.9.0    equivalent  indexmap-rs/equivalent v1.0.2
+#   hashbrown      rust-lang/hashbrown v0.15.5
+#
+# and the driver links the system's BLAS and LAPACK (libblas.so.3 and
+# liblapack.so.3; no blas-src / lapack-src crate is used).
+#
 # The build happens in a temporary copy; two edits are made to that copy
 # only: the wasm-only dependency section of Clarabel's Cargo.toml is dropped
 # (cargo resolves every target's dependencies, and web-time is not
@@ -36,7 +51,9 @@ set -euo pipefail
 
 die() { printf 'build-clarabel: ERROR: %s\n' "$*" >&2; exit 1; }
 
-[ $# -ge 2 ] || die "usage: $0 CLARABEL_SOURCE_DIR DEPS_DIR [OUTPUT_BINARY]"
+sdp=0
+if [ "${1:-}" = --sdp ]; then sdp=1; shift; fi
+[ $# -ge 2 ] || die "usage: $0 [--sdp] CLARABEL_SOURCE_DIR DEPS_DIR [OUTPUT_BINARY]"
 src=$(cd "$1" && pwd) || die "no directory $1"
 deps=$(cd "$2" && pwd) || die "no directory $2"
 out=${3:-./clarabel_solve}
@@ -55,6 +72,11 @@ declare -A path=(
   [autocfg]=autocfg [thiserror]=thiserror [thiserror-impl]=thiserror/impl
   [syn]=syn2 [quote]=quote [proc-macro2]=proc-macro2 [unicode-ident]=unicode-ident
 )
+if [ $sdp = 1 ]; then
+  path+=([blas]=blas [blas-sys]=blas-sys [lapack]=lapack [lapack-sys]=lapack-sys
+    [num-complex]=num-complex [libc]=libc [indexmap]=indexmap [equivalent]=equivalent
+    [hashbrown]=hashbrown)
+fi
 for c in "${!path[@]}" syn1; do
   p=${path[$c]:-syn1}
   [ -f "$deps/$p/Cargo.toml" ] || die "$deps/$p/Cargo.toml missing (crate $c)"
@@ -81,14 +103,20 @@ cp "$here/peers/clarabel_solve.rs" "$tmp/drv/src/main.rs"
 {
   printf '[package]\nname = "clarabel_solve"\nversion = "0.1.0"\nedition = "2021"\n\n'
   printf '[dependencies]\nclarabel = { path = "%s", default-features = false }\n\n' "$tmp/clarabel"
+  printf '[features]\nsdp = ["clarabel/sdp"]\n\n'
   printf '[profile.release]\nopt-level = 3\n\n[patch.crates-io]\n'
   for c in "${!path[@]}"; do printf '%s = { path = "%s" }\n' "$c" "$deps/${path[$c]}"; done
   printf 'syn1 = { path = "%s", package = "syn" }\n' "$deps/syn1"
 } > "$tmp/drv/Cargo.toml"
 cd "$tmp/drv"
 export CARGO_HOME="$tmp/cargo-home"
-RUSTFLAGS="--cap-lints=warn" cargo build --release --offline -q 2> "$tmp/build.log" ||
+features=() rustflags="--cap-lints=warn"
+if [ $sdp = 1 ]; then
+  features=(--features sdp)
+  rustflags+=" -C link-arg=-l:liblapack.so.3 -C link-arg=-l:libblas.so.3"
+fi
+RUSTFLAGS="$rustflags" cargo build --release --offline -q "${features[@]}" 2> "$tmp/build.log" ||
   { tail -30 "$tmp/build.log" >&2; die "cargo build --offline failed (log above)"; }
 cd - >/dev/null
 cp "$tmp/drv/target/release/clarabel_solve" "$out"
-printf 'build-clarabel: built %s (Clarabel %s)\n' "$out" "$(sed -n 's/^version = "\(.*\)"/\1/p' "$src/Cargo.toml" | head -1)"
+printf 'build-clarabel: built %s (Clarabel %s%s)\n' "$out" "$([ $sdp = 1 ] && printf 'sdp, ' || true)" "$(sed -n 's/^version = "\(.*\)"/\1/p' "$src/Cargo.toml" | head -1)"

@@ -6,8 +6,20 @@
 //   {"name": ..., "status": ..., "iterations": ..., "time": ..., "cpu": ..., "objective": ...}
 //
 // Problem: min ½xᵀPx + qᵀx + r  s.t.  b − Ax ∈ K — Clarabel's own form
-// (Ax + s = b, s ∈ K), so the data are passed unchanged: zero, nonnegative
-// and second-order cones in the file's order, P as its upper triangle.
+// (Ax + s = b, s ∈ K), so the data are passed unchanged: zero, nonnegative,
+// second-order and exponential cones in the file's order, P as its upper
+// triangle. The file's cone lines are "kind dim" with the kinds spelled as
+// package cone's Kind.String: zero, nonnegative, second-order, exponential
+// (dim 3; privopt's order (x, y, z), y·exp(x/y) ≤ z, is Clarabel's) and psd
+// (dim = r(r+1)/2 for a block of order r). A psd block's rows come in
+// privopt's svec order — the lower triangle column by column, off-diagonal
+// entries scaled by √2 — and Clarabel's PSDTriangleConeT(r) takes the upper
+// triangle column by column with the same scaling, so the rows of A and b of
+// each block are permuted while loading (entry (i, j), i ≥ j, goes to
+// position i(i+1)/2 + j of the block), before the timer. PSD blocks need
+// Clarabel's "sdp" feature (this driver's feature of the same name, turned
+// on by scripts/build-clarabel.sh --sdp); without it a psd cone is an
+// "unsupported cone" error line.
 //
 // Timing: DefaultSolver::new (Clarabel's presolve, equilibration and KKT
 // analysis) + solve, the parsing and the copies of the data before the
@@ -47,6 +59,9 @@ fn load(path: &str) -> Result<Problem, String> {
     let b: Vec<f64> = words(next()?)?;
     let ncones: usize = words::<usize>(next()?)?[0];
     let mut cones = Vec::with_capacity(ncones);
+    // perm[i]: the Clarabel row of the file's row i (differs inside psd blocks)
+    let mut perm: Vec<usize> = (0..m).collect();
+    let mut off = 0;
     for _ in 0..ncones {
         let line = next()?;
         let mut it = line.split_whitespace();
@@ -56,9 +71,18 @@ fn load(path: &str) -> Result<Problem, String> {
             "zero" => ZeroConeT(d),
             "nonnegative" => NonnegativeConeT(d),
             "second-order" => SecondOrderConeT(d),
-            _ => return Err(format!("unsupported cone {kind}")),
+            "exponential" if d == 3 => ExponentialConeT(),
+            "psd" => psd_cone(d, &mut perm[off..off + d], off)?,
+            _ => return Err(format!("unsupported cone {kind} {d}")),
         });
+        off += d;
     }
+    let mut b2 = vec![0.0; m];
+    for i in 0..m {
+        b2[perm[i]] = b[i];
+    }
+    let b = b2;
+    let (rowval, nzval) = permute_rows(&colptr, &rowval, &nzval, &perm);
     let pnnz: usize = words::<usize>(next()?)?[0];
     let p = if pnnz == 0 {
         CscMatrix::zeros((n, n))
@@ -70,6 +94,44 @@ fn load(path: &str) -> Result<Problem, String> {
     };
     let a = CscMatrix::new(m, n, colptr, rowval, nzval);
     Ok(Problem { name, n, m, q, r, a, b, cones, p })
+}
+
+/// psd_cone returns Clarabel's cone for a psd block of dim d at row offset
+/// off and fills perm (the block's slice) with the rows its entries go to.
+#[cfg(feature = "sdp")]
+fn psd_cone(d: usize, perm: &mut [usize], off: usize) -> Result<SupportedConeT<f64>, String> {
+    let r = ((((8 * d + 1) as f64).sqrt() as usize) - 1) / 2;
+    if r * (r + 1) / 2 != d {
+        return Err(format!("psd cone dimension {d} is not a triangular number"));
+    }
+    let mut k = 0;
+    for j in 0..r {
+        for i in j..r {
+            perm[k] = off + i * (i + 1) / 2 + j;
+            k += 1;
+        }
+    }
+    Ok(PSDTriangleConeT(r))
+}
+
+#[cfg(not(feature = "sdp"))]
+fn psd_cone(d: usize, _perm: &mut [usize], _off: usize) -> Result<SupportedConeT<f64>, String> {
+    Err(format!("unsupported cone psd {d} (built without the sdp feature)"))
+}
+
+/// permute_rows maps the row indices of compressed columns through perm and
+/// re-sorts every column by row.
+fn permute_rows(colptr: &[usize], rowval: &[usize], nzval: &[f64], perm: &[usize]) -> (Vec<usize>, Vec<f64>) {
+    let (mut rv, mut nv) = (Vec::with_capacity(rowval.len()), Vec::with_capacity(nzval.len()));
+    for j in 0..colptr.len() - 1 {
+        let mut col: Vec<(usize, f64)> = (colptr[j]..colptr[j + 1]).map(|k| (perm[rowval[k]], nzval[k])).collect();
+        col.sort_by_key(|e| e.0);
+        for (r, v) in col {
+            rv.push(r);
+            nv.push(v);
+        }
+    }
+    (rv, nv)
 }
 
 fn words<T: std::str::FromStr>(line: &str) -> Result<Vec<T>, String> {

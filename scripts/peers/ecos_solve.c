@@ -7,10 +7,15 @@
  *   {"name": ..., "status": ..., "iterations": ..., "time": ..., "cpu": ..., "objective": ...}
  *
  * Problem: min ½xᵀPx + qᵀx + r  s.t.  b − Ax ∈ K, K a product of zero,
- * nonnegative and second-order cones. ECOS's form is min cᵀx s.t. Ax = b,
- * h − Gx ∈ R₊ˡ × Q..., so the zero rows go to ECOS's equality block and the
- * nonnegative rows are moved ahead of the second-order rows (ECOS wants the
- * orthant first). ECOS has no quadratic objective: with P ≠ 0 the objective
+ * nonnegative, second-order and exponential cones (the file's cone lines
+ * "kind dim", kinds spelled as package cone's Kind.String: zero,
+ * nonnegative, second-order, exponential with dim 3). ECOS's form is
+ * min cᵀx s.t. Ax = b, h − Gx ∈ R₊ˡ × Q... × K_e..., so the zero rows go to
+ * ECOS's equality block, the nonnegative rows are moved ahead of the
+ * second-order rows and the exponential rows behind them (ECOS wants the
+ * orthant first and the exponential cones last). ECOS's exponential cone is
+ * cl{(x, y, z) : z > 0, z·exp(x/z) ≤ y}, privopt's cl{(x, y, z) : y > 0,
+ * y·exp(x/y) ≤ z}: each block's second and third rows are swapped. ECOS has no quadratic objective: with P ≠ 0 the objective
  * is written as qᵀx + t with ½‖Lᵀx‖² ≤ t (P = LLᵀ, a dense Cholesky
  * factor; for a semidefinite P a zero pivot leaves a zero column of L),
  * i.e. (2t + 1, 2Lᵀx, 2t − 1) in a second-order cone of dimension n + 2 —
@@ -114,7 +119,7 @@ static problem load(const char *path) {
 /* ECOS data: G (mG rows) and Aeq (p rows) in compressed columns, nv
  * variables. */
 typedef struct {
-    idxint nv, mG, peq, l, ncones, *q;
+    idxint nv, mG, peq, l, ncones, nex, *q;
     pfloat *Gpr, *Apr, *c, *h, *beq;
     idxint *Gjc, *Gir, *Ajc, *Air;
 } ecosdata;
@@ -158,21 +163,31 @@ static void csc(long nrow, long ncol, long nt, const long *ti, const long *tj, c
 static const char *convert(const problem *p, ecosdata *e) {
     long n = p->n, m = p->m, qp = p->pnnz > 0;
     long *target = xmalloc(sizeof(long) * m); /* row → ECOS row (G: ≥ 0, Aeq: −1 − k) */
-    long nz = 0, nl = 0, nsoc = 0, nsocrows = 0;
+    long nz = 0, nl = 0, nsoc = 0, nsocrows = 0, nex = 0;
     for (long c = 0; c < p->ncones; c++) {
         if (!strcmp(p->kind[c], "zero")) nz += p->dim[c];
         else if (!strcmp(p->kind[c], "nonnegative")) nl += p->dim[c];
         else if (!strcmp(p->kind[c], "second-order")) { nsoc++; nsocrows += p->dim[c]; }
-        else return "unsupported cone (ECOS: zero, nonnegative, second-order)";
+        else if (!strcmp(p->kind[c], "exponential") && p->dim[c] == 3) nex++;
+        else return "unsupported cone (ECOS: zero, nonnegative, second-order, exponential)";
     }
     e->nv = n + qp;
     e->peq = nz;
     e->l = nl;
     e->ncones = nsoc + qp;
-    e->mG = nl + nsocrows + (qp ? n + 2 : 0);
+    e->nex = nex;
+    e->mG = nl + nsocrows + (qp ? n + 2 : 0) + 3 * nex;
     e->q = xmalloc(sizeof(idxint) * (e->ncones ? e->ncones : 1));
-    long row = 0, iz = 0, il = 0, is = nl, k = 0;
+    /* ECOS rows: orthant, second-order, the QP epigraph's cone, exponential */
+    long row = 0, iz = 0, il = 0, is = nl, ie = nl + nsocrows + (qp ? n + 2 : 0), k = 0;
     for (long c = 0; c < p->ncones; c++) {
+        if (!strcmp(p->kind[c], "exponential")) {
+            target[row++] = ie;     /* x */
+            target[row++] = ie + 2; /* privopt's y is ECOS's z */
+            target[row++] = ie + 1; /* privopt's z is ECOS's y */
+            ie += 3;
+            continue;
+        }
         for (long i = 0; i < p->dim[c]; i++, row++) {
             if (!strcmp(p->kind[c], "zero")) target[row] = -1 - iz++;
             else if (!strcmp(p->kind[c], "nonnegative")) target[row] = il++;
@@ -302,7 +317,7 @@ int main(int argc, char **argv) {
             if (e.peq) memcpy(beq, e.beq, sizeof(pfloat) * e.peq);
             memcpy(c, e.c, sizeof(pfloat) * e.nv);
             double t0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
-            pwork *w = ECOS_setup(e.nv, e.mG, e.peq, e.l, e.ncones, e.q, 0, G, e.Gjc, e.Gir,
+            pwork *w = ECOS_setup(e.nv, e.mG, e.peq, e.l, e.ncones, e.q, e.nex, G, e.Gjc, e.Gir,
                                   e.peq ? A : NULL, e.peq ? e.Ajc : NULL, e.peq ? e.Air : NULL, c, h,
                                   e.peq ? beq : NULL);
             if (!w) {
