@@ -35,9 +35,13 @@
 #   libc           rust-lang/libc 0.2.189
 #   indexmap       indexmap-rs/indexmap 2.9.0    equivalent  indexmap-rs/equivalent v1.0.2
 #   hashbrown      rust-lang/hashbrown v0.15.5
+#   blas-src       blas-lapack-rs/blas-src 0.11.1 (commit 7b24cb0)
+#   lapack-src     blas-lapack-rs/lapack-src 0.11.0 (commit 425082b)
 #
-# and the driver links the system's BLAS and LAPACK (libblas.so.3 and
-# liblapack.so.3; no blas-src / lapack-src crate is used).
+# blas-src and lapack-src are turned on without any of their source
+# features (Clarabel's implicit features of the same names), so they link
+# nothing; the driver links the system's BLAS and LAPACK (libblas.so.3 and
+# liblapack.so.3, measured with the reference implementation 3.11).
 #
 # The build happens in a temporary copy; two edits are made to that copy
 # only: the wasm-only dependency section of Clarabel's Cargo.toml is dropped
@@ -75,7 +79,7 @@ declare -A path=(
 if [ $sdp = 1 ]; then
   path+=([blas]=blas [blas-sys]=blas-sys [lapack]=lapack [lapack-sys]=lapack-sys
     [num-complex]=num-complex [libc]=libc [indexmap]=indexmap [equivalent]=equivalent
-    [hashbrown]=hashbrown)
+    [hashbrown]=hashbrown [blas-src]=blas-src [lapack-src]=lapack-src)
 fi
 for c in "${!path[@]}" syn1; do
   p=${path[$c]:-syn1}
@@ -103,7 +107,7 @@ cp "$here/peers/clarabel_solve.rs" "$tmp/drv/src/main.rs"
 {
   printf '[package]\nname = "clarabel_solve"\nversion = "0.1.0"\nedition = "2021"\n\n'
   printf '[dependencies]\nclarabel = { path = "%s", default-features = false }\n\n' "$tmp/clarabel"
-  printf '[features]\nsdp = ["clarabel/sdp"]\n\n'
+  printf '[features]\nsdp = ["clarabel/sdp", "clarabel/blas-src", "clarabel/lapack-src"]\n\n'
   printf '[profile.release]\nopt-level = 3\n\n[patch.crates-io]\n'
   for c in "${!path[@]}"; do printf '%s = { path = "%s" }\n' "$c" "$deps/${path[$c]}"; done
   printf 'syn1 = { path = "%s", package = "syn" }\n' "$deps/syn1"
