@@ -225,6 +225,13 @@ func sdpOrders(rng *rand.Rand, n int) []int {
 // N(0, 1), and an N(0, 1) diagonal. Variables: y, n in all; rows: the PSD
 // blocks in svec order (package cone), then the coupling row.
 func maxCutLMI(rng *rand.Rand, n int) *solver.Problem {
+	return maxCutProblem(maxCutWeights(rng, n))
+}
+
+// maxCutWeights draws the weight matrices of the sdp and sdpx families:
+// block orders from sdpOrders, each off-diagonal entry nonzero with
+// probability ½ and then N(0, 1), an N(0, 1) diagonal.
+func maxCutWeights(rng *rand.Rand, n int) [][][]float64 {
 	var Cs [][][]float64
 	for _, r := range sdpOrders(rng, n) {
 		C := make([][]float64, r)
@@ -242,7 +249,18 @@ func maxCutLMI(rng *rand.Rand, n int) *solver.Problem {
 		}
 		Cs = append(Cs, C)
 	}
-	return maxCutProblem(Cs)
+	return Cs
+}
+
+// maxCutBeta is the coupling row's right-hand side Σ_k tr C_k + 1.
+func maxCutBeta(Cs [][][]float64) float64 {
+	beta := 1.0
+	for _, C := range Cs {
+		for i := range C {
+			beta += C[i][i]
+		}
+	}
+	return beta
 }
 
 // maxCutProblem is the conic form documented at maxCutLMI for the blocks'
@@ -257,7 +275,6 @@ func maxCutProblem(Cs [][][]float64) *solver.Problem {
 	b := make([]float64, m)
 	var cones []cone.Cone
 	row, v := 0, 0
-	beta := 1.0
 	for _, C := range Cs {
 		r := len(C)
 		// svec(C − Diag(y)) = b − Ay: b = svec(C), A = +1 at the diagonal
@@ -268,7 +285,6 @@ func maxCutProblem(Cs [][][]float64) *solver.Problem {
 				if i == j {
 					b[k] = C[i][i]
 					t.Append(k, v+j, 1)
-					beta += C[i][i]
 				} else {
 					b[k] = math.Sqrt2 * C[i][j]
 				}
@@ -281,11 +297,68 @@ func maxCutProblem(Cs [][][]float64) *solver.Problem {
 	for j := 0; j < n; j++ {
 		t.Append(row, j, 1)
 	}
-	b[row] = beta
+	b[row] = maxCutBeta(Cs)
 	cones = append(cones, cone.NewNonnegative(1))
 	q := make([]float64, n)
 	for j := range q {
 		q[j] = -1
 	}
+	return &solver.Problem{Q: q, A: t.ToCSC(), B: b, Cones: cones}
+}
+
+// maxCutPrimal is the sdpx family: the dual of maxCutLMI's problem, the
+// max-cut relaxations stated over the matrices themselves,
+//
+//	minimize Σ_k ⟨C_k, X_k⟩ + β·w  s.t.  diag(X_k) + w·1 = 1, X_k ⪰ 0, w ≥ 0,
+//
+// (w is the multiplier of maxCutLMI's coupling row, β its right-hand side;
+// w = 0 at the optimum), whose optimal value is minus maxCutLMI's for the
+// same weights. X_k = I/2, w = ½ is strictly feasible. Variables:
+// svec(X_1), …, svec(X_K), w — Σ r(r+1)/2 + 1 of them for orders r, so the
+// size parameter n is the sum of the orders as in sdp, not the number of
+// variables; rows: the n equality rows (block by block), the PSD blocks
+// (s = svec(X_k)), then w ≥ 0.
+func maxCutPrimal(Cs [][][]float64) *solver.Problem {
+	n, nv := 0, 1
+	for _, C := range Cs {
+		n += len(C)
+		nv += len(C) * (len(C) + 1) / 2
+	}
+	m := n + (nv - 1) + 1
+	w := nv - 1
+	t := sparse.NewTriplets(m, nv, 2*n+nv)
+	b := make([]float64, m)
+	q := make([]float64, nv)
+	row, v, psdRow := 0, 0, n
+	var psd []cone.Cone
+	for _, C := range Cs {
+		r := len(C)
+		for j := 0; j < r; j++ {
+			for i := j; i < r; i++ {
+				k := v + cone.SVecIndex(r, i, j)
+				if i == j {
+					q[k] = C[i][i]
+					t.Append(row+i, k, 1) // diag(X)ᵢ + w = 1
+				} else {
+					q[k] = math.Sqrt2 * C[i][j]
+				}
+			}
+		}
+		for i := 0; i < r; i++ {
+			t.Append(row+i, w, 1)
+			b[row+i] = 1
+		}
+		for k := 0; k < r*(r+1)/2; k++ {
+			t.Append(psdRow+k, v+k, -1) // s = svec(X)
+		}
+		psd = append(psd, cone.NewPSD(r))
+		row += r
+		v += r * (r + 1) / 2
+		psdRow += r * (r + 1) / 2
+	}
+	t.Append(m-1, w, -1)
+	q[w] = maxCutBeta(Cs)
+	cones := append([]cone.Cone{cone.NewZero(n)}, psd...)
+	cones = append(cones, cone.NewNonnegative(1))
 	return &solver.Problem{Q: q, A: t.ToCSC(), B: b, Cones: cones}
 }

@@ -63,6 +63,10 @@ func TestClosedForms(t *testing.T) {
 		{"max-cut K3 and K7", maxCutProblem([][][]float64{ones(3, 0), ones(7, 0)}), 10},
 		// a diagonal C: y = diag C
 		{"max-cut diagonal", maxCutProblem([][][]float64{diagonal}), -1.5},
+		// the same over the matrices: minus the values above
+		{"max-cut K5 over X", maxCutPrimal([][][]float64{ones(5, 0)}), -5},
+		{"max-cut K3 and K7 over X", maxCutPrimal([][][]float64{ones(3, 0), ones(7, 0)}), -10},
+		{"max-cut diagonal over X", maxCutPrimal([][][]float64{diagonal}), 1.5},
 	} {
 		sol := solveOptimal(t, tc.name, tc.p)
 		if d := math.Abs(sol.Objective - tc.want); d > 1e-6*math.Max(1, math.Abs(tc.want)) {
@@ -115,12 +119,12 @@ func checkCertificate(t *testing.T, name string, p *solver.Problem, sol *solver.
 	}
 }
 
-// TestFamiliesPlantedStatus: generated instances of the exp, entropy and
-// sdp families at the smallest sizes are optimal, with a primal–dual
+// TestFamiliesPlantedStatus: generated instances of the exp, entropy, sdp
+// and sdpx families at the smallest sizes are optimal, with a primal–dual
 // certificate checked on the data (feasible s and y, Aᵀy + q = 0, gap).
 func TestFamiliesPlantedStatus(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 26))
-	for _, f := range []string{"exp", "entropy", "sdp"} {
+	for _, f := range []string{"exp", "entropy", "sdp", "sdpx"} {
 		for _, n := range []int{10, 20} {
 			for k := 0; k < 2; k++ {
 				p, err := generate(rng, f, n)
@@ -180,6 +184,20 @@ func TestLogisticAgainstProjectedGradient(t *testing.T) {
 	sol := solveOptimal(t, "logistic", logisticProblem(a, y))
 	if math.Abs(sol.Objective-want) > 1e-6*math.Max(1, want) {
 		t.Errorf("conic optimum %.12g, projected gradient %.12g", sol.Objective, want)
+	}
+}
+
+// TestMaxCutFormsAgree: the sdp and sdpx forms of the same weights are
+// each other's duals, so their optimal values sum to zero.
+func TestMaxCutFormsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 26))
+	for _, n := range []int{10, 20, 30} {
+		Cs := maxCutWeights(rng, n)
+		lmi := solveOptimal(t, "sdp", maxCutProblem(Cs))
+		mat := solveOptimal(t, "sdpx", maxCutPrimal(Cs))
+		if d := math.Abs(lmi.Objective + mat.Objective); d > 1e-6*math.Max(1, math.Abs(lmi.Objective)) {
+			t.Errorf("n = %d: LMI form %.12g, matrix form %.12g (sum %.3g)", n, lmi.Objective, mat.Objective, d)
+		}
 	}
 }
 

@@ -25,7 +25,9 @@
 //     sample; expsdp.go's logistic), entropy: maximum entropy on the
 //     simplex under moment bounds (one exponential cone per probability;
 //     entropy), sdp: max-cut relaxations in LMI form, PSD blocks of order
-//     3–20 (maxCutLMI) — each with an attained optimum by construction.
+//     3–20 (maxCutLMI), sdpx: their duals over the matrices (maxCutPrimal;
+//     n is the sum of the block orders, so an instance has about n·r/2
+//     variables) — each with an attained optimum by construction.
 //
 // Backends per instance: ipm (solver/ipm alone), auto (the default route,
 // with its re-check and fallback), highs (lp and qp only) and, with
@@ -111,7 +113,7 @@ func main() {
 	sizes := flag.String("sizes", "10,20,50,100,200", "comma-separated numbers of variables")
 	per := flag.Int("per", 10, "instances per family and size")
 	reps := flag.Int("reps", 5, "solves per instance and backend (the fastest is kept)")
-	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp, lpinf (infeasible), lpunb, socpunb (unbounded), exp, entropy (exponential cones), sdp (PSD blocks)")
+	families := flag.String("families", "lp,qp,socp", "comma-separated: lp, qp, socp, lpinf (infeasible), lpunb, socpunb (unbounded), exp, entropy (exponential cones), sdp (PSD blocks, LMI form), sdpx (the same in the matrices' form)")
 	python := flag.String("python", "/usr/bin/python3", "python with cvxopt (skipped with a message when absent)")
 	ecos := flag.String("ecos", "", "the ECOS driver built by scripts/build-ecos.sh (skipped with a message when empty)")
 	clarabel := flag.String("clarabel", "", "the Clarabel driver built by scripts/build-clarabel.sh (skipped with a message when empty)")
@@ -345,6 +347,8 @@ func generate(rng *rand.Rand, f string, n int) (*solver.Problem, error) {
 		return entropy(rng, n), nil
 	case "sdp":
 		return maxCutLMI(rng, n), nil
+	case "sdpx":
+		return maxCutPrimal(maxCutWeights(rng, n)), nil
 	case "lp", "qp":
 		m := 2 * n
 		A := randomRows(rng, m, n, 3)
@@ -411,7 +415,7 @@ func generate(rng *rand.Rand, f string, n int) (*solver.Problem, error) {
 		}
 		return &solver.Problem{Q: A.MulTransVecTo(nil, -1, y0, 0), A: A, B: b, Cones: cones}, nil
 	}
-	return nil, fmt.Errorf("-families entry %q, must be lp, qp, socp, lpinf, lpunb, socpunb, exp, entropy or sdp", f)
+	return nil, fmt.Errorf("-families entry %q, must be lp, qp, socp, lpinf, lpunb, socpunb, exp, entropy, sdp or sdpx", f)
 }
 
 // unbounded turns A's rows so that −Ad ∈ K for a random direction d — a
