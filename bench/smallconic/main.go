@@ -53,7 +53,7 @@
 // every allocation of the run.
 //
 //	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5] [-ecos ecos_solve] [-clarabel clarabel_solve]
-//	    [-families lp,qp,socp] [-python /usr/bin/python3] [-seed 1] [-objtol 1e-5] [-allocs] [-memprofile FILE] [-cpuprofile FILE]
+//	    [-families lp,qp,socp] [-python /usr/bin/python3] [-seed 1] [-objtol 1e-5] [-ipm-refine 0] [-allocs] [-memprofile FILE] [-cpuprofile FILE]
 package main
 
 import (
@@ -122,6 +122,7 @@ func main() {
 	only := flag.String("backends", "ipm,auto,highs", "comma-separated privopt-side backends to run: ipm, auto, highs")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the privopt-side solves to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation) of the privopt-side solves to this file")
+	refine := flag.Int("ipm-refine", 0, "the ipm backend's iterative-refinement steps per KKT solve (ipm.Settings.RefineSteps; 0: its default, -1: refinement off); the auto backend keeps its defaults")
 	objTol := flag.Float64("objtol", 1e-5, "relative tolerance (to max(1, |objective|)) above which two optimal objectives count as a disagreement")
 	allocs := flag.Bool("allocs", false, "print the median heap allocations (count and bytes) of one solve per backend, family and size")
 	flag.Parse()
@@ -153,11 +154,17 @@ func main() {
 		}
 	}
 
+	ipmSet := ipm.Settings{RefineSteps: max(0, *refine), DisableRefinement: *refine < 0}
+	ipmSolver, err := ipm.NewWithSettings(ipmSet)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "smallconic: -ipm-refine:", err)
+		os.Exit(2)
+	}
 	backends := []struct {
 		name string
 		s    solver.Solver
 		lpqp bool // only LPs and QPs
-	}{{"ipm", ipm.New(), false}, {"auto", auto.New(), false}, {"highs", highs.New(), true}}
+	}{{"ipm", ipmSolver, false}, {"auto", auto.New(), false}, {"highs", highs.New(), true}}
 	keep := map[string]bool{}
 	for _, b := range strings.Split(*only, ",") {
 		keep[strings.TrimSpace(b)] = true
