@@ -107,7 +107,10 @@ cp "$here/peers/clarabel_solve.rs" "$tmp/drv/src/main.rs"
 {
   printf '[package]\nname = "clarabel_solve"\nversion = "0.1.0"\nedition = "2021"\n\n'
   printf '[dependencies]\nclarabel = { path = "%s", default-features = false }\n\n' "$tmp/clarabel"
-  printf '[features]\nsdp = ["clarabel/sdp", "clarabel/blas-src", "clarabel/lapack-src"]\n\n'
+  # only with --sdp: cargo resolves every feature's dependencies of the driver
+  if [ $sdp = 1 ]; then
+    printf '[features]\nsdp = ["clarabel/sdp", "clarabel/blas-src", "clarabel/lapack-src"]\n\n'
+  fi
   printf '[profile.release]\nopt-level = 3\n\n[patch.crates-io]\n'
   for c in "${!path[@]}"; do printf '%s = { path = "%s" }\n' "$c" "$deps/${path[$c]}"; done
   printf 'syn1 = { path = "%s", package = "syn" }\n' "$deps/syn1"
