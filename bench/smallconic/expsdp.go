@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/sparse"
@@ -280,16 +282,9 @@ func maxCutProblem(Cs [][][]float64) *solver.Problem {
 		r := len(C)
 		// svec(C − Diag(y)) = b − Ay: b = svec(C), A = +1 at the diagonal
 		// positions (svec's diagonal is unscaled).
+		copy(b[row:], svecOf(C))
 		for j := 0; j < r; j++ {
-			for i := j; i < r; i++ {
-				k := row + cone.SVecIndex(r, i, j)
-				if i == j {
-					b[k] = C[i][i]
-					t.Append(k, v+j, 1)
-				} else {
-					b[k] = math.Sqrt2 * C[i][j]
-				}
-			}
+			t.Append(row+cone.SVecIndex(r, j, j), v+j, 1)
 		}
 		cones = append(cones, cone.NewPSD(r))
 		row += r * (r + 1) / 2
@@ -334,16 +329,9 @@ func maxCutPrimal(Cs [][][]float64) *solver.Problem {
 	var psd []cone.Cone
 	for _, C := range Cs {
 		r := len(C)
-		for j := 0; j < r; j++ {
-			for i := j; i < r; i++ {
-				k := v + cone.SVecIndex(r, i, j)
-				if i == j {
-					q[k] = C[i][i]
-					t.Append(row+i, k, 1) // diag(X)ᵢ + w = 1
-				} else {
-					q[k] = math.Sqrt2 * C[i][j]
-				}
-			}
+		copy(q[v:], svecOf(C)) // ⟨C, X⟩ = svec(C)·svec(X)
+		for i := 0; i < r; i++ {
+			t.Append(row+i, v+cone.SVecIndex(r, i, i), 1) // diag(X)ᵢ + w = 1
 		}
 		for i := 0; i < r; i++ {
 			t.Append(row+i, w, 1)
@@ -362,4 +350,15 @@ func maxCutPrimal(Cs [][][]float64) *solver.Problem {
 	cones := append([]cone.Cone{cone.NewZero(n)}, psd...)
 	cones = append(cones, cone.NewNonnegative(1))
 	return &solver.Problem{Q: q, A: t.ToCSC(), B: b, Cones: cones}
+}
+
+// svecOf is svec(C) (package cone's order and scaling) of a symmetric C
+// given by rows.
+func svecOf(C [][]float64) []float64 {
+	r := len(C)
+	flat := make([]float64, 0, r*r)
+	for _, row := range C {
+		flat = append(flat, row...)
+	}
+	return cone.SVec(nil, mat.NewSymDense(r, flat))
 }
