@@ -128,16 +128,9 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 		w.nu += k.degree()
 		off += c.Dim
 	}
-	// scaled data
-	w.p, w.a = red.p, red.a
-	qb := make([]float64, n+m)
-	w.q, w.b = qb[:n:n], qb[n:]
-	copy(w.q, red.q)
-	copy(w.b, red.b)
-	if w.p != nil {
-		w.p = w.p.Clone()
-	}
-	w.a = w.a.Clone()
+	// scaled data: reduce's copies of q, b, P and A are the solver's own,
+	// scaled in place (red keeps only the rotated rows' positions in use)
+	w.p, w.a, w.q, w.b = red.p, red.a, red.q, red.b
 	// (noEarlyRefine is set above exactly for PSD blocks and non-symmetric
 	// cones, where the equilibration keeps all its passes)
 	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set, !w.noEarlyRefine, stop)
