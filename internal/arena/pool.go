@@ -1,0 +1,60 @@
+package arena
+
+import (
+	"math/bits"
+	"sync"
+)
+
+// Pool holds buffers released by one solve for the next, so that a stream of
+// small solves does not allocate (and have the garbage collector reclaim) the
+// same setup arrays again and again. A buffer is kept in the class of its
+// capacity, a power of two; Get hands out a buffer of the class that fits,
+// cleared, or allocates one of that class's capacity. The classes are
+// sync.Pools: safe for concurrent use, and emptied by the garbage collector
+// when unused. The zero Pool is ready to use.
+type Pool[T any] struct {
+	classes [bits.UintSize]sync.Pool // class c: *[]T of capacity 1<<c
+}
+
+// The pools of the solvers' setup arrays.
+var (
+	Floats Pool[float64]
+	Ints   Pool[int]
+	Words  Pool[uint64]
+)
+
+// poolMin is the smallest length Get takes from a pool; shorter buffers are
+// plain allocations (the pool's bookkeeping would cost about as much).
+const poolMin = 64
+
+// class is the capacity class of a buffer of length k ≥ 1: the smallest c
+// with 1<<c ≥ k.
+func class(k int) int { return bits.Len(uint(k - 1)) }
+
+// Get returns a slice of length k whose elements are all zero (as
+// make([]T, k)'s), taken from the buffers given to Release when one of its
+// class is there; its capacity may be larger than k.
+func (p *Pool[T]) Get(k int) []T {
+	if k < poolMin {
+		return make([]T, k)
+	}
+	c := class(k)
+	if v, ok := p.classes[c].Get().(*[]T); ok {
+		b := (*v)[:k]
+		clear(b)
+		return b
+	}
+	return make([]T, k, 1<<c)
+}
+
+// Release hands b to a later Get. The caller must not use b, nor any slice
+// of it, afterwards. Buffers that Get did not take from a class (capacity not
+// a power of two, or below poolMin) are left to the garbage collector.
+func (p *Pool[T]) Release(b []T) {
+	c := cap(b)
+	if c < poolMin || c&(c-1) != 0 {
+		return
+	}
+	b = b[:c]
+	p.classes[class(c)].Put(&b)
+}
