@@ -169,6 +169,9 @@ func (s *Symbolic) Factor(upper *sparse.CSC, signs []int8, reg Regularization) (
 func (f *Factor) Release() {
 	arena.Floats.Release(f.fslab)
 	arena.Ints.Release(f.islab)
+	arena.Ints.Release(f.rowPat)
+	arena.Ints.Release(f.rowPtr)
+	arena.Ints.Release(f.pmap)
 	*f = Factor{}
 }
 
@@ -248,7 +251,7 @@ func (f *Factor) scatter(upper *sparse.CSC) error {
 	}
 	f.patCP = nil
 	if cap(f.pmap) < nnz {
-		f.pmap = make([]int, nnz)
+		f.pmap = arena.Ints.Get(nnz)
 	}
 	pmap := f.pmap[:nnz]
 	for j := 0; j < n; j++ {
@@ -302,7 +305,8 @@ func (f *Factor) numeric() error {
 	rowPat, rowPtr := f.rowPat, f.rowPtr
 	record := rowPtr == nil
 	if record {
-		rowPat, rowPtr = make([]int, 0, s.NnzL()), make([]int, 1, n+1)
+		// (appends stay within the capacity: the pattern has NnzL entries)
+		rowPat, rowPtr = arena.Ints.Get(s.NnzL())[:0], arena.Ints.Get(n + 1)[:1]
 	}
 	for k := 0; k < n; k++ {
 		if interrupt != nil && k&255 == 0 && interrupt() {

@@ -255,6 +255,8 @@ func checkConvex(p *sparse.CSC, dense bool, stop func() bool) error {
 			return fmt.Errorf("%w: %v", ErrNotConvex, err)
 		}
 		_, neg, _ = f.Inertia()
+		f.Release()
+		sym.Release()
 	}
 	if neg > 0 {
 		return fmt.Errorf("%w: the LDLᵀ factorization of P + %g·I has %d negative pivots", ErrNotConvex, delta, neg)
