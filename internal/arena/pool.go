@@ -14,6 +14,9 @@ import (
 // when unused. The zero Pool is ready to use.
 type Pool[T any] struct {
 	classes [bits.UintSize]sync.Pool // class c: *[]T of capacity 1<<c
+	// boxes holds emptied *[]T headers for Release to reuse: a pointer
+	// goes into a sync.Pool without an allocation, a fresh one would not
+	boxes sync.Pool
 }
 
 // The pools of the solvers' setup arrays.
@@ -41,6 +44,8 @@ func (p *Pool[T]) Get(k int) []T {
 	c := class(k)
 	if v, ok := p.classes[c].Get().(*[]T); ok {
 		b := (*v)[:k]
+		*v = nil
+		p.boxes.Put(v)
 		clear(b)
 		return b
 	}
@@ -55,6 +60,10 @@ func (p *Pool[T]) Release(b []T) {
 	if c < poolMin || c&(c-1) != 0 {
 		return
 	}
-	b = b[:c]
-	p.classes[class(c)].Put(&b)
+	v, ok := p.boxes.Get().(*[]T)
+	if !ok {
+		v = new([]T)
+	}
+	*v = b[:c]
+	p.classes[class(c)].Put(v)
 }
