@@ -9,9 +9,13 @@ import (
 // small solves does not allocate (and have the garbage collector reclaim) the
 // same setup arrays again and again. A buffer is kept in the class of its
 // capacity, a power of two; Get hands out a buffer of the class that fits,
-// cleared, or allocates one of that class's capacity. The classes are
-// sync.Pools: safe for concurrent use, and emptied by the garbage collector
-// when unused. The zero Pool is ready to use.
+// cleared, or allocates one of that class's capacity. Only lengths from
+// poolMin to poolMax take part: the setup arrays of small problems, where the
+// allocation is a noticeable share of the solve; larger buffers are exact
+// plain allocations, left to the garbage collector (a pool would keep them
+// alive between solves, and the rounding up would cost memory). The classes
+// are sync.Pools: safe for concurrent use, and emptied by the garbage
+// collector when unused. The zero Pool is ready to use.
 type Pool[T any] struct {
 	classes [bits.UintSize]sync.Pool // class c: *[]T of capacity 1<<c
 	// boxes holds emptied *[]T headers for Release to reuse: a pointer
@@ -26,9 +30,14 @@ var (
 	Words  Pool[uint64]
 )
 
-// poolMin is the smallest length Get takes from a pool; shorter buffers are
-// plain allocations (the pool's bookkeeping would cost about as much).
-const poolMin = 64
+// poolMin and poolMax bound the lengths Get takes from a pool: below poolMin
+// the pool's bookkeeping costs about as much as the allocation; above poolMax
+// (512 kB of float64) the allocation is a negligible share of the solve that
+// needs the buffer.
+const (
+	poolMin = 64
+	poolMax = 1 << 16
+)
 
 // class is the capacity class of a buffer of length k ≥ 1: the smallest c
 // with 1<<c ≥ k.
@@ -36,9 +45,9 @@ func class(k int) int { return bits.Len(uint(k - 1)) }
 
 // Get returns a slice of length k whose elements are all zero (as
 // make([]T, k)'s), taken from the buffers given to Release when one of its
-// class is there; its capacity may be larger than k.
+// class is there; its capacity may be larger than k (at most twice).
 func (p *Pool[T]) Get(k int) []T {
-	if k < poolMin {
+	if k < poolMin || k > poolMax {
 		return make([]T, k)
 	}
 	c := class(k)
@@ -54,10 +63,11 @@ func (p *Pool[T]) Get(k int) []T {
 
 // Release hands b to a later Get. The caller must not use b, nor any slice
 // of it, afterwards. Buffers that Get did not take from a class (capacity not
-// a power of two, or below poolMin) are left to the garbage collector.
+// a power of two, or outside [poolMin, poolMax]) are left to the garbage
+// collector.
 func (p *Pool[T]) Release(b []T) {
 	c := cap(b)
-	if c < poolMin || c&(c-1) != 0 {
+	if c < poolMin || c > poolMax || c&(c-1) != 0 {
 		return
 	}
 	v, ok := p.boxes.Get().(*[]T)
