@@ -260,6 +260,17 @@ func main() {
 			fmt.Println(note)
 		}
 	}
+	if *verbose {
+		// The peers' solves, in the format of the privopt-side lines, so
+		// that iteration counts can be compared instance by instance.
+		for _, peer := range []string{"cvxopt", "ecos", "clarabel"} {
+			for _, in := range insts {
+				if r, ok := res[peer][in.name]; ok {
+					fmt.Printf("%-8s %-14s %-15s %.10g %d iterations %.3g ms\n", peer, in.name, r.status, r.obj, r.iters, 1e3*r.seconds)
+				}
+			}
+		}
+	}
 	report(insts, res, *objTol)
 }
 

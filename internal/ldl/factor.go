@@ -16,6 +16,9 @@ import (
 // goroutines at once (separate Factors of one Symbolic may).
 type Factor struct {
 	sym *Symbolic
+	// fslab, islab: the allocations the arrays are cut from (Release)
+	fslab []float64
+	islab []int
 
 	cx []float64 // values of the upper triangle of P K Pᵀ, in (sym.cp, sym.ci) order
 
@@ -114,11 +117,14 @@ func (s *Symbolic) Factor(upper *sparse.CSC, signs []int8, reg Regularization) (
 		nf += nnzL + 2*n
 		ni += nnzL + 3*n
 	}
-	fa, ia := make([]float64, nf), make([]int, ni)
+	fa, ia := arena.Floats.Get(nf), arena.Ints.Get(ni)
+	fslab, islab := fa, ia
 	fl := func(k int) []float64 { return arena.Cut(&fa, k) }
 	il := func(k int) []int { return arena.Cut(&ia, k) }
 	f := &Factor{
 		sym:   s,
+		fslab: fslab,
+		islab: islab,
 		cx:    fl(len(s.ci)),
 		d:     fl(n),
 		reg:   reg,
@@ -155,6 +161,18 @@ func (s *Symbolic) Factor(upper *sparse.CSC, signs []int8, reg Regularization) (
 		return nil, err
 	}
 	return f, nil
+}
+
+// Release hands the factor's arrays to the next Factor (the arena pools) and
+// returns f to its zero value; f must not be used afterwards. Its Symbolic
+// is not released (Symbolic.Release).
+func (f *Factor) Release() {
+	arena.Floats.Release(f.fslab)
+	arena.Ints.Release(f.islab)
+	arena.Ints.Release(f.rowPat)
+	arena.Ints.Release(f.rowPtr)
+	arena.Ints.Release(f.pmap)
+	*f = Factor{}
 }
 
 // Refactor recomputes the numeric factorization for new values of a matrix with
@@ -233,7 +251,7 @@ func (f *Factor) scatter(upper *sparse.CSC) error {
 	}
 	f.patCP = nil
 	if cap(f.pmap) < nnz {
-		f.pmap = make([]int, nnz)
+		f.pmap = arena.Ints.Get(nnz)
 	}
 	pmap := f.pmap[:nnz]
 	for j := 0; j < n; j++ {
@@ -287,7 +305,8 @@ func (f *Factor) numeric() error {
 	rowPat, rowPtr := f.rowPat, f.rowPtr
 	record := rowPtr == nil
 	if record {
-		rowPat, rowPtr = make([]int, 0, s.NnzL()), make([]int, 1, n+1)
+		// (appends stay within the capacity: the pattern has NnzL entries)
+		rowPat, rowPtr = arena.Ints.Get(s.NnzL())[:0], arena.Ints.Get(n + 1)[:1]
 	}
 	for k := 0; k < n; k++ {
 		if interrupt != nil && k&255 == 0 && interrupt() {

@@ -1,6 +1,10 @@
 package ldl
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/privopt/privopt/internal/arena"
+)
 
 // MaxMinimumDegreeOrder is the largest order the MinimumDegree ordering
 // accepts: its elimination graph is held as n bitsets of n bits, and every
@@ -29,7 +33,8 @@ const MaxMinimumDegreeOrder = 1024
 // read off at the end without a separate pass over the permuted matrix.
 func mdOrder(n int, colPtr, rowIdx, parent, count []int) []int {
 	words := (n + 63) / 64
-	adj := make([]uint64, n*words)
+	adj := arena.Words.Get(n * words) // scratch, released on return
+	defer arena.Words.Release(adj)
 	for j := 0; j < n; j++ {
 		for p := colPtr[j]; p < colPtr[j+1]; p++ {
 			if i := rowIdx[p]; i != j {
@@ -40,7 +45,8 @@ func mdOrder(n int, colPtr, rowIdx, parent, count []int) []int {
 	}
 	// deg[i]: degree of live node i; head[d]: first node of degree d;
 	// next, prev: the lists (−1 ends them)
-	ints := make([]int, 4*n)
+	ints := arena.Ints.Get(4 * n) // scratch, released on return
+	defer arena.Ints.Release(ints)
 	deg, head, next, prev := ints[:n:n], ints[n:2*n:2*n], ints[2*n:3*n:3*n], ints[3*n:]
 	for d := range head {
 		head[d] = -1

@@ -14,6 +14,8 @@ import (
 // by any number of Factors, also concurrently.
 type Symbolic struct {
 	n int
+	// slab is the allocation the kept index arrays are cut from (Release)
+	slab []int
 	// interrupt, when set (SetInterrupt), is polled during numeric
 	// factorizations.
 	interrupt func() bool
@@ -78,14 +80,16 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	// each cut to its length; the scratch arrays share a second one (4n+1
 	// ints, enough for the largest step, setPostorder). On small matrices
 	// the allocations cost as much as the analysis itself.
-	keep := make([]int, 5*n+3+3*nnz)
+	keep := arena.Ints.Get(5*n + 3 + 3*nnz)
+	s.slab = keep
 	il := func(k int) []int { return arena.Cut(&keep, k) }
 	s.colPtr, s.rowIdx = il(n+1), il(nnz)
 	copy(s.colPtr, upper.ColPtr[:n+1])
 	copy(s.rowIdx, upper.RowIdx[:nnz])
 	s.iperm, s.cp, s.ci, s.amap = il(n), il(n+1), il(nnz), il(nnz)
 	s.parent, s.lp = il(n), il(n+1)
-	work := make([]int, 4*n+1)
+	work := arena.Ints.Get(4*n + 1) // scratch, released on return
+	defer arena.Ints.Release(work)
 	switch opts.Ordering {
 	case Natural:
 		s.perm = make([]int, n)
@@ -157,6 +161,16 @@ func Analyze(upper *sparse.CSC, opts Options) (*Symbolic, error) {
 	s.analyzing = nil
 	s.interrupt = opts.Interrupt
 	return s, nil
+}
+
+// Release hands the analysis's index arrays to the next Analyze (the
+// arena.Ints pool) and returns s to its zero value. Neither s nor a Factor
+// made from it may be used afterwards. It is for callers that solve many
+// small systems one after another; without it the arrays are garbage
+// collected as usual.
+func (s *Symbolic) Release() {
+	arena.Ints.Release(s.slab)
+	*s = Symbolic{}
 }
 
 // pollAnalyze polls Options.Interrupt at every 256th k during Analyze and

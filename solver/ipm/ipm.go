@@ -118,6 +118,7 @@ func (sv *Solver) solve(ctx context.Context, p *solver.Problem, s solver.Setting
 	w.start = start
 	w.warm = warm
 	sol := w.run(ctx)
+	w.release()
 	// Never an unverified optimum: the answer is re-checked on p itself.
 	if w.finalChecked {
 		// the returned point is the one verified measured last
@@ -133,6 +134,7 @@ func (sv *Solver) solve(ctx context.Context, p *solver.Problem, s solver.Setting
 // ---------------------------------------------------------------- workspace
 
 type workspace struct {
+	slab   []float64 // the allocation the work vectors are cut from (release)
 	set    *Settings
 	red    *reduced
 	orig   *solver.Problem

@@ -50,6 +50,10 @@ type coneSlot struct {
 // Vectors passed to solve have the full layout (x, z, extra rows); the
 // matrix itself has the reduced layout (x, z of the kept rows, extra rows).
 type kktSystem struct {
+	// islab, fslab: the allocations the pattern and work arrays are cut
+	// from (release)
+	islab    []int
+	fslab    []float64
 	n, m     int
 	dim      int   // order of the (reduced) matrix
 	fdim     int   // length of full vectors: n + m + 2·(expanded cones)
@@ -205,8 +209,9 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 			nf += d * d
 		}
 	}
-	ia := make([]int, ks.dim+1+capK+2*n+ni)
-	fa := make([]float64, capK+n+xcap+nf+ks.fdim+4*ks.dim)
+	ia := arena.Ints.Get(ks.dim + 1 + capK + 2*n + ni)
+	fa := arena.Floats.Get(capK + n + xcap + nf + ks.fdim + 4*ks.dim)
+	ks.islab, ks.fslab = ia, fa
 	il := func(k int) []int { return arena.Cut(&ia, k) }
 	fl := func(k int) []float64 { return arena.Cut(&fa, k) }
 	k := &sparse.CSC{Rows: ks.dim, Cols: ks.dim, ColPtr: il(ks.dim + 1)}

@@ -128,16 +128,9 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 		w.nu += k.degree()
 		off += c.Dim
 	}
-	// scaled data
-	w.p, w.a = red.p, red.a
-	qb := make([]float64, n+m)
-	w.q, w.b = qb[:n:n], qb[n:]
-	copy(w.q, red.q)
-	copy(w.b, red.b)
-	if w.p != nil {
-		w.p = w.p.Clone()
-	}
-	w.a = w.a.Clone()
+	// scaled data: reduce's copies of q, b, P and A are the solver's own,
+	// scaled in place (red keeps only the rotated rows' positions in use)
+	w.p, w.a, w.q, w.b = red.p, red.a, red.q, red.b
 	// (noEarlyRefine is set above exactly for PSD blocks and non-symmetric
 	// cones, where the equilibration keeps all its passes)
 	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set, !w.noEarlyRefine, stop)
@@ -158,7 +151,8 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 	if w.nonsym {
 		total += n + 4*m
 	}
-	wbuf := make([]float64, total)
+	wbuf := arena.Floats.Get(total)
+	w.slab = wbuf
 	alloc := func(k int) []float64 { return arena.Cut(&wbuf, k) }
 	w.x, w.s, w.z = alloc(n), alloc(m), alloc(m)
 	w.dx, w.ds, w.dz = alloc(n), alloc(m), alloc(m)
@@ -174,6 +168,31 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 		w.dxKeep, w.dsKeep, w.dzKeep = alloc(n), alloc(m), alloc(m)
 	}
 	return w, nil
+}
+
+// release hands the setup's largest arrays (the work vectors, the KKT
+// pattern and work arrays, the symbolic analysis and the factor of a sparse
+// LDLᵀ) to the next solve's setup (the internal/arena pools); w must not be
+// used afterwards. The returned solution owns its own arrays (finish and
+// point allocate them), so nothing it holds is released.
+func (w *workspace) release() {
+	arena.Floats.Release(w.slab)
+	w.slab = nil
+	if ks := w.kkt; ks != nil {
+		if s, ok := ks.solver.(*sparseLDL); ok {
+			if s.f != nil {
+				s.f.Release()
+				s.f = nil
+			}
+			if s.sym != nil {
+				s.sym.Release()
+				s.sym = nil
+			}
+		}
+		arena.Ints.Release(ks.islab)
+		arena.Floats.Release(ks.fslab)
+		w.kkt = nil
+	}
 }
 
 // checkConvex reports an error wrapping ErrNotConvex when the LDLᵀ
@@ -236,6 +255,8 @@ func checkConvex(p *sparse.CSC, dense bool, stop func() bool) error {
 			return fmt.Errorf("%w: %v", ErrNotConvex, err)
 		}
 		_, neg, _ = f.Inertia()
+		f.Release()
+		sym.Release()
 	}
 	if neg > 0 {
 		return fmt.Errorf("%w: the LDLᵀ factorization of P + %g·I has %d negative pivots", ErrNotConvex, delta, neg)

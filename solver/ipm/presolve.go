@@ -27,7 +27,7 @@ type reduced struct {
 func reduce(p *solver.Problem) *reduced {
 	r := &reduced{q: append([]float64(nil), p.Q...), b: append([]float64(nil), p.B...)}
 	if p.P != nil && p.P.Nnz() > 0 {
-		r.p = p.P.Clone()
+		r.p = valueCopy(p.P)
 	}
 	r.cones = append([]cone.Cone(nil), p.Cones...)
 	off := 0
@@ -41,7 +41,7 @@ func reduce(p *solver.Problem) *reduced {
 		off += c.Dim
 	}
 	if len(r.rot) == 0 {
-		r.a = p.A.Clone()
+		r.a = valueCopy(p.A)
 		return r
 	}
 	t := sparse.NewTriplets(p.A.Rows, p.A.Cols, p.A.Nnz()+p.A.Nnz()/2)
@@ -76,4 +76,11 @@ func (r *reduced) unrotate(v []float64) {
 		a, b := v[i], v[i+1]
 		v[i], v[i+1] = h*(a+b), h*(a-b)
 	}
+}
+
+// valueCopy returns a with its own copy of the values and a's pattern arrays
+// shared: the equilibration scales the values in place, and nothing in the
+// solver writes a pattern.
+func valueCopy(a *sparse.CSC) *sparse.CSC {
+	return &sparse.CSC{Rows: a.Rows, Cols: a.Cols, ColPtr: a.ColPtr, RowIdx: a.RowIdx, Val: append([]float64(nil), a.Val...)}
 }
