@@ -241,7 +241,13 @@ func (c *Canonical) Solve(ctx context.Context, opts SolveOptions) (*Result, erro
 	if auto {
 		// The default route: HiGHS for LPs, the IPM for QPs and conic
 		// programs, with fallback on an answer that fails the re-check.
-		backend = autoroute.New()
+		// Every LP starts with HiGHS whatever its size (SmallLPNnz = −1):
+		// callers read a basic solution off model LPs (package grid: LMPs
+		// from the duals, binding limits, dual LMP proofs), which the
+		// interior point of the optimal face would change.
+		a := autoroute.New()
+		a.SmallLPNnz = -1
+		backend = a
 	}
 	for _, k := range p.Cones {
 		if !backend.Supports(k.Kind) {

@@ -112,7 +112,9 @@ func main() {
 	clarabel := flag.String("clarabel", "", "the Clarabel driver built by scripts/build-clarabel.sh (skipped with a message when empty)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	verbose := flag.Bool("v", false, "print every solve")
-	only := flag.String("backends", "ipm,auto,highs", "comma-separated privopt-side backends to run: ipm, auto, highs")
+	only := flag.String("backends", "ipm,auto,highs", "comma-separated privopt-side backends to run: ipm, auto, highs, auto-highs (the default route with every LP HiGHS first, as before round 9), auto-ipm (every LP IPM first)")
+	gridCases := flag.String("grid", "", "comma-separated PGLib cases (e.g. 5_pjm,14_ieee) whose DC-OPF LPs join the instances: families dcopf-lin-btheta, dcopf-lin-ptdf (linear costs) and dcopf-pwl-ptdf (4-segment piecewise-linear costs), n = buses")
+	cross := flag.Bool("crossover", false, "print the per-instance times of auto-highs and auto-ipm with the sizes of A and the best nonzero threshold for starting LPs with the IPM (needs -backends with both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the privopt-side solves to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation) of the privopt-side solves to this file")
 	allocs := flag.Bool("allocs", false, "print the median heap allocations (count and bytes) of one solve per backend, family and size")
@@ -145,11 +147,21 @@ func main() {
 		}
 	}
 
+	if *gridCases != "" {
+		g, err := gridInstances(strings.Split(*gridCases, ","))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "smallconic:", err)
+			os.Exit(2)
+		}
+		insts = append(insts, g...)
+	}
+
 	backends := []struct {
 		name string
 		s    solver.Solver
 		lpqp bool // only LPs and QPs
-	}{{"ipm", ipm.New(), false}, {"auto", auto.New(), false}, {"highs", highs.New(), true}}
+	}{{"ipm", ipm.New(), false}, {"auto", auto.New(), false}, {"highs", highs.New(), true},
+		{"auto-highs", lpFirst(-1), false}, {"auto-ipm", lpFirst(math.MaxInt), false}}
 	keep := map[string]bool{}
 	for _, b := range strings.Split(*only, ",") {
 		keep[strings.TrimSpace(b)] = true
@@ -246,6 +258,9 @@ func main() {
 		}
 	}
 	report(insts, res)
+	if *cross {
+		crossover(insts, res)
+	}
 }
 
 // timeSolve solves p once and times it.
@@ -596,7 +611,13 @@ var peers = []string{"highs", "cvxopt", "ecos", "clarabel"}
 // number of optimal answers, objective disagreements, and the medians of
 // the per-instance ratios privopt/peer.
 func report(insts []instance, res map[string]map[string]result) {
-	names := append([]string{"ipm", "auto"}, peers...)
+	mine := []string{"ipm", "auto"} // privopt's backends (highs is a peer), and the LP-route variants when run
+	for _, b := range []string{"auto-highs", "auto-ipm"} {
+		if len(res[b]) > 0 {
+			mine = append(mine, b)
+		}
+	}
+	names := append(append([]string(nil), mine...), peers...)
 	type key struct {
 		f string
 		n int
@@ -617,8 +638,10 @@ func report(insts []instance, res map[string]map[string]result) {
 		rule += "---|"
 	}
 	for _, p := range peers {
-		head += " ipm/" + p + " | auto/" + p + " |"
-		rule += "---|---|"
+		for _, me := range mine {
+			head += " " + me + "/" + p + " |"
+			rule += "---|"
+		}
 	}
 	head += " planted status found " + strings.Join(names, "/") + " | objective disagreements |"
 	rule += "---|---|"
@@ -662,16 +685,13 @@ func report(insts []instance, res map[string]map[string]result) {
 				if !ok || rp.seconds <= 0 || math.IsNaN(rp.seconds) {
 					continue
 				}
-				for _, me := range []struct {
-					name string
-					r    result
-					ok   bool
-				}{{"ipm", ri, iok}, {"auto", rauto, aok}} {
-					if !me.ok || math.IsNaN(me.r.seconds) {
+				for _, me := range mine {
+					r, ok := res[me][in.name]
+					if !ok || math.IsNaN(r.seconds) {
 						continue
 					}
-					ratios[me.name+"/"+peer] = append(ratios[me.name+"/"+peer], me.r.seconds/rp.seconds)
-					all[k.f+" "+me.name+"/"+peer] = append(all[k.f+" "+me.name+"/"+peer], me.r.seconds/rp.seconds)
+					ratios[me+"/"+peer] = append(ratios[me+"/"+peer], r.seconds/rp.seconds)
+					all[k.f+" "+me+"/"+peer] = append(all[k.f+" "+me+"/"+peer], r.seconds/rp.seconds)
 				}
 			}
 		}
@@ -692,7 +712,9 @@ func report(insts []instance, res map[string]map[string]result) {
 			line += " " + ms(p) + " |"
 		}
 		for _, p := range peers {
-			line += " " + rs("ipm/"+p) + " | " + rs("auto/"+p) + " |"
+			for _, me := range mine {
+				line += " " + rs(me+"/"+p) + " |"
+			}
 		}
 		var counts []string
 		for _, b := range names {

@@ -63,6 +63,12 @@ type Solver struct {
 	// of A from which an LP takes the concurrent route (see Concurrent): 0
 	// means the default, a negative value never.
 	ConcurrentNnz int
+	// SmallLPNnz overrides DefaultSmallLPNnz, the number of nonzeros of A
+	// up to which an LP starts with the interior-point backend (see
+	// SmallLP): 0 means the default, a negative value never (every LP
+	// starts with HiGHS's simplex and, when it answers, gets a basic
+	// solution: a vertex, and dual prices at a vertex of the dual face).
+	SmallLPNnz int
 }
 
 func init() { solver.Register("auto", func() solver.Solver { return New() }) }
@@ -103,13 +109,35 @@ func (s *Solver) Supports(k cone.Kind) bool { return s.highs.Supports(k) || s.ip
 // Route returns the backends Solve tries for p, in order (see the package
 // documentation).
 func (s *Solver) Route(p *solver.Problem) []solver.Solver {
+	return s.route(p, solver.Settings{})
+}
+
+// route is Route for a solve with settings set: a warm start (set.Warm)
+// carries HiGHS's basis from one solve to the next, so an LP solved with one
+// keeps HiGHS first whatever its size.
+func (s *Solver) route(p *solver.Problem, set solver.Settings) []solver.Solver {
 	if !p.IsLinearConic() {
 		return []solver.Solver{s.ipm}
 	}
 	if p.P != nil && p.P.Nnz() > 0 {
 		return []solver.Solver{s.ipm, s.highs}
 	}
+	if set.Warm == nil && s.SmallLP(p) {
+		return []solver.Solver{s.ipm, s.highs}
+	}
 	return []solver.Solver{s.highs, s.ipm}
+}
+
+// SmallLP reports whether the LP p starts with the interior-point backend:
+// A has at most DefaultSmallLPNnz nonzeros (or Solver.SmallLPNnz; negative:
+// never). The caller must check that p is an LP (zero and nonnegative cones,
+// P = 0).
+func (s *Solver) SmallLP(p *solver.Problem) bool {
+	k := s.SmallLPNnz
+	if k == 0 {
+		k = DefaultSmallLPNnz
+	}
+	return k > 0 && p.A.Nnz() <= k
 }
 
 // Solve solves p along Route(p), or on the concurrent route when
@@ -124,7 +152,7 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 		return nil, err
 	}
 	start := time.Now()
-	route := s.Route(p)
+	route := s.route(p, set)
 	var r race
 	if s.Concurrent(p) {
 		r = s.concurrent(ctx, p, set, route)
@@ -221,6 +249,11 @@ func (r *race) add(b solver.Solver, sol *solver.Solution, err error) {
 		r.best = sol
 	}
 }
+
+// DefaultSmallLPNnz is the size up to which an LP starts with the
+// interior-point backend: A with at most this many nonzeros (see SmallLP).
+// PLACEHOLDER: set from the crossover measurement.
+const DefaultSmallLPNnz = 2000
 
 // DefaultConcurrentNnz is the size from which an LP takes the concurrent
 // route: A with at least this many nonzeros (see Concurrent).
