@@ -16,9 +16,11 @@ import (
 // automatically with default settings.
 type SolveOptions struct {
 	// Solver is the backend; nil picks the default route of package
-	// solver/auto: HiGHS for LPs, the interior-point backend for QPs and
-	// conic programs, each falling back to the other on an LP/QP answer that
-	// fails the re-check (Result.Solution.Solver names who answered).
+	// solver/auto: HiGHS for LPs (whatever their size, so that an LP's
+	// answer is a basic solution: auto.Solver.SmallLPNnz = −1), the
+	// interior-point backend for QPs and conic programs, each falling back
+	// to the other on an LP/QP answer that fails the re-check
+	// (Result.Solution.Solver names who answered).
 	Solver solver.Solver
 	// Settings are passed to the backend.
 	Settings solver.Settings
