@@ -633,6 +633,11 @@ func report(insts []instance, res map[string]map[string]result) {
 	}
 	head := "| family | n | ipm median | auto median | auto − ipm (median) |"
 	rule := "|---|---|---|---|---|"
+	paired := len(res["auto-highs"]) > 0 // the LP route before round 9 in the run: auto's paired ratio to it
+	if paired {
+		head += " auto-highs median | auto/auto-highs (median of the per-instance ratios) |"
+		rule += "---|---|"
+	}
 	for _, p := range peers {
 		head += " " + p + " median |"
 		rule += "---|"
@@ -652,7 +657,7 @@ func report(insts []instance, res map[string]map[string]result) {
 		times := map[string][]float64{}
 		ratios := map[string][]float64{}
 		opt := map[string]int{}
-		var over []float64
+		var over, afterBefore []float64
 		disagree := 0
 		for _, in := range groups[k] {
 			ref := math.NaN()
@@ -679,6 +684,9 @@ func report(insts []instance, res map[string]map[string]result) {
 			rauto, aok := res["auto"][in.name]
 			if iok && aok {
 				over = append(over, rauto.seconds-ri.seconds)
+			}
+			if rb, ok := res["auto-highs"][in.name]; ok && aok && rb.seconds > 0 {
+				afterBefore = append(afterBefore, rauto.seconds/rb.seconds)
 			}
 			for _, peer := range peers {
 				rp, ok := res[peer][in.name]
@@ -708,6 +716,9 @@ func report(insts []instance, res map[string]map[string]result) {
 			return fmt.Sprintf("%.2f", median(ratios[r]))
 		}
 		line := fmt.Sprintf("| %s | %d | %s | %s | %.3g ms |", k.f, k.n, ms("ipm"), ms("auto"), 1e3*median(over))
+		if paired {
+			line += fmt.Sprintf(" %s | %.2f |", ms("auto-highs"), median(afterBefore))
+		}
 		for _, p := range peers {
 			line += " " + ms(p) + " |"
 		}
