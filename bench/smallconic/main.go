@@ -40,6 +40,16 @@
 // every backend and the medians of the per-instance ratios, and the
 // per-solve overhead of the default route over the IPM alone (auto − ipm).
 //
+// Two variants of the default route take part when named in -backends:
+// auto-highs (every LP starts with HiGHS, the route before round 9:
+// auto.Solver.SmallLPNnz = −1) and auto-ipm (every LP starts with the IPM);
+// with auto-highs the table adds auto's paired ratio to it. -grid adds the
+// DC-OPF LPs of PGLib cases (crossover.go: linear costs in B-θ and PTDF,
+// piecewise-linear costs in PTDF, built by package grid), and -crossover
+// prints both variants' times per LP with the sizes of A and the slowdown
+// of the rule "IPM first when nnz(A) ≤ T" (or rows + columns ≤ T) per
+// group, the measurement behind auto.DefaultSmallLPNnz.
+//
 // With -allocs it also prints the median heap allocations (count and bytes,
 // from runtime.MemStats around one extra solve per instance) per backend,
 // family and size; -memprofile writes an allocation profile that records
@@ -47,6 +57,7 @@
 //
 //	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5] [-ecos ecos_solve] [-clarabel clarabel_solve]
 //	    [-families lp,qp,socp] [-python /usr/bin/python3] [-seed 1] [-allocs] [-memprofile FILE] [-cpuprofile FILE]
+//	    [-backends ipm,auto,highs,auto-highs,auto-ipm] [-grid 5_pjm,14_ieee] [-crossover]
 package main
 
 import (
