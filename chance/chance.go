@@ -13,7 +13,7 @@ import (
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/solver"
-	_ "github.com/privopt/privopt/solver/auto" // registers auto, highs and ipm for solver.ByName
+	"github.com/privopt/privopt/solver/auto" // also registers auto, highs and ipm for solver.ByName
 )
 
 // ErrInvalid is wrapped by every validation error of this package.
@@ -640,24 +640,26 @@ type Result struct {
 	Objective float64
 }
 
-// Auto returns privopt's default route (package solver/auto, through
-// solver.ByName("auto")): HiGHS first for LPs, the interior-point solver
+// Auto returns the route Solve uses when given none (package solver/auto
+// with SmallLPNnz = −1): HiGHS first for every LP, the interior-point solver
 // first for QPs and conic problems, every answer re-checked on the
 // counterpart's data with a fallback to the other backend when it is not a
 // verified optimum or a certified infeasibility. The route is chosen per
 // problem by solver/auto when solving; p is not used.
 //
-// Deprecated: use solver.ByName("auto") (or "" for the default route).
+// Deprecated: pass nil to Solve for this route, or use solver.ByName("auto")
+// (whose small LPs start with the IPM).
 func Auto(p *solver.Problem) solver.Solver { return defaultSolver() }
 
-// defaultSolver is solver.ByName("auto"); package solver/auto is imported
-// here, so the name is registered.
+// defaultSolver is the default route (solver/auto) with every LP starting
+// at HiGHS whatever its size (auto.Solver.SmallLPNnz = −1): the decision
+// rule is decoded from the solution x, and an LP counterpart whose optimum
+// is not unique would get the interior point of its optimal face from the
+// IPM instead of HiGHS's vertex.
 func defaultSolver() solver.Solver {
-	s, err := solver.ByName("auto")
-	if err != nil {
-		panic(err) // unreachable: solver/auto registers "auto" when imported
-	}
-	return s
+	a := auto.New()
+	a.SmallLPNnz = -1
+	return a
 }
 
 // Solve solves the counterpart with s (nil: Auto) and decodes the decision rule.

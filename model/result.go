@@ -16,9 +16,11 @@ import (
 // automatically with default settings.
 type SolveOptions struct {
 	// Solver is the backend; nil picks the default route of package
-	// solver/auto: HiGHS for LPs, the interior-point backend for QPs and
-	// conic programs, each falling back to the other on an LP/QP answer that
-	// fails the re-check (Result.Solution.Solver names who answered).
+	// solver/auto: HiGHS for LPs (whatever their size, so that an LP's
+	// answer is a basic solution: auto.Solver.SmallLPNnz = −1), the
+	// interior-point backend for QPs and conic programs, each falling back
+	// to the other on an LP/QP answer that fails the re-check
+	// (Result.Solution.Solver names who answered).
 	Solver solver.Solver
 	// Settings are passed to the backend.
 	Settings solver.Settings
@@ -241,7 +243,13 @@ func (c *Canonical) Solve(ctx context.Context, opts SolveOptions) (*Result, erro
 	if auto {
 		// The default route: HiGHS for LPs, the IPM for QPs and conic
 		// programs, with fallback on an answer that fails the re-check.
-		backend = autoroute.New()
+		// Every LP starts with HiGHS whatever its size (SmallLPNnz = −1):
+		// callers read a basic solution off model LPs (package grid: LMPs
+		// from the duals, binding limits, dual LMP proofs), which the
+		// interior point of the optimal face would change.
+		a := autoroute.New()
+		a.SmallLPNnz = -1
+		backend = a
 	}
 	for _, k := range p.Cones {
 		if !backend.Supports(k.Kind) {

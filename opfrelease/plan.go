@@ -368,14 +368,19 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 			return nil, fmt.Errorf("opfrelease: %w", err)
 		}
 		a.ConcurrentNnz = -1
+		a.SmallLPNnz = -1 // HiGHS first for every LP, as the plan was measured with
 		p.solver = a
 	}
 	if p.solver == nil {
 		// The automatic route without its concurrent race: which backend
 		// wins a race depends on timing, and the release must be a
 		// deterministic function of the loads (the adjacency relation).
+		// Every LP starts with HiGHS whatever its size (SmallLPNnz = −1):
+		// the plan's solver margin and the released solves are those of
+		// the simplex route, not of the small-LP interior-point route.
 		a := auto.New()
 		a.ConcurrentNnz = -1
+		a.SmallLPNnz = -1
 		p.solver = a
 	}
 	p.tau = p.solverMargin()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/solver/auto"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -619,12 +620,13 @@ func inputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 	return acc.result("input", opts.N, opts.CVaRLevel), nil
 }
 
-// defaultSolver is the default route, solver.ByName("auto") (registered by
-// the import of solver/auto in package chance, which this package imports).
+// defaultSolver is the default route (solver/auto) with every LP starting
+// at HiGHS whatever its size (auto.Solver.SmallLPNnz = −1): the evaluations
+// read the solution x (decision rules, query values), and an LP whose
+// optimum is not unique would get the interior point of its optimal face
+// from the IPM instead of HiGHS's vertex.
 func defaultSolver() solver.Solver {
-	s, err := solver.ByName("auto")
-	if err != nil {
-		panic(err) // unreachable: chance imports solver/auto
-	}
-	return s
+	a := auto.New()
+	a.SmallLPNnz = -1
+	return a
 }

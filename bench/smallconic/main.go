@@ -47,6 +47,16 @@
 // every backend and the medians of the per-instance ratios, and the
 // per-solve overhead of the default route over the IPM alone (auto − ipm).
 //
+// Two variants of the default route take part when named in -backends:
+// auto-highs (every LP starts with HiGHS, the route before round 9:
+// auto.Solver.SmallLPNnz = −1) and auto-ipm (every LP starts with the IPM);
+// with auto-highs the table adds auto's paired ratio to it. -grid adds the
+// DC-OPF LPs of PGLib cases (crossover.go: linear costs in B-θ and PTDF,
+// piecewise-linear costs in PTDF, built by package grid), and -crossover
+// prints both variants' times per LP with the sizes of A and the slowdown
+// of the rule "IPM first when nnz(A) ≤ T" (or rows + columns ≤ T) per
+// group, the measurement behind auto.DefaultSmallLPNnz.
+//
 // With -allocs it also prints the median heap allocations (count and bytes,
 // from runtime.MemStats around one extra solve per instance) per backend,
 // family and size; -memprofile writes an allocation profile that records
@@ -54,6 +64,7 @@
 //
 //	go run ./bench/smallconic [-sizes 10,20,50,100,200] [-per 10] [-reps 5] [-ecos ecos_solve] [-clarabel clarabel_solve]
 //	    [-families lp,qp,socp] [-python /usr/bin/python3] [-seed 1] [-objtol 1e-5] [-ipm-refine 0] [-allocs] [-memprofile FILE] [-cpuprofile FILE]
+//	    [-backends ipm,auto,highs,auto-highs,auto-ipm] [-grid 5_pjm,14_ieee] [-crossover]
 package main
 
 import (
@@ -119,7 +130,9 @@ func main() {
 	clarabel := flag.String("clarabel", "", "the Clarabel driver built by scripts/build-clarabel.sh (skipped with a message when empty)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	verbose := flag.Bool("v", false, "print every solve")
-	only := flag.String("backends", "ipm,auto,highs", "comma-separated privopt-side backends to run: ipm, auto, highs")
+	only := flag.String("backends", "ipm,auto,highs", "comma-separated privopt-side backends to run: ipm, auto, highs, auto-highs (the default route with every LP HiGHS first, as before round 9), auto-ipm (every LP IPM first)")
+	gridCases := flag.String("grid", "", "comma-separated PGLib cases (e.g. 5_pjm,14_ieee) whose DC-OPF LPs join the instances: families dcopf-lin-btheta, dcopf-lin-ptdf (linear costs) and dcopf-pwl-ptdf (4-segment piecewise-linear costs), n = buses")
+	cross := flag.Bool("crossover", false, "print the per-instance times of auto-highs and auto-ipm with the sizes of A and the best nonzero threshold for starting LPs with the IPM (needs -backends with both)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the privopt-side solves to this file")
 	memProfile := flag.String("memprofile", "", "write an allocation profile (every allocation) of the privopt-side solves to this file")
 	refine := flag.Int("ipm-refine", 0, "the ipm backend's iterative-refinement steps per KKT solve (ipm.Settings.RefineSteps; 0: its default, -1: refinement off); the auto backend keeps its defaults")
@@ -160,11 +173,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "smallconic: -ipm-refine:", err)
 		os.Exit(2)
 	}
+
+	if *gridCases != "" {
+		g, err := gridInstances(strings.Split(*gridCases, ","))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "smallconic:", err)
+			os.Exit(2)
+		}
+		insts = append(insts, g...)
+	}
+
 	backends := []struct {
 		name string
 		s    solver.Solver
 		lpqp bool // only LPs and QPs
-	}{{"ipm", ipmSolver, false}, {"auto", auto.New(), false}, {"highs", highs.New(), true}}
+	}{{"ipm", ipmSolver, false}, {"auto", auto.New(), false}, {"highs", highs.New(), true},
+		{"auto-highs", lpFirst(-1), false}, {"auto-ipm", lpFirst(math.MaxInt), false}}
 	keep := map[string]bool{}
 	for _, b := range strings.Split(*only, ",") {
 		keep[strings.TrimSpace(b)] = true
@@ -272,6 +296,9 @@ func main() {
 		}
 	}
 	report(insts, res, *objTol)
+	if *cross {
+		crossover(insts, res)
+	}
 }
 
 // timeSolve solves p once and times it.
@@ -632,7 +659,13 @@ var peers = []string{"highs", "cvxopt", "ecos", "clarabel"}
 // to the first optimal answer above objTol), and the medians of
 // the per-instance ratios privopt/peer.
 func report(insts []instance, res map[string]map[string]result, objTol float64) {
-	names := append([]string{"ipm", "auto"}, peers...)
+	mine := []string{"ipm", "auto"} // privopt's backends (highs is a peer), and the LP-route variants when run
+	for _, b := range []string{"auto-highs", "auto-ipm"} {
+		if len(res[b]) > 0 {
+			mine = append(mine, b)
+		}
+	}
+	names := append(append([]string(nil), mine...), peers...)
 	type key struct {
 		f string
 		n int
@@ -648,13 +681,20 @@ func report(insts []instance, res map[string]map[string]result, objTol float64) 
 	}
 	head := "| family | n | ipm median | auto median | auto − ipm (median) |"
 	rule := "|---|---|---|---|---|"
+	paired := len(res["auto-highs"]) > 0 // the LP route before round 9 in the run: auto's paired ratio to it
+	if paired {
+		head += " auto-highs median | auto/auto-highs (median of the per-instance ratios) |"
+		rule += "---|---|"
+	}
 	for _, p := range peers {
 		head += " " + p + " median |"
 		rule += "---|"
 	}
 	for _, p := range peers {
-		head += " ipm/" + p + " | auto/" + p + " |"
-		rule += "---|---|"
+		for _, me := range mine {
+			head += " " + me + "/" + p + " |"
+			rule += "---|"
+		}
 	}
 	head += " planted status found " + strings.Join(names, "/") + " | objective disagreements |"
 	rule += "---|---|"
@@ -665,7 +705,7 @@ func report(insts []instance, res map[string]map[string]result, objTol float64) 
 		times := map[string][]float64{}
 		ratios := map[string][]float64{}
 		opt := map[string]int{}
-		var over []float64
+		var over, afterBefore []float64
 		disagree := 0
 		for _, in := range groups[k] {
 			ref := math.NaN()
@@ -693,21 +733,21 @@ func report(insts []instance, res map[string]map[string]result, objTol float64) 
 			if iok && aok {
 				over = append(over, rauto.seconds-ri.seconds)
 			}
+			if rb, ok := res["auto-highs"][in.name]; ok && aok && rb.seconds > 0 {
+				afterBefore = append(afterBefore, rauto.seconds/rb.seconds)
+			}
 			for _, peer := range peers {
 				rp, ok := res[peer][in.name]
 				if !ok || rp.seconds <= 0 || math.IsNaN(rp.seconds) {
 					continue
 				}
-				for _, me := range []struct {
-					name string
-					r    result
-					ok   bool
-				}{{"ipm", ri, iok}, {"auto", rauto, aok}} {
-					if !me.ok || math.IsNaN(me.r.seconds) {
+				for _, me := range mine {
+					r, ok := res[me][in.name]
+					if !ok || math.IsNaN(r.seconds) {
 						continue
 					}
-					ratios[me.name+"/"+peer] = append(ratios[me.name+"/"+peer], me.r.seconds/rp.seconds)
-					all[k.f+" "+me.name+"/"+peer] = append(all[k.f+" "+me.name+"/"+peer], me.r.seconds/rp.seconds)
+					ratios[me+"/"+peer] = append(ratios[me+"/"+peer], r.seconds/rp.seconds)
+					all[k.f+" "+me+"/"+peer] = append(all[k.f+" "+me+"/"+peer], r.seconds/rp.seconds)
 				}
 			}
 		}
@@ -724,11 +764,16 @@ func report(insts []instance, res map[string]map[string]result, objTol float64) 
 			return fmt.Sprintf("%.2f", median(ratios[r]))
 		}
 		line := fmt.Sprintf("| %s | %d | %s | %s | %.3g ms |", k.f, k.n, ms("ipm"), ms("auto"), 1e3*median(over))
+		if paired {
+			line += fmt.Sprintf(" %s | %.2f |", ms("auto-highs"), median(afterBefore))
+		}
 		for _, p := range peers {
 			line += " " + ms(p) + " |"
 		}
 		for _, p := range peers {
-			line += " " + rs("ipm/"+p) + " | " + rs("auto/"+p) + " |"
+			for _, me := range mine {
+				line += " " + rs(me+"/"+p) + " |"
+			}
 		}
 		var counts []string
 		for _, b := range names {

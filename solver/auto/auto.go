@@ -5,15 +5,30 @@
 //
 // Route (first backend, then the fallback):
 //
-//	LP (zero/nonnegative cones, P = 0)   highs → ipm
+//	LP (zero/nonnegative cones, P = 0)       highs → ipm
+//	  with ≤ DefaultSmallLPNnz nonzeros      ipm → highs (not with SmallLPNnz < 0 or Settings.Warm)
 //	  with ≥ DefaultConcurrentNnz nonzeros   highs ∥ ipm (concurrent: first certified answer)
-//	convex QP (same cones, P ≠ 0)        ipm → highs
-//	any other cone                       ipm
+//	convex QP (same cones, P ≠ 0)            ipm → highs
+//	any other cone                           ipm
 //
-// HiGHS's simplex is the fastest and most robust LP method here; for QPs
-// HiGHS's active-set solver failed the re-check or stalled on a third of the
-// Maros–Mészáros set (BENCHMARKS.md, "Public benchmark libraries"), while the
-// interior-point method solves them, so QPs start with the IPM.
+// HiGHS's simplex is the most robust LP method here and the fastest on the
+// DC-OPF LPs of the releases from about 1,400 nonzeros, whose simplex needs
+// few pivots; on smaller LPs the IPM's ten or so iterations cost less than
+// the simplex's setup and pivots (BENCHMARKS.md, "Small LPs on the default
+// route, round 9": on random LPs of 10–400 variables and on PGLib DC-OPF
+// LPs, see SmallLP). For QPs HiGHS's active-set solver failed the re-check
+// or stalled on a third of the Maros–Mészáros set (BENCHMARKS.md, "Public
+// benchmark libraries"), while the interior-point method solves them, so
+// QPs start with the IPM.
+//
+// A small LP answered by the IPM gets a point of the relative interior of
+// its optimal face (and duals likewise), not a vertex: where the optimum is
+// not unique that is another optimal point than HiGHS's basic solution.
+// Callers that read a basic solution (an active set, dual prices at a
+// vertex) set SmallLPNnz = −1, as model.Canonical.Solve's default route
+// and the query package's evaluations do; a solve with a warm start
+// (Settings.Warm, HiGHS's basis carried between related solves) keeps
+// HiGHS first as well.
 //
 // An answer is kept when its status is Optimal (every backend certifies that
 // on the original data with solver.Certify) or PrimalInfeasible /
@@ -63,6 +78,12 @@ type Solver struct {
 	// of A from which an LP takes the concurrent route (see Concurrent): 0
 	// means the default, a negative value never.
 	ConcurrentNnz int
+	// SmallLPNnz overrides DefaultSmallLPNnz, the number of nonzeros of A
+	// up to which an LP starts with the interior-point backend (see
+	// SmallLP): 0 means the default, a negative value never (every LP
+	// starts with HiGHS's simplex and, when it answers, gets a basic
+	// solution: a vertex, and dual prices at a vertex of the dual face).
+	SmallLPNnz int
 }
 
 func init() { solver.Register("auto", func() solver.Solver { return New() }) }
@@ -101,15 +122,43 @@ func (*Solver) Name() string { return "auto" }
 func (s *Solver) Supports(k cone.Kind) bool { return s.highs.Supports(k) || s.ipm.Supports(k) }
 
 // Route returns the backends Solve tries for p, in order (see the package
-// documentation).
+// documentation): for an LP, the IPM first when SmallLP(p) holds, HiGHS
+// first otherwise. Solve keeps HiGHS first for an LP solved with a warm
+// start (Settings.Warm), which Route, without the settings, does not see.
 func (s *Solver) Route(p *solver.Problem) []solver.Solver {
+	return s.route(p, solver.Settings{})
+}
+
+// route is Route for a solve with settings set: a warm start (set.Warm)
+// carries HiGHS's basis from one solve to the next, so an LP solved with one
+// keeps HiGHS first whatever its size.
+func (s *Solver) route(p *solver.Problem, set solver.Settings) []solver.Solver {
 	if !p.IsLinearConic() {
 		return []solver.Solver{s.ipm}
 	}
 	if p.P != nil && p.P.Nnz() > 0 {
 		return []solver.Solver{s.ipm, s.highs}
 	}
+	if set.Warm == nil && s.SmallLP(p) {
+		return []solver.Solver{s.ipm, s.highs}
+	}
 	return []solver.Solver{s.highs, s.ipm}
+}
+
+// SmallLP reports whether the LP p starts with the interior-point backend:
+// A has at most DefaultSmallLPNnz nonzeros (or Solver.SmallLPNnz; negative:
+// never). The number of nonzeros bounds the work of one IPM iteration
+// (the KKT factorization), while the simplex's work grows with its number
+// of pivots, which no size measures: on the random LPs the IPM stays ahead
+// up to 400 variables (2,800 nonzeros), on the DC-OPF LPs HiGHS is ahead
+// from about 1,400 nonzeros (118 buses). The caller must check that p is
+// an LP (zero and nonnegative cones, P = 0).
+func (s *Solver) SmallLP(p *solver.Problem) bool {
+	k := s.SmallLPNnz
+	if k == 0 {
+		k = DefaultSmallLPNnz
+	}
+	return k > 0 && p.A.Nnz() <= k
 }
 
 // Solve solves p along Route(p), or on the concurrent route when
@@ -124,7 +173,7 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 		return nil, err
 	}
 	start := time.Now()
-	route := s.Route(p)
+	route := s.route(p, set)
 	var r race
 	if s.Concurrent(p) {
 		r = s.concurrent(ctx, p, set, route)
@@ -221,6 +270,19 @@ func (r *race) add(b solver.Solver, sol *solver.Solution, err error) {
 		r.best = sol
 	}
 }
+
+// DefaultSmallLPNnz is the size up to which an LP starts with the
+// interior-point backend: A with at most this many nonzeros (see SmallLP).
+// It was tuned on one half of the measured LPs and validated on the other
+// (BENCHMARKS.md, "Small LPs on the default route, round 9"): with the
+// rule "IPM first when nnz(A) ≤ T", the geometric-mean slowdown against
+// the faster route of each instance is smallest in the larger of its two
+// groups (random LPs, smallconic seed 1; PGLib DC-OPF LPs of 5, 24, 57
+// and 118 buses) for T in [1594, 2378]: 1.21 in both, against 2.84 and
+// 1.42 with HiGHS first always. On the held-out half (seed 2; 14, 30, 89,
+// 300 buses) T = 2000 gives 1.15 and 1.08, HiGHS first always 2.43 and
+// 1.05.
+const DefaultSmallLPNnz = 2000
 
 // DefaultConcurrentNnz is the size from which an LP takes the concurrent
 // route: A with at least this many nonzeros (see Concurrent).

@@ -209,6 +209,7 @@ func TestFallbackRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.SmallLPNnz = -1 // the LP/QP backend first, whatever the size
 	sol, err := s.Solve(context.Background(), p, solver.Settings{})
 	if err != nil {
 		t.Fatal(err)

@@ -23,8 +23,9 @@ func issueLP() solvertest.MixedInstance {
 }
 
 // TestIssueSmallRowNotOptimal: HiGHS alone no longer reports the wrong point
-// as optimal (the row-wise re-check names row 0), and the default route
-// answers with the planted optimum after rejecting HiGHS's answer.
+// as optimal (the row-wise re-check names row 0); the route with HiGHS
+// first answers with the planted optimum after rejecting HiGHS's answer, and
+// the default route (this LP is small: the IPM first) with the IPM's.
 func TestIssueSmallRowNotOptimal(t *testing.T) {
 	inst := issueLP()
 	ctx := context.Background()
@@ -46,15 +47,26 @@ func TestIssueSmallRowNotOptimal(t *testing.T) {
 	if g := h.Accuracy; !g.Meets(1e-7) {
 		t.Errorf("the global re-check was expected to miss the violation, it reports %v", g)
 	}
-	sol, err := auto.New().Solve(ctx, inst.Problem, solver.Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sol.Status != solver.Optimal || sol.Fallback != "highs" {
-		t.Errorf("default route: %v by %s (fallback %q), want optimal after rejecting highs: %s", sol.Status, sol.Solver, sol.Fallback, sol.Diagnostic)
-	}
-	if msg := solvertest.Judge(inst.Problem, sol, inst.Objective, 1e-6); msg != "" {
-		t.Errorf("default route's answer is wrong: %s", msg)
+	// The route with HiGHS first (SmallLPNnz = −1: this LP is small enough
+	// for the IPM first by default) rejects HiGHS's answer and falls back;
+	// the default route's IPM answers first. Both answers are right.
+	vertex := auto.New()
+	vertex.SmallLPNnz = -1
+	for _, c := range []struct {
+		name             string
+		s                *auto.Solver
+		solver, fallback string
+	}{{"HiGHS first", vertex, "ipm", "highs"}, {"default route", auto.New(), "ipm", ""}} {
+		sol, err := c.s.Solve(ctx, inst.Problem, solver.Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sol.Status != solver.Optimal || sol.Solver != c.solver || sol.Fallback != c.fallback {
+			t.Errorf("%s: %v by %s (fallback %q), want optimal by %s (fallback %q): %s", c.name, sol.Status, sol.Solver, sol.Fallback, c.solver, c.fallback, sol.Diagnostic)
+		}
+		if msg := solvertest.Judge(inst.Problem, sol, inst.Objective, 1e-6); msg != "" {
+			t.Errorf("%s: the answer is wrong: %s", c.name, msg)
+		}
 	}
 }
 
