@@ -31,7 +31,9 @@ import (
 //
 //  1. VMin ≤ min over D of V: the market LP over (x, d ∈ D), dual.
 //  2. LocalCostMax (x₀'s cost, closed form) and G = LocalCostMax − VMin, the
-//     congestion dual bounds G/(u − Pfinj), recomputed; then each decision
+//     congestion dual bounds G/(u − Pfinj), recomputed; the twin pairs
+//     (Twins, lmptwin.go) re-derived from the network, the later branch's
+//     duals fixed at 0; then each decision
 //     rule (DecisionRules, lmpldr.go) checked robustly feasible in
 //     outward-rounded arithmetic, its cost bound, gap and slacks recomputed,
 //     the bounds lowered to G_rule/slack and its row added to the KKT

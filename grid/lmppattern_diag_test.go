@@ -4,11 +4,14 @@ import (
 	"context"
 	"math"
 	"os"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
 )
 
@@ -83,6 +86,15 @@ func TestLMPPatternMIP(t *testing.T) {
 			}
 		}
 		t.Logf("part %s: tightened bound at bus %d %.6g (%d varying buses at the cap), %.1f s", part, id, ev.PriceHi[i], capped, time.Since(t0).Seconds())
+		if os.Getenv("PRIVOPT_PATTERN_ANATOMY") != "" {
+			relaxAnatomy(t, n, dom, rules, ev, i)
+		}
+		if len(ev.Candidates) > 0 {
+			s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Extra: ev.Candidates, Seed: 1, Steps: 3000, Climbs: 5, Congestion: true, PerBus: 200})
+			if err == nil {
+				t.Logf("part %s: search from the part's %d tightening candidates: %.6g $/MWh at bus %d (bus %d: %.6g)", part, len(ev.Candidates), s.PerMW, s.Bus, id, s.BusLMP[i])
+			}
+		}
 		k, err := n.buildKKT(dom, rules, ev, ev.PriceLo, ev.PriceHi, 1, nil, []int{i})
 		if err != nil {
 			t.Fatal(err)
@@ -118,5 +130,379 @@ func TestLMPPatternMIP(t *testing.T) {
 				t.Logf("part %s: search from the incumbent: %.6g $/MWh at bus %d (bus %d: %.6g)", part, s.PerMW, s.Bus, id, s.BusLMP[i])
 			}
 		}
+	}
+}
+
+// TestLMPPatternStarts is a measurement run only on request
+// (PRIVOPT_PATTERNDIAG, PRIVOPT_PATTERN_BRANCHES, PRIVOPT_LMPDIAG_CASE,
+// PRIVOPT_LMPDIAG_BAND as for TestLMPPatternMIP; PRIVOPT_LMPDIAG_CUTOFF the
+// price to beat; PRIVOPT_PATTERN_LIMITS, optional, branch indices: the
+// other limits that may bind, and then up to two of them): the
+// congestion-pattern loads (patternStarts) for the bus with the branches to
+// the other end binding, the market LP's price at each, then the search
+// from them.
+func TestLMPPatternStarts(t *testing.T) {
+	id, err := strconv.Atoi(os.Getenv("PRIVOPT_PATTERNDIAG"))
+	if err != nil {
+		t.Skip("a measurement: set PRIVOPT_PATTERNDIAG to a bus ID")
+	}
+	other, _ := strconv.Atoi(os.Getenv("PRIVOPT_PATTERN_BRANCHES"))
+	n, dom := diagCase(t)
+	rules := DefaultMarketRules()
+	ctx := context.Background()
+	i, j := n.BusIndex[id], n.BusIndex[other]
+	base := -1
+	for l := range n.From {
+		if (n.From[l] == i && n.To[l] == j) || (n.From[l] == j && n.To[l] == i) {
+			base = l
+			break
+		}
+	}
+	above, _ := strconv.ParseFloat(os.Getenv("PRIVOPT_LMPDIAG_CUTOFF"), 64)
+	t0 := time.Now()
+	var cand []int
+	if s := os.Getenv("PRIVOPT_PATTERN_LIMITS"); s != "" {
+		for _, f := range strings.Split(s, ",") {
+			l, err := strconv.Atoi(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cand = append(cand, l)
+		}
+	}
+	starts, prices, err := n.patternStarts(ctx, dom, rules, i, base, cand, above, 40, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pattern starts above %g at bus %d (predicted prices %.6g), %.1f s", len(starts), above, id, prices, time.Since(t0).Seconds())
+	if len(starts) == 0 {
+		return
+	}
+	m, _, lp := marketLPSolver(t, n, dom, rules)
+	for q, d := range starts {
+		for _, j := range m.vars {
+			if err := lp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := lp.Solve(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("start %d: predicted %.6g, market LP %v π = %.6g", q, prices[q], r.Status, r.RowDual[m.balance[i]])
+	}
+	lp.Close()
+	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Extra: starts, Seed: 1, Steps: 3000, Climbs: 5, Congestion: true, PerBus: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("search from them: %.6g $/MWh at bus %d (bus %d: %.6g)", s.PerMW, s.Bus, id, s.BusLMP[i])
+}
+
+// Congestion-pattern starts for the adversarial search.
+//
+// At an optimum of the market LP with the limits L binding (|L| = k) and
+// k + 1 merit segments marginal (strictly inside their widths), the prices
+// solve π_j = λ − Σ_{l ∈ L} η_l PTDF_{l,j} (stationarity with the reference
+// bus's price λ; η_l the signed congestion dual of l) with π = c_s at each
+// marginal segment's bus: k + 1 linear equations in (λ, η). Given (L, the
+// marginal segments), the prices at every bus are fixed, hence every other
+// segment's state (full below the price of its bus, empty above) and every
+// backstop's (0 strictly inside (F, C)). The loads d ∈ D that make this
+// pattern primal feasible (the binding limits at their limits, the other
+// limits within theirs) form a polyhedron: one LP. A point of it whose η
+// have the signs of the binding limits (μ ≥ 0) is an optimum with exactly
+// these prices (the KKT conditions are sufficient), so the price at bus i
+// is realized there; with wrong signs it is merely a feasible dispatch. The
+// search evaluates the real market LP at each such point, so either way
+// every reported change is realized; the patterns only propose loads.
+//
+// patternStarts enumerates the patterns with the limits of branch base (both
+// directions) binding and at most one more limit among the others, and the
+// matching numbers of marginal segments, keeps those whose price at bus i
+// exceeds above, and returns a load vector of the domain for each feasible
+// one (at most max, largest price first, after at most maxLP LPs). Its work is a few small linear
+// solves per pattern and one LP per kept pattern.
+func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules MarketRules, i, base int, cand []int, above float64, max, maxLP int) ([][]float64, []float64, error) {
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		return nil, nil, err
+	}
+	nb := n.NumBuses()
+	all := make([]int, nb)
+	for j := range all {
+		all[j] = j
+	}
+	cols := n.PTDFColumns(all) // cols[j][l]
+	var limits []int
+	for l := range m.flow {
+		if m.flow[l] >= 0 && l != base && (cand == nil || slices.Contains(cand, l)) {
+			limits = append(limits, l)
+		}
+	}
+	// Distinct segment prices per bus (a marginal segment fixes its bus's
+	// price; two segments at one bus and one price are one equation).
+	type mseg struct {
+		bus   int
+		price float64
+	}
+	var segs []mseg
+	seen := map[mseg]bool{}
+	for s, sg := range m.segs {
+		if sg.Width <= 0 {
+			continue
+		}
+		k := mseg{m.segBus[s], sg.Price}
+		if !seen[k] {
+			seen[k] = true
+			segs = append(segs, k)
+		}
+	}
+	type pattern struct {
+		lims  []int
+		up    []bool // each binding limit: upper (η > 0) or lower (η < 0)
+		marg  []mseg
+		price float64
+		pi    []float64
+	}
+	var pats []pattern
+	// prices solves the (k+1)×(k+1) system for (λ, η) and returns π.
+	prices := func(lims []int, marg []mseg) ([]float64, []bool) {
+		k := len(lims)
+		a := make([][]float64, k+1)
+		for r, ms := range marg {
+			a[r] = make([]float64, k+2)
+			a[r][0] = 1
+			for q, l := range lims {
+				a[r][1+q] = -cols[ms.bus][l]
+			}
+			a[r][k+1] = ms.price
+		}
+		sol, ok := gaussSolve(a)
+		if !ok {
+			return nil, nil
+		}
+		up := make([]bool, k)
+		for q := range up {
+			if sol[1+q] == 0 {
+				return nil, nil
+			}
+			up[q] = sol[1+q] > 0
+		}
+		pi := make([]float64, nb)
+		for j := range pi {
+			pi[j] = sol[0]
+			for q, l := range lims {
+				pi[j] -= sol[1+q] * cols[j][l]
+			}
+		}
+		return pi, up
+	}
+	consider := func(lims []int, marg []mseg) {
+		pi, up := prices(lims, marg)
+		if pi == nil || !(pi[i] > above) || pi[i] >= rules.PriceCap {
+			return
+		}
+		pats = append(pats, pattern{append([]int(nil), lims...), up, append([]mseg(nil), marg...), pi[i], pi})
+	}
+	for a := range segs {
+		for c := a + 1; c < len(segs); c++ {
+			consider([]int{base}, []mseg{segs[a], segs[c]})
+			for e := c + 1; e < len(segs); e++ {
+				for q, l := range limits {
+					consider([]int{base, l}, []mseg{segs[a], segs[c], segs[e]})
+					if cand == nil {
+						continue
+					}
+					for _, l2 := range limits[q+1:] {
+						for f := e + 1; f < len(segs); f++ {
+							consider([]int{base, l, l2}, []mseg{segs[a], segs[c], segs[e], segs[f]})
+						}
+					}
+				}
+			}
+		}
+	}
+	sort.SliceStable(pats, func(a, c int) bool { return pats[a].price > pats[c].price })
+
+	hopt := highs.Options{}
+	hopt.Threads = 1
+	for j := range b.cost {
+		b.cost[j] = 0
+	}
+	lp, err := b.build(hopt)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lp.Close()
+	lo0, hi0 := append([]float64(nil), b.lo...), append([]float64(nil), b.hi...)
+	rlo0, rhi0 := append([]float64(nil), b.rlo...), append([]float64(nil), b.rhi...)
+	var out [][]float64
+	var found []float64
+	const tol = 1e-9
+	for q, p := range pats {
+		if len(out) >= max || q >= maxLP {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return out, found, err
+		}
+		lo, hi := append([]float64(nil), lo0...), append([]float64(nil), hi0...)
+		for s, sg := range m.segs {
+			c := m.p[s]
+			switch pb := p.pi[m.segBus[s]]; {
+			case sg.Price < pb-tol:
+				lo[c] = hi[c]
+			case sg.Price > pb+tol:
+				hi[c] = lo[c]
+			}
+		}
+		for j := range m.sigma {
+			if c := m.sigma[j]; c >= 0 && p.pi[j] < rules.PriceCap-tol {
+				hi[c] = 0
+			}
+			if c := m.kappa[j]; c >= 0 && p.pi[j] > rules.PriceFloor+tol {
+				hi[c] = 0
+			}
+		}
+		for j := range lo {
+			if err := lp.SetColumnBounds(j, lo[j], hi[j]); err != nil {
+				return out, found, err
+			}
+		}
+		rlo, rhi := append([]float64(nil), rlo0...), append([]float64(nil), rhi0...)
+		for q, l := range p.lims {
+			for _, t := range append(n.twinsOf(m, l), l) {
+				r := m.flow[t]
+				if p.up[q] {
+					rlo[r] = rhi0[r]
+				} else {
+					rhi[r] = rlo0[r]
+				}
+			}
+		}
+		for r := range rlo {
+			if rlo[r] != rlo0[r] || rhi[r] != rhi0[r] {
+				if err := lp.SetRowBounds(r, rlo[r], rhi[r]); err != nil {
+					return out, found, err
+				}
+			}
+		}
+		res, err := lp.Solve(ctx)
+		for r := range rlo {
+			if rlo[r] != rlo0[r] || rhi[r] != rhi0[r] {
+				if e := lp.SetRowBounds(r, rlo0[r], rhi0[r]); e != nil && err == nil {
+					err = e
+				}
+			}
+		}
+		if err != nil {
+			return out, found, err
+		}
+		if res.Status != solver.Optimal {
+			continue
+		}
+		d := append([]float64(nil), dom.Lo...)
+		for _, j := range m.vars {
+			d[j] = math.Min(dom.Hi[j], math.Max(dom.Lo[j], res.X[m.d[j]]))
+		}
+		out = append(out, d)
+		found = append(found, p.price)
+	}
+	return out, found, nil
+}
+
+// twinsOf returns the other limited branches whose flow rows are identical
+// to l's (lmptwin.go).
+func (n *Network) twinsOf(m *marketLP, l int) []int {
+	var out []int
+	for e := range m.flow {
+		if e != l && m.flow[e] >= 0 && n.From[e] == n.From[l] && n.To[e] == n.To[l] && n.twins(m, l, e) == "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// gaussSolve solves the square system [A | b] (rows of length k+1) by
+// Gaussian elimination with partial pivoting; false when it is singular.
+func gaussSolve(a [][]float64) ([]float64, bool) {
+	k := len(a)
+	for c := 0; c < k; c++ {
+		p := c
+		for r := c + 1; r < k; r++ {
+			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
+				p = r
+			}
+		}
+		if math.Abs(a[p][c]) < 1e-9 {
+			return nil, false
+		}
+		a[c], a[p] = a[p], a[c]
+		for r := c + 1; r < k; r++ {
+			f := a[r][c] / a[c][c]
+			for q := c; q <= k; q++ {
+				a[r][q] -= f * a[c][q]
+			}
+		}
+	}
+	x := make([]float64, k)
+	for r := k - 1; r >= 0; r-- {
+		s := a[r][k]
+		for q := r + 1; q < k; q++ {
+			s -= a[r][q] * x[q]
+		}
+		x[r] = s / a[r][r]
+	}
+	return x, true
+}
+
+// patternStarts on the hand-solved three-bus case (case3_congested: branch
+// 1–3 limited to 50 MW, units at buses 1 and 3 at 10 and 50 $/MWh): with the
+// branch at its limit and both units marginal the prices are 10, 30, 50
+// $/MWh; the pattern's load vector must put the branch at its limit (bus 3's
+// load at least 75 MW), and the market LP there prices bus 3 at 50 and bus 2
+// at 30, as predicted. No pattern prices bus 3 above 50.
+func TestLMPPatternStartsClosedForm(t *testing.T) {
+	n := loadNet(t, "testdata/case3_congested.m", DCOptions{})
+	dom := LoadDomain{Lo: []float64{0, 0, 81}, Hi: []float64{0, 10, 99}}
+	rules := MarketRules{PriceCap: 1000}
+	ctx := context.Background()
+	base := -1
+	for l := range n.From {
+		if n.FlowMax[l] < 1e9 && n.FlowMax[l] > 0 {
+			base = l
+		}
+	}
+	if base < 0 {
+		t.Fatal("no limited branch")
+	}
+	starts, prices, err := n.patternStarts(ctx, dom, rules, 2, base, nil, 40, 10, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 1 || math.Abs(prices[0]-50) > 1e-9 {
+		t.Fatalf("pattern starts %v, predicted prices %v; want one at 50", starts, prices)
+	}
+	m, _, lp := marketLPSolver(t, n, dom, rules)
+	defer lp.Close()
+	for _, j := range m.vars {
+		if err := lp.SetColumnBounds(m.d[j], starts[0][j], starts[0][j]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := lp.Solve(ctx)
+	if err != nil || r.Status != solver.Optimal {
+		t.Fatalf("market LP: %v %v", err, r.Status)
+	}
+	if p2, p3 := r.RowDual[m.balance[1]], r.RowDual[m.balance[2]]; math.Abs(p3-50) > 1e-6 || math.Abs(p2-30) > 1e-6 {
+		t.Errorf("market LP prices at the pattern's load %v: bus 2 %v, bus 3 %v; want 30, 50", starts[0], p2, p3)
+	}
+	if starts[0][2] < 75-1e-6 {
+		t.Errorf("bus 3's load %v below 75 MW: the branch cannot bind", starts[0][2])
+	}
+	if s, _, err := n.patternStarts(ctx, dom, rules, 2, base, nil, 50+1e-6, 10, 100); err != nil || len(s) != 0 {
+		t.Errorf("patterns above 50: %v (%v)", s, err)
 	}
 }
