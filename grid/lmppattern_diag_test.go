@@ -103,21 +103,8 @@ func TestLMPPatternMIP(t *testing.T) {
 		if cutoff > 0 {
 			k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
 		}
-		hopt := highs.Options{}
-		hopt.Threads = 1
-		lp, err := k.b.build(hopt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := lp.SetObjectiveSense(true); err != nil {
-			t.Fatal(err)
-		}
 		t1 := time.Now()
-		r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, TimeLimit: time.Duration(secs * float64(time.Second))})
-		lp.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := solveKKTMIP(t, k, secs)
 		t.Logf("part %s: MIP (cutoff %g): %v, stopped by %s, proven bound %.6g, incumbent %.6g, %d nodes, %d LP iterations, %.1f s",
 			part, cutoff, r.Status, r.Stop, r.DualBound, r.Objective, r.Nodes, r.LPIterations, time.Since(t1).Seconds())
 		if r.X != nil {
