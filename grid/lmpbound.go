@@ -180,7 +180,10 @@ type LMPBoundOptions struct {
 	// (tests: a tree on a case whose unsplit bound is already tight).
 	splitAll bool
 	// restrict, when set, restricts the KKT program to one congestion
-	// pattern before bound tightening (lmptwin.go); not with Checkable.
+	// pattern before bound tightening (flow ranges or congestion dual
+	// bounds of ev), so that every bound found holds only at the KKT points
+	// of that pattern: a measurement (TestLMPPatternMIP), never a
+	// certificate's route; ignored with Checkable.
 	restrict func(m *marketLP, ev *LMPEvidence)
 	// PerBusMIP replaces the KKT MIP over all selected buses by one MIP per
 	// bus i (needs KnownPrice > 0 or a reference price above 0), with the row
