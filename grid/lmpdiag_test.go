@@ -171,19 +171,27 @@ func diagCase(t *testing.T) (*Network, LoadDomain) {
 // (one thread, relative gap 10⁻³, a wall-clock limit of secs seconds).
 func solveKKTMIP(t *testing.T, k *kktModel, secs float64) *highs.MIPResult {
 	t.Helper()
-	hopt := highs.Options{}
-	hopt.Threads = 1
-	lp, err := k.b.build(hopt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lp := maximizer(t, k.b)
 	defer lp.Close()
-	if err := lp.SetObjectiveSense(true); err != nil {
-		t.Fatal(err)
-	}
 	r, err := lp.SolveMIP(context.Background(), highs.MIPLimits{RelGap: 1e-3, TimeLimit: time.Duration(secs * float64(time.Second))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// maximizer builds b as a HiGHS program (one thread) that maximizes.
+func maximizer(t *testing.T, b *lpBuilder) *highs.LP {
+	t.Helper()
+	hopt := highs.Options{}
+	hopt.Threads = 1
+	lp, err := b.build(hopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lp.SetObjectiveSense(true); err != nil {
+		lp.Close()
+		t.Fatal(err)
+	}
+	return lp
 }

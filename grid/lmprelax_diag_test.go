@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/privopt/privopt/solver/highs"
 )
 
 // TestLMPRelaxationAnatomy is a measurement run only on request
@@ -46,14 +44,8 @@ func relaxAnatomy(t *testing.T, n *Network, dom LoadDomain, rules MarketRules, e
 	}
 	fixOwnLoads(k, dom, 1)
 	k.b.integer = nil
-	hopt := highs.Options{}
-	hopt.Threads = 1
-	lp, err := k.b.build(hopt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lp := maximizer(t, k.b)
 	defer lp.Close()
-	lp.SetObjectiveSense(true)
 	r, err := lp.Solve(context.Background())
 	if err != nil {
 		t.Fatal(err)
