@@ -124,7 +124,8 @@ func TestLMPPatternMIP(t *testing.T) {
 // (PRIVOPT_PATTERNDIAG, PRIVOPT_PATTERN_BRANCHES, PRIVOPT_LMPDIAG_CASE,
 // PRIVOPT_LMPDIAG_BAND as for TestLMPPatternMIP; PRIVOPT_LMPDIAG_CUTOFF the
 // price to beat; PRIVOPT_PATTERN_LIMITS, optional, branch indices: the
-// other limits that may bind, and then up to two of them): the
+// other limits that may bind, and then up to PRIVOPT_PATTERN_DEPTH, default
+// 2, of them): the
 // congestion-pattern loads (patternStarts) for the bus with the branches to
 // the other end binding, the market LP's price at each, then the search
 // from them.
@@ -157,7 +158,11 @@ func TestLMPPatternStarts(t *testing.T) {
 			cand = append(cand, l)
 		}
 	}
-	starts, prices, err := n.patternStarts(ctx, dom, rules, i, base, cand, above, 40, 1<<30)
+	depth := 2
+	if s := os.Getenv("PRIVOPT_PATTERN_DEPTH"); s != "" {
+		depth, _ = strconv.Atoi(s)
+	}
+	starts, prices, err := n.patternStarts(ctx, dom, rules, i, base, cand, depth, above, 40, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,13 +209,14 @@ func TestLMPPatternStarts(t *testing.T) {
 // search evaluates the real market LP at each such point, so either way
 // every reported change is realized; the patterns only propose loads.
 //
-// patternStarts enumerates the patterns with the limits of branch base (both
-// directions) binding and at most one more limit among the others, and the
-// matching numbers of marginal segments, keeps those whose price at bus i
-// exceeds above, and returns a load vector of the domain for each feasible
-// one (at most max, largest price first, after at most maxLP LPs). Its work is a few small linear
-// solves per pattern and one LP per kept pattern.
-func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules MarketRules, i, base int, cand []int, above float64, max, maxLP int) ([][]float64, []float64, error) {
+// patternStarts enumerates the patterns with the limit of branch base (and
+// its twins) binding and at most one more limit among all the others (cand
+// nil) or at most maxOther among cand, with the matching numbers of marginal
+// segments, keeps those whose price at bus i exceeds above, and returns a
+// load vector of the domain for each feasible one with its price (at most
+// max, largest price first, after at most maxLP LPs). Its work is a small
+// linear solve per pattern and one LP per kept pattern.
+func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules MarketRules, i, base int, cand []int, maxOther int, above float64, max, maxLP int) ([][]float64, []float64, error) {
 	b := newLPBuilder()
 	m, err := n.newMarketLP(b, dom, rules)
 	if err != nil {
@@ -293,24 +299,36 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 		}
 		pats = append(pats, pattern{append([]int(nil), lims...), up, append([]mseg(nil), marg...), pi[i], pi})
 	}
-	for a := range segs {
-		for c := a + 1; c < len(segs); c++ {
-			consider([]int{base}, []mseg{segs[a], segs[c]})
-			for e := c + 1; e < len(segs); e++ {
-				for q, l := range limits {
-					consider([]int{base, l}, []mseg{segs[a], segs[c], segs[e]})
-					if cand == nil {
-						continue
-					}
-					for _, l2 := range limits[q+1:] {
-						for f := e + 1; f < len(segs); f++ {
-							consider([]int{base, l, l2}, []mseg{segs[a], segs[c], segs[e], segs[f]})
-						}
-					}
-				}
-			}
+	// Every set of binding limits (base and up to depth others, depth 1
+	// without cand), then every choice of |L| + 1 marginal segments.
+	depth := 1
+	if cand != nil {
+		depth = maxOther
+	}
+	var marg []mseg
+	var pick func(lims []int, from, need int)
+	pick = func(lims []int, from, need int) {
+		if need == 0 {
+			consider(lims, marg)
+			return
+		}
+		for a := from; a <= len(segs)-need; a++ {
+			marg = append(marg, segs[a])
+			pick(lims, a+1, need-1)
+			marg = marg[:len(marg)-1]
 		}
 	}
+	var subsets func(lims []int, from int)
+	subsets = func(lims []int, from int) {
+		pick(lims, 0, len(lims)+1)
+		if len(lims) > depth {
+			return
+		}
+		for q := from; q < len(limits); q++ {
+			subsets(append(lims, limits[q]), q+1)
+		}
+	}
+	subsets([]int{base}, 0)
 	sort.SliceStable(pats, func(a, c int) bool { return pats[a].price > pats[c].price })
 
 	hopt := highs.Options{}
@@ -465,7 +483,7 @@ func TestLMPPatternStartsClosedForm(t *testing.T) {
 	if base < 0 {
 		t.Fatal("no limited branch")
 	}
-	starts, prices, err := n.patternStarts(ctx, dom, rules, 2, base, nil, 40, 10, 100)
+	starts, prices, err := n.patternStarts(ctx, dom, rules, 2, base, nil, 1, 40, 10, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,7 +507,7 @@ func TestLMPPatternStartsClosedForm(t *testing.T) {
 	if starts[0][2] < 75-1e-6 {
 		t.Errorf("bus 3's load %v below 75 MW: the branch cannot bind", starts[0][2])
 	}
-	if s, _, err := n.patternStarts(ctx, dom, rules, 2, base, nil, 50+1e-6, 10, 100); err != nil || len(s) != 0 {
+	if s, _, err := n.patternStarts(ctx, dom, rules, 2, base, nil, 1, 50+1e-6, 10, 100); err != nil || len(s) != 0 {
 		t.Errorf("patterns above 50: %v (%v)", s, err)
 	}
 }
