@@ -181,14 +181,53 @@ func TestLMPPatternStarts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("start %d: predicted %.6g, market LP %v π = %.6g", q, prices[q], r.Status, r.RowDual[m.balance[i]])
+		// The realized change of the cost over ±1 MW at bus i.
+		v0, pi0 := r.Objective, r.RowDual[m.balance[i]]
+		step := math.Min(1, dom.Hi[i]-d[i])
+		if step <= 0 {
+			step = -math.Min(1, d[i]-dom.Lo[i])
+		}
+		if err := lp.SetColumnBounds(m.d[i], d[i]+step, d[i]+step); err != nil {
+			t.Fatal(err)
+		}
+		r2, err := lp.Solve(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("start %d: predicted %.6g, market LP %v π = %.6g; load %.6g in [%.6g, %.6g], (V(d %+g MW) − V(d))/step = %.6g",
+			q, prices[q], r.Status, pi0, d[i], dom.Lo[i], dom.Hi[i], step, (r2.Objective-v0)/step)
 	}
-	lp.Close()
+	defer lp.Close()
 	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Extra: starts, Seed: 1, Steps: 3000, Climbs: 5, Congestion: true, PerBus: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("search from them: %.6g $/MWh at bus %d (bus %d: %.6g)", s.PerMW, s.Bus, id, s.BusLMP[i])
+	// The reported pair, solved again (both loads in the domain, one bus
+	// moved by at most 1 MW).
+	var v [2]float64
+	for q, d := range [][]float64{s.Load, s.Other} {
+		for j := range d {
+			if d[j] < dom.Lo[j]-1e-9 || d[j] > dom.Hi[j]+1e-9 {
+				t.Fatalf("load %d of the pair outside the domain at bus %d", q, n.BusID[j])
+			}
+		}
+		for _, j := range m.vars {
+			if err := lp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := lp.Solve(ctx)
+		if err != nil || r.Status != solver.Optimal {
+			t.Fatalf("market LP: %v %v", err, r.Status)
+		}
+		v[q] = r.Objective
+	}
+	moved := 0.0
+	for j := range s.Load {
+		moved += math.Abs(s.Load[j] - s.Other[j])
+	}
+	t.Logf("the pair re-solved: |V(d′) − V(d)| = %.6g $/h, loads differ by %.6g MW in all", math.Abs(v[1]-v[0]), moved)
 }
 
 // Congestion-pattern starts for the adversarial search.
@@ -200,7 +239,8 @@ func TestLMPPatternStarts(t *testing.T) {
 // marginal segment's bus: k + 1 linear equations in (λ, η). Given (L, the
 // marginal segments), the prices at every bus are fixed, hence every other
 // segment's state (full below the price of its bus, empty above) and every
-// backstop's (0 strictly inside (F, C)). The loads d ∈ D that make this
+// backstop's (0 strictly inside (F, C); a pattern pricing a backstop's bus
+// outside [F, C] is not dual feasible and is dropped). The loads d ∈ D that make this
 // pattern primal feasible (the binding limits at their limits, the other
 // limits within theirs) form a polyhedron: one LP. A point of it whose η
 // have the signs of the binding limits (μ ≥ 0) is an optimum with exactly
@@ -296,6 +336,13 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 		pi, up := prices(lims, marg)
 		if pi == nil || !(pi[i] > above) || pi[i] >= rules.PriceCap {
 			return
+		}
+		for j := range pi {
+			// Dual feasibility of the backstops (shedding at C, curtailment
+			// at F): the prices must lie between them where they exist.
+			if (m.shedAt[j] && pi[j] > rules.PriceCap) || (m.curtAt[j] && pi[j] < rules.PriceFloor) {
+				return
+			}
 		}
 		pats = append(pats, pattern{append([]int(nil), lims...), up, append([]mseg(nil), marg...), pi[i], pi})
 	}
