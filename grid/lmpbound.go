@@ -68,7 +68,7 @@ import (
 // Valid rows that cut no KKT point that sets the maximum (each proven where
 // it is built): a KKT MIP for sign·π_i fixes d_i at the end of its interval
 // (price monotonicity along a bus's own load, fixOwnLoads); twin branches
-// carry one congestion dual (mergeTwinLimits; not in a checkable proof); a
+// carry one congestion dual (mergeTwinLimits; the proof lists the pairs); a
 // bridge whose limit only a backstop on its side can reach gets
 // z ≤ Σ (that side's backstop binaries) (bridgeCuts).
 //
@@ -179,6 +179,12 @@ type LMPBoundOptions struct {
 	// splitAll makes lmpSplit split until Split leaves whatever the bounds
 	// (tests: a tree on a case whose unsplit bound is already tight).
 	splitAll bool
+	// restrict, when set, restricts the KKT program to one congestion
+	// pattern before bound tightening (flow ranges or congestion dual
+	// bounds of ev), so that every bound found holds only at the KKT points
+	// of that pattern: a measurement (TestLMPPatternMIP), never a
+	// certificate's route; ignored with Checkable.
+	restrict func(m *marketLP, ev *LMPEvidence)
 	// PerBusMIP replaces the KKT MIP over all selected buses by one MIP per
 	// bus i (needs KnownPrice > 0 or a reference price above 0), with the row
 	// sign·π_i ≥ c, c the largest price seen (KnownPrice or a reference
@@ -509,10 +515,8 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			progress(opt.Progress, "lmp-bound: a branch has b ≤ 0: price box proven by %d LPs (|π| < %.6g)", len(ev.rec.p.PiBoxSteps), ev.rec.p.PiBox)
 		}
 	}
-	if ev.rec == nil {
-		if c := n.mergeTwinLimits(m, ev); c > 0 {
-			progress(opt.Progress, "lmp-bound: %d limits of twin branches (identical flow rows) carry their twins' congestion duals (fixed at 0)", c)
-		}
+	if c := n.mergeTwinLimits(m, ev); c > 0 {
+		progress(opt.Progress, "lmp-bound: %d limits of twin branches (identical flow rows) carry their twins' congestion duals (fixed at 0)", c)
 	}
 	if opt.DecisionRules {
 		ev.DecisionRules = true
@@ -570,6 +574,10 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 
 	if opt.parent != nil && !opt.Checkable {
 		inheritBounds(ev, piLo, piHi, opt.parent)
+	}
+
+	if opt.restrict != nil && !opt.Checkable {
+		opt.restrict(m, ev)
 	}
 
 	// E. Bound tightening over the relaxation of the KKT program.
@@ -2111,57 +2119,6 @@ func fixOwnLoads(k *kktModel, dom LoadDomain, sign float64) {
 		// sign·d_i − w·y_i ≥ sign·end_i − w
 		k.b.row(sign*end-w, math.Inf(1), []int{col, k.ys[q]}, []float64{sign, -w})
 	}
-}
-
-// Twin branches. Two limited branches l < l′ with the same ends, the same
-// flow row (Bf values), the same limits and the same Pfinj have identical
-// flow rows in the market LP: their flows are equal at every point, and
-// their congestion duals enter the stationarity rows (through Bfᵀμ) and the
-// dual objective (through the limits) only as the sums μ⁺_l + μ⁺_l′ and
-// μ⁻_l + μ⁻_l′. So for every KKT point (x, π, μ) the point (x, π, μ̃) with
-// μ̃_l = μ_l + μ_l′ and μ̃_l′ = 0 is a KKT point too (complementarity: μ_l′ > 0
-// puts l′, hence l, at its limit), with the same prices. The congestion dual
-// bounds (muBounds0, the repair-point bounds, the decision rules' and the
-// tightening LPs') each hold for every optimal dual, so also for μ̃; a KKT
-// program with μ_l′ fixed at 0 therefore has the same largest price. Fixing
-// it (MuUp = MuLo = 0 at l′: no complementarity rule, one binary pair less)
-// removes the relaxation's freedom to split one congestion between two
-// binaries. Not used in a checkable proof (the checker would have to
-// re-derive the twins).
-
-// mergeTwinLimits fixes at 0 the congestion duals of every limited branch
-// that has an earlier twin (see above) and returns how many limits it fixed.
-func (n *Network) mergeTwinLimits(m *marketLP, ev *LMPEvidence) int {
-	type key struct {
-		f, t       int
-		lo, hi, p0 float64
-	}
-	first := map[key][]int{}
-	fixed := 0
-	for l := range m.flow {
-		if m.flow[l] < 0 {
-			continue
-		}
-		k := key{n.From[l], n.To[l], n.FlowMin[l], n.FlowMax[l], n.Pfinj[l]}
-		twin := -1
-		for _, e := range first[k] {
-			if slices.Equal(m.bfBus[e], m.bfBus[l]) && slices.Equal(m.bfVal[e], m.bfVal[l]) {
-				twin = e
-				break
-			}
-		}
-		if twin < 0 {
-			first[k] = append(first[k], l)
-			continue
-		}
-		for _, mu := range []*float64{&ev.MuUp[l], &ev.MuLo[l]} {
-			if *mu > 0 {
-				*mu = 0
-				fixed++
-			}
-		}
-	}
-	return fixed
 }
 
 // shedMax and curtMax are the bounds on bus j's shedding and curtailment

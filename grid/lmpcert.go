@@ -31,7 +31,9 @@ import (
 //
 //  1. VMin ≤ min over D of V: the market LP over (x, d ∈ D), dual.
 //  2. LocalCostMax (x₀'s cost, closed form) and G = LocalCostMax − VMin, the
-//     congestion dual bounds G/(u − Pfinj), recomputed; then each decision
+//     congestion dual bounds G/(u − Pfinj), recomputed; the twin pairs
+//     (Twins, lmptwin.go) re-derived from the network, the later branch's
+//     duals fixed at 0; then each decision
 //     rule (DecisionRules, lmpldr.go) checked robustly feasible in
 //     outward-rounded arithmetic, its cost bound, gap and slacks recomputed,
 //     the bounds lowered to G_rule/slack and its row added to the KKT
@@ -83,6 +85,10 @@ type LMPProof struct {
 	// branch has b ≤ 0 (see checkPriceBox; absent otherwise).
 	PiBox      float64   `json:"pi_box,omitempty"`
 	PiBoxSteps []LMPStep `json:"pi_box_steps,omitempty"`
+	// Twins lists the twin branch pairs [l, l′] whose later branch's
+	// congestion duals are fixed at 0 (lmptwin.go; each re-derived by
+	// checkTwins from the network).
+	Twins [][2]int `json:"twins,omitempty"`
 	// DecisionRules are robust linear decision rules whose costs and slacks
 	// lower the congestion dual bounds of step 2 (see lmpldr.go; each
 	// checked by evalLDR: primal, no dual needed).
@@ -805,6 +811,9 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 		if err := c.checkPriceBox(m, p); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.checkTwins(p.Twins); err != nil {
+		return nil, err
 	}
 	// 2b. The decision rules: robust feasibility, cost bounds, slacks (the
 	// price boxes of the bounds before the rules, as the producer's).

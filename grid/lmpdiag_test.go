@@ -99,21 +99,8 @@ func TestLMPPerBusMIP(t *testing.T) {
 			// shedding at the bus (not a valid bound).
 			k.b.hi[k.shedE[i]] = 0
 		}
-		hopt := highs.Options{}
-		hopt.Threads = 1
-		lp, err := k.b.build(hopt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := lp.SetObjectiveSense(true); err != nil {
-			t.Fatal(err)
-		}
 		t0 := time.Now()
-		r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, TimeLimit: time.Duration(secs * float64(time.Second))})
-		lp.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := solveKKTMIP(t, k, secs)
 		t.Logf("bus %d: tightened bound %.6g, search %.6g; MIP (cutoff %g): %v, stopped by %s, proven bound %.6g, incumbent %.6g, %d nodes, %d LP iterations, %.1f s",
 			id, ev.PriceHi[i], s.BusLMP[i], cutoff, r.Status, r.Stop, r.DualBound, r.Objective, r.Nodes, r.LPIterations, time.Since(t0).Seconds())
 		if r.X != nil {
@@ -178,4 +165,33 @@ func diagCase(t *testing.T) (*Network, LoadDomain) {
 	}
 	dom, _ := n.LoadBand(band)
 	return n, dom
+}
+
+// solveKKTMIP maximizes the KKT program k's objective by HiGHS's MIP solver
+// (one thread, relative gap 10⁻³, a wall-clock limit of secs seconds).
+func solveKKTMIP(t *testing.T, k *kktModel, secs float64) *highs.MIPResult {
+	t.Helper()
+	lp := maximizer(t, k.b)
+	defer lp.Close()
+	r, err := lp.SolveMIP(context.Background(), highs.MIPLimits{RelGap: 1e-3, TimeLimit: time.Duration(secs * float64(time.Second))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// maximizer builds b as a HiGHS program (one thread) that maximizes.
+func maximizer(t *testing.T, b *lpBuilder) *highs.LP {
+	t.Helper()
+	hopt := highs.Options{}
+	hopt.Threads = 1
+	lp, err := b.build(hopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lp.SetObjectiveSense(true); err != nil {
+		lp.Close()
+		t.Fatal(err)
+	}
+	return lp
 }

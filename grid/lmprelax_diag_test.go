@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/privopt/privopt/solver/highs"
 )
 
 // TestLMPRelaxationAnatomy is a measurement run only on request
@@ -31,21 +29,23 @@ func TestLMPRelaxationAnatomy(t *testing.T) {
 	if err != nil || ev == nil {
 		t.Fatalf("lmpBound: %v %s", err, reason)
 	}
-	i := n.BusIndex[id]
+	relaxAnatomy(t, n, dom, rules, ev, n.BusIndex[id])
+}
+
+// relaxAnatomy maximizes bus i's price over the linear relaxation of its
+// KKT program with the bounds of ev (own load at its upper end) and logs
+// what the maximizer uses (see TestLMPRelaxationAnatomy).
+func relaxAnatomy(t *testing.T, n *Network, dom LoadDomain, rules MarketRules, ev *LMPEvidence, i int) {
+	t.Helper()
+	id := n.BusID[i]
 	k, err := n.buildKKT(dom, rules, ev, ev.PriceLo, ev.PriceHi, 1, nil, []int{i})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fixOwnLoads(k, dom, 1)
 	k.b.integer = nil
-	hopt := highs.Options{}
-	hopt.Threads = 1
-	lp, err := k.b.build(hopt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lp := maximizer(t, k.b)
 	defer lp.Close()
-	lp.SetObjectiveSense(true)
 	r, err := lp.Solve(context.Background())
 	if err != nil {
 		t.Fatal(err)
