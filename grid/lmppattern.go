@@ -84,11 +84,14 @@ func partEvidence(ev *LMPEvidence, part *kktPart) *LMPEvidence {
 // own (tightenKKT with passes passes and the given work, need as for the
 // whole program) and its bound is its tightened price bound at i; a part
 // whose relaxation is infeasible is empty. It returns the largest part
-// bound (never above piHi[i]) and the work used. The bound holds at every
-// KKT point over the domain (see above); it is not part of a checkable
-// proof.
+// bound (never above piHi[i]) and the work used. With mipIters > 0, a part
+// whose tightened bound stays above cutoff then gets its KKT MIP with the
+// row π_i ≥ cutoff (at most mipIters simplex iterations): infeasible proves
+// the part's bound cutoff, else its proven dual bound (at least cutoff)
+// counts. The bound holds at every KKT point over the domain (see above);
+// it is not part of a checkable proof.
 func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
-	piLo, piHi []float64, need []bool, m *marketLP, i, l, passes int, work float64, w io.Writer) (float64, float64, error) {
+	piLo, piHi []float64, need []bool, m *marketLP, i, l, passes int, work, cutoff float64, mipIters int64, w io.Writer) (float64, float64, error) {
 	bound := math.Inf(-1)
 	used := 0.0
 	for _, side := range []int{1, -1, 0} {
@@ -131,6 +134,35 @@ func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules Ma
 		}
 		used += work - pev.workLeft
 		progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation %.6g, tightened %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, r.Objective, phi[i])
+		if mipIters > 0 && phi[i] > cutoff {
+			k, err := n.buildKKT(dom, rules, pev, plo, phi, 1, nil, []int{i})
+			if err != nil {
+				return 0, used, err
+			}
+			k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
+			size := float64(len(k.b.cost) + len(k.b.rlo))
+			lp, err := k.b.build(hopt)
+			if err != nil {
+				return 0, used, err
+			}
+			if err := lp.SetObjectiveSense(true); err != nil {
+				lp.Close()
+				return 0, used, err
+			}
+			r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: mipIters})
+			lp.Close()
+			if err != nil {
+				return 0, used, err
+			}
+			used += float64(r.LPIterations) * size
+			switch {
+			case r.Status == solver.PrimalInfeasible:
+				phi[i] = cutoff
+			case !math.IsNaN(r.DualBound):
+				phi[i] = math.Min(phi[i], math.Max(cutoff, r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
+			}
+			progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: MIP with cutoff %.6g: %v (%s), %d nodes, %d LP iterations: %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, cutoff, r.Status, r.Stop, r.Nodes, r.LPIterations, phi[i])
+		}
 		bound = math.Max(bound, phi[i])
 		if bound >= piHi[i] {
 			return piHi[i], used, nil

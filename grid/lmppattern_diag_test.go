@@ -281,7 +281,9 @@ func flowSummary(n *Network, flow []float64) string {
 
 // TestLMPPatternTightening is a measurement run only on request
 // (PRIVOPT_PATTERNTIGHT="bus,from-to"; PRIVOPT_PATTERN_PASSES, default 3;
-// PRIVOPT_PATTERN_WORK work units per part, default 3e8): after the default
+// PRIVOPT_PATTERN_WORK work units per part, default 3e8;
+// PRIVOPT_LMPDIAG_CUTOFF, PRIVOPT_PATTERN_MIPITERS: each part's MIP with
+// that cutoff and simplex-iteration budget, none without): after the default
 // bound tightening it bounds the bus's price by the congestion-pattern
 // parts of the branch (patternPartBound), each tightened on its own, and
 // checks the bound against the search's largest price at the bus.
@@ -303,6 +305,8 @@ func TestLMPPatternTightening(t *testing.T) {
 	if work <= 0 {
 		work = 3e8
 	}
+	cutoff, _ := strconv.ParseFloat(os.Getenv("PRIVOPT_LMPDIAG_CUTOFF"), 64)
+	iters, _ := strconv.ParseInt(os.Getenv("PRIVOPT_PATTERN_MIPITERS"), 10, 64)
 	n, dom := diagCase(t)
 	rules := DefaultMarketRules()
 	ctx := context.Background()
@@ -332,7 +336,7 @@ func TestLMPPatternTightening(t *testing.T) {
 	hopt := highs.Options{}
 	hopt.Threads = 1
 	t0 := time.Now()
-	bound, used, err := n.patternPartBound(ctx, dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, i, br, passes, work, testWriter{t})
+	bound, used, err := n.patternPartBound(ctx, dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, i, br, passes, work, cutoff, iters, testWriter{t})
 	if err != nil {
 		t.Fatal(err)
 	}
