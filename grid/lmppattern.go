@@ -123,17 +123,16 @@ func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules Ma
 			progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation infeasible (empty part)", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side)
 			continue
 		}
-		if r.Status != solver.Optimal {
-			return piHi[i], used, nil
-		}
 		plo, phi := append([]float64(nil), piLo...), append([]float64(nil), piHi...)
-		phi[i] = math.Min(phi[i], r.Objective+1e-6*(1+math.Abs(r.Objective)))
+		if r.Status == solver.Optimal {
+			phi[i] = math.Min(phi[i], r.Objective+1e-6*(1+math.Abs(r.Objective)))
+		} // else (a numerical failure) the part starts from the bus's bound
 		pev.workLeft = work
 		if err := n.tightenKKT(ctx, dom, rules, hopt, pev, plo, phi, nil, need, m, passes, work, nil); err != nil {
 			return 0, used, err
 		}
 		used += work - pev.workLeft
-		progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation %.6g, tightened %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, r.Objective, phi[i])
+		progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation %v %.6g, tightened %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, r.Status, r.Objective, phi[i])
 		if mipIters > 0 && phi[i] > cutoff {
 			k, err := n.buildKKT(dom, rules, pev, plo, phi, 1, nil, []int{i})
 			if err != nil {

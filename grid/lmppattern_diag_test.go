@@ -12,7 +12,7 @@ import (
 	"github.com/privopt/privopt/solver/highs"
 )
 
-// TestLMPPatternParts is a measurement run only on request
+// TestLMPPatternAnatomy is a measurement run only on request
 // (PRIVOPT_PATTERNDIAG=bus ID,branch ends "from-to", e.g. "121,119-121";
 // PRIVOPT_LMPDIAG_CASE, PRIVOPT_LMPDIAG_BAND as for TestLMPPerBusMIP;
 // PRIVOPT_LMPDIAG_SECONDS each MIP's wall-clock limit, default 60, negative: no MIP;
@@ -25,7 +25,7 @@ import (
 // bounds is a bound on the bus's price. For each part it reports the linear
 // relaxation's maximum and the MIP's bound and incumbent; each incumbent's
 // load vector is re-solved on the market LP (the real price at the bus).
-func TestLMPPatternParts(t *testing.T) {
+func TestLMPPatternAnatomy(t *testing.T) {
 	spec := os.Getenv("PRIVOPT_PATTERNDIAG")
 	if spec == "" {
 		t.Skip("a measurement: set PRIVOPT_PATTERNDIAG to \"bus,from-to\"")
