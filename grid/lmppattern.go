@@ -84,7 +84,8 @@ func partEvidence(ev *LMPEvidence, part *kktPart) *LMPEvidence {
 // own (tightenKKT with passes passes and the given work, need as for the
 // whole program) and its bound is its tightened price bound at i; a part
 // whose relaxation is infeasible is empty. It returns the largest part
-// bound (never above piHi[i]) and the work used. With mipIters > 0, a part
+// bound (never above piHi[i]) and the work used; the parts' tightening
+// LPs' price maximizers (load parts) are appended to ev.Candidates. With mipIters > 0, a part
 // whose tightened bound stays above cutoff then gets its KKT MIP with the
 // row π_i ≥ cutoff (at most mipIters simplex iterations): infeasible proves
 // the part's bound cutoff, else its proven dual bound (at least cutoff)
@@ -132,6 +133,8 @@ func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules Ma
 			return 0, used, err
 		}
 		used += work - pev.workLeft
+		// The part's price maximizers: starts for an adversarial search.
+		ev.Candidates = append(ev.Candidates, pev.Candidates...)
 		progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation %v %.6g, tightened %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, r.Status, r.Objective, phi[i])
 		if mipIters > 0 && phi[i] > cutoff {
 			k, err := n.buildKKT(dom, rules, pev, plo, phi, 1, nil, []int{i})

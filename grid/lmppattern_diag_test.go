@@ -341,6 +341,14 @@ func TestLMPPatternTightening(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("bus %d: tightened bound %.6g; by the parts of branch %s: %.6g (%.3g work units, %.1f s)", id, ev.PriceHi[i], f[1], bound, used, time.Since(t0).Seconds())
+	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Extra: ev.Candidates, Seed: 1, Steps: 3000, Climbs: 5, Congestion: true, PerBus: 200, FlowStarts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("search with the parts' maximizers as starts: %.6g $/MWh at bus %d; largest |π| at bus %d: %.6g", s.PerMW, s.Bus, id, s.BusLMP[i])
+	if s.BusLMP[i] > bound+1e-6*(1+bound) {
+		t.Errorf("bus %d: the search's price %v exceeds the parts' bound %v", id, s.BusLMP[i], bound)
+	}
 }
 
 type testWriter struct{ t *testing.T }
