@@ -552,15 +552,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			piLo[j] = F
 		}
 	}
-	need := make([]bool, nb)
-	for s := range m.segs {
-		need[m.segBus[s]] = true
-	}
-	for j := 0; j < nb; j++ {
-		if m.shedAt[j] || m.curtAt[j] {
-			need[j] = true
-		}
-	}
+	need := priceNeed(m)
 	if err := n.priceBounds(ctx, hopt, ev, piLo, piHi, need); err != nil {
 		return nil, "", err
 	}

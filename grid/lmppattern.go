@@ -106,12 +106,8 @@ func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules Ma
 			continue // no binary: the part is empty
 		}
 		k.b.integer = nil
-		lp, err := k.b.build(hopt)
+		lp, err := buildMax(k.b, hopt)
 		if err != nil {
-			return 0, used, err
-		}
-		if err := lp.SetObjectiveSense(true); err != nil {
-			lp.Close()
 			return 0, used, err
 		}
 		r, err := lp.Solve(ctx)
@@ -143,12 +139,8 @@ func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules Ma
 			}
 			k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
 			size := float64(len(k.b.cost) + len(k.b.rlo))
-			lp, err := k.b.build(hopt)
+			lp, err := buildMax(k.b, hopt)
 			if err != nil {
-				return 0, used, err
-			}
-			if err := lp.SetObjectiveSense(true); err != nil {
-				lp.Close()
 				return 0, used, err
 			}
 			r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: mipIters})
@@ -171,4 +163,31 @@ func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules Ma
 		}
 	}
 	return math.Min(bound, piHi[i]), used, nil
+}
+
+// buildMax builds b in HiGHS as a maximization (the caller closes it).
+func buildMax(b *lpBuilder, hopt highs.Options) (*highs.LP, error) {
+	lp, err := b.build(hopt)
+	if err != nil {
+		return nil, err
+	}
+	if err := lp.SetObjectiveSense(true); err != nil {
+		lp.Close()
+		return nil, err
+	}
+	return lp, nil
+}
+
+// priceNeed marks the buses whose price bounds the KKT program needs: those
+// of a unit's segment or a backstop (the other buses' prices are free
+// columns that enter no big-M).
+func priceNeed(m *marketLP) []bool {
+	need := make([]bool, len(m.balance))
+	for s := range m.segs {
+		need[m.segBus[s]] = true
+	}
+	for j := range need {
+		need[j] = need[j] || m.shedAt[j] || m.curtAt[j]
+	}
+	return need
 }

@@ -32,27 +32,10 @@ func TestLMPPatternAnatomy(t *testing.T) {
 	}
 	f := strings.Split(spec, ",")
 	id, _ := strconv.Atoi(f[0])
-	n, dom := diagCase(t)
-	rules := DefaultMarketRules()
+	n, dom, rules, ev := diagEvidence(t)
 	ctx := context.Background()
-	ev, reason, err := n.lmpBound(ctx, dom, rules, LMPBoundOptions{MIPWork: 1})
-	if err != nil || ev == nil {
-		t.Fatalf("lmpBound: %v %s", err, reason)
-	}
 	i := n.BusIndex[id]
-	findBranch := func(spec string) int {
-		ends := strings.Split(spec, "-")
-		a, _ := strconv.Atoi(ends[0])
-		bb, _ := strconv.Atoi(ends[len(ends)-1])
-		for l := range n.From {
-			if (n.BusID[n.From[l]] == a && n.BusID[n.To[l]] == bb) || (n.BusID[n.From[l]] == bb && n.BusID[n.To[l]] == a) {
-				return l
-			}
-		}
-		t.Fatalf("no branch %s", spec)
-		return -1
-	}
-	br := findBranch(f[1])
+	br := branchByEnds(t, n, f[1])
 	// PRIVOPT_PATTERNFIX: patterns fixed in every part, "from-to:up|lo|free,...".
 	type fixed struct {
 		l    int
@@ -62,7 +45,7 @@ func TestLMPPatternAnatomy(t *testing.T) {
 	if s := os.Getenv("PRIVOPT_PATTERNFIX"); s != "" {
 		for _, g := range strings.Split(s, ",") {
 			h := strings.Split(g, ":")
-			fixes = append(fixes, fixed{findBranch(h[0]), h[1]})
+			fixes = append(fixes, fixed{branchByEnds(t, n, h[0]), h[1]})
 		}
 	}
 	secs, _ := strconv.ParseFloat(os.Getenv("PRIVOPT_LMPDIAG_SECONDS"), 64)
@@ -166,17 +149,7 @@ type marketEval struct {
 
 func newMarketEval(t *testing.T, n *Network, dom LoadDomain, rules MarketRules) *marketEval {
 	t.Helper()
-	b := newLPBuilder()
-	m, err := n.newMarketLP(b, dom, rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hopt := highs.Options{}
-	hopt.Threads = 1
-	lp, err := b.build(hopt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, _, lp := marketLPSolver(t, n, dom, rules)
 	return &marketEval{t, n, m, lp}
 }
 
@@ -294,9 +267,6 @@ func TestLMPPatternTightening(t *testing.T) {
 	}
 	f := strings.Split(spec, ",")
 	id, _ := strconv.Atoi(f[0])
-	ends := strings.Split(f[1], "-")
-	a, _ := strconv.Atoi(ends[0])
-	bb, _ := strconv.Atoi(ends[1])
 	passes, _ := strconv.Atoi(os.Getenv("PRIVOPT_PATTERN_PASSES"))
 	if passes <= 0 {
 		passes = 3
@@ -307,32 +277,13 @@ func TestLMPPatternTightening(t *testing.T) {
 	}
 	cutoff, _ := strconv.ParseFloat(os.Getenv("PRIVOPT_LMPDIAG_CUTOFF"), 64)
 	iters, _ := strconv.ParseInt(os.Getenv("PRIVOPT_PATTERN_MIPITERS"), 10, 64)
-	n, dom := diagCase(t)
-	rules := DefaultMarketRules()
+	n, dom, rules, ev := diagEvidence(t)
 	ctx := context.Background()
-	ev, reason, err := n.lmpBound(ctx, dom, rules, LMPBoundOptions{MIPWork: 1})
-	if err != nil || ev == nil {
-		t.Fatalf("lmpBound: %v %s", err, reason)
-	}
 	i := n.BusIndex[id]
-	br := -1
-	for l := range n.From {
-		if (n.BusID[n.From[l]] == a && n.BusID[n.To[l]] == bb) || (n.BusID[n.From[l]] == bb && n.BusID[n.To[l]] == a) {
-			br = l
-		}
-	}
-	b := newLPBuilder()
-	m, err := n.newMarketLP(b, dom, rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	need := make([]bool, n.NumBuses())
-	for s := range m.segs {
-		need[m.segBus[s]] = true
-	}
-	for j := range need {
-		need[j] = need[j] || m.shedAt[j] || m.curtAt[j]
-	}
+	br := branchByEnds(t, n, f[1])
+	m, _, mlp := marketLPSolver(t, n, dom, rules)
+	mlp.Close()
+	need := priceNeed(m)
 	hopt := highs.Options{}
 	hopt.Threads = 1
 	t0 := time.Now()
@@ -356,4 +307,36 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+// branchByEnds returns the first branch between the buses "from-to" (IDs,
+// either orientation).
+func branchByEnds(t *testing.T, n *Network, spec string) int {
+	t.Helper()
+	ends := strings.Split(spec, "-")
+	if len(ends) != 2 {
+		t.Fatalf("branch %q: want \"from-to\"", spec)
+	}
+	a, _ := strconv.Atoi(ends[0])
+	b, _ := strconv.Atoi(ends[1])
+	for l := range n.From {
+		if (n.BusID[n.From[l]] == a && n.BusID[n.To[l]] == b) || (n.BusID[n.From[l]] == b && n.BusID[n.To[l]] == a) {
+			return l
+		}
+	}
+	t.Fatalf("no branch %s", spec)
+	return -1
+}
+
+// diagEvidence returns a measurement's case (diagCase), the default market
+// rules and the evidence of the default bound tightening (no MIP).
+func diagEvidence(t *testing.T) (*Network, LoadDomain, MarketRules, *LMPEvidence) {
+	t.Helper()
+	n, dom := diagCase(t)
+	rules := DefaultMarketRules()
+	ev, reason, err := n.lmpBound(context.Background(), dom, rules, LMPBoundOptions{MIPWork: 1})
+	if err != nil || ev == nil {
+		t.Fatalf("lmpBound: %v %s", err, reason)
+	}
+	return n, dom, rules, ev
 }

@@ -40,13 +40,7 @@ func TestLMPPatternParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	need := make([]bool, n.NumBuses())
-	for q := range m.segs {
-		need[m.segBus[q]] = true
-	}
-	for j := range need {
-		need[j] = need[j] || m.shedAt[j] || m.curtAt[j]
-	}
+	need := priceNeed(m)
 	buses := append([]int(nil), m.vars...)
 	sort.SliceStable(buses, func(a, b int) bool { return ev.PriceHi[buses[a]] > ev.PriceHi[buses[b]] })
 	hopt := highs.Options{}

@@ -25,12 +25,7 @@ func TestLMPRelaxationAnatomy(t *testing.T) {
 	if err != nil {
 		t.Skip("a measurement: set PRIVOPT_RELAXDIAG to a bus ID")
 	}
-	n, dom := diagCase(t)
-	rules := DefaultMarketRules()
-	ev, reason, err := n.lmpBound(context.Background(), dom, rules, LMPBoundOptions{MIPWork: 1})
-	if err != nil || ev == nil {
-		t.Fatalf("lmpBound: %v %s", err, reason)
-	}
+	n, dom, rules, ev := diagEvidence(t)
 	i := n.BusIndex[id]
 	k, err := n.buildKKT(dom, rules, ev, ev.PriceLo, ev.PriceHi, 1, nil, []int{i})
 	if err != nil {
