@@ -22,7 +22,13 @@ import (
 //
 //	max π_i = max over the parts of max π_i on the part,
 //
-// and a bound on each part's maximum, the largest taken, bounds π_i. A part
+// and a bound on each part's maximum, the largest taken, bounds π_i. (The
+// binaries of a point with μ⁺_l = μ⁻_l = 0 may be set to 0 at l: the rows
+// holding them are μ ≤ M·z, the big-M flow rows (relaxed at z = 0), the
+// bridge cuts z_in ≤ Σ e (relaxed as z_in falls) and the pocket rows, whose
+// proof needs only that z_q = 0 forces μ_q = 0 inside the pocket and that
+// z_in = 1 forces the bridge's flow to its limit, so they hold for every
+// such assignment. Likewise μ⁺_l > 0 forces z⁺_l = 1.) A part
 // whose binary is absent (the dual is fixed at 0 by earlier bounds) is
 // empty apart from "free". Within a part, every bound the tightening
 // derives (flow ranges, dual and price bounds) holds on that part only,
