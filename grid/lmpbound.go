@@ -336,6 +336,9 @@ type LMPEvidence struct {
 	// mipSize the rows plus columns of the last KKT MIP built.
 	workLeft float64
 	mipSize  int
+	// part restricts every KKT program built with this evidence to one
+	// congestion-pattern part (lmppattern.go; nil: none).
+	part *kktPart
 }
 
 // CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent
@@ -553,15 +556,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			piLo[j] = F
 		}
 	}
-	need := make([]bool, nb)
-	for s := range m.segs {
-		need[m.segBus[s]] = true
-	}
-	for j := 0; j < nb; j++ {
-		if m.shedAt[j] || m.curtAt[j] {
-			need[j] = true
-		}
-	}
+	need := priceNeed(m)
 	if err := n.priceBounds(ctx, hopt, ev, piLo, piHi, need); err != nil {
 		return nil, "", err
 	}
@@ -1133,6 +1128,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 		b.row(1, 1, k.ys, ones)
 	}
 	k.nbin = len(b.integer) - nbin0
+	ev.part.apply(k) // a congestion-pattern part (lmppattern.go), if any
 	return k, nil
 }
 

@@ -40,13 +40,8 @@ func TestLMPPerBusMIP(t *testing.T) {
 	if ids == "" {
 		t.Skip("a measurement of minutes: set PRIVOPT_LMPDIAG to bus IDs of 300_ieee to run it")
 	}
-	n, dom := diagCase(t)
-	rules := DefaultMarketRules()
+	n, dom, rules, ev := diagEvidence(t)
 	ctx := context.Background()
-	ev, reason, err := n.lmpBound(ctx, dom, rules, LMPBoundOptions{MIPWork: 1})
-	if err != nil || ev == nil {
-		t.Fatalf("lmpBound: %v %s", err, reason)
-	}
 	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Extra: ev.Candidates, Seed: 1, Steps: 3000, Climbs: 5, Congestion: true, PerBus: 200, FlowStarts: true})
 	if err != nil {
 		t.Fatal(err)

@@ -87,7 +87,7 @@ func TestLMPPatternMIP(t *testing.T) {
 		}
 		t.Logf("part %s: tightened bound at bus %d %.6g (%d varying buses at the cap), %.1f s", part, id, ev.PriceHi[i], capped, time.Since(t0).Seconds())
 		if os.Getenv("PRIVOPT_PATTERN_ANATOMY") != "" {
-			relaxAnatomy(t, n, dom, rules, ev, i)
+			logRelaxation(t, n, dom, rules, ev, i)
 		}
 		if len(ev.Candidates) > 0 {
 			s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Extra: ev.Candidates, Seed: 1, Steps: 3000, Climbs: 5, Congestion: true, PerBus: 200})

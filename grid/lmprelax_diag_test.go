@@ -23,19 +23,14 @@ func TestLMPRelaxationAnatomy(t *testing.T) {
 	if err != nil {
 		t.Skip("a measurement: set PRIVOPT_RELAXDIAG to a bus ID")
 	}
-	n, dom := diagCase(t)
-	rules := DefaultMarketRules()
-	ev, reason, err := n.lmpBound(context.Background(), dom, rules, LMPBoundOptions{MIPWork: 1})
-	if err != nil || ev == nil {
-		t.Fatalf("lmpBound: %v %s", err, reason)
-	}
-	relaxAnatomy(t, n, dom, rules, ev, n.BusIndex[id])
+	n, dom, rules, ev := diagEvidence(t)
+	logRelaxation(t, n, dom, rules, ev, n.BusIndex[id])
 }
 
-// relaxAnatomy maximizes bus i's price over the linear relaxation of its
+// logRelaxation maximizes bus i's price over the linear relaxation of its
 // KKT program with the bounds of ev (own load at its upper end) and logs
 // what the maximizer uses (see TestLMPRelaxationAnatomy).
-func relaxAnatomy(t *testing.T, n *Network, dom LoadDomain, rules MarketRules, ev *LMPEvidence, i int) {
+func logRelaxation(t *testing.T, n *Network, dom LoadDomain, rules MarketRules, ev *LMPEvidence, i int) {
 	t.Helper()
 	id := n.BusID[i]
 	k, err := n.buildKKT(dom, rules, ev, ev.PriceLo, ev.PriceHi, 1, nil, []int{i})
@@ -50,8 +45,14 @@ func relaxAnatomy(t *testing.T, n *Network, dom LoadDomain, rules MarketRules, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := r.X
 	t.Logf("bus %d: tightened bound %.6g, relaxation max π %.6g (%v)", id, ev.PriceHi[i], r.Objective, r.Status)
+	t.Log(relaxAnatomy(n, k, ev, i, r.X))
+}
+
+// relaxAnatomy lists what the relaxation point x of k uses to price bus i:
+// fractional shedding binaries and the congestion duals with their
+// PTDF-weighted share of the price (the 15 largest).
+func relaxAnatomy(n *Network, k *kktModel, ev *LMPEvidence, i int, x []float64) string {
 	var lines []string
 	for j := range k.shedE {
 		if e := k.shedE[j]; e >= 0 && (x[e] > 1e-3 || x[k.m.sigma[j]] > 1e-3) {
@@ -97,5 +98,5 @@ func relaxAnatomy(t *testing.T, n *Network, dom LoadDomain, rules MarketRules, e
 		lines = append(lines, fmt.Sprintf("branch %d (%d–%d) %s: μ %.4g (bound %.4g) z %.3g PTDF %.3g share %.4g, flow %.4g limit %.4g", m.l, n.BusID[n.From[m.l]], n.BusID[n.To[m.l]],
 			map[bool]string{true: "up", false: "lo"}[m.up], m.v, map[bool]float64{true: ev.MuUp[m.l], false: ev.MuLo[m.l]}[m.up], m.z, m.p, m.v*m.p, m.f, lim))
 	}
-	t.Logf("%d congestion duals > 0\n%s", len(mus), strings.Join(lines, "\n"))
+	return fmt.Sprintf("%d congestion duals > 0\n%s", len(mus), strings.Join(lines, "\n"))
 }

@@ -1,0 +1,199 @@
+package grid
+
+import (
+	"context"
+	"io"
+	"math"
+
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+)
+
+// Congestion-pattern parts of one bus's KKT program.
+//
+// The KKT points of the market LP over the domain D with max π_i as the goal
+// split by the complementarity pattern of one limited branch l: "up" (its
+// upper-limit binary z⁺_l = 1, so the flow is at FlowMax_l; z⁻_l = 0),
+// "lo" (z⁻_l = 1, flow at FlowMin_l; z⁺_l = 0) and "free" (z⁺_l = z⁻_l =
+// 0, so μ⁺_l = μ⁻_l = 0). Every KKT point admits binaries in one of the three
+// (a point with μ⁺_l = μ⁻_l = 0 fits "free"; one with μ⁺_l > 0 has its flow
+// at FlowMax_l and fits "up"; the same for "lo"; a limit pair with
+// FlowMin_l < FlowMax_l cannot have both duals positive), so
+//
+//	max π_i = max over the parts of max π_i on the part,
+//
+// and a bound on each part's maximum, the largest taken, bounds π_i. (The
+// binaries of a point with μ⁺_l = μ⁻_l = 0 may be set to 0 at l: the rows
+// holding them are μ ≤ M·z, the big-M flow rows (relaxed at z = 0), the
+// bridge cuts z_in ≤ Σ e (relaxed as z_in falls) and the pocket rows, whose
+// proof needs only that z_q = 0 forces μ_q = 0 inside the pocket and that
+// z_in = 1 forces the bridge's flow to its limit, so they hold for every
+// such assignment. Likewise μ⁺_l > 0 forces z⁺_l = 1.) A part
+// whose binary is absent (the dual is fixed at 0 by earlier bounds) is
+// empty apart from "free". Within a part, every bound the tightening
+// derives (flow ranges, dual and price bounds) holds on that part only,
+// which is why a part's program is tightened on its own copy of the
+// evidence. The bus's own load is fixed at its upper end in every part:
+// by own-load monotonicity (fixOwnLoads) the largest price at bus i over D
+// is reached with d_i = Hi_i, so the restriction keeps max π_i.
+
+// kktPart restricts a KKT program to one congestion-pattern part: the load
+// of bus own (internal index; −1: none) fixed at ownLoad, and the binaries
+// of branch l fixed by side (+1: z⁺ = 1, z⁻ = 0; −1: z⁻ = 1, z⁺ = 0; 0:
+// both 0).
+type kktPart struct {
+	own     int
+	ownLoad float64
+	l       int
+	side    int
+}
+
+// apply fixes the part's columns in k (nothing when p is nil). It reports
+// false when the part asks for a binary k does not have (that part is
+// empty: the dual is fixed at 0).
+func (p *kktPart) apply(k *kktModel) bool {
+	if p == nil {
+		return true
+	}
+	if p.own >= 0 && k.m.d[p.own] >= 0 {
+		k.b.lo[k.m.d[p.own]], k.b.hi[k.m.d[p.own]] = p.ownLoad, p.ownLoad
+	}
+	fix := func(z int, v float64) bool {
+		if z < 0 {
+			return v == 0
+		}
+		k.b.lo[z], k.b.hi[z] = v, v
+		return true
+	}
+	zu, zl := k.zUp[p.l], k.zLo[p.l]
+	switch p.side {
+	case 1:
+		return fix(zu, 1) && fix(zl, 0)
+	case -1:
+		return fix(zl, 1) && fix(zu, 0)
+	}
+	return fix(zu, 0) && fix(zl, 0)
+}
+
+// partEvidence is a copy of ev whose bounds a part's tightening may lower
+// without touching ev's.
+func partEvidence(ev *LMPEvidence, part *kktPart) *LMPEvidence {
+	c := *ev
+	c.MuUp, c.MuLo = append([]float64(nil), ev.MuUp...), append([]float64(nil), ev.MuLo...)
+	c.FlowLo, c.FlowHi = append([]float64(nil), ev.FlowLo...), append([]float64(nil), ev.FlowHi...)
+	c.rec, c.Candidates, c.part = nil, nil, part
+	return &c
+}
+
+// patternPartBound bounds max π_i (bus i, internal index) by the parts of
+// branch l's congestion pattern: each non-empty part is tightened on its
+// own (tightenKKT with passes passes and the given work, need as for the
+// whole program) and its bound is its tightened price bound at i; a part
+// whose relaxation is infeasible is empty. It returns the largest part
+// bound (never above piHi[i]) and the work used; the parts' tightening
+// LPs' price maximizers (load parts) are appended to ev.Candidates. With mipIters > 0, a part
+// whose tightened bound stays above cutoff then gets its KKT MIP with the
+// row π_i ≥ cutoff (at most mipIters simplex iterations): infeasible proves
+// the part's bound cutoff, else its proven dual bound (at least cutoff)
+// counts. The bound holds at every KKT point over the domain (see above);
+// it is not part of a checkable proof.
+func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, need []bool, m *marketLP, i, l, passes int, work, cutoff float64, mipIters int64, w io.Writer) (float64, float64, error) {
+	bound := math.Inf(-1)
+	used := 0.0
+	for _, side := range []int{1, -1, 0} {
+		part := &kktPart{own: i, ownLoad: dom.Hi[i], l: l, side: side}
+		pev := partEvidence(ev, part)
+		k, err := n.buildKKT(dom, rules, pev, piLo, piHi, 1, nil, []int{i})
+		if err != nil {
+			return 0, used, err
+		}
+		if !part.apply(k) {
+			continue // no binary: the part is empty
+		}
+		k.b.integer = nil
+		lp, err := buildMax(k.b, hopt)
+		if err != nil {
+			return 0, used, err
+		}
+		r, err := lp.Solve(ctx)
+		lp.Close()
+		if err != nil {
+			return 0, used, err
+		}
+		used += float64(r.Iterations) * float64(len(k.b.cost)+len(k.b.rlo))
+		if r.Status == solver.PrimalInfeasible {
+			progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation infeasible (empty part)", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side)
+			continue
+		}
+		plo, phi := append([]float64(nil), piLo...), append([]float64(nil), piHi...)
+		if r.Status == solver.Optimal {
+			phi[i] = math.Min(phi[i], r.Objective+1e-6*(1+math.Abs(r.Objective)))
+		} // else (a numerical failure) the part starts from the bus's bound
+		pev.workLeft = work
+		if err := n.tightenKKT(ctx, dom, rules, hopt, pev, plo, phi, nil, need, m, passes, work, nil); err != nil {
+			return 0, used, err
+		}
+		used += work - pev.workLeft
+		// The part's price maximizers: starts for an adversarial search.
+		ev.Candidates = append(ev.Candidates, pev.Candidates...)
+		progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation %v %.6g, tightened %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, r.Status, r.Objective, phi[i])
+		if mipIters > 0 && phi[i] > cutoff {
+			k, err := n.buildKKT(dom, rules, pev, plo, phi, 1, nil, []int{i})
+			if err != nil {
+				return 0, used, err
+			}
+			k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
+			size := float64(len(k.b.cost) + len(k.b.rlo))
+			lp, err := buildMax(k.b, hopt)
+			if err != nil {
+				return 0, used, err
+			}
+			r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: mipIters})
+			lp.Close()
+			if err != nil {
+				return 0, used, err
+			}
+			used += float64(r.LPIterations) * size
+			switch {
+			case r.Status == solver.PrimalInfeasible:
+				phi[i] = cutoff
+			case !math.IsNaN(r.DualBound):
+				phi[i] = math.Min(phi[i], math.Max(cutoff, r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
+			}
+			progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: MIP with cutoff %.6g: %v (%s), %d nodes, %d LP iterations: %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, cutoff, r.Status, r.Stop, r.Nodes, r.LPIterations, phi[i])
+		}
+		bound = math.Max(bound, phi[i])
+		if bound >= piHi[i] {
+			return piHi[i], used, nil
+		}
+	}
+	return math.Min(bound, piHi[i]), used, nil
+}
+
+// buildMax builds b in HiGHS as a maximization (the caller closes it).
+func buildMax(b *lpBuilder, hopt highs.Options) (*highs.LP, error) {
+	lp, err := b.build(hopt)
+	if err != nil {
+		return nil, err
+	}
+	if err := lp.SetObjectiveSense(true); err != nil {
+		lp.Close()
+		return nil, err
+	}
+	return lp, nil
+}
+
+// priceNeed marks the buses whose price bounds the KKT program needs: those
+// of a unit's segment or a backstop (the other buses' prices are free
+// columns that enter no big-M).
+func priceNeed(m *marketLP) []bool {
+	need := make([]bool, len(m.balance))
+	for s := range m.segs {
+		need[m.segBus[s]] = true
+	}
+	for j := range need {
+		need[j] = need[j] || m.shedAt[j] || m.curtAt[j]
+	}
+	return need
+}
