@@ -1,6 +1,8 @@
 package ipm
 
 import (
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/solver"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -89,6 +91,52 @@ func TestNonsymMembership(t *testing.T) {
 		want := v[0] < 0 && v[2] > 0 && -v[0]*math.Exp(v[1]/v[0]) < math.E*v[2]
 		if e.dualIn(v) != want || e.dualIn(v) != !math.IsInf(e.dualValue(v), 1) {
 			t.Errorf("exp dual at %v: membership %v, want %v", v, e.dualIn(v), want)
+		}
+	}
+}
+
+// TestNonsymEarlyRefineClass pins the class of nonsymRefineFrac: a
+// well-scaled exponential-cone problem stops its refinement at the solver
+// tolerance; one with a PSD block, or with rows 10⁶ apart, refines to
+// round-off (earlyRefineStop returns 0).
+func TestNonsymEarlyRefineClass(t *testing.T) {
+	set := DefaultSettings()
+	mk := func(scale float64, extra ...cone.Cone) *solver.Problem {
+		rows := [][]float64{{0, -1}, {0, 0}, {-1, 0}}
+		b := []float64{0, 1, 0}
+		for _, c := range extra {
+			for i := 0; i < c.Dim; i++ {
+				rows = append(rows, []float64{0, 0})
+				b = append(b, 1)
+			}
+		}
+		rows = append(rows, []float64{scale, 0})
+		b = append(b, 10*scale)
+		return &solver.Problem{Q: []float64{1, -2}, A: dense(rows), B: b,
+			Cones: append(append([]cone.Cone{cone.NewExponential()}, extra...), cone.NewNonnegative(1))}
+	}
+	for _, c := range []struct {
+		name string
+		p    *solver.Problem
+		want bool
+	}{
+		{"exp", mk(1), true},
+		{"exp + PSD", mk(1, cone.NewPSD(2)), false},
+		{"exp, row scaled 1e6", mk(1e6), false},
+	} {
+		w, err := newWorkspace(c.p, &set, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if w.nonsymEarly != c.want {
+			t.Errorf("%s: nonsymEarly %v, want %v (row spread %.3g)", c.name, w.nonsymEarly, c.want, w.sc.rowSpread())
+		}
+		stop := w.earlyRefineStop()
+		if c.want && !(stop <= nonsymRefineFrac*math.Min(set.FeasTol, set.GapTol)) {
+			t.Errorf("%s: early stop %g, want ≤ %g", c.name, stop, nonsymRefineFrac*math.Min(set.FeasTol, set.GapTol))
+		}
+		if !c.want && stop != 0 {
+			t.Errorf("%s: early stop %g, want 0 (round-off)", c.name, stop)
 		}
 	}
 }
