@@ -766,10 +766,13 @@ const staticRegCut = 0.01
 // (nonsymEarly) stop at nonsymRefineFrac times the smaller of FeasTol and
 // GapTol when the merit rule allows less: see nonsymRefineFrac.
 func (w *workspace) earlyRefineStop() float64 {
-	if w.nonsymEarly && !(w.regFirst > 0 || w.regDescending || w.revokeFrom > 0 || w.regLocked || w.severeCuts > 0 || w.loop.regRetries > 0) {
+	if w.regFirst > 0 || w.regDescending || w.revokeFrom > 0 || w.regLocked || w.severeCuts > 0 || w.loop.regRetries > 0 {
+		return 0
+	}
+	if w.nonsymEarly {
 		return math.Min(refineRelMerit*w.merit(), nonsymRefineFrac*math.Min(w.set.FeasTol, w.set.GapTol))
 	}
-	if w.noEarlyRefine || w.regFirst > 0 || w.regDescending || w.revokeFrom > 0 || w.regLocked || w.severeCuts > 0 || w.loop.regRetries > 0 {
+	if w.noEarlyRefine {
 		return 0
 	}
 	return refineRelMerit * w.merit()
