@@ -214,6 +214,9 @@ type workspace struct {
 	// noEarlyRefine: PSD blocks or non-symmetric cones, whose solves are
 	// refined to round-off in every iteration (earlyRefineStop)
 	noEarlyRefine bool
+	// nonsymEarly: non-symmetric cones, no PSD block, row spread within
+	// earlyRefineSpread (earlyRefineStop, nonsymRefineFrac)
+	nonsymEarly bool
 
 	info          iterInfo
 	dualScaling   bool

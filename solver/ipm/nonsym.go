@@ -15,6 +15,10 @@ type barrierPair interface {
 	// dualGradHess writes ∇f*(z) and ∇²f*(z) (row-major 3×3); false outside int K*.
 	dualGradHess(g []float64, h *[9]float64, z []float64) bool
 	dualValue(z []float64) float64
+	// primalIn and dualIn decide s ∈ int K and z ∈ int K*: exactly the
+	// points where primalValue and dualValue are finite, at less cost.
+	primalIn(s []float64) bool
+	dualIn(z []float64) bool
 	// dualThird writes ∇³f*(z)[a, b], the third derivative of f* at z
 	// applied to the directions a and b (a symmetric bilinear form in a, b).
 	dualThird(out []float64, z, a, b []float64)
@@ -188,7 +192,7 @@ func (c *nonsymCone) stepLength(dz, ds, z, s []float64, amax float64) (float64, 
 		for i := 0; i < 3; i++ {
 			v[i] = z[i] + az*dz[i]
 		}
-		if !math.IsInf(c.f.dualValue(v[:]), 1) {
+		if c.f.dualIn(v[:]) {
 			break
 		}
 		az *= backtrack
@@ -198,7 +202,7 @@ func (c *nonsymCone) stepLength(dz, ds, z, s []float64, amax float64) (float64, 
 		for i := 0; i < 3; i++ {
 			v[i] = s[i] + as*ds[i]
 		}
-		if !math.IsInf(c.f.primalValue(v[:]), 1) {
+		if c.f.primalIn(v[:]) {
 			break
 		}
 		as *= backtrack
@@ -268,6 +272,17 @@ func (expBarriers) central(v []float64) {
 	v[0], v[1], v[2] = -1.051383945322714, 0.556409619469370, 1.258967884768947
 }
 
+// primalIn decides (x,y,z) ∈ int K with one logarithm: y > 0, z > 0 and
+// φ = y·log(z/y) − x > 0. This is the domain of f: −log y and −log z are
+// finite iff y, z > 0, and then −log φ is finite iff φ > 0. It is int K:
+// for y, z > 0, y·exp(x/y) < z ⇔ x/y < log(z/y) (log is increasing)
+// ⇔ φ > 0 (multiply by y > 0); and y > 0 holds on int K since the points of
+// K with y = 0 (x ≤ 0, z ≥ 0) form its boundary.
+func (expBarriers) primalIn(s []float64) bool {
+	x, y, z := s[0], s[1], s[2]
+	return y > 0 && z > 0 && y*math.Log(z/y)-x > 0
+}
+
 func (expBarriers) primalValue(s []float64) float64 {
 	x, y, z := s[0], s[1], s[2]
 	if !(y > 0 && z > 0) {
@@ -294,6 +309,16 @@ func (expBarriers) primalGrad(g, s []float64) bool {
 	g[1] = -(lzy-1)/phi - 1/y
 	g[2] = -(y/z)/phi - 1/z
 	return true
+}
+
+// dualIn decides (u,v,w) ∈ int K* with one logarithm: u < 0, w > 0 and
+// ψ = v − u − u·log(−w/u) > 0, the domain of f* (−log(−u), −log w finite
+// iff u < 0, w > 0; then −log ψ finite iff ψ > 0). K* = cl{(u,v,w) : u < 0,
+// −u·exp(v/u) ≤ e·w}; for u < 0, w > 0: −u·exp(v/u) < e·w ⇔
+// v/u < 1 + log(−w/u) ⇔ v > u + u·log(−w/u) (multiply by u < 0) ⇔ ψ > 0.
+func (expBarriers) dualIn(zv []float64) bool {
+	u, v, w := zv[0], zv[1], zv[2]
+	return u < 0 && w > 0 && v-u-u*math.Log(-w/u) > 0
 }
 
 func (expBarriers) dualValue(zv []float64) float64 {
@@ -351,6 +376,24 @@ type powBarriers struct{ alpha float64 }
 
 func (p powBarriers) central(v []float64) {
 	v[0], v[1], v[2] = math.Sqrt(1+p.alpha), math.Sqrt(2-p.alpha), 0
+}
+
+// primalIn decides (x,y,z) ∈ int K_α: x, y > 0 and φ = x^{2α}y^{2−2α} − z² > 0
+// (the domain of f: the log terms in x and y are finite iff x, y > 0, and
+// then −log φ iff φ > 0; φ > 0 ⇔ x^α y^{1−α} > |z|), without f's three
+// further logarithms.
+func (p powBarriers) primalIn(s []float64) bool {
+	x, y, z := s[0], s[1], s[2]
+	a := p.alpha
+	return x > 0 && y > 0 && math.Exp(2*a*math.Log(x)+(2-2*a)*math.Log(y))-z*z > 0
+}
+
+// dualIn decides (u,v,w) ∈ int K_α*: u, v > 0 and
+// (u/α)^{2α}(v/(1−α))^{2−2α} − w² > 0, the domain of f*, as primalIn.
+func (p powBarriers) dualIn(zv []float64) bool {
+	u, v, w := zv[0], zv[1], zv[2]
+	a := p.alpha
+	return u > 0 && v > 0 && math.Exp(2*a*math.Log(u/a)+(2-2*a)*math.Log(v/(1-a)))-w*w > 0
 }
 
 func (p powBarriers) primalValue(s []float64) float64 {
