@@ -13,7 +13,7 @@ import (
 )
 
 // TestLMPPatternAnatomy is a measurement run only on request
-// (PRIVOPT_PATTERNDIAG=bus ID,branch ends "from-to", e.g. "121,119-121";
+// (PRIVOPT_PATTERNPARTS=bus ID,branch ends "from-to", e.g. "121,119-121";
 // PRIVOPT_LMPDIAG_CASE, PRIVOPT_LMPDIAG_BAND as for TestLMPPerBusMIP;
 // PRIVOPT_LMPDIAG_SECONDS each MIP's wall-clock limit, default 60, negative: no MIP;
 // PRIVOPT_PATTERNFIX patterns fixed in every part, "from-to:up|lo|free,...";
@@ -26,9 +26,9 @@ import (
 // relaxation's maximum and the MIP's bound and incumbent; each incumbent's
 // load vector is re-solved on the market LP (the real price at the bus).
 func TestLMPPatternAnatomy(t *testing.T) {
-	spec := os.Getenv("PRIVOPT_PATTERNDIAG")
+	spec := os.Getenv("PRIVOPT_PATTERNPARTS")
 	if spec == "" {
-		t.Skip("a measurement: set PRIVOPT_PATTERNDIAG to \"bus,from-to\"")
+		t.Skip("a measurement: set PRIVOPT_PATTERNPARTS to \"bus,from-to\"")
 	}
 	f := strings.Split(spec, ",")
 	id, _ := strconv.Atoi(f[0])
