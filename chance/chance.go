@@ -656,11 +656,7 @@ func Auto(p *solver.Problem) solver.Solver { return defaultSolver() }
 // rule is decoded from the solution x, and an LP counterpart whose optimum
 // is not unique would get the interior point of its optimal face from the
 // IPM instead of HiGHS's vertex.
-func defaultSolver() solver.Solver {
-	a := auto.New()
-	a.SmallLPNnz = -1
-	return a
-}
+func defaultSolver() solver.Solver { return auto.NewSimplexFirst() }
 
 // Solve solves the counterpart with s (nil: Auto) and decodes the decision rule.
 // A primal-infeasible counterpart returns *InfeasibleError; other non-optimal

@@ -247,9 +247,7 @@ func (c *Canonical) Solve(ctx context.Context, opts SolveOptions) (*Result, erro
 		// callers read a basic solution off model LPs (package grid: LMPs
 		// from the duals, binding limits, dual LMP proofs), which the
 		// interior point of the optimal face would change.
-		a := autoroute.New()
-		a.SmallLPNnz = -1
-		backend = a
+		backend = autoroute.NewSimplexFirst()
 	}
 	for _, k := range p.Cones {
 		if !backend.Supports(k.Kind) {

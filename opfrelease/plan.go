@@ -378,9 +378,8 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 		// Every LP starts with HiGHS whatever its size (SmallLPNnz = −1):
 		// the plan's solver margin and the released solves are those of
 		// the simplex route, not of the small-LP interior-point route.
-		a := auto.New()
+		a := auto.NewSimplexFirst()
 		a.ConcurrentNnz = -1
-		a.SmallLPNnz = -1
 		p.solver = a
 	}
 	p.tau = p.solverMargin()

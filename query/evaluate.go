@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/privopt/privopt/solver/auto"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/lindecision"
 	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/auto"
 )
 
 // EvalOptions configures the Monte Carlo evaluations.
@@ -625,8 +625,4 @@ func inputPerturbation(ctx context.Context, p *solver.Problem, k int, priv Priva
 // read the solution x (decision rules, query values), and an LP whose
 // optimum is not unique would get the interior point of its optimal face
 // from the IPM instead of HiGHS's vertex.
-func defaultSolver() solver.Solver {
-	a := auto.New()
-	a.SmallLPNnz = -1
-	return a
-}
+func defaultSolver() solver.Solver { return auto.NewSimplexFirst() }

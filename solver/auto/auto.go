@@ -25,9 +25,9 @@
 // its optimal face (and duals likewise), not a vertex: where the optimum is
 // not unique that is another optimal point than HiGHS's basic solution.
 // Callers that read a basic solution (an active set, dual prices at a
-// vertex) set SmallLPNnz = −1, as model.Canonical.Solve's default route
-// and the query package's evaluations do; a solve with a warm start
-// (Settings.Warm, HiGHS's basis carried between related solves) keeps
+// vertex) use NewSimplexFirst (SmallLPNnz = −1), as model.Canonical.Solve's
+// default route and the query package's evaluations do; a solve with a warm
+// start (Settings.Warm, HiGHS's basis carried between related solves) keeps
 // HiGHS first as well.
 //
 // An answer is kept when its status is Optimal (every backend certifies that
@@ -92,6 +92,18 @@ func init() { solver.Register("auto", func() solver.Solver { return New() }) }
 // the IPM at its defaults except that it answers "unbounded" without grace
 // iterations (see confirmingIPM).
 func New() *Solver { return &Solver{highs: highs.New(), ipm: confirmingIPM} }
+
+// NewSimplexFirst returns New with SmallLPNnz = −1: every LP starts with
+// HiGHS's simplex whatever its size, so an LP's answer is a basic solution
+// (a vertex, and dual prices at a vertex of the dual face) whenever HiGHS
+// answers. It is the route of the callers that read a basic solution off
+// an LP (model.Canonical.Solve's default, chance and query's evaluations,
+// opfrelease's plan).
+func NewSimplexFirst() *Solver {
+	s := New()
+	s.SmallLPNnz = -1
+	return s
+}
 
 // confirmingIPM is the route's interior-point backend: it answers
 // "unbounded" as soon as it has an improving ray (ipm.NoGrace), because the

@@ -73,6 +73,7 @@ func TestSmallLPRoute(t *testing.T) {
 	v := auto.New()
 	v.SmallLPNnz = -1
 	vertex("SmallLPNnz = -1", v, solver.Settings{})
+	vertex("NewSimplexFirst", auto.NewSimplexFirst(), solver.Settings{})
 	vertex("warm start", auto.New(), solver.Settings{Warm: &solver.WarmStart{}})
 }
 
