@@ -82,7 +82,7 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 		}
 	}
 	blocks := make([][2]int, 0, nb)
-	hasPSD := false
+	hasPSD := false // a PSD block among the cones
 	cbuf := make([]float64, nc)
 	cl := func(k int) []float64 { return arena.Cut(&cbuf, k) }
 	w.cones = make([]conic, 0, len(red.cones))
@@ -118,30 +118,24 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 		if c.Kind != cone.Zero && c.Kind != cone.Nonnegative && !(c.Kind == cone.PSD && c.Dim == 1) {
 			blocks = append(blocks, [2]int{off, off + c.Dim})
 		}
-		if !k.symmetric() {
-			w.nonsym = true
-		}
-		if _, ok := k.(*psdCone); ok || !k.symmetric() {
-			w.noEarlyRefine = true
-		}
-		if _, ok := k.(*psdCone); ok {
-			hasPSD = true
-		}
+		_, psd := k.(*psdCone)
+		hasPSD = hasPSD || psd
+		w.nonsym = w.nonsym || !k.symmetric()
 		w.cones = append(w.cones, k)
 		w.offs = append(w.offs, off)
 		w.nu += k.degree()
 		off += c.Dim
 	}
+	w.noEarlyRefine = hasPSD || w.nonsym
 	// scaled data: reduce's copies of q, b, P and A are the solver's own,
 	// scaled in place (red keeps only the rotated rows' positions in use)
 	w.p, w.a, w.q, w.b = red.p, red.a, red.q, red.b
 	// (noEarlyRefine is set above exactly for PSD blocks and non-symmetric
 	// cones, where the equilibration keeps all its passes)
 	w.sc = equilibrate(w.p, w.a, w.q, w.b, blocks, set, !w.noEarlyRefine, stop)
-	if w.sc.rowSpread() > earlyRefineSpread {
-		w.noEarlyRefine = true
-	}
-	w.nonsymEarly = w.nonsym && !hasPSD && w.sc.rowSpread() <= earlyRefineSpread
+	wellScaled := w.sc.rowSpread() <= earlyRefineSpread
+	w.noEarlyRefine = w.noEarlyRefine || !wellScaled
+	w.nonsymEarly = w.nonsym && !hasPSD && wellScaled
 	if stop != nil && stop() {
 		return nil, fmt.Errorf("ipm: equilibration: %w", ldl.ErrInterrupted)
 	}
