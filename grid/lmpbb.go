@@ -94,14 +94,11 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 	k.b.integer = nil
 	topt := hopt
 	topt.Presolve = "off"
-	lp, err := k.b.build(topt)
+	lp, err := buildMax(k.b, topt)
 	if err != nil {
 		return nil, false, err
 	}
 	defer lp.Close()
-	if err := lp.SetObjectiveSense(true); err != nil {
-		return nil, false, err
-	}
 	// The checker's copy of the relaxation (its boxes): node bounds are
 	// the safe bounds the checker will compute from the nodes' duals.
 	b0 := newLPBuilder()

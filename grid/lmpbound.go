@@ -1203,12 +1203,8 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		topt := hopt
 		topt.Presolve = "off"
 		topt.Simplex = "primal"
-		lp, err := k.b.build(topt)
+		lp, err := buildMax(k.b, topt)
 		if err != nil {
-			return err
-		}
-		if err := lp.SetObjectiveSense(true); err != nil {
-			lp.Close()
 			return err
 		}
 		cost := make([]float64, len(k.b.cost))
@@ -1758,14 +1754,11 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	if lim.MaxLPIterations < mipRootFactor*int64(size) {
 		return nil, lim.MaxLPIterations, nil
 	}
-	lp, err := b.build(hopt)
+	lp, err := buildMax(b, hopt)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer lp.Close()
-	if err := lp.SetObjectiveSense(true); err != nil {
-		return nil, 0, err
-	}
 	r, err := lp.SolveMIP(ctx, lim)
 	if err != nil {
 		return nil, 0, err
@@ -1861,12 +1854,8 @@ func (n *Network) perBusMIPs(ctx context.Context, dom LoadDomain, rules MarketRu
 			if round == 0 {
 				limit = math.Min(math.Floor(size/8), limit/float64(len(order)))
 			}
-			lp, err := k.b.build(hopt)
+			lp, err := buildMax(k.b, hopt)
 			if err != nil {
-				return 0, err
-			}
-			if err := lp.SetObjectiveSense(true); err != nil {
-				lp.Close()
 				return 0, err
 			}
 			r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, TimeLimit: safety, MaxLPIterations: int64(math.Max(1, math.Floor(limit)))})
@@ -2161,14 +2150,11 @@ func (n *Network) backstopRanges(ctx context.Context, dom LoadDomain, rules Mark
 	topt := hopt
 	topt.Presolve = "off"
 	topt.Simplex = "primal"
-	lp, err := pb.build(topt)
+	lp, err := buildMax(pb, topt)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer lp.Close()
-	if err := lp.SetObjectiveSense(true); err != nil {
-		return 0, 0, err
-	}
 	nb := n.NumBuses()
 	shed, curt := make([]float64, nb), make([]float64, nb)
 	for j := range shed {

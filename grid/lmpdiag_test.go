@@ -180,12 +180,8 @@ func maximizer(t *testing.T, b *lpBuilder) *highs.LP {
 	t.Helper()
 	hopt := highs.Options{}
 	hopt.Threads = 1
-	lp, err := b.build(hopt)
+	lp, err := buildMax(b, hopt)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lp.SetObjectiveSense(true); err != nil {
-		lp.Close()
 		t.Fatal(err)
 	}
 	return lp

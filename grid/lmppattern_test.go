@@ -53,11 +53,10 @@ func TestLMPPatternParts(t *testing.T) {
 			t.Fatal(err)
 		}
 		fixOwnLoads(k, dom, 1)
-		lp, err := k.b.build(hopt)
+		lp, err := buildMax(k.b, hopt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lp.SetObjectiveSense(true)
 		r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-6})
 		lp.Close()
 		if err != nil || r.Status != solver.Optimal {

@@ -96,11 +96,10 @@ func TestLMPPatternAnatomy(t *testing.T) {
 		hopt.Threads = 1
 		integer := k.b.integer
 		k.b.integer = nil
-		rlp, err := k.b.build(hopt)
+		rlp, err := buildMax(k.b, hopt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rlp.SetObjectiveSense(true)
 		rr, err := rlp.Solve(ctx)
 		rlp.Close()
 		if err != nil {
@@ -114,11 +113,10 @@ func TestLMPPatternAnatomy(t *testing.T) {
 			continue
 		}
 		k.b.integer = integer
-		lp, err := k.b.build(hopt)
+		lp, err := buildMax(k.b, hopt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lp.SetObjectiveSense(true)
 		t0 := time.Now()
 		r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, TimeLimit: time.Duration(secs * float64(time.Second))})
 		lp.Close()
