@@ -36,11 +36,11 @@ type barrierPair interface {
 // update is ill-defined (near the central path ⟨δs,δz⟩ → 0) the dual scaling
 // H = μ∇²f*(z) is used instead.
 type nonsymCone struct {
-	f    barrierPair
-	z    [3]float64
-	g    [3]float64 // ∇f*(z)
-	hd   [9]float64 // ∇²f*(z)
-	hs   [9]float64 // H
+	f  barrierPair
+	z  [3]float64
+	g  [3]float64 // ∇f*(z)
+	hd [9]float64 // ∇²f*(z)
+	hs [9]float64 // H
 	// work, work2: scratch vectors passed to the barrier's methods; as
 	// fields of the (heap) cone they keep those interface calls from
 	// moving a local array to the heap on every call.
