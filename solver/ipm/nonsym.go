@@ -219,6 +219,9 @@ func (c *nonsymCone) barrier(z, s, dz, ds []float64, a float64) float64 {
 		zv[i] = z[i] + a*dz[i]
 		sv[i] = s[i] + a*ds[i]
 	}
+	if _, ok := c.f.(expBarriers); ok {
+		return expBarrierSum(zv, sv)
+	}
 	return c.f.dualValue(zv[:]) + c.f.primalValue(sv[:])
 }
 
