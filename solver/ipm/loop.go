@@ -669,7 +669,7 @@ func (w *workspace) adaptStaticReg() bool {
 		return true
 	}
 	w.dirErr = 0
-	inaccurate := !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked
+	inaccurate := !(e <= math.Max(kktSolveTol, kktSolveRel*w.merit())) && !w.regLocked && !w.expSolveAtFloor(e)
 	if (inaccurate || dirBad) && w.canCutReg() {
 		w.regStrict = !inaccurate
 		if inaccurate {

@@ -36,12 +36,15 @@ type barrierPair interface {
 // update is ill-defined (near the central path ⟨δs,δz⟩ → 0) the dual scaling
 // H = μ∇²f*(z) is used instead.
 type nonsymCone struct {
-	f    barrierPair
-	z    [3]float64
-	g    [3]float64 // ∇f*(z)
-	hd   [9]float64 // ∇²f*(z)
-	hs   [9]float64 // H
-	work [3]float64
+	f  barrierPair
+	z  [3]float64
+	g  [3]float64 // ∇f*(z)
+	hd [9]float64 // ∇²f*(z)
+	hs [9]float64 // H
+	// work, work2: scratch vectors passed to the barrier's methods; as
+	// fields of the (heap) cone they keep those interface calls from
+	// moving a local array to the heap on every call.
+	work, work2 [3]float64
 	// dualOnly forces the dual scaling H = μ∇²f*(z).
 	dualOnly bool
 	// noThird drops the third-order term η of combinedDsShift.
@@ -63,7 +66,7 @@ func (c *nonsymCone) updateScaling(s, z []float64, mu float64) bool {
 	if !c.f.dualGradHess(c.g[:], &c.hd, z) {
 		return false
 	}
-	var gp [3]float64
+	gp := &c.work
 	if !c.f.primalGrad(gp[:], s) {
 		return false
 	}
@@ -135,7 +138,7 @@ func (c *nonsymCone) combinedDsShift(shift, dz, ds []float64, sigmaMu float64) {
 	for i := 0; i < 3; i++ {
 		shift[i] = sigmaMu * c.g[i]
 	}
-	var u, eta [3]float64
+	u, eta := &c.work, &c.work2
 	if c.noThird || !solve3(u[:], &c.hd, ds) {
 		return
 	}
@@ -186,7 +189,7 @@ func (c *nonsymCone) dsOffset(out, ds []float64) { copy(out, ds) }
 
 func (c *nonsymCone) stepLength(dz, ds, z, s []float64, amax float64) (float64, float64) {
 	const backtrack = 0.8
-	var v [3]float64
+	v := &c.work
 	az := amax
 	for k := 0; k < 100; k++ {
 		for i := 0; i < 3; i++ {
@@ -211,10 +214,13 @@ func (c *nonsymCone) stepLength(dz, ds, z, s []float64, amax float64) (float64, 
 }
 
 func (c *nonsymCone) barrier(z, s, dz, ds []float64, a float64) float64 {
-	var zv, sv [3]float64
+	zv, sv := &c.work, &c.work2
 	for i := 0; i < 3; i++ {
 		zv[i] = z[i] + a*dz[i]
 		sv[i] = s[i] + a*ds[i]
+	}
+	if _, ok := c.f.(expBarriers); ok {
+		return expBarrierSum(zv, sv)
 	}
 	return c.f.dualValue(zv[:]) + c.f.primalValue(sv[:])
 }
