@@ -593,6 +593,7 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 				o.MIPCutoff = (ratio*s.LMP - 1e-6) / (1 + 1e-6)
 				if o.TighteningPasses == 0 {
 					o.TighteningPasses = n1FinalPasses
+					o.n1fastStallFrom = n1fastStallFrom
 				}
 			} else {
 				o.KnownPrice = math.Max(o.KnownPrice, s.LMP)
