@@ -185,6 +185,9 @@ type LMPBoundOptions struct {
 	// of that pattern: a measurement (TestLMPPatternMIP), never a
 	// certificate's route; ignored with Checkable.
 	restrict func(m *marketLP, ev *LMPEvidence)
+	// n1fastStallFrom, when above 0, stops the tightening at a stall of
+	// the largest price bound from that pass on (n1fastStall).
+	n1fastStallFrom int
 	// PerBusMIP replaces the KKT MIP over all selected buses by one MIP per
 	// bus i (needs KnownPrice > 0 or a reference price above 0), with the row
 	// sign·π_i ≥ c, c the largest price seen (KnownPrice or a reference
@@ -339,6 +342,8 @@ type LMPEvidence struct {
 	// part restricts every KKT program built with this evidence to one
 	// congestion-pattern part (lmppattern.go; nil: none).
 	part *kktPart
+	// n1fastStall is the tightening's stall stop (lmpn1fast.go).
+	n1fastStall n1fastStall
 }
 
 // CertifyLMPBound returns a certified bound on |V(d′) − V(d)| over α-adjacent
@@ -587,6 +592,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		}
 		ev.TighteningWork = work
 		ev.workLeft = work
+		ev.n1fastStall = n1fastStall{from: opt.n1fastStallFrom}
 		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m, passes, work, opt.Progress); err != nil {
 			return nil, "", err
 		}
@@ -1540,6 +1546,9 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		progress(w, "lmp-bound: tightening pass %d: %d of %d branch limits cannot bind, largest price bound %.6g $/MWh (%d of %d varying buses below the cap; %d LPs (%d screening), %d simplex iterations, %d skipped, %.1f s, work left %.3g; largest relative gain %.3g; LPs/iterations/bounds improved >1%% for flows %d/%d/%d, duals %d/%d/%d, upper prices %d/%d/%d, lower prices %d/%d/%d)",
 			pass+1, pruned0, 2*nl, hi, below, len(vars), solved, screened, iters, skipped, time.Since(t1).Seconds(), work, gain,
 			kindLPs[0], kindIters[0], kindGains[0], kindLPs[1], kindIters[1], kindGains[1], kindLPs[2], kindIters[2], kindGains[2], kindLPs[3], kindIters[3], kindGains[3])
+		if ev.n1fastStall.stalled(w, pass, hi) {
+			break
+		}
 		if stop || gain < 0.01 {
 			break
 		}
@@ -1747,6 +1756,7 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 	ev.Binaries += k.nbin
 	if ev.mipCut > 0 {
 		b.row(ev.mipCut, math.Inf(1), []int{k.t}, []float64{1})
+		n1fastCutoffRows(k, piLo, piHi, sign, ev.mipCut, sel)
 	}
 	size := float64(len(b.cost) + len(b.rlo))
 	lim.MaxLPIterations = int64(math.Max(size, math.Floor(work/size)))

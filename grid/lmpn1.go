@@ -185,7 +185,8 @@ const n1QuickPasses = 2
 // 38; later passes only shrink congestion-dual bounds by 2–4% each), and
 // the cutoff MIP after 20 passes proves the target in fewer LP iterations
 // than after 38 (54,000 against 106,000); after 8 passes it does not within
-// its budget.
+// its budget. From pass n1fastStallFrom on, the stall stop of lmpn1fast.go
+// may end them earlier.
 const n1FinalPasses = 20
 
 // n1Row is one post-contingency row: pair (l, k) with coefficient c, upper
@@ -593,6 +594,7 @@ func (n *Network) CertifyN1LMPBound(ctx context.Context, dom LoadDomain, alpha f
 				o.MIPCutoff = (ratio*s.LMP - 1e-6) / (1 + 1e-6)
 				if o.TighteningPasses == 0 {
 					o.TighteningPasses = n1FinalPasses
+					o.n1fastStallFrom = n1fastStallFrom
 				}
 			} else {
 				o.KnownPrice = math.Max(o.KnownPrice, s.LMP)
