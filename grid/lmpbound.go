@@ -268,6 +268,9 @@ type LMPEvidence struct {
 	KnownPrice     float64 `json:"known_price,omitempty"`
 	PrunedLimits   int     `json:"pruned_limits,omitempty"`
 	Excluded       int     `json:"excluded_buses,omitempty"`
+	// PocketBounds counts the price bounds a price pocket's head bounds
+	// (pocketBounds, lmppocket.go; without a checkable proof only).
+	PocketBounds int `json:"pocket_bounds,omitempty"`
 	// MaxPrice bounds max π_i, MinPrice bounds max −π_i over the varying buses
 	// (proven MIP dual bounds; MinPrice is −PriceFloor without a solve when
 	// PriceFloor = 0 makes π ≥ 0 hold there).
@@ -570,6 +573,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	if opt.parent != nil && !opt.Checkable {
 		inheritBounds(ev, piLo, piHi, opt.parent)
 	}
+	n.pocketStep(m, ev, piLo, piHi, rules, opt.Progress)
 
 	if opt.restrict != nil && !opt.Checkable {
 		opt.restrict(m, ev)
@@ -590,6 +594,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m, passes, work, opt.Progress); err != nil {
 			return nil, "", err
 		}
+		n.pocketStep(m, ev, piLo, piHi, rules, opt.Progress)
 	}
 	ev.PriceLo, ev.PriceHi = piLo, piHi
 
