@@ -2318,10 +2318,8 @@ func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRule
 		if !ok {
 			continue
 		}
-		var pmin, pmax, lo, hi, pbus float64
 		var shed, curt []int
 		for _, j := range side {
-			lo, hi, pbus = lo+m.dom.Lo[j], hi+m.dom.Hi[j], pbus+n.Pbusinj[j]
 			if k.shedE[j] >= 0 {
 				shed = append(shed, k.shedE[j])
 			}
@@ -2329,17 +2327,7 @@ func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRule
 				curt = append(curt, k.curtE[j])
 			}
 		}
-		for g, gb := range n.GenBus {
-			if in[gb] {
-				pmin += n.Pmin[g]
-			}
-		}
-		pmax = pmin
-		for q, sg := range m.segs {
-			if in[m.segBus[q]] {
-				pmax += sg.Width
-			}
-		}
+		pmin, pmax, lo, hi, pbus := n.pocketSideSums(m, side, in)
 		e := s*n.Pfinj[l] - pbus
 		// Out of S: FlowMax when S holds l's from end (s > 0).
 		zOut, zIn, uOut, uIn := k.zUp[l], k.zLo[l], n.FlowMax[l], -n.FlowMin[l]

@@ -144,21 +144,7 @@ func (n *Network) pocketSideOK(m *marketLP, ev *LMPEvidence, sides [][]int, adj 
 	// 2. The bridge's limits: dual bound 0, or reachable only with a
 	// backstop in the side.
 	if m.flow[l] >= 0 {
-		var pmin, pmax, lo, hi, pbus float64
-		for _, j := range side {
-			lo, hi, pbus = lo+m.dom.Lo[j], hi+m.dom.Hi[j], pbus+n.Pbusinj[j]
-		}
-		for g, gb := range n.GenBus {
-			if in[gb] {
-				pmin += n.Pmin[g]
-			}
-		}
-		pmax = pmin
-		for q, sg := range m.segs {
-			if in[m.segBus[q]] {
-				pmax += sg.Width
-			}
-		}
+		pmin, pmax, lo, hi, pbus := n.pocketSideSums(m, side, in)
 		s := 1.0 // side holds l's from end: outflow = flow
 		if !in[m.bfBus[l][0]] {
 			s = -1
@@ -210,6 +196,34 @@ func (n *Network) pocketStep(m *marketLP, ev *LMPEvidence, piLo, piHi []float64,
 	}
 	if c := n.pocketBounds(m, ev, piLo, piHi, rules); c > 0 {
 		ev.PocketBounds += c
-		progress(w, "lmp-bound: price pockets: %d price bounds set to their bridge heads' (not in a checkable proof)", c)
+		var capped []int
+		for _, j := range m.vars {
+			if piHi[j] >= rules.PriceCap {
+				capped = append(capped, n.BusID[j])
+			}
+		}
+		progress(w, "lmp-bound: price pockets: %d price bounds set to their bridge heads' (not in a checkable proof); varying buses at the cap: %d %v", c, len(capped), capped)
 	}
+}
+
+// pocketSideSums returns, over the buses of side (in marks them), the
+// units' Σ Pmin and Σ Pmax (Pmin plus the segments' widths), the loads'
+// Σ Lo and Σ Hi over the domain, and Σ Pbusinj: the terms of the side's
+// summed balance rows (bridgeCuts, pocketSideOK).
+func (n *Network) pocketSideSums(m *marketLP, side []int, in map[int]bool) (pmin, pmax, lo, hi, pbus float64) {
+	for _, j := range side {
+		lo, hi, pbus = lo+m.dom.Lo[j], hi+m.dom.Hi[j], pbus+n.Pbusinj[j]
+	}
+	for g, gb := range n.GenBus {
+		if in[gb] {
+			pmin += n.Pmin[g]
+		}
+	}
+	pmax = pmin
+	for q, sg := range m.segs {
+		if in[m.segBus[q]] {
+			pmax += sg.Width
+		}
+	}
+	return pmin, pmax, lo, hi, pbus
 }
