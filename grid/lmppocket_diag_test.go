@@ -22,9 +22,16 @@ func TestLMPPocketAnatomy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for l, side := range n.bridgeSides(m) {
+	sides, adj := n.bridgeSides(m), m.branchesAt()
+	is := n.pocketKinds(m, ev, sides)
+	for l, side := range sides {
 		if side == nil || (sel >= 0 && l != sel) {
 			continue
+		}
+		for _, upper := range []bool{true, false} {
+			if why := n.pocketSideWhy(m, ev, sides, adj, l, upper, is); why != "" {
+				t.Logf("bridge %d (%d–%d), side of %d buses: not an upper (%v) pocket: %s", l, n.BusID[n.From[l]], n.BusID[n.To[l]], len(side), upper, why)
+			}
 		}
 		capped := false
 		for _, j := range side {
