@@ -1,14 +1,16 @@
 package grid
 
 import (
+	"cmp"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 )
 
 // TestLMPPocketAnatomy is a measurement run only on request
-// (PRIVOPT_POCKETDIAG=bridge branch index, or -1 for every bridge side with
-// a bus at the price cap; PRIVOPT_LMPDIAG_CASE, PRIVOPT_LMPDIAG_BAND as for
+// (PRIVOPT_POCKETDIAG=bridge branch index, -1 for every bridge side with
+// a bus at the price cap, -2 also every upper pocket; PRIVOPT_LMPDIAG_CASE, PRIVOPT_LMPDIAG_BAND as for
 // TestLMPPerBusMIP): after the default bound tightening it prints, per
 // bridge side, the price bounds of its buses and of the bridge's head, and
 // the congestion dual bounds of the bridge and of the side's branches.
@@ -21,6 +23,11 @@ func TestLMPPocketAnatomy(t *testing.T) {
 	m, err := n.newMarketLP(newLPBuilder(), dom, rules)
 	if err != nil {
 		t.Fatal(err)
+	}
+	top := slices.Clone(m.vars)
+	slices.SortFunc(top, func(a, b int) int { return cmp.Compare(ev.PriceHi[b], ev.PriceHi[a]) })
+	for _, j := range top[:min(8, len(top))] {
+		t.Logf("bound %.6g at bus %d", ev.PriceHi[j], n.BusID[j])
 	}
 	sides, adj := n.bridgeSides(m), m.branchesAt()
 	is := n.pocketKinds(m, ev, sides)
@@ -35,7 +42,7 @@ func TestLMPPocketAnatomy(t *testing.T) {
 		}
 		capped := false
 		for _, j := range side {
-			capped = capped || ev.PriceHi[j] >= rules.PriceCap
+			capped = capped || ev.PriceHi[j] >= rules.PriceCap || (sel == -2 && is(l, true))
 		}
 		if sel < 0 && !capped {
 			continue
