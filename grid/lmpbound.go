@@ -1196,6 +1196,9 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		progress(w, "lmp-bound: per-bus backstop bounds: %d of %d below half the system-wide ones (%.3g work units)", c, nbs, used)
 	}
 	for pass := 0; pass < passes && work > 0; pass++ {
+		if pass > 0 {
+			n.pocketStep(m, ev, piLo, piHi, rules, nil) // lmppocket.go
+		}
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
 		if err != nil {
 			return err

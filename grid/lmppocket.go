@@ -59,7 +59,9 @@ import (
 // gives c > π_h; otherwise c = π_h.
 //
 // So PriceHi_j ≤ max(F, PriceHi_h) on upper pockets and PriceLo_j ≥
-// min(C, PriceLo_h) on lower ones: pocketBounds imposes them. On 300_ieee
+// min(C, PriceLo_h) on lower ones: pocketBounds imposes them (after the
+// price LPs, before each tightening pass but the first, and after the
+// tightening). On 300_ieee
 // ±10% the side of 37–9001 (35 buses, with the load pockets behind
 // 9001–9006 and 9001–9012) is an upper pocket after the tightening: its
 // relaxation priced bus 9003 at the cap through a fractional congestion
