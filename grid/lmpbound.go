@@ -271,6 +271,9 @@ type LMPEvidence struct {
 	KnownPrice     float64 `json:"known_price,omitempty"`
 	PrunedLimits   int     `json:"pruned_limits,omitempty"`
 	Excluded       int     `json:"excluded_buses,omitempty"`
+	// PocketBounds counts the price bounds a price pocket's head bounds
+	// (pocketBounds, lmppocket.go; without a checkable proof only).
+	PocketBounds int `json:"pocket_bounds,omitempty"`
 	// MaxPrice bounds max π_i, MinPrice bounds max −π_i over the varying buses
 	// (proven MIP dual bounds; MinPrice is −PriceFloor without a solve when
 	// PriceFloor = 0 makes π ≥ 0 hold there).
@@ -575,6 +578,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	if opt.parent != nil && !opt.Checkable {
 		inheritBounds(ev, piLo, piHi, opt.parent)
 	}
+	n.pocketStep(m, ev, piLo, piHi, rules, opt.Progress)
 
 	if opt.restrict != nil && !opt.Checkable {
 		opt.restrict(m, ev)
@@ -596,6 +600,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		if err := n.tightenKKT(ctx, dom, rules, hopt, ev, piLo, piHi, cuts, need, m, passes, work, opt.Progress); err != nil {
 			return nil, "", err
 		}
+		n.pocketStep(m, ev, piLo, piHi, rules, opt.Progress)
 	}
 	ev.PriceLo, ev.PriceHi = piLo, piHi
 
@@ -1197,6 +1202,9 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		progress(w, "lmp-bound: per-bus backstop bounds: %d of %d below half the system-wide ones (%.3g work units)", c, nbs, used)
 	}
 	for pass := 0; pass < passes && work > 0; pass++ {
+		if pass > 0 {
+			n.pocketStep(m, ev, piLo, piHi, rules, nil) // lmppocket.go
+		}
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
 		if err != nil {
 			return err
@@ -2323,10 +2331,8 @@ func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRule
 		if !ok {
 			continue
 		}
-		var pmin, pmax, lo, hi, pbus float64
 		var shed, curt []int
 		for _, j := range side {
-			lo, hi, pbus = lo+m.dom.Lo[j], hi+m.dom.Hi[j], pbus+n.Pbusinj[j]
 			if k.shedE[j] >= 0 {
 				shed = append(shed, k.shedE[j])
 			}
@@ -2334,17 +2340,7 @@ func (n *Network) bridgeCuts(k *kktModel, piLo, piHi []float64, rules MarketRule
 				curt = append(curt, k.curtE[j])
 			}
 		}
-		for g, gb := range n.GenBus {
-			if in[gb] {
-				pmin += n.Pmin[g]
-			}
-		}
-		pmax = pmin
-		for q, sg := range m.segs {
-			if in[m.segBus[q]] {
-				pmax += sg.Width
-			}
-		}
+		pmin, pmax, lo, hi, pbus := n.pocketSideSums(m, side, in)
 		e := s*n.Pfinj[l] - pbus
 		// Out of S: FlowMax when S holds l's from end (s > 0).
 		zOut, zIn, uOut, uIn := k.zUp[l], k.zLo[l], n.FlowMax[l], -n.FlowMin[l]
