@@ -99,23 +99,35 @@ func TestSetupAllocations(t *testing.T) {
 	var bytes float64 // of the last solve count measured
 	count := func(p *solver.Problem) float64 {
 		var st solver.Status
-		a := testing.AllocsPerRun(3, func() {
-			sol, err := s.Solve(context.Background(), p, solver.Settings{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st = sol.Status
-		})
+		// The fewest of three counts, for the reason given below for bytes.
+		a := math.Inf(1)
+		for range 3 {
+			a = math.Min(a, testing.AllocsPerRun(3, func() {
+				sol, err := s.Solve(context.Background(), p, solver.Settings{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				st = sol.Status
+			}))
+		}
 		if st != solver.Optimal {
 			t.Fatalf("status %v, want optimal", st)
 		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if _, err := s.Solve(context.Background(), p, solver.Settings{}); err != nil {
-			t.Fatal(err)
+		// The fewest bytes of five solves: a sync.Pool keeps one array per
+		// P in a slot other Ps cannot take, so a solve whose goroutine moved
+		// to another P since the last one (likely on a loaded machine)
+		// allocates arrays the pools hold; the count is of the solve that
+		// did not move.
+		bytes = math.Inf(1)
+		for range 5 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if _, err := s.Solve(context.Background(), p, solver.Settings{}); err != nil {
+				t.Fatal(err)
+			}
+			runtime.ReadMemStats(&after)
+			bytes = math.Min(bytes, float64(after.TotalAlloc-before.TotalAlloc))
 		}
-		runtime.ReadMemStats(&after)
-		bytes = float64(after.TotalAlloc - before.TotalAlloc)
 		return a
 	}
 	for _, c := range []struct {
