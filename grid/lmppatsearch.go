@@ -48,8 +48,8 @@ import (
 // KKT program) are over every KKT point, that is over all optimal duals, so
 // they cover the largest valid price the step reaches.
 //
-// Work: at most patsearchMaxSystems (k+1)×(k+1) solves and opt.Patterns
-// pattern LPs per bus, for at most patsearchBuses buses, with at most
+// Work: at most patsearchMaxSystems (k+1)×(k+1) solves per enumeration and
+// opt.Patterns pattern LPs per bus, for at most patsearchBuses buses, with at most
 // patsearchMaxLimits candidate limits and at most patsearchDepth binding
 // limits per pattern (deterministic: no time limits).
 const (
@@ -82,9 +82,11 @@ type patsearchPattern struct {
 // limits at their bound at those buses' load vectors are the candidates;
 // every pattern of at most patsearchDepth of them and as many marginal
 // segments plus one that prices the bus above the best change so far is
-// tried, largest price first, at most maxLP of them by an LP over the
-// domain; at each feasible one the realized change at the bus is measured
-// (change records it in out).
+// tried, nearest the search's points first (patsearchEnumerate), at most
+// maxLP LPs per bus; at each feasible one the realized change at the bus is
+// measured (change records it in out). A pattern that raises the best
+// change at the bus restarts the step from the new point (a climb over
+// patterns), within the same maxLP.
 func (n *Network) patsearchStep(ctx context.Context, m *marketLP, b *lpBuilder, lp *highs.LP, dom LoadDomain, rules MarketRules, maxLP int,
 	out *LMPSearchResult, busLoad [][]float64, eval func([]float64) (float64, []float64, error), change func([]float64, float64, int) (float64, error)) error {
 	buses := []int{}
