@@ -207,16 +207,7 @@ func (n *Network) patsearchLimits(ctx context.Context, m *marketLP, b *lpBuilder
 			if math.Abs(v-hi) > 1e-6*math.Max(1, math.Abs(hi)) && math.Abs(v-lo) > 1e-6*math.Max(1, math.Abs(lo)) {
 				continue
 			}
-			twin := false
-			for _, e := range lims {
-				if n.From[e] == n.From[l] && n.To[e] == n.To[l] && n.twins(m, e, l) == "" {
-					twin = true
-					break
-				}
-			}
-			if !twin && len(lims) < patsearchMaxLimits {
-				lims = append(lims, l)
-			}
+			lims = n.patsearchAdd(m, lims, l)
 		}
 	}
 	nbind := len(lims)
@@ -234,18 +225,55 @@ func (n *Network) patsearchLimits(ctx context.Context, m *marketLP, b *lpBuilder
 		if row < 0 || slices.Contains(lims, l) || !(near[n.From[l]] || near[n.To[l]]) {
 			continue
 		}
-		twin := false
-		for _, e := range lims {
-			if n.From[e] == n.From[l] && n.To[e] == n.To[l] && n.twins(m, e, l) == "" {
-				twin = true
-				break
-			}
-		}
-		if !twin && len(lims) < patsearchMaxLimits {
-			lims = append(lims, l)
-		}
+		lims = n.patsearchAdd(m, lims, l)
 	}
 	return lims, nbind, margAt, nil
+}
+
+// patsearchAdd appends limit l to lims unless a twin of it (lmptwin.go) is
+// there already or lims has patsearchMaxLimits.
+func (n *Network) patsearchAdd(m *marketLP, lims []int, l int) []int {
+	if len(lims) >= patsearchMaxLimits {
+		return lims
+	}
+	for _, e := range lims {
+		if n.isTwin(m, e, l) {
+			return lims
+		}
+	}
+	return append(lims, l)
+}
+
+// isTwin reports whether limited branches l and e are twin circuits: the
+// same ends and identical flow rows and limits (lmptwin.go).
+func (n *Network) isTwin(m *marketLP, l, e int) bool {
+	return n.From[e] == n.From[l] && n.To[e] == n.To[l] && n.twins(m, l, e) == ""
+}
+
+// patsearchFix sets, in the column bounds lo, hi of the market LP m, the
+// state the prices pi give every merit segment (full below its bus's price,
+// empty above, free at it) and every backstop (0 unless its bus is priced
+// at the cap, for shedding, or at the floor, for curtailment), within
+// tolerance 1e-9.
+func patsearchFix(m *marketLP, pi []float64, rules MarketRules, lo, hi []float64) {
+	const tol = 1e-9
+	for s, sg := range m.segs {
+		c := m.p[s]
+		switch pb := pi[m.segBus[s]]; {
+		case sg.Price < pb-tol:
+			lo[c] = hi[c]
+		case sg.Price > pb+tol:
+			hi[c] = lo[c]
+		}
+	}
+	for j := range m.sigma {
+		if c := m.sigma[j]; c >= 0 && pi[j] < rules.PriceCap-tol {
+			hi[c] = 0
+		}
+		if c := m.kappa[j]; c >= 0 && pi[j] > rules.PriceFloor+tol {
+			hi[c] = 0
+		}
+	}
 }
 
 // patsearchEnumerate returns the congestion patterns over the candidate
@@ -397,7 +425,6 @@ func (n *Network) patsearchTry(ctx context.Context, m *marketLP, b *lpBuilder, l
 	rlo0, rhi0 := b.rlo, b.rhi
 	lo, hi := append([]float64(nil), lo0...), append([]float64(nil), hi0...)
 	rlo, rhi := append([]float64(nil), rlo0...), append([]float64(nil), rhi0...)
-	const tol = 1e-9
 	for q, p := range pats {
 		if q >= maxLP {
 			break
@@ -408,23 +435,7 @@ func (n *Network) patsearchTry(ctx context.Context, m *marketLP, b *lpBuilder, l
 		}
 		copy(lo, lo0)
 		copy(hi, hi0)
-		for s, sg := range m.segs {
-			c := m.p[s]
-			switch pb := p.pi[m.segBus[s]]; {
-			case sg.Price < pb-tol:
-				lo[c] = hi[c]
-			case sg.Price > pb+tol:
-				hi[c] = lo[c]
-			}
-		}
-		for j := range m.sigma {
-			if c := m.sigma[j]; c >= 0 && p.pi[j] < rules.PriceCap-tol {
-				hi[c] = 0
-			}
-			if c := m.kappa[j]; c >= 0 && p.pi[j] > rules.PriceFloor+tol {
-				hi[c] = 0
-			}
-		}
+		patsearchFix(m, p.pi, rules, lo, hi)
 		for j := range lo {
 			if err := lp.SetColumnBounds(j, lo[j], hi[j]); err != nil {
 				return used, false, err
@@ -434,7 +445,7 @@ func (n *Network) patsearchTry(ctx context.Context, m *marketLP, b *lpBuilder, l
 		copy(rhi, rhi0)
 		for q, l := range p.lims {
 			for e, r := range m.flow {
-				if r < 0 || (e != l && !(n.From[e] == n.From[l] && n.To[e] == n.To[l] && n.twins(m, l, e) == "")) {
+				if r < 0 || (e != l && !n.isTwin(m, l, e)) {
 					continue
 				}
 				if p.up[q] {

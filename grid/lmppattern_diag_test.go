@@ -312,8 +312,8 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 			}
 			a[r][k+1] = ms.price
 		}
-		sol, ok := gaussSolve(a)
-		if !ok {
+		sol := make([]float64, k+1)
+		if !patsearchGauss(a, sol) {
 			return nil, nil
 		}
 		up := make([]bool, k)
@@ -392,7 +392,6 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 	rlo0, rhi0 := append([]float64(nil), b.rlo...), append([]float64(nil), b.rhi...)
 	var out [][]float64
 	var found []float64
-	const tol = 1e-9
 	for q, p := range pats {
 		if len(out) >= max || q >= maxLP {
 			break
@@ -401,23 +400,7 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 			return out, found, err
 		}
 		lo, hi := append([]float64(nil), lo0...), append([]float64(nil), hi0...)
-		for s, sg := range m.segs {
-			c := m.p[s]
-			switch pb := p.pi[m.segBus[s]]; {
-			case sg.Price < pb-tol:
-				lo[c] = hi[c]
-			case sg.Price > pb+tol:
-				hi[c] = lo[c]
-			}
-		}
-		for j := range m.sigma {
-			if c := m.sigma[j]; c >= 0 && p.pi[j] < rules.PriceCap-tol {
-				hi[c] = 0
-			}
-			if c := m.kappa[j]; c >= 0 && p.pi[j] > rules.PriceFloor+tol {
-				hi[c] = 0
-			}
-		}
+		patsearchFix(m, p.pi, rules, lo, hi)
 		for j := range lo {
 			if err := lp.SetColumnBounds(j, lo[j], hi[j]); err != nil {
 				return out, found, err
@@ -470,44 +453,11 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 func (n *Network) twinsOf(m *marketLP, l int) []int {
 	var out []int
 	for e := range m.flow {
-		if e != l && m.flow[e] >= 0 && n.From[e] == n.From[l] && n.To[e] == n.To[l] && n.twins(m, l, e) == "" {
+		if e != l && m.flow[e] >= 0 && n.isTwin(m, l, e) {
 			out = append(out, e)
 		}
 	}
 	return out
-}
-
-// gaussSolve solves the square system [A | b] (rows of length k+1) by
-// Gaussian elimination with partial pivoting; false when it is singular.
-func gaussSolve(a [][]float64) ([]float64, bool) {
-	k := len(a)
-	for c := 0; c < k; c++ {
-		p := c
-		for r := c + 1; r < k; r++ {
-			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
-				p = r
-			}
-		}
-		if math.Abs(a[p][c]) < 1e-9 {
-			return nil, false
-		}
-		a[c], a[p] = a[p], a[c]
-		for r := c + 1; r < k; r++ {
-			f := a[r][c] / a[c][c]
-			for q := c; q <= k; q++ {
-				a[r][q] -= f * a[c][q]
-			}
-		}
-	}
-	x := make([]float64, k)
-	for r := k - 1; r >= 0; r-- {
-		s := a[r][k]
-		for q := r + 1; q < k; q++ {
-			s -= a[r][q] * x[q]
-		}
-		x[r] = s / a[r][r]
-	}
-	return x, true
 }
 
 // patternStarts on the hand-solved three-bus case (case3_congested: branch
