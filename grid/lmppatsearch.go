@@ -66,6 +66,24 @@ type patsearchSeg struct {
 	price float64
 }
 
+// patsearchSegments lists the market LP's distinct (bus, price) merit
+// segments of positive width, in the LP's segment order.
+func patsearchSegments(m *marketLP) []patsearchSeg {
+	var segs []patsearchSeg
+	seen := map[patsearchSeg]bool{}
+	for s, sg := range m.segs {
+		if sg.Width <= 0 {
+			continue
+		}
+		k := patsearchSeg{m.segBus[s], sg.Price}
+		if !seen[k] {
+			seen[k] = true
+			segs = append(segs, k)
+		}
+	}
+	return segs
+}
+
 // patsearchPattern is a congestion pattern whose price at the target bus
 // beats the search's best change.
 type patsearchPattern struct {
@@ -112,18 +130,7 @@ func (n *Network) patsearchStep(ctx context.Context, m *marketLP, b *lpBuilder, 
 		all[j] = j
 	}
 	cols := n.PTDFColumns(all) // cols[j][l]
-	var segs []patsearchSeg
-	seen := map[patsearchSeg]bool{}
-	for s, sg := range m.segs {
-		if sg.Width <= 0 {
-			continue
-		}
-		k := patsearchSeg{m.segBus[s], sg.Price}
-		if !seen[k] {
-			seen[k] = true
-			segs = append(segs, k)
-		}
-	}
+	segs := patsearchSegments(m)
 	// The pattern LP: the market LP's rows, cost d_i only.
 	pb := newLPBuilder()
 	pm, err := n.newMarketLP(pb, dom, rules)

@@ -205,29 +205,8 @@ func TestLMPPatternStarts(t *testing.T) {
 	t.Logf("search from them: %.6g $/MWh at bus %d (bus %d: %.6g)", s.PerMW, s.Bus, id, s.BusLMP[i])
 	// The reported pair, solved again (both loads in the domain, one bus
 	// moved by at most 1 MW).
-	var v [2]float64
-	for q, d := range [][]float64{s.Load, s.Other} {
-		for j := range d {
-			if d[j] < dom.Lo[j]-1e-9 || d[j] > dom.Hi[j]+1e-9 {
-				t.Fatalf("load %d of the pair outside the domain at bus %d", q, n.BusID[j])
-			}
-		}
-		for _, j := range m.vars {
-			if err := lp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		r, err := lp.Solve(ctx)
-		if err != nil || r.Status != solver.Optimal {
-			t.Fatalf("market LP: %v %v", err, r.Status)
-		}
-		v[q] = r.Objective
-	}
-	moved := 0.0
-	for j := range s.Load {
-		moved += math.Abs(s.Load[j] - s.Other[j])
-	}
-	t.Logf("the pair re-solved: |V(d′) − V(d)| = %.6g $/h, loads differ by %.6g MW in all", math.Abs(v[1]-v[0]), moved)
+	c, moved := patsearchResolve(t, n, dom, m, lp, s)
+	t.Logf("the pair re-solved: |V(d′) − V(d)| = %.6g $/h, loads differ by %.6g MW in all", c, moved)
 }
 
 // Congestion-pattern starts for the adversarial search.
@@ -276,22 +255,8 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 	}
 	// Distinct segment prices per bus (a marginal segment fixes its bus's
 	// price; two segments at one bus and one price are one equation).
-	type mseg struct {
-		bus   int
-		price float64
-	}
-	var segs []mseg
-	seen := map[mseg]bool{}
-	for s, sg := range m.segs {
-		if sg.Width <= 0 {
-			continue
-		}
-		k := mseg{m.segBus[s], sg.Price}
-		if !seen[k] {
-			seen[k] = true
-			segs = append(segs, k)
-		}
-	}
+	type mseg = patsearchSeg
+	segs := patsearchSegments(m)
 	type pattern struct {
 		lims  []int
 		up    []bool // each binding limit: upper (η > 0) or lower (η < 0)
