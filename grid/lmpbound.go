@@ -926,6 +926,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 			b.hi[m.kappa[j]] = ev.curtMax(j)
 		}
 	}
+	twin42Backstops(m, b, piLo, piHi, rules)
 	// Valid for optimal dispatches: cost ≤ V(centre) + chord of the local
 	// repair cost, and cost ≥ each subgradient cut.
 	var cidx []int

@@ -205,29 +205,8 @@ func TestLMPPatternStarts(t *testing.T) {
 	t.Logf("search from them: %.6g $/MWh at bus %d (bus %d: %.6g)", s.PerMW, s.Bus, id, s.BusLMP[i])
 	// The reported pair, solved again (both loads in the domain, one bus
 	// moved by at most 1 MW).
-	var v [2]float64
-	for q, d := range [][]float64{s.Load, s.Other} {
-		for j := range d {
-			if d[j] < dom.Lo[j]-1e-9 || d[j] > dom.Hi[j]+1e-9 {
-				t.Fatalf("load %d of the pair outside the domain at bus %d", q, n.BusID[j])
-			}
-		}
-		for _, j := range m.vars {
-			if err := lp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		r, err := lp.Solve(ctx)
-		if err != nil || r.Status != solver.Optimal {
-			t.Fatalf("market LP: %v %v", err, r.Status)
-		}
-		v[q] = r.Objective
-	}
-	moved := 0.0
-	for j := range s.Load {
-		moved += math.Abs(s.Load[j] - s.Other[j])
-	}
-	t.Logf("the pair re-solved: |V(d′) − V(d)| = %.6g $/h, loads differ by %.6g MW in all", math.Abs(v[1]-v[0]), moved)
+	c, moved := patsearchResolve(t, n, dom, m, lp, s)
+	t.Logf("the pair re-solved: |V(d′) − V(d)| = %.6g $/h, loads differ by %.6g MW in all", c, moved)
 }
 
 // Congestion-pattern starts for the adversarial search.
@@ -276,22 +255,8 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 	}
 	// Distinct segment prices per bus (a marginal segment fixes its bus's
 	// price; two segments at one bus and one price are one equation).
-	type mseg struct {
-		bus   int
-		price float64
-	}
-	var segs []mseg
-	seen := map[mseg]bool{}
-	for s, sg := range m.segs {
-		if sg.Width <= 0 {
-			continue
-		}
-		k := mseg{m.segBus[s], sg.Price}
-		if !seen[k] {
-			seen[k] = true
-			segs = append(segs, k)
-		}
-	}
+	type mseg = patsearchSeg
+	segs := patsearchSegments(m)
 	type pattern struct {
 		lims  []int
 		up    []bool // each binding limit: upper (η > 0) or lower (η < 0)
@@ -312,8 +277,8 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 			}
 			a[r][k+1] = ms.price
 		}
-		sol, ok := gaussSolve(a)
-		if !ok {
+		sol := make([]float64, k+1)
+		if !patsearchGauss(a, sol) {
 			return nil, nil
 		}
 		up := make([]bool, k)
@@ -392,7 +357,6 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 	rlo0, rhi0 := append([]float64(nil), b.rlo...), append([]float64(nil), b.rhi...)
 	var out [][]float64
 	var found []float64
-	const tol = 1e-9
 	for q, p := range pats {
 		if len(out) >= max || q >= maxLP {
 			break
@@ -401,23 +365,7 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 			return out, found, err
 		}
 		lo, hi := append([]float64(nil), lo0...), append([]float64(nil), hi0...)
-		for s, sg := range m.segs {
-			c := m.p[s]
-			switch pb := p.pi[m.segBus[s]]; {
-			case sg.Price < pb-tol:
-				lo[c] = hi[c]
-			case sg.Price > pb+tol:
-				hi[c] = lo[c]
-			}
-		}
-		for j := range m.sigma {
-			if c := m.sigma[j]; c >= 0 && p.pi[j] < rules.PriceCap-tol {
-				hi[c] = 0
-			}
-			if c := m.kappa[j]; c >= 0 && p.pi[j] > rules.PriceFloor+tol {
-				hi[c] = 0
-			}
-		}
+		patsearchFix(m, p.pi, rules, lo, hi)
 		for j := range lo {
 			if err := lp.SetColumnBounds(j, lo[j], hi[j]); err != nil {
 				return out, found, err
@@ -470,44 +418,11 @@ func (n *Network) patternStarts(ctx context.Context, dom LoadDomain, rules Marke
 func (n *Network) twinsOf(m *marketLP, l int) []int {
 	var out []int
 	for e := range m.flow {
-		if e != l && m.flow[e] >= 0 && n.From[e] == n.From[l] && n.To[e] == n.To[l] && n.twins(m, l, e) == "" {
+		if e != l && m.flow[e] >= 0 && n.isTwin(m, l, e) {
 			out = append(out, e)
 		}
 	}
 	return out
-}
-
-// gaussSolve solves the square system [A | b] (rows of length k+1) by
-// Gaussian elimination with partial pivoting; false when it is singular.
-func gaussSolve(a [][]float64) ([]float64, bool) {
-	k := len(a)
-	for c := 0; c < k; c++ {
-		p := c
-		for r := c + 1; r < k; r++ {
-			if math.Abs(a[r][c]) > math.Abs(a[p][c]) {
-				p = r
-			}
-		}
-		if math.Abs(a[p][c]) < 1e-9 {
-			return nil, false
-		}
-		a[c], a[p] = a[p], a[c]
-		for r := c + 1; r < k; r++ {
-			f := a[r][c] / a[c][c]
-			for q := c; q <= k; q++ {
-				a[r][q] -= f * a[c][q]
-			}
-		}
-	}
-	x := make([]float64, k)
-	for r := k - 1; r >= 0; r-- {
-		s := a[r][k]
-		for q := r + 1; q < k; q++ {
-			s -= a[r][q] * x[q]
-		}
-		x[r] = s / a[r][r]
-	}
-	return x, true
 }
 
 // patternStarts on the hand-solved three-bus case (case3_congested: branch

@@ -49,6 +49,16 @@ type LMPSearchOptions struct {
 	// it. Unlike the congestion vertices it accounts for where the units
 	// are and what the other limits allow.
 	FlowStarts bool
+	// Patterns, when positive, adds the congestion-pattern step
+	// (lmppatsearch.go) after the climbs: for the bus of the largest change
+	// found and the buses of the largest |π| seen, the prices every pattern
+	// of binding limits (among those at their bound at the bus's best load
+	// vectors) and marginal segments sets, and, for at most Patterns of the
+	// patterns that price the bus above the best change, largest first, a
+	// load vector of the domain at which the pattern is optimal (one LP
+	// each) and the realized change there. It reaches prices that only a
+	// degenerate optimum takes (the solver may return another dual there).
+	Patterns int
 }
 
 // LMPSearchResult is the largest adjacent change SearchLMPChange found.
@@ -340,6 +350,11 @@ func (n *Network) SearchLMPChange(ctx context.Context, dom LoadDomain, alpha flo
 	}
 	if opt.PerBus > 0 {
 		if err := perBusClimbs(ctx, m, dom, opt.PerBus, out, busLoad, eval, realized); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Patterns > 0 {
+		if err := n.patsearchStep(ctx, m, b, lp, dom, rules, opt.Patterns, out, busLoad, eval, change); err != nil {
 			return nil, err
 		}
 	}

@@ -44,6 +44,7 @@ func main() {
 	searchOnly := flag.Bool("search-only", false, "run only the adversarial search (no certification)")
 	steps := flag.Int("search-steps", 3000, "coordinate flips of the search's local search")
 	flowStarts := flag.Bool("search-flow-starts", true, "LMPSearchOptions.FlowStarts: start the search also from each branch's flow-maximizing loads")
+	patterns := flag.Int("search-patterns", 40, "LMPSearchOptions.Patterns: pattern LPs of the search's congestion-pattern step per bus (0: no such step)")
 	perBus := flag.Int("search-per-bus", 200, "LMPSearchOptions.PerBus: coordinate flips of the search's climb per varying bus (0: none)")
 	work := flag.Float64("tightening-work", 0, "LMPBoundOptions.TighteningWork (0: the default for the time limit)")
 	passes := flag.Int("tightening-passes", 0, "LMPBoundOptions.TighteningPasses (0: the default)")
@@ -75,7 +76,7 @@ func main() {
 		var known float64
 		if *perBusMIP && !*searchOnly {
 			t := time.Now()
-			pre, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Seed: 1, Steps: *steps, Climbs: 5, Congestion: true, PerBus: *perBus, FlowStarts: *flowStarts})
+			pre, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Seed: 1, Steps: *steps, Climbs: 5, Congestion: true, PerBus: *perBus, FlowStarts: *flowStarts, Patterns: *patterns})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				return
@@ -110,7 +111,7 @@ func main() {
 			closed = strconv.FormatBool(cert.LMP.Closed)
 		}
 		t1 := time.Now()
-		found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1, Steps: *steps, Climbs: 5, Congestion: true, PerBus: *perBus, FlowStarts: *flowStarts})
+		found, err := net.SearchLMPChange(ctx, dom, 1, rules, grid.LMPSearchOptions{Extra: extra, Seed: 1, Steps: *steps, Climbs: 5, Congestion: true, PerBus: *perBus, FlowStarts: *flowStarts, Patterns: *patterns})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, name, err)
 			return
