@@ -115,6 +115,9 @@ type Network struct {
 
 	fact    *reducedFactor // LDLᵀ of the reduced Bbus (non-reference buses)
 	reduced []int          // internal bus → position in the reduced system, −1 for references
+	// flowgates counts the flowgate rows withFlowgates appended after the
+	// case's branches (0 for a network built from a case).
+	flowgates int
 }
 
 // NumBuses returns the number of in-service buses.
