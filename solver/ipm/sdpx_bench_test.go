@@ -1,0 +1,131 @@
+package ipm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/sparse"
+)
+
+// sdpxMaxCut is the max-cut relaxation stated over the matrix (the sdpx
+// family of bench/smallconic): minimize ⟨C, X⟩ s.t. diag X + w·1 = 1,
+// X ⪰ 0, w ≥ 0, with q = (svec C, β) and β = tr C + 1 (w = 0 at the
+// optimum). C has each off-diagonal entry nonzero with probability ½,
+// N(0, 1), and an N(0, 1) diagonal.
+func sdpxMaxCut(rng *rand.Rand, r int) *solver.Problem {
+	d := r * (r + 1) / 2
+	nv, m := d+1, r+d+1
+	t := sparse.NewTriplets(m, nv, 2*r+d+1)
+	b := make([]float64, m)
+	q := make([]float64, nv)
+	beta := 1.0
+	for j := 0; j < r; j++ {
+		c := rng.NormFloat64()
+		q[cone.SVecIndex(r, j, j)] = c
+		beta += c
+		for i := j + 1; i < r; i++ {
+			if rng.IntN(2) == 0 {
+				q[cone.SVecIndex(r, i, j)] = math.Sqrt2 * rng.NormFloat64()
+			}
+		}
+	}
+	for i := 0; i < r; i++ {
+		t.Append(i, cone.SVecIndex(r, i, i), 1)
+		t.Append(i, d, 1)
+		b[i] = 1
+	}
+	for k := 0; k < d; k++ {
+		t.Append(r+k, k, -1)
+	}
+	t.Append(m-1, d, -1)
+	q[d] = beta
+	cones := []cone.Cone{cone.NewZero(r), cone.NewPSD(r), cone.NewNonnegative(1)}
+	return &solver.Problem{Q: q, A: t.ToCSC(), B: b, Cones: cones}
+}
+
+// BenchmarkSdpxMaxCut times whole solves of sdpxMaxCut at the block orders
+// of smallconic's sdpx family at n = 10 and 20.
+func BenchmarkSdpxMaxCut(b *testing.B) {
+	for _, r := range []int{5, 10, 20} {
+		p := sdpxMaxCut(rand.New(rand.NewPCG(uint64(r), 7)), r)
+		b.Run(fmt.Sprintf("r=%d", r), func(b *testing.B) {
+			s := New()
+			for b.Loop() {
+				sol, err := s.Solve(context.Background(), p, solver.Settings{})
+				if err != nil || sol.Status != solver.Optimal {
+					b.Fatalf("status %v, err %v", sol.Status, err)
+				}
+			}
+		})
+	}
+}
+
+func TestSdpxIters(t *testing.T) {
+	for _, r := range []int{5, 10, 20} {
+		p := sdpxMaxCut(rand.New(rand.NewPCG(uint64(r), 7)), r)
+		sol, err := New().Solve(context.Background(), p, solver.Settings{})
+		t.Logf("r=%d %v %v it=%d obj=%v", r, sol.Status, err, sol.Iterations, sol.Objective)
+	}
+}
+
+func BenchmarkSdpxVariants(b *testing.B) {
+	vars := map[string]Settings{
+		"base":     {},
+		"norefine": {DisableRefinement: true},
+		"nocorr":   {DisableCentralityCorrectors: true},
+		"thr1":     {},
+	}
+	for _, r := range []int{5, 10} {
+		p := sdpxMaxCut(rand.New(rand.NewPCG(uint64(r), 7)), r)
+		for _, name := range []string{"base", "norefine", "nocorr", "thr1"} {
+			b.Run(fmt.Sprintf("r=%d/%s", r, name), func(b *testing.B) {
+				s, _ := NewWithSettings(vars[name])
+				for b.Loop() {
+					ss := solver.Settings{}
+					if name == "thr1" {
+						ss.Threads = 1
+					}
+					sol, err := s.Solve(context.Background(), p, ss)
+					if err != nil || sol.Status != solver.Optimal {
+						b.Fatalf("status %v, err %v", sol.Status, err)
+					}
+					b.ReportMetric(float64(sol.Iterations), "it")
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkSdpxMulHinv(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 26))
+	for _, n := range []int{3, 5, 8, 10, 12, 16} {
+		d := n * (n + 1) / 2
+		c := newPSD(d)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				c.tq.SetTri(i, j, rng.NormFloat64())
+			}
+		}
+		v, out := make([]float64, d), make([]float64, d)
+		for k := range v {
+			v[k] = rng.NormFloat64()
+		}
+		for _, small := range []bool{false, true} {
+			b.Run(fmt.Sprintf("n=%d/small=%v", n, small), func(b *testing.B) {
+				keep := sdpxSmallOrder
+				defer func() { sdpxSmallOrder = keep }()
+				if !small {
+					sdpxSmallOrder = 0
+				}
+				for b.Loop() {
+					c.mulHinv(out, v)
+				}
+			})
+		}
+	}
+}
