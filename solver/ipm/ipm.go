@@ -217,9 +217,6 @@ type workspace struct {
 	// nonsymEarly: non-symmetric cones, no PSD block, row spread within
 	// earlyRefineSpread (earlyRefineStop, nonsymRefineFrac)
 	nonsymEarly bool
-	// sdpxEarly: small PSD blocks, symmetric cones, well scaled
-	// (sdpxEarlyRefine, earlyRefineStop)
-	sdpxEarly bool
 
 	info          iterInfo
 	dualScaling   bool

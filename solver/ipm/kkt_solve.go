@@ -43,7 +43,7 @@ func (ks *kktSystem) solve(x, b []float64) {
 	ks.solver.solve(xr, br)
 	r := 0.0
 	if ks.refine > 0 {
-		r = ks.sdpxRefineReduced(xr, br)
+		r = refineSolution(xr, br, ks.res, ks.dx, ks.refine, ks.mulReducedExact, ks.solver.solve)
 	} else if !finite(xr) {
 		r = math.NaN()
 	}

@@ -136,7 +136,6 @@ func newWorkspace(p *solver.Problem, set *Settings, stop func() bool) (*workspac
 	wellScaled := w.sc.rowSpread() <= earlyRefineSpread
 	w.noEarlyRefine = w.noEarlyRefine || !wellScaled
 	w.nonsymEarly = w.nonsym && !hasPSD && wellScaled
-	w.sdpxEarly = sdpxEarlyRefine(w.cones, w.nonsym, wellScaled)
 	if stop != nil && stop() {
 		return nil, fmt.Errorf("ipm: equilibration: %w", ldl.ErrInterrupted)
 	}
@@ -787,9 +786,6 @@ func (w *workspace) earlyRefineStop() float64 {
 	}
 	if w.nonsymEarly {
 		return math.Min(refineRelMerit*w.merit(), nonsymRefineFrac*math.Min(w.set.FeasTol, w.set.GapTol))
-	}
-	if w.sdpxEarly {
-		return sdpxRefineStop(w)
 	}
 	if w.noEarlyRefine {
 		return 0

@@ -51,7 +51,7 @@ func sdpxMaxCut(rng *rand.Rand, r int) *solver.Problem {
 // BenchmarkSdpxMaxCut times whole solves of sdpxMaxCut at the block orders
 // of smallconic's sdpx family at n = 10 and 20.
 func BenchmarkSdpxMaxCut(b *testing.B) {
-	for _, r := range []int{5, 10, 20} {
+	for _, r := range []int{3, 5, 6, 10, 20} {
 		p := sdpxMaxCut(rand.New(rand.NewPCG(uint64(r), 7)), r)
 		b.Run(fmt.Sprintf("r=%d", r), func(b *testing.B) {
 			s := New()
@@ -65,11 +65,40 @@ func BenchmarkSdpxMaxCut(b *testing.B) {
 	}
 }
 
-func TestSdpxIters(t *testing.T) {
-	for _, r := range []int{5, 10, 20} {
+// sdpxMaxCutLMI is the LMI form of sdpxMaxCut's relaxation for the same C
+// (read back from its q): minimize −Σ yᵢ s.t. C − Diag(y) ⪰ 0, whose optimum
+// is minus sdpxMaxCut's (the two are a primal–dual pair, both strictly
+// feasible; the coupling variable w of sdpxMaxCut is 0 at the optimum).
+func sdpxMaxCutLMI(p *solver.Problem, r int) *solver.Problem {
+	d := r * (r + 1) / 2
+	t := sparse.NewTriplets(d, r, r)
+	b := append([]float64(nil), p.Q[:d]...) // svec(C)
+	for i := 0; i < r; i++ {
+		t.Append(cone.SVecIndex(r, i, i), i, 1) // svec(C − Diag(y)) = b − A y
+	}
+	q := make([]float64, r)
+	for i := range q {
+		q[i] = -1
+	}
+	return &solver.Problem{Q: q, A: t.ToCSC(), B: b, Cones: []cone.Cone{cone.NewPSD(r)}}
+}
+
+// TestSdpxSmallOrderSolves solves max-cut relaxations over the matrices of
+// orders 3–6 (their congruences by the small-order kernels) and checks the
+// optimality conditions and the optimum against the LMI form (minus its
+// optimum: an independent solve of the dual problem).
+func TestSdpxSmallOrderSolves(t *testing.T) {
+	for r := 3; r <= sdpxSmallOrder; r++ {
 		p := sdpxMaxCut(rand.New(rand.NewPCG(uint64(r), 7)), r)
-		sol, err := New().Solve(context.Background(), p, solver.Settings{})
-		t.Logf("r=%d %v %v it=%d obj=%v", r, sol.Status, err, sol.Iterations, sol.Objective)
+		sol := solveT(t, p, Settings{})
+		lmi := solveT(t, sdpxMaxCutLMI(p, r), Settings{})
+		if sol.Status != solver.Optimal || lmi.Status != solver.Optimal {
+			t.Fatalf("order %d: status %v, LMI form %v", r, sol.Status, lmi.Status)
+		}
+		checkKKT(t, p, sol, 1e-7)
+		if !close(sol.Objective, -lmi.Objective, 1e-7) {
+			t.Errorf("order %d: objective %v, minus the LMI form's %v", r, sol.Objective, -lmi.Objective)
+		}
 	}
 }
 
