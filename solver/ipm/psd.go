@@ -480,10 +480,6 @@ func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, _ *mat.Dense) {
 	if c.schurFactorSparse(out, v, m2) {
 		return
 	}
-	if n <= sdpxSmallOrder {
-		c.sdpxFactorSmall(out, v, m1, m2)
-		return
-	}
 	svecToDense(m1, v, n)
 	mr := m1.RawMatrix()
 	tr := c.tq.RawTriangular()
@@ -613,10 +609,6 @@ func (c *psdCone) mulHinv(out, v []float64) {
 // of Y's row a is a dense product, the b > a part a triangular one).
 func (c *psdCone) schurFactorTransTo(out, w []float64, m1, m2 *mat.Dense) {
 	n := c.n
-	if n <= sdpxSmallOrder {
-		c.sdpxFactorTransSmall(out, w, m1, m2)
-		return
-	}
 	svecToDense(m1, w, n)
 	wr := m1.RawMatrix()
 	tr := c.tq.RawTriangular()
