@@ -48,20 +48,26 @@ func sdpxMaxCut(rng *rand.Rand, r int) *solver.Problem {
 	return &solver.Problem{Q: q, A: t.ToCSC(), B: b, Cones: cones}
 }
 
-// BenchmarkSdpxMaxCut times whole solves of sdpxMaxCut at the block orders
-// of smallconic's sdpx family at n = 10 and 20.
+// BenchmarkSdpxMaxCut times whole solves of sdpxMaxCut (matrix) and of its
+// LMI form (lmi) at block orders of smallconic's sdpx and sdp families.
 func BenchmarkSdpxMaxCut(b *testing.B) {
 	for _, r := range []int{3, 5, 6, 10, 20} {
 		p := sdpxMaxCut(rand.New(rand.NewPCG(uint64(r), 7)), r)
-		b.Run(fmt.Sprintf("r=%d", r), func(b *testing.B) {
-			s := New()
-			for b.Loop() {
-				sol, err := s.Solve(context.Background(), p, solver.Settings{})
-				if err != nil || sol.Status != solver.Optimal {
-					b.Fatalf("status %v, err %v", sol.Status, err)
-				}
+		for _, form := range []string{"matrix", "lmi"} {
+			q := p
+			if form == "lmi" {
+				q = sdpxMaxCutLMI(p, r)
 			}
-		})
+			b.Run(fmt.Sprintf("r=%d/%s", r, form), func(b *testing.B) {
+				s := New()
+				for b.Loop() {
+					sol, err := s.Solve(context.Background(), q, solver.Settings{})
+					if err != nil || sol.Status != solver.Optimal {
+						b.Fatalf("status %v, err %v", sol.Status, err)
+					}
+				}
+			})
+		}
 	}
 }
 
