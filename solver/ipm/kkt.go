@@ -63,6 +63,7 @@ type kktSystem struct {
 	signs    []int8
 	xbase    []float64 // values of the x columns without Schur terms
 	contig   []bool    // per column: rows above the diagonal consecutive (mulK; built on first use)
+	sdpxb    *sdpxBase // x-block pattern without Schur terms (sdpxMulReducedExact; built on first use)
 	slots    []coneSlot
 	elims    []*schurBlock
 	identity bool    // the scaling is the identity (initialization)

@@ -419,6 +419,10 @@ func (ks *kktSystem) recover(x, xr, b []float64) {
 // A_pᵀ(H_p⁻¹(A_p x)) (H_p⁻¹ by the triangular factor T, TᵀT = H_p⁻¹'s matrix
 // B⁻¹).
 func (ks *kktSystem) mulReducedExact(out, xr []float64) {
+	if sdpxExactBase {
+		ks.sdpxMulReducedExact(out, xr)
+		return
+	}
 	ks.mulK(out, xr)
 	for _, eb := range ks.elims {
 		nc := len(eb.cols)
