@@ -926,7 +926,7 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 			b.hi[m.kappa[j]] = ev.curtMax(j)
 		}
 	}
-	if n.flowgates == 0 { // not in the N-1 route: see twin42Backstops
+	if !n.n1Program { // not in the N-1 route: see twin42Backstops
 		twin42Backstops(m, b, piLo, piHi, rules)
 	}
 	// Valid for optimal dispatches: cost ≤ V(centre) + chord of the local

@@ -292,7 +292,7 @@ func (n *Network) withFlowgates(gates []ContingencyCut, factor float64) *Network
 		v.To = append(v.To, n.To[c.Monitored])
 	}
 	v.Bf = t.ToCSC()
-	v.flowgates = n.flowgates + len(gates)
+	v.n1Program = true
 	return &v
 }
 

@@ -222,9 +222,13 @@ func (n *Network) pocketPositive(m *marketLP, q int) bool {
 }
 
 // pocketStep applies pocketBounds when the evidence records no checkable
-// proof, and says so on w.
+// proof, and says so on w. Not in the N-1 route (a program made by
+// withFlowgates): the bounds are sound there, but on the cases measured
+// they change no N-1 certificate and move the cutoff MIP's path (118_ieee
+// ±10% at post-factor 1.5: 59.1–64.3 CPU s with them, 47.8–52.0 without,
+// 293.687 $/MWh either way; BENCHMARKS.md "End of round 10").
 func (n *Network) pocketStep(m *marketLP, ev *LMPEvidence, piLo, piHi []float64, rules MarketRules, w io.Writer) {
-	if ev.rec != nil {
+	if ev.rec != nil || n.n1Program {
 		return
 	}
 	if c := n.pocketBounds(m, ev, piLo, piHi, rules); c > 0 {

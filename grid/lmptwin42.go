@@ -23,14 +23,15 @@ import "math"
 // (was 217), the relaxation no longer sheds, and bus 42 stays at the cap,
 // now through the congestion dual of 42–49 with a fractional binary.
 //
-// Not in the N-1 route (a network with flowgates, withFlowgates): there
+// Not in the N-1 route (a program made by withFlowgates): there
 // the closure tightens the screening rounds' KKT flow boxes, which then
 // drop rows the full bound's screening finds failing again; on 118_ieee
 // ±10% at post-factor 1.5 the route needed more screening rounds than
 // bench/n1bound's three and fell back to the price cap (with the closure:
 // 149 then 153 kept pairs, 4 and 3 failing rows; without: 229 kept pairs,
-// certified 293.687 $/MWh). The closure is sound there too; it is left out
-// because it costs the N-1 bound its result.
+// certified 293.687 $/MWh; 24_ieee_rts ±10%: the cap instead of 50.8381).
+// The closure is sound there too; it is left out because it costs the N-1
+// bound its result.
 //
 // The tolerance: a bound within 1e-6·C of the cap is treated as the cap
 // (a checkable proof may raise a claimed bound by its dual's repair, and

@@ -115,9 +115,9 @@ type Network struct {
 
 	fact    *reducedFactor // LDLᵀ of the reduced Bbus (non-reference buses)
 	reduced []int          // internal bus → position in the reduced system, −1 for references
-	// flowgates counts the flowgate rows withFlowgates appended after the
-	// case's branches (0 for a network built from a case).
-	flowgates int
+	// n1Program marks a copy made by withFlowgates (the N-1 route's
+	// program, with or without flowgate rows).
+	n1Program bool
 }
 
 // NumBuses returns the number of in-service buses.
