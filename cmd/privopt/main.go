@@ -120,7 +120,7 @@ func printUsage(w io.Writer) {
 }
 
 // Version is the release of privopt this binary belongs to.
-const Version = "0.14.0"
+const Version = "0.15.0"
 
 // versionString returns "privopt VERSION" with the module version, the VCS
 // revision and the Go version the binary was built with, where known.
