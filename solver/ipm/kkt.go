@@ -512,10 +512,17 @@ func (ks *kktSystem) factorIdentity() error {
 // off-diagonal entries; the operations and their order are those of the
 // general loop, so the result is the same to the last bit.
 func (ks *kktSystem) mulK(out, x []float64) {
-	k := ks.k
 	clear(out)
+	ks.mulKCols(out, x, 0, ks.k.Cols)
+}
+
+// mulKCols adds to out the products of mulK's columns from ≤ j < to (each
+// column's entries above and on the diagonal and their symmetric
+// counterparts).
+func (ks *kktSystem) mulKCols(out, x []float64, from, to int) {
+	k := ks.k
 	nz := ks.n + ks.mr
-	for j := 0; j < k.Cols; j++ {
+	for j := from; j < to; j++ {
 		xj := x[j]
 		lo, hi := k.ColPtr[j], k.ColPtr[j+1]
 		if hi > lo && k.RowIdx[hi-1] == j {

@@ -81,6 +81,25 @@ func (eb *schurBlock) mulSC() {
 	symvUpper(len(eb.cols), r.Data, r.Stride, eb.xc, eb.sx)
 }
 
+// exactProduct gathers x_c = xr over the block's columns into eb.xc and
+// sets eb.xt = A_pᵀ(H_p⁻¹(A_p x_c)) (H_p = I when identity), the block's
+// Schur complement applied exactly; it records x_c as the argument of the
+// last H_p⁻¹ product (eb.hxc, eb.hok).
+func (eb *schurBlock) exactProduct(xr []float64, identity bool) {
+	for c, j := range eb.cols {
+		eb.xc[c] = xr[j]
+	}
+	eb.mulAp(eb.v, eb.xc)
+	if identity {
+		copy(eb.w, eb.v)
+	} else {
+		eb.cone.mulHinv(eb.w, eb.v)
+	}
+	copy(eb.hxc, eb.xc)
+	eb.hok = true
+	eb.mulApT(eb.xt, eb.w)
+}
+
 // mulApT sets out = A_pᵀ·v.
 func (eb *schurBlock) mulApT(out, v []float64) { eb.ap.MulTransVecTo(out, 1, v, 0) }
 
@@ -429,20 +448,9 @@ func (ks *kktSystem) mulReducedExact(out, xr []float64) {
 		if nc == 0 {
 			continue
 		}
-		for c, j := range eb.cols {
-			eb.xc[c] = xr[j]
-		}
+		eb.exactProduct(xr, ks.identity)
 		// − stored M·x_c
 		eb.mulSC()
-		eb.mulAp(eb.v, eb.xc)
-		if ks.identity {
-			copy(eb.w, eb.v)
-		} else {
-			eb.cone.mulHinv(eb.w, eb.v)
-		}
-		copy(eb.hxc, eb.xc)
-		eb.hok = true
-		eb.mulApT(eb.xt, eb.w)
 		for c, j := range eb.cols {
 			out[j] += eb.xt[c] - eb.sx[c]
 		}

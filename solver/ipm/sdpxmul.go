@@ -43,7 +43,7 @@ func (ks *kktSystem) sdpxBaseOf() *sdpxBase {
 // ‖A_pᵀH_p⁻¹A_p‖·‖x‖, is gone) and without 2·nc² multiply-adds per block.
 func (ks *kktSystem) sdpxMulReducedExact(out, xr []float64) {
 	k, base := ks.k, ks.sdpxBaseOf()
-	n, nz := ks.n, ks.n+ks.mr
+	n := ks.n
 	clear(out)
 	for j := 0; j < n; j++ {
 		xj := xr[j]
@@ -60,39 +60,12 @@ func (ks *kktSystem) sdpxMulReducedExact(out, xr []float64) {
 		}
 		out[j] += s
 	}
-	for j := n; j < k.Cols; j++ {
-		xj := xr[j]
-		var s float64
-		for q := k.ColPtr[j]; q < k.ColPtr[j+1]; q++ {
-			i, a := k.RowIdx[q], k.Val[q]
-			if i == j {
-				if j < nz {
-					a -= ks.eps * float64(ks.signs[j])
-				}
-				out[j] += a * xj
-				continue
-			}
-			out[i] += a * xj
-			s += a * xr[i]
-		}
-		out[j] += s
-	}
+	ks.mulKCols(out, xr, n, k.Cols)
 	for _, eb := range ks.elims {
 		if len(eb.cols) == 0 {
 			continue
 		}
-		for c, j := range eb.cols {
-			eb.xc[c] = xr[j]
-		}
-		eb.mulAp(eb.v, eb.xc)
-		if ks.identity {
-			copy(eb.w, eb.v)
-		} else {
-			eb.cone.mulHinv(eb.w, eb.v)
-		}
-		copy(eb.hxc, eb.xc)
-		eb.hok = true
-		eb.mulApT(eb.xt, eb.w)
+		eb.exactProduct(xr, ks.identity)
 		for c, j := range eb.cols {
 			out[j] += eb.xt[c]
 		}
