@@ -633,15 +633,7 @@ func TestOwnLoadMonotone(t *testing.T) {
 	defer lp.Close()
 	rng := rand.New(rand.NewPCG(3, 11))
 	priceAt := func(d []float64, i int) float64 {
-		for _, j := range m.vars {
-			if err := lp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		r, err := lp.Solve(context.Background())
-		if err != nil || r.Status != solver.Optimal {
-			t.Fatalf("market LP: %v %v", err, r.Status)
-		}
+		r := marketAt(t, m, lp, d)
 		return r.RowDual[m.balance[i]]
 	}
 	moved := 0

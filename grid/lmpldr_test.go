@@ -30,6 +30,23 @@ func marketLPSolver(t *testing.T, n *Network, dom LoadDomain, rules MarketRules)
 	return m, b, lp
 }
 
+// marketAt solves the market LP lp of m at the load vector d (the varying
+// buses' loads fixed at d) and returns its result; it fails the test
+// unless the LP is solved to optimality.
+func marketAt(t *testing.T, m *marketLP, lp *highs.LP, d []float64) *highs.LPResult {
+	t.Helper()
+	for _, j := range m.vars {
+		if err := lp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := lp.Solve(context.Background())
+	if err != nil || r.Status != solver.Optimal {
+		t.Fatalf("market LP: %v %v", err, r.Status)
+	}
+	return r
+}
+
 // ldrRules solves the decision rules of a network and domain with the
 // producer's code (solveLDR), and returns them with min over D of V.
 func ldrRules(t *testing.T, n *Network, dom LoadDomain, rules MarketRules) (*marketLP, *lpBuilder, float64, []*LMPDecisionRule) {
@@ -114,15 +131,7 @@ func TestLDRAtVertices(t *testing.T) {
 					t.Errorf("%s rule %d: cost %v at a vertex above the bound %v", name, q, cost, lb.costMax)
 				}
 				// V(d) and its duals.
-				for _, j := range m.vars {
-					if err := vlp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
-						t.Fatal(err)
-					}
-				}
-				r, err := vlp.Solve(context.Background())
-				if err != nil || r.Status != solver.Optimal {
-					t.Fatalf("V(d): %v %v", err, r.Status)
-				}
+				r := marketAt(t, m, vlp, d)
 				if r.Objective > cost+1e-6*(1+cost) {
 					t.Errorf("%s rule %d: V(d) %v above the rule's cost %v", name, q, r.Objective, cost)
 				}

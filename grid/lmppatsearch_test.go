@@ -151,15 +151,7 @@ func patsearchResolve(t *testing.T, n *Network, dom LoadDomain, m *marketLP, lp 
 				t.Fatalf("load %d of the pair outside the domain at bus %d", q, n.BusID[j])
 			}
 		}
-		for _, j := range m.vars {
-			if err := lp.SetColumnBounds(m.d[j], d[j], d[j]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		r, err := lp.Solve(context.Background())
-		if err != nil || r.Status != solver.Optimal {
-			t.Fatalf("market LP: %v %v", err, r.Status)
-		}
+		r := marketAt(t, m, lp, d)
 		v[q] = r.Objective
 	}
 	for j := range s.Load {
