@@ -12,12 +12,15 @@
 # below (measured with Clarabel 0.11.1, default features off, and these
 # tags of the crates' repositories):
 #
-#   amd            rwl/amd_order (0.2.2)     cfg-if        rust-lang/cfg-if v1.0.4
+#   amd            rwl/amd_order 0.2.2 (commit 20e7285, untagged)
+#   cfg-if         rust-lang/cfg-if v1.0.4
 #   itertools      rust-itertools v0.11.0    either        rayon-rs/either 1.15.0
 #   derive_builder colin-kiegel/rust-derive-builder v0.11.2 (a workspace)
 #   darling        TedDriggs/darling v0.14.4 (a workspace)
-#   ident_case     TedDriggs/ident_case (1.0.1)  strsim     rapidfuzz/strsim-rs v0.10.1
-#   fnv            servo/rust-fnv v1.0.7     enum_dispatch a GitHub mirror of it, v0.3.13
+#   ident_case     TedDriggs/ident_case 1.0.1 (commit bf0d863, untagged)
+#   strsim         rapidfuzz/strsim-rs v0.10.1
+#   fnv            servo/rust-fnv v1.0.7
+#   enum_dispatch  a GitHub mirror of antonok/enum_dispatch (e.g. n8pjl/enum_dispatch) v0.3.13
 #   once_cell      matklad/once_cell v1.21.3 lazy_static   rust-lang-nursery/lazy-static.rs 1.5.0
 #   num-traits     rust-num/num-traits num-traits-0.2.19   autocfg cuviper/autocfg 1.5.0
 #   thiserror      dtolnay/thiserror 1.0.69  syn2, syn1    dtolnay/syn 2.0.119, 1.0.109

@@ -9,9 +9,11 @@
 # ECOS_SOURCE_DIR is a checkout of the public ECOS repository (embotech/ecos,
 # measured with 2.0.10); ECOS's code is only compiled, never copied into this
 # repository. The build happens in a temporary directory; OUTPUT_BINARY
-# defaults to ./ecos_solve. ECOS's own flags (ecos.mk: -O2, long indices) are
-# kept, its iteration printing is compiled out (PRINTLEVEL stays, verbose = 0
-# is set per solve) and its Ctrl-C handler is off.
+# defaults to ./ecos_solve. ECOS's own flags (ecos.mk: -O2, long indices, the
+# Ctrl-C handler on) are kept; its iteration printing stays compiled in
+# (PRINTLEVEL 2 of glblopts.h) and is silenced by verbose = 0 per solve.
+# libecos.a needs src/, include/ and external/ only (a checkout lacking
+# test/'s large MPC headers builds the same).
 set -euo pipefail
 
 die() { printf 'build-ecos: ERROR: %s\n' "$*" >&2; exit 1; }
