@@ -88,7 +88,7 @@ type result struct {
 func main() {
 	reps := flag.Int("reps", 3, "repetitions (fastest wall, smallest CPU kept)")
 	half := flag.String("half", "both", "tune, heldout or both")
-	groups := flag.String("groups", "rand,transp,assign,dcopf", "instance groups")
+	groups := flag.String("groups", "rand,transp,assign,cover,dcopf", "instance groups")
 	limit := flag.Duration("time-limit", 60*time.Second, "time limit of one solve")
 	flag.Parse()
 	insts, err := instances(*groups, *half)
@@ -288,6 +288,21 @@ func rules() []rule {
 			return "h"
 		}})
 	}
+	for _, d := range []float64{10, 20, 40} {
+		rs = append(rs, rule{fmt.Sprintf("(c) IPM first < 20000 when distinct q/cols ≥ 0.5 and nnz/col ≤ %g", d), func(f features) string {
+			if f.nnz <= 2000 {
+				return "i"
+			}
+			if f.nnz >= 20000 {
+				return "c"
+			}
+			if f.distinctQ >= 0.5 && f.nnzPerCol <= d {
+				return "i"
+			}
+			return "h"
+		}})
+	}
+	rs = append(rs, rule{"auto.New (this build)", nil})
 	return rs
 }
 
@@ -327,7 +342,12 @@ func score(insts []instance, res map[string]map[string]result, h string) {
 				x := res[in.name]
 				bc := math.Min(x["auto-h"].cpu, x["auto-i"].cpu)
 				bw := math.Min(x["auto-h"].wall, x["auto-i"].wall)
-				c := x["auto-"+r.pick(featuresOf(in.p))]
+				var c result
+				if r.pick == nil {
+					c = x["auto-"+defaultRoute(in.p)]
+				} else {
+					c = x["auto-"+r.pick(featuresOf(in.p))]
+				}
 				sc += math.Log(c.cpu / bc)
 				sw += math.Log(c.wall / bw)
 				k++
@@ -374,6 +394,14 @@ func instances(groups, half string) ([]instance, error) {
 					out = append(out, instance{fmt.Sprintf("assign_%d_s%d", n, seed), g, halfOf(seed), assignLP(rng, n)})
 				}
 			}
+		case "cover":
+			// a class held out whole: no seed of it tunes the rule
+			for _, n := range []int{400, 800, 1500, 2200, 3000} {
+				for seed := 1; seed <= 2; seed++ {
+					rng := rand.New(rand.NewPCG(uint64(seed), uint64(n)))
+					out = append(out, instance{fmt.Sprintf("cover_%d_s%d", n, seed), g, "heldout", coverLP(rng, n)})
+				}
+			}
 		case "dcopf":
 			for _, c := range []struct{ name, half string }{
 				{"24_ieee_rts", "tune"}, {"30_ieee", "heldout"}, {"57_ieee", "tune"},
@@ -389,7 +417,7 @@ func instances(groups, half string) ([]instance, error) {
 				}
 			}
 		default:
-			return nil, fmt.Errorf("group %q, must be rand, transp, assign or dcopf", g)
+			return nil, fmt.Errorf("group %q, must be rand, transp, assign, cover or dcopf", g)
 		}
 	}
 	var kept []instance
@@ -496,6 +524,35 @@ func assignLP(rng *rand.Rand, n int) *solver.Problem {
 		}
 	}
 	return &solver.Problem{Q: q, A: t.ToCSC(), B: b, Cones: []cone.Cone{cone.NewZero(2 * n), cone.NewNonnegative(nv)}}
+}
+
+// coverLP is the LP relaxation of a random set cover: n sets over n/2
+// elements, every set covering 5 random elements, costs uniform on [1, 2]:
+// min cᵀx s.t. Σ_{sets covering e} x ≥ 1 for every element e, x ≥ 0 (every
+// element covered by some set).
+func coverLP(rng *rand.Rand, n int) *solver.Problem {
+	m := n / 2
+	t := sparse.NewTriplets(m+n, n, 6*n+m)
+	covered := make([]bool, m)
+	q := make([]float64, n)
+	for j := 0; j < n; j++ {
+		q[j] = 1 + rng.Float64()
+		for _, e := range rng.Perm(m)[:5] {
+			t.Append(e, j, -1)
+			covered[e] = true
+		}
+		t.Append(m+j, j, -1)
+	}
+	for e := range covered {
+		if !covered[e] {
+			t.Append(e, rng.IntN(n), -1)
+		}
+	}
+	b := make([]float64, m+n)
+	for e := 0; e < m; e++ {
+		b[e] = -1
+	}
+	return &solver.Problem{Q: q, A: t.ToCSC(), B: b, Cones: []cone.Cone{cone.NewNonnegative(m + n)}}
 }
 
 // dcopf returns the DC-OPF LPs of the named PGLib case as bench/smallconic
