@@ -14,23 +14,27 @@ import (
 //
 // d(q) the number of distinct nonzero values among the cost coefficients
 // q₁ … qₙ. Measured by bench/midlp (BENCHMARKS.md, "Mid-size LPs on the
-// default route, round 11"), HiGHS's simplex CPU time against the IPM's
-// on LPs of 2,000–20,000 nonzeros:
+// default route, round 11"), CPU time of HiGHS's simplex alone against the
+// IPM's alone on LPs of 2,000–20,000 nonzeros:
 //
-//   - random sparse LPs (d(q)/n = 1, nnz/n = 7): the IPM 2.1–5.3× faster;
+//   - random sparse LPs (d(q)/n = 1, nnz/n = 7): the IPM 2.2–5.4× faster;
+//   - random set-cover LPs (d(q)/n = 1, nnz/n = 6): the IPM 2.7–14.5×
+//     faster;
 //   - transportation and assignment LPs (integer costs on 1–20 and 1–100:
-//     d(q)/n ≤ 0.13, nnz/n = 3): HiGHS 1.2–3.8× faster, its presolve and
+//     d(q)/n ≤ 0.13, nnz/n = 3): HiGHS 1.2–4.6× faster, its presolve and
 //     pivots gain from the ties (a degenerate optimal face);
 //   - DC-OPF LPs of PGLib cases (B-θ: d(q)/n ≤ 0.15; PTDF: nnz/n ≥ 47, a
-//     dense row per line limit over few generator columns): HiGHS 1.5–2.7×
+//     dense row per line limit over few generator columns): HiGHS 1.5–3.2×
 //     faster.
 //
-// The distinct-cost fraction was chosen on the tune half (every value in
-// (0.35, 1] separates it the same way); the column density bound was added
-// when the held-out half's 89-bus PTDF LP (d(q)/n = 1, nnz/n = 369, HiGHS
-// 2.7× faster) showed d(q)/n alone does not separate the DC-OPF LPs; the
-// random set-cover LPs, a class held out whole (d(q)/n = 1, nnz/n = 6), are
-// 2–14× faster IPM first and take it.
+// The distinct-cost fraction was chosen on the tune half (every threshold
+// in (0.35, 1] separates it the same way); the column-density bound was
+// added when the held-out half's 89-bus PTDF LP (d(q)/n = 1, nnz/n = 369,
+// HiGHS 2× faster) showed that d(q)/n alone does not separate the DC-OPF
+// LPs (every bound in [7, 369) does the same on both halves). The set-cover
+// LPs, a class held out whole, take the IPM first as measured best. The
+// rule costs one sort of q: 53 µs at n = 6,300, about 1% of HiGHS's solve
+// of that transportation LP.
 const (
 	DefaultMidLPDistinctCost = 0.5
 	DefaultMidLPNnzPerCol    = 20
