@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/bench/internal/cputime"
+	"github.com/privopt/privopt/bench/internal/pglibcase"
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/internal/shareddata"
@@ -402,6 +403,14 @@ func instances(groups, half string) ([]instance, error) {
 					out = append(out, instance{fmt.Sprintf("cover_%d_s%d", n, seed), g, "heldout", coverLP(rng, n)})
 				}
 			}
+		case "release":
+			// the LMP-bound benchmarks' LPs (bench/internal/pglibcase: 20
+			// secant segments, the PowerModels DC model), held out whole
+			ps, err := releaseLPs([]string{"24_ieee_rts", "30_ieee", "57_ieee", "89_pegase", "118_ieee", "300_ieee", "1354_pegase"})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ps...)
 		case "dcopf":
 			for _, c := range []struct{ name, half string }{
 				{"24_ieee_rts", "tune"}, {"30_ieee", "heldout"}, {"57_ieee", "tune"},
@@ -417,7 +426,7 @@ func instances(groups, half string) ([]instance, error) {
 				}
 			}
 		default:
-			return nil, fmt.Errorf("group %q, must be rand, transp, assign, cover or dcopf", g)
+			return nil, fmt.Errorf("group %q, must be rand, transp, assign, cover, dcopf or release", g)
 		}
 	}
 	var kept []instance
@@ -553,6 +562,40 @@ func coverLP(rng *rand.Rand, n int) *solver.Problem {
 		b[e] = -1
 	}
 	return &solver.Problem{Q: q, A: t.ToCSC(), B: b, Cones: []cone.Cone{cone.NewNonnegative(m + n)}}
+}
+
+// releaseLPs returns the B-θ and PTDF DC-OPF LPs of the named cases as
+// pglibcase.Load builds their networks (the LMP-bound benchmarks' model),
+// leaving out LPs of more than 100,000 nonzeros (the concurrent route's
+// size, beyond this measurement).
+func releaseLPs(names []string) ([]instance, error) {
+	dir, err := shareddata.Dir()
+	if err != nil {
+		return nil, fmt.Errorf("release needs the shared data folder: %w", err)
+	}
+	var out []instance
+	for _, name := range names {
+		nw, err := pglibcase.Load(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range []grid.Formulation{grid.BTheta, grid.PTDF} {
+			o, err := nw.BuildOPF(grid.OPFOptions{Formulation: f})
+			if err != nil {
+				return nil, fmt.Errorf("case %s %v: %w", name, f, err)
+			}
+			cn, err := o.Model.Canonicalize()
+			if err != nil {
+				return nil, fmt.Errorf("case %s %v: %w", name, f, err)
+			}
+			p := cn.Problem
+			if !p.IsLinearConic() || (p.P != nil && p.P.Nnz() > 0) || p.A.Nnz() > 100000 {
+				continue
+			}
+			out = append(out, instance{name: fmt.Sprintf("release-%v_%s", f, name), group: "release", half: "heldout", p: p})
+		}
+	}
+	return out, nil
 }
 
 // dcopf returns the DC-OPF LPs of the named PGLib case as bench/smallconic
