@@ -59,7 +59,11 @@
 // Settings.TimeLimit) and the better of the two answers is returned, in the
 // order Optimal > certified infeasibility > AlmostOptimal > the first answer
 // (between two AlmostOptimal answers, the one with the smaller re-checked
-// violation, objective sensitivity included).
+// violation, objective sensitivity included). When no answer ended the
+// route and the one kept claims infeasibility or unboundedness without a
+// verified certificate, the feasibility problem is solved along the route
+// and its verified Farkas certificate, if any, answers PrimalInfeasible
+// (certifyInfeasible): the backends' uncertified claims can disagree.
 // Solution.Solver names the backend that answered, Solution.Fallback the one
 // whose answer was rejected, and Solution.Diagnostic says why.
 package auto
@@ -224,6 +228,8 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 	}
 	if best.Status == solver.DualInfeasible && accepted(best) {
 		best = s.confirmFeasible(ctx, p, set, start, best)
+	} else if uncertifiedClaim(best) && ctx.Err() == nil {
+		best = s.certifyInfeasible(ctx, p, set, start, best)
 	}
 	if len(r.tried) > 1 {
 		msg := "tried " + joinTried(r.tried) + "; answered by " + best.Solver

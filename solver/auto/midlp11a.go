@@ -1,7 +1,11 @@
 package auto
 
 import (
+	"context"
+	"fmt"
+	"math"
 	"sort"
+	"time"
 
 	"github.com/privopt/privopt/solver"
 )
@@ -76,4 +80,62 @@ func distinctNonzero(v []float64) int {
 		}
 	}
 	return d
+}
+
+// uncertifiedClaim reports whether sol claims infeasibility or
+// unboundedness without a certificate that passed CheckCertificate (none
+// given, or removed by Solve).
+func uncertifiedClaim(sol *solver.Solution) bool {
+	return (sol.Status == solver.PrimalInfeasible || sol.Status == solver.DualInfeasible) && !accepted(sol)
+}
+
+// certifyInfeasible is Solve's last step when no backend ended the route
+// and the answer kept is an uncertified claim of infeasibility or
+// unboundedness (claim): the backends may have disagreed (on a random
+// primal-infeasible LP of 800 variables, bench/smallconic's lpinf family,
+// the IPM claimed unbounded with a ray that failed the re-check and HiGHS
+// claimed infeasible without a dual ray), and which claim was kept depended
+// on the route's order. The feasibility problem (p with q = 0, P = 0,
+// which cannot be unbounded) is solved along the same route within what
+// remains of the time limit; when it ends with a verified Farkas
+// certificate y (Aᵀy = 0, y ∈ K*, bᵀy < 0, checked by Solve on the
+// feasibility problem, whose A, b and cones are p's), p is primal
+// infeasible and that answer is returned; otherwise claim is returned with
+// a diagnostic saying so. p's own objective must not be zero (the
+// feasibility problem would be p itself).
+func (s *Solver) certifyInfeasible(ctx context.Context, p *solver.Problem, set solver.Settings, start time.Time, claim *solver.Solution) *solver.Solution {
+	zero := p.P == nil || p.P.Nnz() == 0
+	for _, v := range p.Q {
+		if v != 0 {
+			zero = false
+		}
+	}
+	if zero {
+		return claim
+	}
+	if set.TimeLimit > 0 {
+		set.TimeLimit -= time.Since(start)
+		if set.TimeLimit <= 0 {
+			return claim
+		}
+	}
+	feas := *p
+	feas.P = nil
+	feas.Q = make([]float64, p.NumVars())
+	feas.R = 0
+	sol, err := s.Solve(ctx, &feas, set)
+	if err != nil || sol.Status != solver.PrimalInfeasible || !accepted(sol) {
+		var what string
+		if err != nil {
+			what = err.Error()
+		} else {
+			what = describe(sol)
+		}
+		claim.Diagnostic = appendMsg(claim.Diagnostic, "the feasibility problem did not certify infeasibility ("+what+")")
+		return claim
+	}
+	sol.Objective, sol.DualObjective = math.Inf(1), math.Inf(1)
+	sol.Fallback = claim.Solver
+	sol.Diagnostic = fmt.Sprintf("no backend certified its answer (%s); the feasibility problem did: %s", describe(claim), describe(sol))
+	return sol
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/auto"
 	"github.com/privopt/privopt/solver/highs"
+	"github.com/privopt/privopt/solver/ipm"
 	"github.com/privopt/privopt/sparse"
 )
 
@@ -194,5 +195,52 @@ func BenchmarkMidLPFavoursIPM(b *testing.B) {
 				auto.MidLPFavoursIPM(c.p)
 			}
 		})
+	}
+}
+
+// rayClaimer claims "unbounded" without a ray on every problem with a
+// nonzero cost and hands the feasibility problem (q = 0) to the IPM.
+type rayClaimer struct{}
+
+func (rayClaimer) Name() string              { return "ray-claimer" }
+func (rayClaimer) Supports(k cone.Kind) bool { return k == cone.Zero || k == cone.Nonnegative }
+func (rayClaimer) Solve(ctx context.Context, p *solver.Problem, set solver.Settings) (*solver.Solution, error) {
+	for _, v := range p.Q {
+		if v != 0 {
+			return &solver.Solution{Status: solver.DualInfeasible, Solver: "ray-claimer", Diagnostic: "stub answer"}, nil
+		}
+	}
+	return ipm.New().Solve(ctx, p, set)
+}
+
+// TestUncertifiedClaimsResolved: min x s.t. x ≥ 1, −x ≥ 0 is primal
+// infeasible (y = (1, 1) gives Aᵀy = 0, bᵀy = −1). When the first backend
+// claims "unbounded" without a ray and the second "infeasible" without a
+// certificate, the route solves the feasibility problem and answers
+// PrimalInfeasible with a Farkas certificate that passes CheckCertificate.
+func TestUncertifiedClaimsResolved(t *testing.T) {
+	tr := sparse.NewTriplets(2, 1, 2)
+	tr.Append(0, 0, -1)
+	tr.Append(1, 0, 1)
+	p := &solver.Problem{Q: []float64{1}, A: tr.ToCSC(), B: []float64{-1, 0}, Cones: []cone.Cone{cone.NewNonnegative(2)}}
+	s, err := auto.NewWith(stub{"no-certificate", solver.PrimalInfeasible}, rayClaimer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Route(p)[0].Name(); got != "ray-claimer" {
+		t.Fatalf("first backend %s, want ray-claimer (a small LP)", got)
+	}
+	sol, err := s.Solve(context.Background(), p, solver.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Status != solver.PrimalInfeasible || sol.Y == nil {
+		t.Fatalf("got %v (Y %v; %s), want primal infeasible with a certificate", sol.Status, sol.Y, sol.Diagnostic)
+	}
+	if err := solver.CheckCertificate(p, sol, auto.CertificateTolerance); err != nil {
+		t.Errorf("certificate %v fails on p: %v", sol.Y, err)
+	}
+	if sol.Fallback != "ray-claimer" {
+		t.Errorf("fallback %q, want ray-claimer (the claim replaced)", sol.Fallback)
 	}
 }
