@@ -21,15 +21,15 @@ import (
 // default route, round 11"), CPU time of HiGHS's simplex alone against the
 // IPM's alone on LPs of 2,000–20,000 nonzeros:
 //
-//   - random sparse LPs (d(q)/n = 1, nnz/n = 7): the IPM 2.2–5.4× faster;
-//   - random set-cover LPs (d(q)/n = 1, nnz/n = 6): the IPM 2.7–14.5×
+//   - random sparse LPs (d(q)/n = 1, nnz/n = 7): the IPM 2.1–5.5× faster;
+//   - random set-cover LPs (d(q)/n = 1, nnz/n = 6): the IPM 2.6–14.6×
 //     faster;
 //   - transportation and assignment LPs (integer costs on 1–20 and 1–100:
-//     d(q)/n ≤ 0.13, nnz/n = 3): HiGHS 1.2–4.6× faster, its presolve and
+//     d(q)/n ≤ 0.13, nnz/n = 3): HiGHS 1.4–4.3× faster, its presolve and
 //     pivots gain from the ties (a degenerate optimal face);
-//   - DC-OPF LPs of PGLib cases (B-θ: d(q)/n ≤ 0.15; PTDF: nnz/n ≥ 47, a
-//     dense row per line limit over few generator columns): HiGHS 1.5–3.2×
-//     faster.
+//   - DC-OPF LPs of PGLib cases (B-θ: d(q)/n ≤ 0.16; PTDF: nnz/n ≥ 46, a
+//     dense row per line limit over few generator columns): HiGHS 1.25–3.3×
+//     faster (the releases' LPs, 20-segment costs, alike).
 //
 // The distinct-cost fraction was chosen on the tune half (every threshold
 // in (0.35, 1] separates it the same way); the column-density bound was
@@ -37,8 +37,8 @@ import (
 // HiGHS 2× faster) showed that d(q)/n alone does not separate the DC-OPF
 // LPs (every bound in [7, 369) does the same on both halves). The set-cover
 // LPs, a class held out whole, take the IPM first as measured best. The
-// rule costs one sort of q: 53 µs at n = 6,300, about 1% of HiGHS's solve
-// of that transportation LP.
+// rule costs one sort of q: 53 µs at n = 6,300, about 1% of HiGHS's 5.8 ms
+// on that transportation LP.
 const (
 	DefaultMidLPDistinctCost = 0.5
 	DefaultMidLPNnzPerCol    = 20
