@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/grid"
+	"github.com/privopt/privopt/internal/shareddata"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/auto"
 	"github.com/privopt/privopt/solver/highs"
@@ -242,5 +244,60 @@ func TestUncertifiedClaimsResolved(t *testing.T) {
 	}
 	if sol.Fallback != "ray-claimer" {
 		t.Errorf("fallback %q, want ray-claimer (the claim replaced)", sol.Fallback)
+	}
+}
+
+// TestMidLPDCOPFKeepsHiGHS: the DC-OPF LPs of PGLib cases in the mid-size
+// range keep HiGHS first — the 89-bus PTDF LP (12 generator columns, every
+// cost distinct, 369 nonzeros per column) by its column density, the
+// 300-bus B-θ LP (d(q)/n = 0.15) by its ties — and the default route's
+// objective agrees with HiGHS alone to 1e-6 relative.
+func TestMidLPDCOPFKeepsHiGHS(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    grid.Formulation
+	}{{"89_pegase", grid.PTDF}, {"300_ieee", grid.BTheta}, {"24_ieee_rts", grid.PTDF}} {
+		cs, err := grid.ReadCase(shareddata.Path(t, "pglib/pglib_opf_case"+c.name+".m"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nw, err := grid.NewNetwork(cs, grid.DCOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := nw.BuildOPF(grid.OPFOptions{Formulation: c.f, LinearCost: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cn, err := o.Model.Canonicalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := cn.Problem
+		if nnz := p.A.Nnz(); nnz <= auto.DefaultSmallLPNnz || nnz >= auto.DefaultConcurrentNnz {
+			t.Fatalf("%s %v: nnz %d outside the mid-size range", c.name, c.f, nnz)
+		}
+		if auto.MidLPFavoursIPM(p) {
+			t.Errorf("%s %v: MidLPFavoursIPM true, want false", c.name, c.f)
+		}
+		s := auto.New()
+		if got := s.Route(p)[0].Name(); got != "highs" {
+			t.Errorf("%s %v: first backend %s, want highs", c.name, c.f, got)
+		}
+		ctx := context.Background()
+		sol, err := s.Solve(ctx, p, solver.Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := highs.New().Solve(ctx, p, solver.Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sol.Status != solver.Optimal || ref.Status != solver.Optimal {
+			t.Fatalf("%s %v: auto %v, highs %v; want both optimal", c.name, c.f, sol.Status, ref.Status)
+		}
+		if d := math.Abs(sol.Objective - ref.Objective); d > 1e-6*math.Max(1, math.Abs(ref.Objective)) {
+			t.Errorf("%s %v: objective %.12g, HiGHS %.12g", c.name, c.f, sol.Objective, ref.Objective)
+		}
 	}
 }
