@@ -7,6 +7,8 @@
 //
 //	LP (zero/nonnegative cones, P = 0)       highs → ipm
 //	  with ≤ DefaultSmallLPNnz nonzeros      ipm → highs (not with SmallLPNnz < 0 or Settings.Warm)
+//	  with < DefaultConcurrentNnz nonzeros,  ipm → highs (likewise; MidLPFavoursIPM)
+//	    sparse columns, mostly distinct costs
 //	  with ≥ DefaultConcurrentNnz nonzeros   highs ∥ ipm (concurrent: first certified answer)
 //	convex QP (same cones, P ≠ 0)            ipm → highs
 //	any other cone                           ipm
@@ -16,7 +18,13 @@
 // few pivots; on smaller LPs the IPM's ten or so iterations cost less than
 // the simplex's setup and pivots (BENCHMARKS.md, "Small LPs on the default
 // route, round 9": on random LPs of 10–400 variables and on PGLib DC-OPF
-// LPs, see SmallLP). For QPs HiGHS's active-set solver failed the re-check
+// LPs, see SmallLP). Between the two sizes the IPM also goes first on LPs
+// with sparse columns and mostly distinct costs, where the simplex's pivots
+// dominate (random sparse and set-cover LPs: the IPM 2–14× faster), while
+// degenerate LPs (few distinct costs: transportation, assignment, B-θ
+// DC-OPF) and LPs of few dense columns (PTDF DC-OPF) keep HiGHS first
+// (BENCHMARKS.md, "Mid-size LPs on the default route, round 11"; see
+// MidLPFavoursIPM). For QPs HiGHS's active-set solver failed the re-check
 // or stalled on a third of the Maros–Mészáros set (BENCHMARKS.md, "Public
 // benchmark libraries"), while the interior-point method solves them, so
 // QPs start with the IPM.
@@ -51,7 +59,11 @@
 // Settings.TimeLimit) and the better of the two answers is returned, in the
 // order Optimal > certified infeasibility > AlmostOptimal > the first answer
 // (between two AlmostOptimal answers, the one with the smaller re-checked
-// violation, objective sensitivity included).
+// violation, objective sensitivity included). When no answer ended the
+// route and the one kept claims infeasibility or unboundedness without a
+// verified certificate, the feasibility problem is solved along the route
+// and its verified Farkas certificate, if any, answers PrimalInfeasible
+// (certifyInfeasible): the backends' uncertified claims can disagree.
 // Solution.Solver names the backend that answered, Solution.Fallback the one
 // whose answer was rejected, and Solution.Diagnostic says why.
 package auto
@@ -159,7 +171,9 @@ func (s *Solver) route(p *solver.Problem, set solver.Settings) []solver.Solver {
 
 // SmallLP reports whether the LP p starts with the interior-point backend:
 // A has at most DefaultSmallLPNnz nonzeros (or Solver.SmallLPNnz; negative:
-// never). The number of nonzeros bounds the work of one IPM iteration
+// never), or MidLPFavoursIPM(p) holds (more nonzeros than that but fewer
+// than DefaultConcurrentNnz, sparse columns and mostly distinct costs; not
+// with SmallLPNnz < 0). The number of nonzeros bounds the work of one IPM iteration
 // (the KKT factorization), while the simplex's work grows with its number
 // of pivots, which no size measures: on the random LPs the IPM stays ahead
 // up to 400 variables (2,800 nonzeros), on the DC-OPF LPs HiGHS is ahead
@@ -170,7 +184,7 @@ func (s *Solver) SmallLP(p *solver.Problem) bool {
 	if k == 0 {
 		k = DefaultSmallLPNnz
 	}
-	return k > 0 && p.A.Nnz() <= k
+	return k > 0 && (p.A.Nnz() <= k || MidLPFavoursIPM(p))
 }
 
 // Solve solves p along Route(p), or on the concurrent route when
@@ -214,6 +228,8 @@ func (s *Solver) Solve(ctx context.Context, p *solver.Problem, set solver.Settin
 	}
 	if best.Status == solver.DualInfeasible && accepted(best) {
 		best = s.confirmFeasible(ctx, p, set, start, best)
+	} else if uncertifiedClaim(best) && ctx.Err() == nil {
+		best = s.certifyInfeasible(ctx, p, set, start, best)
 	}
 	if len(r.tried) > 1 {
 		msg := "tried " + joinTried(r.tried) + "; answered by " + best.Solver
