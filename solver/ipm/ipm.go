@@ -29,9 +29,10 @@ type Solver struct {
 	set Settings
 }
 
-// New returns an interior-point solver with default settings.
+// init registers the solver under its name, "ipm", for solver.ByName.
 func init() { solver.Register("ipm", func() solver.Solver { return New() }) }
 
+// New returns an interior-point solver with default settings.
 func New() *Solver { return &Solver{} }
 
 // NewWithSettings returns a solver with the given settings (zero fields mean
