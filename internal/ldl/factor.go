@@ -355,11 +355,9 @@ func (f *Factor) numeric() error {
 			y[i] = 0
 			p0 := lp[i]
 			p1 := p0 + lnz[i]
-			lii := li[p0:p1]
-			lxi := lx[p0:p1]
-			lxi = lxi[:len(lii)]
-			for t, ri := range lii {
-				y[ri] -= lxi[t] * yi
+			// an index loop, as in solvePermuted
+			for p := p0; p < p1; p++ {
+				y[li[p]] -= lx[p] * yi
 			}
 			lki := yi * dinv[i]
 			dk -= lki * yi
