@@ -355,11 +355,9 @@ func (f *Factor) numeric() error {
 			y[i] = 0
 			p0 := lp[i]
 			p1 := p0 + lnz[i]
-			lii := li[p0:p1]
-			lxi := lx[p0:p1]
-			lxi = lxi[:len(lii)]
-			for t, ri := range lii {
-				y[ri] -= lxi[t] * yi
+			// an index loop, as in solvePermuted
+			for p := p0; p < p1; p++ {
+				y[li[p]] -= lx[p] * yi
 			}
 			lki := yi * dinv[i]
 			dk -= lki * yi
@@ -453,12 +451,12 @@ func (f *Factor) solvePermuted(x []float64) {
 		if xj == 0 {
 			continue
 		}
-		p0, p1 := lp[j], lp[j+1]
-		lij := li[p0:p1]
-		lxj := lx[p0:p1]
-		lxj = lxj[:len(lij)]
-		for t, i := range lij {
-			x[i] -= lxj[t] * xj
+		// index loops, not subslices: the columns of small KKT factors
+		// hold about three entries, and two slice headers per column cost
+		// as much as the products (instruction counts, BENCHMARKS.md
+		// "Small exp-cone solves, round 11"); same operations, same order
+		for p, p1 := lp[j], lp[j+1]; p < p1; p++ {
+			x[li[p]] -= lx[p] * xj
 		}
 	}
 	dinv = dinv[:n]
@@ -466,13 +464,9 @@ func (f *Factor) solvePermuted(x []float64) {
 		x[j] *= dinv[j]
 	}
 	for j := n - 1; j >= 0; j-- {
-		p0, p1 := lp[j], lp[j+1]
-		lij := li[p0:p1]
-		lxj := lx[p0:p1]
-		lxj = lxj[:len(lij)]
 		s := x[j]
-		for t, i := range lij {
-			s -= lxj[t] * x[i]
+		for p, p1 := lp[j], lp[j+1]; p < p1; p++ {
+			s -= lx[p] * x[li[p]]
 		}
 		x[j] = s
 	}

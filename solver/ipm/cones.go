@@ -130,7 +130,7 @@ func (c *nonnegCone) unitInit(s, z []float64) {
 func (c *nonnegCone) margin(v []float64) float64 {
 	m := math.Inf(1)
 	for _, x := range v {
-		m = math.Min(m, x)
+		m = min(m, x)
 	}
 	return m
 }
@@ -174,10 +174,10 @@ func (c *nonnegCone) stepLength(dz, ds, z, s []float64, a float64) (float64, flo
 	az, as := a, a
 	for i := range dz {
 		if dz[i] < 0 {
-			az = math.Min(az, -z[i]/dz[i])
+			az = min(az, -z[i]/dz[i])
 		}
 		if ds[i] < 0 {
-			as = math.Min(as, -s[i]/ds[i])
+			as = min(as, -s[i]/ds[i])
 		}
 	}
 	return az, as

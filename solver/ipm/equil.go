@@ -70,7 +70,7 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 		return sc
 	}
 	lo, hi := set.EquilibrationMin, set.EquilibrationMax
-	clip := func(v float64) float64 { return math.Min(math.Max(v, lo), hi) }
+	clip := func(v float64) float64 { return min(max(v, lo), hi) }
 	// dcol, erow: this pass's factors; ncol, nrow: the norms of the next
 	// pass, gathered in the sweep that scales A (fused, so every pass but
 	// the first reads A once instead of twice; the products are the same)
@@ -225,8 +225,8 @@ func symColMax(p *sparse.CSC, dcol []float64) {
 		for k := p.ColPtr[j]; k < p.ColPtr[j+1]; k++ {
 			i := p.RowIdx[k]
 			v := math.Abs(p.Val[k])
-			dcol[j] = math.Max(dcol[j], v)
-			dcol[i] = math.Max(dcol[i], v)
+			dcol[j] = max(dcol[j], v)
+			dcol[i] = max(dcol[i], v)
 		}
 	}
 }
@@ -271,7 +271,7 @@ func symMulVec(out []float64, p *sparse.CSC, x []float64) {
 func (sc *scaling) rowSpread() float64 {
 	lo, hi := math.Inf(1), 0.0
 	for _, f := range sc.e {
-		lo, hi = math.Min(lo, f), math.Max(hi, f)
+		lo, hi = min(lo, f), max(hi, f)
 	}
 	if len(sc.e) == 0 {
 		return 1

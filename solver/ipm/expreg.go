@@ -64,8 +64,8 @@ func (ks *kktSystem) expAbsResidualBound(x, b []float64) float64 {
 	var m, nb float64
 	for i, v := range out {
 		ab := math.Abs(b[i])
-		m = math.Max(m, v+ab)
-		nb = math.Max(nb, ab)
+		m = max(m, v+ab)
+		nb = max(nb, ab)
 	}
 	return 0x1p-53 * m / (1 + nb)
 }

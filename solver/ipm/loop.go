@@ -536,16 +536,16 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 func (w *workspace) stepLength(amax float64) float64 {
 	a := amax
 	if w.dtau < 0 {
-		a = math.Min(a, -w.tau/w.dtau)
+		a = min(a, -w.tau/w.dtau)
 	}
 	if w.dkappa < 0 {
-		a = math.Min(a, -w.kappa/w.dkappa)
+		a = min(a, -w.kappa/w.dkappa)
 	}
 	for i, c := range w.cones {
 		az, as := c.stepLength(w.block(w.dz, i), w.block(w.ds, i), w.block(w.z, i), w.block(w.s, i), a)
-		a = math.Min(a, math.Min(az, as))
+		a = min(a, min(az, as))
 	}
-	return math.Max(a, 0)
+	return max(a, 0)
 }
 
 // centrality returns the barrier-based proximity measure of Clarabel for the
