@@ -1,0 +1,170 @@
+package grid
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+)
+
+// LMPPatternSplit records one congestion-pattern split of the default
+// route (patternSplitStep): bus Bus's price bound went from Before to
+// After (the largest of the parts' proven bounds, patternPartBound) by the
+// parts of the branch From–To, whose part MIPs ran with the row π ≥ Cutoff
+// (the largest bound of the buses not split); Work is the work units it
+// used. Verification re-runs the same step with the same budget
+// (LMPEvidence.PatternSplitWork), so the records are a trace, not a proof.
+type LMPPatternSplit struct {
+	Bus    int     `json:"bus"`
+	From   int     `json:"from"`
+	To     int     `json:"to"`
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	Cutoff float64 `json:"cutoff"`
+	Work   float64 `json:"work"`
+}
+
+// patternSplitBand and patternSplitMaxBuses select the buses the split
+// step works on: the varying buses whose tightened price bound is at least
+// patternSplitBand times the largest one, at most patternSplitMaxBuses of
+// them, largest first. Measured on 300_ieee ±10%: after the default
+// tightening the three largest bounds are 1000, 990.9, 990.9 and the fourth
+// is below 0.9 of the largest (BENCHMARKS.md, "300-bus pattern split on the
+// default route, round 11").
+const (
+	patternSplitBand     = 0.9
+	patternSplitMaxBuses = 3
+)
+
+// patternSplitStep lowers the price bounds piHi of the buses holding the
+// largest bounds by the congestion-pattern split of lmppattern.go, within
+// the deterministic work budget work (work units as TighteningWork,
+// shared equally by the selected buses; for a bus with p non-empty parts,
+// each part gets a 1/(2p) share for its own tightening (3 passes) and a
+// 1/(2p) share as its MIP's LP-iteration limit, the share divided by the
+// KKT program's rows plus columns).
+//
+// Branch: the one carrying the bus's relaxed price, the largest congestion
+// dual share |μ_l · PTDF_l,i| at the maximizer of the linear relaxation of
+// the bus's KKT program (own load at its upper end). Cutoff: the largest
+// bound of the varying buses not selected (and KnownPrice). A part MIP
+// proven infeasible bounds the part by the cutoff, one stopped by its
+// budget by max(cutoff, its proven dual bound) (patternPartBound); either is
+// a bound on π_i at every KKT point over the domain (the parts cover them,
+// lmppattern.go), so the new piHi[i] = min(old, largest part bound) is
+// sound. Only proven MIP dual bounds and LP bounds enter. It runs only
+// for max π (sign +1), not in a checkable proof (ev.rec), not on the N-1
+// program and not in a box of the spatial split.
+func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, need []bool, m *marketLP, known, work float64, opt LMPBoundOptions) error {
+	if work <= 0 || ev.rec != nil || n.n1Program || opt.parent != nil {
+		return nil
+	}
+	vars := append([]int(nil), m.vars...)
+	sort.SliceStable(vars, func(a, b int) bool { return piHi[vars[a]] > piHi[vars[b]] })
+	if len(vars) == 0 || math.IsInf(piHi[vars[0]], 0) {
+		return nil
+	}
+	top := piHi[vars[0]]
+	var sel []int
+	for _, i := range vars {
+		if len(sel) >= patternSplitMaxBuses || piHi[i] < patternSplitBand*top {
+			break
+		}
+		sel = append(sel, i)
+	}
+	cutoff := known
+	if len(sel) < len(vars) {
+		cutoff = math.Max(cutoff, piHi[vars[len(sel)]])
+	}
+	if cutoff <= 0 {
+		return nil // no cutoff: the parts' MIPs would run to their gap
+	}
+	ev.PatternSplitWork = work
+	left := work
+	for q, i := range sel {
+		if piHi[i] <= cutoff {
+			continue
+		}
+		per := left / float64(len(sel)-q)
+		l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, ev, piLo, piHi, i)
+		left -= used
+		if err != nil {
+			return err
+		}
+		if l < 0 {
+			continue
+		}
+		share := (per - used) / float64(2*parts)
+		if share <= 0 {
+			continue
+		}
+		before := piHi[i]
+		b, u, err := n.patternPartBound(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, i, l, 3, share, cutoff, int64(share/size), opt.Progress)
+		if err != nil {
+			return err
+		}
+		left -= u
+		if b < piHi[i] {
+			piHi[i] = b
+		}
+		ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: used + u})
+		progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g): price bound %.6g → %.6g ($/MWh), %.3g work units",
+			n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, before, piHi[i], used+u)
+	}
+	return nil
+}
+
+// patternBranch solves the linear relaxation of bus i's KKT program (own
+// load at its upper end) and returns the branch with the largest
+// congestion dual share |μ_l · PTDF_l,i| at its maximizer (−1: none), the
+// program's rows plus columns, its number of non-empty pattern parts and
+// the work used.
+func (n *Network) patternBranch(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, i int) (int, float64, int, float64, error) {
+	k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, nil, []int{i})
+	if err != nil {
+		return -1, 0, 0, 0, err
+	}
+	fixOwnLoads(k, dom, 1)
+	k.b.integer = nil
+	size := float64(len(k.b.cost) + len(k.b.rlo))
+	lp, err := buildMax(k.b, hopt)
+	if err != nil {
+		return -1, 0, 0, 0, err
+	}
+	r, err := lp.Solve(ctx)
+	lp.Close()
+	if err != nil {
+		return -1, 0, 0, 0, err
+	}
+	used := float64(r.Iterations) * size
+	if r.Status != solver.Optimal || r.X == nil {
+		return -1, size, 0, used, nil
+	}
+	ptdf := n.PTDFColumns([]int{i})[0]
+	best, bestShare := -1, 0.0
+	for l := range k.muUp {
+		for _, col := range []int{k.muUp[l], k.muLo[l]} {
+			if col < 0 {
+				continue
+			}
+			if s := math.Abs(r.X[col] * ptdf[l]); s > bestShare+1e-9 {
+				best, bestShare = l, s
+			}
+		}
+	}
+	if best < 0 {
+		return -1, size, 0, used, nil
+	}
+	parts := 1
+	if k.zUp[best] >= 0 {
+		parts++
+	}
+	if k.zLo[best] >= 0 {
+		parts++
+	}
+	return best, size, parts, used, nil
+}
