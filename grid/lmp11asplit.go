@@ -26,69 +26,50 @@ type LMPPatternSplit struct {
 	Work   float64 `json:"work"`
 }
 
-// patternSplitBand and patternSplitMaxBuses select the buses the split
-// step works on: the varying buses whose tightened price bound is at least
-// patternSplitBand times the largest one, at most patternSplitMaxBuses of
-// them, largest first. Measured on 300_ieee ±10%: after the default
-// tightening the three largest bounds are 1000, 990.9, 990.9 and the fourth
-// is below 0.9 of the largest (BENCHMARKS.md, "300-bus pattern split on the
-// default route, round 11").
-const (
-	patternSplitBand     = 0.9
-	patternSplitMaxBuses = 3
-)
+// patternSplitMaxBuses caps the buses the split step works on (each gets
+// an equal share of the work left).
+const patternSplitMaxBuses = 8
 
 // patternSplitStep lowers the price bounds piHi of the buses holding the
 // largest bounds by the congestion-pattern split of lmppattern.go, within
-// the deterministic work budget work (work units as TighteningWork,
-// shared equally by the selected buses; for a bus with p non-empty parts,
-// each part gets a 1/(2p) share for its own tightening (3 passes) and a
-// 1/(2p) share as its MIP's LP-iteration limit, the share divided by the
-// KKT program's rows plus columns).
+// the deterministic work budget work (work units as TighteningWork). It
+// repeats: take the varying bus with the largest bound; stop when it was
+// split already, when patternSplitMaxBuses buses were split or the work is
+// spent; else split it with the work left divided by the buses still
+// allowed: for p non-empty parts, each part gets a 1/(2p) share for its
+// own tightening (3 passes) and a 1/(2p) share as its MIP's LP-iteration
+// limit (the share divided by the KKT program's rows plus columns).
 //
 // Branch: the one carrying the bus's relaxed price, the largest congestion
 // dual share |μ_l · PTDF_l,i| at the maximizer of the linear relaxation of
 // the bus's KKT program (own load at its upper end). Cutoff: the largest
-// bound of the varying buses not selected (and KnownPrice). A part MIP
+// bound of the other varying buses (at least KnownPrice). A part MIP
 // proven infeasible bounds the part by the cutoff, one stopped by its
 // budget by max(cutoff, its proven dual bound) (patternPartBound); either is
 // a bound on π_i at every KKT point over the domain (the parts cover them,
 // lmppattern.go), so the new piHi[i] = min(old, largest part bound) is
-// sound. Only proven MIP dual bounds and LP bounds enter. It runs only
-// for max π (sign +1), not in a checkable proof (ev.rec), not on the N-1
-// program and not in a box of the spatial split.
+// sound, and the certified maximum, never below the cutoff's bus bound,
+// does not grow. Only LP bounds and proven MIP dual bounds enter. It runs
+// only for max π (sign +1), not in a checkable proof (ev.rec), not on the
+// N-1 program and not in a box of the spatial split.
 func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, known, work float64, opt LMPBoundOptions) error {
-	if work <= 0 || ev.rec != nil || n.n1Program || opt.parent != nil {
+	if work <= 0 || ev.rec != nil || n.n1Program || opt.parent != nil || len(m.vars) < 2 {
 		return nil
-	}
-	vars := append([]int(nil), m.vars...)
-	sort.SliceStable(vars, func(a, b int) bool { return piHi[vars[a]] > piHi[vars[b]] })
-	if len(vars) == 0 || math.IsInf(piHi[vars[0]], 0) {
-		return nil
-	}
-	top := piHi[vars[0]]
-	var sel []int
-	for _, i := range vars {
-		if len(sel) >= patternSplitMaxBuses || piHi[i] < patternSplitBand*top {
-			break
-		}
-		sel = append(sel, i)
-	}
-	cutoff := known
-	if len(sel) < len(vars) {
-		cutoff = math.Max(cutoff, piHi[vars[len(sel)]])
-	}
-	if cutoff <= 0 {
-		return nil // no cutoff: the parts' MIPs would run to their gap
 	}
 	ev.PatternSplitWork = work
 	left := work
-	for q, i := range sel {
-		if piHi[i] <= cutoff {
-			continue
+	done := map[int]bool{}
+	for len(done) < patternSplitMaxBuses && left > 0 {
+		vars := append([]int(nil), m.vars...)
+		sort.SliceStable(vars, func(a, b int) bool { return piHi[vars[a]] > piHi[vars[b]] })
+		i := vars[0]
+		cutoff := math.Max(known, piHi[vars[1]])
+		if done[i] || math.IsInf(piHi[i], 0) || cutoff <= 0 || piHi[i] <= cutoff {
+			break
 		}
-		per := left / float64(len(sel)-q)
+		done[i] = true
+		per := left / float64(patternSplitMaxBuses-len(done)+1)
 		l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, ev, piLo, piHi, i)
 		left -= used
 		if err != nil {
