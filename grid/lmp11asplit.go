@@ -26,30 +26,31 @@ type LMPPatternSplit struct {
 	Work   float64 `json:"work"`
 }
 
-// patternSplitMaxBuses caps the buses the split step works on (each gets
-// an equal share of the work left).
+// patternSplitMaxBuses is the number of buses the split step works on:
+// the varying buses with the largest price bounds (each gets an equal share
+// of the work left).
 const patternSplitMaxBuses = 8
 
 // patternSplitStep lowers the price bounds piHi of the buses holding the
 // largest bounds by the congestion-pattern split of lmppattern.go, within
-// the deterministic work budget work (work units as TighteningWork). It
-// repeats: take the varying bus with the largest bound; stop when it was
-// split already, when patternSplitMaxBuses buses were split or the work is
-// spent; else split it with the work left divided by the buses still
-// allowed: for p non-empty parts, each part gets a 1/(2p) share for its
+// the deterministic work budget work (work units as TighteningWork). The
+// set S: the patternSplitMaxBuses varying buses with the largest bounds
+// (fewer when fewer exceed the cutoff); the cutoff: the largest bound of
+// the varying buses outside S (at least KnownPrice). Each bus of S in turn,
+// largest bound first, is split with the work left divided by the buses
+// still to do: for p non-empty parts, each part gets a 1/(2p) share for its
 // own tightening (3 passes) and a 1/(2p) share as its MIP's LP-iteration
 // limit (the share divided by the KKT program's rows plus columns).
 //
 // Branch: the one carrying the bus's relaxed price, the largest congestion
 // dual share |μ_l · PTDF_l,i| at the maximizer of the linear relaxation of
-// the bus's KKT program (own load at its upper end). Cutoff: the largest
-// bound of the other varying buses (at least KnownPrice). A part MIP
-// proven infeasible bounds the part by the cutoff, one stopped by its
-// budget by max(cutoff, its proven dual bound) (patternPartBound); either is
-// a bound on π_i at every KKT point over the domain (the parts cover them,
+// the bus's KKT program (own load at its upper end). A part MIP proven
+// infeasible bounds the part by the cutoff, one stopped by its budget by
+// max(cutoff, its proven dual bound) (patternPartBound); either is a bound
+// on π_i at every KKT point over the domain (the parts cover them,
 // lmppattern.go), so the new piHi[i] = min(old, largest part bound) is
-// sound, and the certified maximum, never below the cutoff's bus bound,
-// does not grow. Only LP bounds and proven MIP dual bounds enter. It runs
+// sound; the certified maximum never falls below the cutoff (a bus bound
+// outside S). Only LP bounds and proven MIP dual bounds enter. It runs
 // only for max π (sign +1), not in a checkable proof (ev.rec), not on the
 // N-1 program and not in a box of the spatial split.
 func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
@@ -57,19 +58,26 @@ func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules Ma
 	if work <= 0 || ev.rec != nil || n.n1Program || opt.parent != nil || len(m.vars) < 2 {
 		return nil
 	}
+	vars := append([]int(nil), m.vars...)
+	sort.SliceStable(vars, func(a, b int) bool { return piHi[vars[a]] > piHi[vars[b]] })
+	k := min(patternSplitMaxBuses, len(vars)-1)
+	cutoff := math.Max(known, piHi[vars[k]])
+	if cutoff <= 0 || math.IsInf(cutoff, 0) {
+		return nil
+	}
+	var sel []int
+	for _, i := range vars[:k] {
+		if piHi[i] > cutoff && !math.IsInf(piHi[i], 0) {
+			sel = append(sel, i)
+		}
+	}
 	ev.PatternSplitWork = work
 	left := work
-	done := map[int]bool{}
-	for len(done) < patternSplitMaxBuses && left > 0 {
-		vars := append([]int(nil), m.vars...)
-		sort.SliceStable(vars, func(a, b int) bool { return piHi[vars[a]] > piHi[vars[b]] })
-		i := vars[0]
-		cutoff := math.Max(known, piHi[vars[1]])
-		if done[i] || math.IsInf(piHi[i], 0) || cutoff <= 0 || piHi[i] <= cutoff {
+	for q, i := range sel {
+		if left <= 0 {
 			break
 		}
-		done[i] = true
-		per := left / float64(patternSplitMaxBuses-len(done)+1)
+		per := left / float64(len(sel)-q)
 		l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, ev, piLo, piHi, i)
 		left -= used
 		if err != nil {
