@@ -87,4 +87,19 @@ func TestLMP11aPatternSplitStep(t *testing.T) {
 	if ev.MaxPrice < s.LMP-1e-6*(1+s.LMP) {
 		t.Errorf("certified %v below the search's %v", ev.MaxPrice, s.LMP)
 	}
+	// Verification re-runs the step from the recorded budget.
+	c, err := n.CertifyLMPBound(ctx, dom, 1, rules, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LMP == nil || c.LMP.PatternSplitWork != opt.PatternSplitWork || len(c.LMP.PatternSplits) != len(ev.PatternSplits) {
+		t.Fatalf("the certificate does not record the split: %+v", c.LMP)
+	}
+	if err := n.VerifyCostCertificate(c, dom); err != nil {
+		t.Errorf("verify: %v", err)
+	}
+	c.LMP.PatternSplitWork = 0 // without the step the re-derived bound is larger
+	if err := n.VerifyCostCertificate(c, dom); err == nil {
+		t.Error("verify accepted the certificate without its split step")
+	}
 }
