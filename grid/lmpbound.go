@@ -211,6 +211,12 @@ type LMPBoundOptions struct {
 	// value (a stop at a target, N1BoundOptions.TargetRatio). Ignored with
 	// Checkable and by PerBusMIP (which has its own cutoffs).
 	MIPCutoff float64
+	// PatternSplitWork, when above 0, runs the congestion-pattern split
+	// (patternSplitStep, lmp11asplit.go) after the bound tightening on the
+	// buses holding the largest price bounds, within this many work units
+	// (as TighteningWork; deterministic). Off by default (0). Not with
+	// Checkable, not on the N-1 route, not in a box of Split.
+	PatternSplitWork float64
 }
 
 // LMPEvidence is the data of an "lmp-bound" certificate: the derived
@@ -274,6 +280,12 @@ type LMPEvidence struct {
 	// PocketBounds counts the price bounds a price pocket's head bounds
 	// (pocketBounds, lmppocket.go; without a checkable proof only).
 	PocketBounds int `json:"pocket_bounds,omitempty"`
+	// PatternSplitWork and PatternSplits: the work budget of the
+	// congestion-pattern split step (LMPBoundOptions.PatternSplitWork) and
+	// what it did (patternSplitStep); verification re-runs it with the same
+	// budget.
+	PatternSplitWork float64           `json:"pattern_split_work,omitempty"`
+	PatternSplits    []LMPPatternSplit `json:"pattern_splits,omitempty"`
 	// MaxPrice bounds max π_i, MinPrice bounds max −π_i over the varying buses
 	// (proven MIP dual bounds; MinPrice is −PriceFloor without a solve when
 	// PriceFloor = 0 makes π ≥ 0 hold there).
@@ -601,6 +613,9 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			return nil, "", err
 		}
 		n.pocketStep(m, ev, piLo, piHi, rules, opt.Progress)
+		if err := n.patternSplitStep(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, opt.KnownPrice, opt.PatternSplitWork, opt); err != nil { // lmp11asplit.go
+			return nil, "", err
+		}
 	}
 	ev.PriceLo, ev.PriceHi = piLo, piHi
 
@@ -2007,7 +2022,7 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 // domain (nil otherwise), and fails when its bound exceeds perMW.
 func (n *Network) rederiveLMP(ctx context.Context, dom LoadDomain, rules MarketRules, e *LMPEvidence, perMW float64, parent *LMPEvidence) (*LMPEvidence, error) {
 	nominal := time.Duration((e.TighteningWork/2.4e7 + e.MIPWork/8e6) * float64(time.Second))
-	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules, PerBusMIP: e.PerBusMIP, MIPCutoff: e.MIPCutoff,
+	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules, PerBusMIP: e.PerBusMIP, MIPCutoff: e.MIPCutoff, PatternSplitWork: e.PatternSplitWork,
 		MIPTimeLimit: max(10*time.Minute, 10*nominal), parent: parent}
 	// The same passes as the producer (the count it ran; none without work).
 	opt.TighteningPasses = e.TighteningPasses

@@ -54,6 +54,7 @@ func main() {
 	split := flag.Int("split", 0, "LMPBoundOptions.Split: split the domain into at most this many boxes (spatial branch and bound; 0: none)")
 	splitTol := flag.Float64("split-tol", 0, "LMPBoundOptions.SplitTol: splitting stops at this relative gap to the largest known price (0: 0.1)")
 	perBusMIP := flag.Bool("per-bus-mip", false, "LMPBoundOptions.PerBusMIP with KnownPrice from a search run before the certification (its largest |π|): one KKT MIP per bus with that price as a cutoff")
+	patSplit := flag.Float64("pattern-split-work", 0, "LMPBoundOptions.PatternSplitWork: work units of the congestion-pattern split of the buses holding the largest price bounds (0: off)")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -87,7 +88,7 @@ func main() {
 		t0, c0 := time.Now(), cputime.Process()
 		cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 		if !*searchOnly {
-			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt, KnownPrice: known, PerBusMIP: *perBusMIP, Split: *split, SplitTol: *splitTol})
+			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt, KnownPrice: known, PerBusMIP: *perBusMIP, Split: *split, SplitTol: *splitTol, PatternSplitWork: *patSplit})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				return

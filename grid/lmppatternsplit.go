@@ -1,0 +1,159 @@
+package grid
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+)
+
+// LMPPatternSplit records one congestion-pattern split of the default
+// route (patternSplitStep): bus Bus's price bound went from Before to
+// After (the largest of the parts' proven bounds, patternPartBound) by the
+// parts of the branch From–To, whose part MIPs ran with the row π ≥ Cutoff
+// (the largest bound of the buses not split); Work is the work units it
+// used. Verification re-runs the same step with the same budget
+// (LMPEvidence.PatternSplitWork), so the records are a trace, not a proof.
+type LMPPatternSplit struct {
+	Bus    int     `json:"bus"`
+	From   int     `json:"from"`
+	To     int     `json:"to"`
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	Cutoff float64 `json:"cutoff"`
+	Work   float64 `json:"work"`
+}
+
+// patternSplitMaxBuses is the number of buses the split step works on:
+// the varying buses with the largest price bounds (each gets an equal share
+// of the work left).
+const patternSplitMaxBuses = 8
+
+// patternSplitStep lowers the price bounds piHi of the buses holding the
+// largest bounds by the congestion-pattern split of lmppattern.go, within
+// the deterministic work budget work (work units as TighteningWork). The
+// set S: the patternSplitMaxBuses varying buses with the largest bounds
+// (fewer when fewer exceed the cutoff); the cutoff: the largest bound of
+// the varying buses outside S (at least KnownPrice). Each bus of S in turn,
+// largest bound first, is split with the work left divided by the buses
+// still to do: for p non-empty parts, each part gets a 1/(2p) share for its
+// own tightening (3 passes) and a 1/(2p) share as its MIP's LP-iteration
+// limit (the share divided by the KKT program's rows plus columns).
+//
+// Branch: the one carrying the bus's relaxed price, the largest congestion
+// dual share |μ_l · PTDF_l,i| at the maximizer of the linear relaxation of
+// the bus's KKT program (own load at its upper end). A part MIP proven
+// infeasible bounds the part by the cutoff, one stopped by its budget by
+// max(cutoff, its proven dual bound) (patternPartBound); either is a bound
+// on π_i at every KKT point over the domain (the parts cover them,
+// lmppattern.go), so the new piHi[i] = min(old, largest part bound) is
+// sound; the certified maximum never falls below the cutoff (a bus bound
+// outside S). Only LP bounds and proven MIP dual bounds enter. It runs
+// only for max π (sign +1), not in a checkable proof (ev.rec), not on the
+// N-1 program and not in a box of the spatial split.
+func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, need []bool, m *marketLP, known, work float64, opt LMPBoundOptions) error {
+	if work <= 0 || ev.rec != nil || n.n1Program || opt.parent != nil || len(m.vars) < 2 {
+		return nil
+	}
+	vars := append([]int(nil), m.vars...)
+	sort.SliceStable(vars, func(a, b int) bool { return piHi[vars[a]] > piHi[vars[b]] })
+	k := min(patternSplitMaxBuses, len(vars)-1)
+	cutoff := math.Max(known, piHi[vars[k]])
+	if cutoff <= 0 || math.IsInf(cutoff, 0) {
+		return nil
+	}
+	var sel []int
+	for _, i := range vars[:k] {
+		if piHi[i] > cutoff && !math.IsInf(piHi[i], 0) {
+			sel = append(sel, i)
+		}
+	}
+	ev.PatternSplitWork = work
+	left := work
+	for q, i := range sel {
+		if left <= 0 {
+			break
+		}
+		per := left / float64(len(sel)-q)
+		l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, ev, piLo, piHi, i)
+		left -= used
+		if err != nil {
+			return err
+		}
+		if l < 0 {
+			continue
+		}
+		share := (per - used) / float64(2*parts)
+		if share <= 0 {
+			continue
+		}
+		before := piHi[i]
+		b, u, err := n.patternPartBound(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, i, l, 3, share, cutoff, int64(share/size), opt.Progress)
+		if err != nil {
+			return err
+		}
+		left -= u
+		if b < piHi[i] {
+			piHi[i] = b
+		}
+		ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: used + u})
+		progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g): price bound %.6g → %.6g ($/MWh), %.3g work units",
+			n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, before, piHi[i], used+u)
+	}
+	return nil
+}
+
+// patternBranch solves the linear relaxation of bus i's KKT program (own
+// load at its upper end) and returns the branch with the largest
+// congestion dual share |μ_l · PTDF_l,i| at its maximizer (−1: none), the
+// program's rows plus columns, its number of non-empty pattern parts and
+// the work used.
+func (n *Network) patternBranch(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, i int) (int, float64, int, float64, error) {
+	k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, nil, []int{i})
+	if err != nil {
+		return -1, 0, 0, 0, err
+	}
+	fixOwnLoads(k, dom, 1)
+	k.b.integer = nil
+	size := float64(len(k.b.cost) + len(k.b.rlo))
+	lp, err := buildMax(k.b, hopt)
+	if err != nil {
+		return -1, 0, 0, 0, err
+	}
+	r, err := lp.Solve(ctx)
+	lp.Close()
+	if err != nil {
+		return -1, 0, 0, 0, err
+	}
+	used := float64(r.Iterations) * size
+	if r.Status != solver.Optimal || r.X == nil {
+		return -1, size, 0, used, nil
+	}
+	ptdf := n.PTDFColumns([]int{i})[0]
+	best, bestShare := -1, 0.0
+	for l := range k.muUp {
+		for _, col := range []int{k.muUp[l], k.muLo[l]} {
+			if col < 0 {
+				continue
+			}
+			if s := math.Abs(r.X[col] * ptdf[l]); s > bestShare+1e-9 {
+				best, bestShare = l, s
+			}
+		}
+	}
+	if best < 0 {
+		return -1, size, 0, used, nil
+	}
+	parts := 1
+	if k.zUp[best] >= 0 {
+		parts++
+	}
+	if k.zLo[best] >= 0 {
+		parts++
+	}
+	return best, size, parts, used, nil
+}

@@ -1,0 +1,105 @@
+package grid
+
+import (
+	"context"
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// TestLMPPatternSplitStep checks the pattern split of the default route
+// (LMPBoundOptions.PatternSplitWork, patternSplitStep) on 30_ieee ±10%
+// (PowerModels DC model) after one short tightening pass: the step must
+// lower the price bound of at least one bus it splits, the new bound of
+// every split bus must be at least the largest price the adversarial search
+// sees there and at least the market LP's price there at sampled load
+// vectors of the domain (real prices, independent of the KKT program), and
+// the certified maximum must not exceed the one without the step.
+func TestLMPPatternSplitStep(t *testing.T) {
+	n, err := NewNetwork(pglibNet(t, "30_ieee").Case, PowerModelsDC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := n.LoadBand(0.1)
+	rules := DefaultMarketRules()
+	ctx := context.Background()
+	base := LMPBoundOptions{TighteningPasses: 1, TighteningWork: 2e6, MIPWork: 2e6}
+	ev0, reason, err := n.lmpBound(ctx, dom, rules, base)
+	if err != nil || ev0 == nil {
+		t.Fatalf("lmpBound: %v %s", err, reason)
+	}
+	opt := base
+	opt.PatternSplitWork = 2e7
+	ev, reason, err := n.lmpBound(ctx, dom, rules, opt)
+	if err != nil || ev == nil {
+		t.Fatalf("lmpBound with the split: %v %s", err, reason)
+	}
+	if len(ev.PatternSplits) == 0 {
+		t.Fatal("the split step split no bus")
+	}
+	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Seed: 1, Steps: 300, Climbs: 3, Congestion: true, PerBus: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := newMarketEval(t, n, dom, rules)
+	defer mk.close()
+	rng := rand.New(rand.NewSource(7))
+	var samples [][]float64
+	for q := 0; q < 40; q++ {
+		d := append([]float64(nil), dom.Lo...)
+		for j := range d {
+			u := rng.Float64()
+			if q%2 == 0 { // vertices: where congestion prices peak
+				u = math.Round(u)
+			}
+			d[j] = dom.Lo[j] + u*(dom.Hi[j]-dom.Lo[j])
+		}
+		pi, _ := mk.eval(d)
+		samples = append(samples, pi)
+	}
+	lowered := 0
+	for _, sp := range ev.PatternSplits {
+		i := n.BusIndex[sp.Bus]
+		t.Logf("bus %d by %d–%d: %.6g → %.6g (cutoff %.6g, %.3g work), search %.6g, bound without the step %.6g",
+			sp.Bus, sp.From, sp.To, sp.Before, sp.After, sp.Cutoff, sp.Work, s.BusLMP[i], ev0.PriceHi[i])
+		if sp.After < sp.Before-1e-6*(1+sp.Before) {
+			lowered++
+		}
+		if ev.PriceHi[i] != sp.After {
+			t.Errorf("bus %d: the evidence's bound %v is not the split's %v", sp.Bus, ev.PriceHi[i], sp.After)
+		}
+		if sp.After < s.BusLMP[i]-1e-6*(1+math.Abs(s.BusLMP[i])) {
+			t.Errorf("bus %d: split bound %v below the search's price %v", sp.Bus, sp.After, s.BusLMP[i])
+		}
+		for q, pi := range samples {
+			if sp.After < pi[i]-1e-6*(1+math.Abs(pi[i])) {
+				t.Errorf("bus %d: split bound %v below the LP price %v at sample %d", sp.Bus, sp.After, pi[i], q)
+			}
+		}
+	}
+	if lowered == 0 {
+		t.Error("the split lowered no bus's bound")
+	}
+	t.Logf("certified max π: %.6g without the step, %.6g with it; search %.6g", ev0.MaxPrice, ev.MaxPrice, s.LMP)
+	if ev.MaxPrice > ev0.MaxPrice*(1+1e-6)+1e-6 {
+		t.Errorf("the step raised the certified maximum: %v > %v", ev.MaxPrice, ev0.MaxPrice)
+	}
+	if ev.MaxPrice < s.LMP-1e-6*(1+s.LMP) {
+		t.Errorf("certified %v below the search's %v", ev.MaxPrice, s.LMP)
+	}
+	// Verification re-runs the step from the recorded budget.
+	c, err := n.CertifyLMPBound(ctx, dom, 1, rules, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.LMP == nil || c.LMP.PatternSplitWork != opt.PatternSplitWork || len(c.LMP.PatternSplits) != len(ev.PatternSplits) {
+		t.Fatalf("the certificate does not record the split: %+v", c.LMP)
+	}
+	if err := n.VerifyCostCertificate(c, dom); err != nil {
+		t.Errorf("verify: %v", err)
+	}
+	c.LMP.PatternSplitWork = 0 // without the step the re-derived bound is larger
+	if err := n.VerifyCostCertificate(c, dom); err == nil {
+		t.Error("verify accepted the certificate without its split step")
+	}
+}
