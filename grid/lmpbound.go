@@ -212,7 +212,7 @@ type LMPBoundOptions struct {
 	// Checkable and by PerBusMIP (which has its own cutoffs).
 	MIPCutoff float64
 	// PatternSplitWork, when above 0, runs the congestion-pattern split
-	// (patternSplitStep, lmp11asplit.go) after the bound tightening on the
+	// (patternSplitStep, lmppatternsplit.go) after the bound tightening on the
 	// buses holding the largest price bounds, within this many work units
 	// (as TighteningWork; deterministic). Off by default (0). Not with
 	// Checkable, not on the N-1 route, not in a box of Split.
@@ -613,7 +613,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			return nil, "", err
 		}
 		n.pocketStep(m, ev, piLo, piHi, rules, opt.Progress)
-		if err := n.patternSplitStep(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, opt.KnownPrice, opt.PatternSplitWork, opt); err != nil { // lmp11asplit.go
+		if err := n.patternSplitStep(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, opt.KnownPrice, opt.PatternSplitWork, opt); err != nil { // lmppatternsplit.go
 			return nil, "", err
 		}
 	}
