@@ -348,6 +348,9 @@ type LMPEvidence struct {
 	// it); mipCut the cutoff applied to the current MIP (0: none).
 	MIPCutoff float64 `json:"mip_cutoff,omitempty"`
 	mipCut    float64
+	// splitStopped records that a part MIP of the pattern split stopped by
+	// its wall-clock net (not reproducible).
+	splitStopped bool
 	// ldrRows are the decision rules' rows of the KKT program (addLDRRows).
 	ldrRows []ldrRow
 	// workLeft is the tightening work left unused (it goes to the MIP);
@@ -627,7 +630,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 	closed := true
 	ev.KnownPrice = opt.KnownPrice
 	ev.RandomSeed = opt.RandomSeed
-	ev.Reproducible = true
+	ev.Reproducible = !ev.splitStopped // the pattern split's MIPs (patternPartBound)
 	ev.MIPWork = opt.MIPWork
 	if ev.MIPWork <= 0 {
 		ev.MIPWork = 8e6 * opt.TimeLimit.Seconds()

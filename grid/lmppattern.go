@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"time"
 
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/highs"
@@ -95,10 +96,11 @@ func partEvidence(ev *LMPEvidence, part *kktPart) *LMPEvidence {
 // whose tightened bound stays above cutoff then gets its KKT MIP with the
 // row π_i ≥ cutoff (at most mipIters simplex iterations): infeasible proves
 // the part's bound cutoff, else its proven dual bound (at least cutoff)
-// counts. The bound holds at every KKT point over the domain (see above);
+// counts; safety (0: none) is a wall-clock net for the MIP, whose stop
+// makes ev not Reproducible (ev.splitStopped). The bound holds at every KKT point over the domain (see above);
 // it is not part of a checkable proof.
 func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
-	piLo, piHi []float64, need []bool, m *marketLP, i, l, passes int, work, cutoff float64, mipIters int64, w io.Writer) (float64, float64, error) {
+	piLo, piHi []float64, need []bool, m *marketLP, i, l, passes int, work, cutoff float64, mipIters int64, safety time.Duration, w io.Writer) (float64, float64, error) {
 	bound := math.Inf(-1)
 	used := 0.0
 	for _, side := range []int{1, -1, 0} {
@@ -149,12 +151,16 @@ func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules Ma
 			if err != nil {
 				return 0, used, err
 			}
-			r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: mipIters})
+			r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: mipIters, TimeLimit: safety})
 			lp.Close()
 			if err != nil {
 				return 0, used, err
 			}
 			used += float64(r.LPIterations) * size
+			if !r.Stop.Reproducible() {
+				ev.splitStopped = true
+				progress(w, "lmp-bound: WARNING: the part MIP stopped by %q before its iteration budget; its proven bound at that moment counts (sound, not reproducible)", r.Stop)
+			}
 			switch {
 			case r.Status == solver.PrimalInfeasible:
 				phi[i] = cutoff

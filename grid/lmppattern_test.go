@@ -73,7 +73,7 @@ func TestLMPPatternParts(t *testing.T) {
 			continue
 		}
 		split++
-		pb, _, err := n.patternPartBound(ctx, dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, i, l, 1, 1e6, 0, 1e7, testWriter{t})
+		pb, _, err := n.patternPartBound(ctx, dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, i, l, 1, 1e6, 0, 1e7, 0, testWriter{t})
 		if err != nil {
 			t.Fatal(err)
 		}

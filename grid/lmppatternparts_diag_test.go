@@ -285,7 +285,7 @@ func TestLMPPatternTightening(t *testing.T) {
 	hopt := highs.Options{}
 	hopt.Threads = 1
 	t0 := time.Now()
-	bound, used, err := n.patternPartBound(ctx, dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, i, br, passes, work, cutoff, iters, testWriter{t})
+	bound, used, err := n.patternPartBound(ctx, dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, i, br, passes, work, cutoff, iters, 0, testWriter{t})
 	if err != nil {
 		t.Fatal(err)
 	}
