@@ -23,6 +23,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		casePath, domPath, out, dcModel string
 		alpha, priceCap, priceFloor     float64
 		postFactor, targetRatio         float64
+		splitWork                       float64
 		segments                        int
 		secure, verify, quiet, proof    bool
 		limit                           time.Duration
@@ -44,6 +45,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.DurationVar(&limit, "time-limit", 60*time.Second, "nominal budget of the certification, turned into deterministic work budgets so that the certificate does not depend on machine load (grid.LMPBoundOptions.TimeLimit); each mixed-integer solve has a wall-clock safety net of 4× it, reported in the certificate when it stops a solve")
 	fs.BoolVar(&verify, "verify", false, "verify the certificate after computing it: check its proof (no solver), or re-derive it without one (solves again)")
 	fs.BoolVar(&proof, "checkable", true, "record a proof of the LMP bound that 'privopt opf --certificate' checks without a solver (its value is the proof's: a branch and bound of at most --tree-nodes LPs, which may be above HiGHS's MIP bound; the note says so)")
+	fs.Float64Var(&splitWork, "pattern-split-work", 0, "with --checkable=false: work units (simplex iterations times program size; about 3·10⁷ per CPU second) for splitting the buses with the largest price bounds by their congestion patterns (grid.LMPBoundOptions.PatternSplitWork; 0: no split). 1.2e10 took 300_ieee ±10% from the price cap to 489.9 $/MWh in about 3 CPU minutes (BENCHMARKS.md)")
 	fs.IntVar(&treeNodes, "tree-nodes", 400, "LP budget of the checkable branch and bound")
 	fs.BoolVar(&quiet, "quiet", false, "no progress output on stderr")
 	if err := fs.Parse(args); err != nil {
@@ -65,6 +67,12 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if targetSet && !secure {
 		return usagef("--target-ratio sets where the N-1 bound stops: it needs --n-1")
+	}
+	if !(splitWork >= 0) || math.IsInf(splitWork, 0) {
+		return errFlag("pattern-split-work", splitWork, "must be ≥ 0 and finite")
+	}
+	if splitWork > 0 && (proof || secure) {
+		return usagef("--pattern-split-work runs on the re-derived route only: it needs --checkable=false and no --n-1 (a checkable proof does not cover the split, the N-1 route does not run it)")
 	}
 	if !(targetRatio == 0 || targetRatio >= 1) || math.IsInf(targetRatio, 0) {
 		return errFlag("target-ratio", targetRatio, "must be 0 (run to closure) or ≥ 1 and finite")
@@ -126,7 +134,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if secure {
 		cert, _, err = net.CertifyN1LMPBound(ctx, dom, alpha, rules, grid.N1BoundOptions{PostFactor: postFactor, TargetRatio: n1Target, Bound: grid.LMPBoundOptions{TimeLimit: limit, Progress: progress}})
 	} else {
-		cert, err = net.CertifyCostBound(ctx, dom, alpha, rules, grid.LMPBoundOptions{TimeLimit: limit, Progress: progress, Checkable: proof, TreeNodes: treeNodes})
+		cert, err = net.CertifyCostBound(ctx, dom, alpha, rules, grid.LMPBoundOptions{TimeLimit: limit, Progress: progress, Checkable: proof, TreeNodes: treeNodes, PatternSplitWork: splitWork})
 	}
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,5 +121,37 @@ func TestCertifyCommand(t *testing.T) {
 		if code, _, _ := runCmd(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// --pattern-split-work runs on the re-derived route only: with the default
+// --checkable (a proof does not cover the split) or --n-1 it is a usage
+// error naming the flag, a negative value is refused, and with
+// --checkable=false the certificate is the same 50 $/MWh LMP bound on the
+// three-bus case (one varying bus at 50: nothing to split).
+func TestCertifyPatternSplitFlag(t *testing.T) {
+	dir := t.TempDir()
+	casePath := filepath.Join("..", "..", "grid", "testdata", "case3_congested.m")
+	dom := filepath.Join(dir, "domain.csv")
+	if err := os.WriteFile(dom, []byte("bus,min,max\n3,81,99\n2,0,10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"certify", "--case", casePath, "--domain", dom, "--dc-model", "matpower", "--quiet"}
+	for _, extra := range [][]string{{"--pattern-split-work", "1e8"}, {"--pattern-split-work", "1e8", "--checkable=false", "--n-1"}} {
+		code, _, stderr := runCmd(t, append(slices.Clone(base), extra...)...)
+		if code != 2 || !strings.Contains(stderr, "--pattern-split-work runs on the re-derived route only") {
+			t.Errorf("%v: exit %d, stderr %q", extra, code, stderr)
+		}
+	}
+	code, _, stderr := runCmd(t, append(slices.Clone(base), "--checkable=false", "--pattern-split-work", "-1")...)
+	if code == 0 || !strings.Contains(stderr, "pattern-split-work") {
+		t.Errorf("negative work: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr := runCmd(t, append(slices.Clone(base), "--checkable=false", "--pattern-split-work", "1e8")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "certificate: lmp-bound, 50") {
+		t.Errorf("stdout: %s", stdout)
 	}
 }
