@@ -41,6 +41,7 @@ import (
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/grid"
 	"github.com/privopt/privopt/internal/shareddata"
+	"github.com/privopt/privopt/internal/solvertest"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/auto"
 	"github.com/privopt/privopt/solver/highs"
@@ -458,18 +459,7 @@ func randLP(rng *rand.Rand, n int) *solver.Problem {
 	for j := 0; j < n; j++ {
 		add(rng.IntN(m), j)
 	}
-	A := t.ToCSC()
-	x0 := make([]float64, n)
-	for j := range x0 {
-		x0[j] = rng.NormFloat64()
-	}
-	b := A.MulVecTo(nil, 1, x0, 0)
-	y0 := make([]float64, m)
-	for i := range b {
-		b[i] += 0.5 + 1.5*rng.Float64()
-		y0[i] = 0.5 + 1.5*rng.Float64()
-	}
-	return &solver.Problem{Q: A.MulTransVecTo(nil, -1, y0, 0), A: A, B: b, Cones: []cone.Cone{cone.NewNonnegative(m)}}
+	return solvertest.PlantedLP(rng, t.ToCSC())
 }
 
 // transpLP is the transportation LP of s sources and d sinks: min Σ cᵢⱼxᵢⱼ

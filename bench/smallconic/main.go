@@ -87,6 +87,7 @@ import (
 	"github.com/privopt/privopt/bench/internal/conepoint"
 	"github.com/privopt/privopt/bench/internal/cvxoptjson"
 	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/internal/solvertest"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/solver/auto"
 	"github.com/privopt/privopt/solver/highs"
@@ -396,20 +397,8 @@ func generate(rng *rand.Rand, f string, n int) (*solver.Problem, error) {
 		return maxCutPrimal(maxCutWeights(rng, n)), nil
 	case "lp", "qp":
 		m := 2 * n
-		A := randomRows(rng, m, n, 3)
-		x0 := make([]float64, n)
-		for j := range x0 {
-			x0[j] = rng.NormFloat64()
-		}
-		b := A.MulVecTo(nil, 1, x0, 0)
-		y0 := make([]float64, m)
-		for i := range b {
-			b[i] += 0.5 + 1.5*rng.Float64()
-			y0[i] = 0.5 + 1.5*rng.Float64()
-		}
-		p := &solver.Problem{A: A, B: b, Cones: []cone.Cone{cone.NewNonnegative(m)}}
+		p := solvertest.PlantedLP(rng, randomRows(rng, m, n, 3))
 		if f == "lp" {
-			p.Q = A.MulTransVecTo(nil, -1, y0, 0)
 			return p, nil
 		}
 		p.P = psdUpper(rng, n)
