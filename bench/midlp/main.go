@@ -31,7 +31,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -589,48 +588,19 @@ func releaseLPs(names []string) ([]instance, error) {
 }
 
 // dcopf returns the DC-OPF LPs of the named PGLib case as bench/smallconic
-// -grid builds them.
+// -grid builds them (pglibcase.DCOPFLPs, all four families).
 func dcopf(name string) ([]instance, error) {
 	dir, err := shareddata.Dir()
 	if err != nil {
 		return nil, fmt.Errorf("dcopf needs the shared data folder: %w", err)
 	}
-	c, err := grid.ReadCase(filepath.Join(dir, "pglib", "pglib_opf_case"+name+".m"))
-	if err != nil {
-		return nil, err
-	}
-	pwl, _, err := c.PiecewiseCosts(4)
+	lps, _, err := pglibcase.DCOPFLPs(dir, name, pglibcase.DCOPFFamilies)
 	if err != nil {
 		return nil, err
 	}
 	var out []instance
-	for _, v := range []struct {
-		family string
-		c      *grid.Case
-		opt    grid.OPFOptions
-	}{
-		{"dcopf-lin-btheta", c, grid.OPFOptions{Formulation: grid.BTheta, LinearCost: true}},
-		{"dcopf-lin-ptdf", c, grid.OPFOptions{Formulation: grid.PTDF, LinearCost: true}},
-		{"dcopf-pwl-ptdf", pwl, grid.OPFOptions{Formulation: grid.PTDF}},
-		{"dcopf-pwl-btheta", pwl, grid.OPFOptions{Formulation: grid.BTheta}},
-	} {
-		nw, err := grid.NewNetwork(v.c, grid.DCOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("case %s: %w", name, err)
-		}
-		o, err := nw.BuildOPF(v.opt)
-		if err != nil {
-			return nil, fmt.Errorf("case %s %s: %w", name, v.family, err)
-		}
-		cn, err := o.Model.Canonicalize()
-		if err != nil {
-			return nil, fmt.Errorf("case %s %s: %w", name, v.family, err)
-		}
-		p := cn.Problem
-		if !p.IsLinearConic() || (p.P != nil && p.P.Nnz() > 0) {
-			continue
-		}
-		out = append(out, instance{name: v.family + "_" + name, group: "dcopf", p: p})
+	for _, lp := range lps {
+		out = append(out, instance{name: lp.Family + "_" + name, group: "dcopf", p: lp.Problem})
 	}
 	return out, nil
 }

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/privopt/privopt/grid"
+	"github.com/privopt/privopt/bench/internal/pglibcase"
 	"github.com/privopt/privopt/internal/shareddata"
 	"github.com/privopt/privopt/solver/auto"
 )
@@ -26,7 +25,8 @@ func lpFirst(k int) *auto.Solver {
 // data folder's pglib/pglib_opf_case<NAME>.m), built by grid.BuildOPF as
 // the releases build them and canonicalized by the model package: linear
 // costs (OPFOptions.LinearCost) in the B-θ and PTDF formulations, and
-// 4-segment piecewise-linear costs (Case.PiecewiseCosts) in PTDF.
+// 4-segment piecewise-linear costs (Case.PiecewiseCosts) in PTDF
+// (pglibcase.DCOPFLPs).
 func gridInstances(names []string) ([]instance, error) {
 	dir, err := shareddata.Dir()
 	if err != nil {
@@ -35,41 +35,15 @@ func gridInstances(names []string) ([]instance, error) {
 	var out []instance
 	for _, name := range names {
 		name = strings.TrimSpace(name)
-		c, err := grid.ReadCase(filepath.Join(dir, "pglib", "pglib_opf_case"+name+".m"))
+		lps, skipped, err := pglibcase.DCOPFLPs(dir, name, []string{"dcopf-lin-btheta", "dcopf-lin-ptdf", "dcopf-pwl-ptdf"})
 		if err != nil {
 			return nil, err
 		}
-		pwl, _, err := c.PiecewiseCosts(4)
-		if err != nil {
-			return nil, err
+		for _, f := range skipped {
+			fmt.Fprintf(os.Stderr, "smallconic: case %s %s is not an LP, left out\n", name, f)
 		}
-		for _, v := range []struct {
-			family string
-			c      *grid.Case
-			opt    grid.OPFOptions
-		}{
-			{"dcopf-lin-btheta", c, grid.OPFOptions{Formulation: grid.BTheta, LinearCost: true}},
-			{"dcopf-lin-ptdf", c, grid.OPFOptions{Formulation: grid.PTDF, LinearCost: true}},
-			{"dcopf-pwl-ptdf", pwl, grid.OPFOptions{Formulation: grid.PTDF}},
-		} {
-			nw, err := grid.NewNetwork(v.c, grid.DCOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("case %s: %w", name, err)
-			}
-			o, err := nw.BuildOPF(v.opt)
-			if err != nil {
-				return nil, fmt.Errorf("case %s %s: %w", name, v.family, err)
-			}
-			cn, err := o.Model.Canonicalize()
-			if err != nil {
-				return nil, fmt.Errorf("case %s %s: %w", name, v.family, err)
-			}
-			p := cn.Problem
-			if !p.IsLinearConic() || (p.P != nil && p.P.Nnz() > 0) {
-				fmt.Fprintf(os.Stderr, "smallconic: case %s %s is not an LP, left out\n", name, v.family)
-				continue
-			}
-			out = append(out, instance{name: v.family + "_" + name, family: v.family, n: nw.NumBuses(), p: p, want: "optimal"})
+		for _, lp := range lps {
+			out = append(out, instance{name: lp.Family + "_" + name, family: lp.Family, n: lp.Buses, p: lp.Problem, want: "optimal"})
 		}
 	}
 	return out, nil
