@@ -468,18 +468,11 @@ func (s *Solver) confirmFeasible(ctx context.Context, p *solver.Problem, set sol
 		// not verified here: decided by the feasibility problem below
 		ray.FeasiblePoint = nil
 	}
-	if set.TimeLimit > 0 {
-		set.TimeLimit -= time.Since(start)
-		if set.TimeLimit <= 0 {
-			ray.Diagnostic = appendMsg(ray.Diagnostic, "feasibility not confirmed: time limit")
-			return ray
-		}
+	sol, expired, err := s.solveFeasibility(ctx, p, set, start)
+	if expired {
+		ray.Diagnostic = appendMsg(ray.Diagnostic, "feasibility not confirmed: time limit")
+		return ray
 	}
-	feas := *p
-	feas.P = nil
-	feas.Q = make([]float64, p.NumVars())
-	feas.R = 0
-	sol, err := s.Solve(ctx, &feas, set)
 	switch {
 	case err != nil:
 		ray.Diagnostic = appendMsg(ray.Diagnostic, "feasibility not confirmed: "+err.Error())
@@ -522,4 +515,24 @@ func rank(sol *solver.Solution) int {
 		return 1
 	}
 	return 0
+}
+
+// solveFeasibility solves p's feasibility problem along the route: p with
+// P = 0, q = 0 and r = 0, whose optimal answers are p's feasible points and
+// whose infeasibility certificates are p's (same A, b and cones), in what
+// remains of set.TimeLimit since start. expired reports that nothing
+// remained (no solve ran).
+func (s *Solver) solveFeasibility(ctx context.Context, p *solver.Problem, set solver.Settings, start time.Time) (sol *solver.Solution, expired bool, err error) {
+	if set.TimeLimit > 0 {
+		set.TimeLimit -= time.Since(start)
+		if set.TimeLimit <= 0 {
+			return nil, true, nil
+		}
+	}
+	feas := *p
+	feas.P = nil
+	feas.Q = make([]float64, p.NumVars())
+	feas.R = 0
+	sol, err = s.Solve(ctx, &feas, set)
+	return sol, false, err
 }

@@ -113,17 +113,10 @@ func (s *Solver) certifyInfeasible(ctx context.Context, p *solver.Problem, set s
 	if zero {
 		return claim
 	}
-	if set.TimeLimit > 0 {
-		set.TimeLimit -= time.Since(start)
-		if set.TimeLimit <= 0 {
-			return claim
-		}
+	sol, expired, err := s.solveFeasibility(ctx, p, set, start)
+	if expired {
+		return claim
 	}
-	feas := *p
-	feas.P = nil
-	feas.Q = make([]float64, p.NumVars())
-	feas.R = 0
-	sol, err := s.Solve(ctx, &feas, set)
 	if err != nil || sol.Status != solver.PrimalInfeasible || !accepted(sol) {
 		var what string
 		if err != nil {
