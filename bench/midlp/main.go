@@ -218,6 +218,23 @@ type rule struct {
 	pick func(features) string
 }
 
+// midRule is the rule name that keeps today's ends (IPM first up to 2,000
+// nonzeros, the race from 20,000) and between them starts with the IPM
+// where ipm holds, with HiGHS elsewhere.
+func midRule(name string, ipm func(features) bool) rule {
+	return rule{name, func(f features) string {
+		switch {
+		case f.nnz <= 2000:
+			return "i"
+		case f.nnz >= 20000:
+			return "c"
+		case ipm(f):
+			return "i"
+		}
+		return "h"
+	}}
+}
+
 func rules() []rule {
 	rs := []rule{
 		{"HiGHS first (no race)", func(features) string { return "h" }},
@@ -248,60 +265,16 @@ func rules() []rule {
 		}})
 	}
 	for _, d := range []float64{5, 8, 12, 20} {
-		rs = append(rs, rule{fmt.Sprintf("(c) IPM first < 20000 when nnz/col ≤ %g", d), func(f features) string {
-			if f.nnz <= 2000 {
-				return "i"
-			}
-			if f.nnz >= 20000 {
-				return "c"
-			}
-			if f.nnzPerCol <= d {
-				return "i"
-			}
-			return "h"
-		}})
+		rs = append(rs, midRule(fmt.Sprintf("(c) IPM first < 20000 when nnz/col ≤ %g", d), func(f features) bool { return f.nnzPerCol <= d }))
 	}
 	for _, rc := range []float64{2, 3, 5} {
-		rs = append(rs, rule{fmt.Sprintf("(c) IPM first < 20000 when rows/cols ≤ %g", rc), func(f features) string {
-			if f.nnz <= 2000 {
-				return "i"
-			}
-			if f.nnz >= 20000 {
-				return "c"
-			}
-			if f.rowsPerCol <= rc {
-				return "i"
-			}
-			return "h"
-		}})
+		rs = append(rs, midRule(fmt.Sprintf("(c) IPM first < 20000 when rows/cols ≤ %g", rc), func(f features) bool { return f.rowsPerCol <= rc }))
 	}
 	for _, dq := range []float64{0.05, 0.2, 0.5} {
-		rs = append(rs, rule{fmt.Sprintf("(c) IPM first < 20000 when distinct q/cols ≥ %g", dq), func(f features) string {
-			if f.nnz <= 2000 {
-				return "i"
-			}
-			if f.nnz >= 20000 {
-				return "c"
-			}
-			if f.distinctQ >= dq {
-				return "i"
-			}
-			return "h"
-		}})
+		rs = append(rs, midRule(fmt.Sprintf("(c) IPM first < 20000 when distinct q/cols ≥ %g", dq), func(f features) bool { return f.distinctQ >= dq }))
 	}
 	for _, d := range []float64{10, 20, 40} {
-		rs = append(rs, rule{fmt.Sprintf("(c) IPM first < 20000 when distinct q/cols ≥ 0.5 and nnz/col ≤ %g", d), func(f features) string {
-			if f.nnz <= 2000 {
-				return "i"
-			}
-			if f.nnz >= 20000 {
-				return "c"
-			}
-			if f.distinctQ >= 0.5 && f.nnzPerCol <= d {
-				return "i"
-			}
-			return "h"
-		}})
+		rs = append(rs, midRule(fmt.Sprintf("(c) IPM first < 20000 when distinct q/cols ≥ 0.5 and nnz/col ≤ %g", d), func(f features) bool { return f.distinctQ >= 0.5 && f.nnzPerCol <= d }))
 	}
 	rs = append(rs, rule{"auto.New (this build)", nil})
 	return rs
