@@ -61,7 +61,7 @@ func TestSIGINTStopsCommands(t *testing.T) {
 	lp := filepath.Join(dir, "slow.cbf")
 	writeSlowLP(t, lp)
 	csv := filepath.Join(dir, "regress.csv")
-	writeRegressionCSV(t, csv, 5000, 30)
+	writeRegressionCSV(t, csv, 50000, 30)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -71,8 +71,10 @@ func TestSIGINTStopsCommands(t *testing.T) {
 		{"noise-samples", []string{"noise", "laplace", "--epsilon", "1", "--samples", "10000000"}},
 		// vertex sampling at η = 1e-9 needs ~10¹⁰ scenarios' worth of rows
 		{"opf-vertex-eta-1e-9", []string{"opf", "--case", demoCase, "--query", "cost", "--eta", "1e-9"}},
-		// program perturbation of a logistic fit: 10,000 exponential cones
-		// (5,000 rows), about 2 s of interior-point iterations
+		// program perturbation of a logistic fit: 100,000 exponential
+		// cones (50,000 rows), about 7 s of interior-point iterations on
+		// a machine where 5,000 rows took 0.6 s (finished before the
+		// signal)
 		{"regress-logistic-program", []string{"regress", "--data", csv, "--target", "y", "--model", "logistic", "--epsilon", "1", "--strategy", "program"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
