@@ -28,20 +28,36 @@ type LMPPatternSplit struct {
 }
 
 // patternSplitMaxBuses is the number of buses the split step works on:
-// the varying buses with the largest price bounds (each gets an equal share
-// of the work left).
-const patternSplitMaxBuses = 8
+// the varying buses with the largest price bounds. Measured on 300_ieee
+// ±10% (BENCHMARKS.md, "End of round 11"): with 8 the cutoff is the 9th
+// bound, 489.9; with 20 it is the 21st, 356.9, and one tightening pass per
+// part brings 19 of the 20 buses to it at about 4·10⁸ work units each.
+const patternSplitMaxBuses = 20
+
+// patternSplitPasses are the tightening passes of each part in the step's
+// two rounds: one pass for every bus of S first (enough for all but the
+// buses whose parts stay near the cap after one pass), then three for the
+// buses still above the cutoff, which share the work left.
+var patternSplitPasses = [2]int{1, 3}
+
+// patternSplitReserve is the share of the step's work kept from the first
+// round for the second.
+const patternSplitReserve = 0.25
 
 // patternSplitStep lowers the price bounds piHi of the buses holding the
 // largest bounds by the congestion-pattern split of lmppattern.go, within
 // the deterministic work budget work (work units as TighteningWork). The
 // set S: the patternSplitMaxBuses varying buses with the largest bounds
 // (fewer when fewer exceed the cutoff); the cutoff: the largest bound of
-// the varying buses outside S (at least KnownPrice). Each bus of S in turn,
-// largest bound first, is split with the work left divided by the buses
-// still to do: for p non-empty parts, each part gets a 1/(2p) share for its
-// own tightening (3 passes) and a 1/(2p) share as its MIP's LP-iteration
-// limit (the share divided by the KKT program's rows plus columns).
+// the varying buses outside S (at least KnownPrice). Two rounds: in the
+// first, each bus of S in turn, largest bound first, is split with the work
+// left (less patternSplitReserve of the whole) divided by the buses still
+// to do, one tightening pass per part (patternSplitPasses); in the second,
+// the buses still above the cutoff share the work left the same way, with
+// three passes per part. For p non-empty parts, each part gets a 1/(2p)
+// share of its bus's work for its own tightening and a 1/(2p) share as its
+// MIP's LP-iteration limit (the share divided by the KKT program's rows
+// plus columns).
 //
 // Branch: the one carrying the bus's relaxed price, the largest congestion
 // dual share |μ_l · PTDF_l,i| at the maximizer of the linear relaxation of
@@ -74,35 +90,51 @@ func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules Ma
 	}
 	ev.PatternSplitWork = work
 	left := work
-	for q, i := range sel {
-		if left <= 0 {
-			break
+	var rest []int
+	for round, passes := range patternSplitPasses {
+		if round > 0 {
+			sel, rest = rest, nil
 		}
-		per := left / float64(len(sel)-q)
-		l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, ev, piLo, piHi, i)
-		left -= used
-		if err != nil {
-			return err
+		for q, i := range sel {
+			if left <= 0 {
+				break
+			}
+			if piHi[i] <= cutoff {
+				continue
+			}
+			reserve := 0.0
+			if round == 0 {
+				reserve = work * patternSplitReserve
+			}
+			per := (left - reserve) / float64(len(sel)-q)
+			l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, ev, piLo, piHi, i)
+			left -= used
+			if err != nil {
+				return err
+			}
+			if l < 0 {
+				continue
+			}
+			share := (per - used) / float64(2*parts)
+			if share <= 0 {
+				continue
+			}
+			before := piHi[i]
+			b, u, err := n.patternPartBound(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, i, l, passes, share, cutoff, int64(share/size), patternSplitSafety(opt), opt.Progress)
+			if err != nil {
+				return err
+			}
+			left -= u
+			if b < piHi[i] {
+				piHi[i] = b
+			}
+			if piHi[i] > cutoff {
+				rest = append(rest, i)
+			}
+			ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: used + u})
+			progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g, %d tightening passes per part): price bound %.6g → %.6g ($/MWh), %.3g work units",
+				n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, passes, before, piHi[i], used+u)
 		}
-		if l < 0 {
-			continue
-		}
-		share := (per - used) / float64(2*parts)
-		if share <= 0 {
-			continue
-		}
-		before := piHi[i]
-		b, u, err := n.patternPartBound(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, i, l, 3, share, cutoff, int64(share/size), patternSplitSafety(opt), opt.Progress)
-		if err != nil {
-			return err
-		}
-		left -= u
-		if b < piHi[i] {
-			piHi[i] = b
-		}
-		ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: used + u})
-		progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g): price bound %.6g → %.6g ($/MWh), %.3g work units",
-			n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, before, piHi[i], used+u)
 	}
 	return nil
 }

@@ -257,6 +257,24 @@ func (lp *LP) SetObjectiveSense(maximize bool) error {
 	return nil
 }
 
+// SetIterationLimit caps the simplex (and interior-point) iterations of
+// the following solves at k (HiGHS's simplex_iteration_limit and
+// ipm_iteration_limit; k ≤ 0: no cap, HiGHS's default). A solve that
+// reaches it ends with status IterationLimit: a deterministic stop, unlike
+// a time limit.
+func (lp *LP) SetIterationLimit(k int) error {
+	if err := lp.ok(); err != nil {
+		return err
+	}
+	if k <= 0 {
+		k = math.MaxInt32
+	}
+	if err := lp.in.setInt("simplex_iteration_limit", k); err != nil {
+		return err
+	}
+	return lp.in.setInt("ipm_iteration_limit", k)
+}
+
 // ResetBasis discards the current basis, so the next Solve starts cold.
 func (lp *LP) ResetBasis() error {
 	if err := lp.ok(); err != nil {

@@ -306,3 +306,53 @@ func TestLPSimplexPrimal(t *testing.T) {
 		}
 	}
 }
+
+// TestLPSetIterationLimit: a cap of one simplex iteration stops an LP that
+// needs more (status IterationLimit, deterministic), and removing the cap
+// (k ≤ 0) lets the next solve reach the optimum of max Σx over
+// x_j + x_{j+1} ≤ 1, 0 ≤ x ≤ 10 (n = 20: the optimum is 10).
+func TestLPSetIterationLimit(t *testing.T) {
+	const n = 20
+	lp := NewLP(Options{Presolve: "off", Method: "simplex"})
+	defer lp.Close()
+	c, lo, up := make([]float64, n), make([]float64, n), make([]float64, n)
+	for j := range c {
+		c[j], up[j] = 1, 10
+	}
+	if err := lp.AddColumns(c, lo, up); err != nil {
+		t.Fatal(err)
+	}
+	tr := sparse.NewTriplets(n, n-1, 2*(n-1)) // AddRows takes the rows as columns
+	rlo, rup := make([]float64, n-1), make([]float64, n-1)
+	for i := 0; i < n-1; i++ {
+		tr.Append(i, i, 1)
+		tr.Append(i+1, i, 1)
+		rlo[i], rup[i] = math.Inf(-1), 1
+	}
+	if err := lp.AddRows(rlo, rup, tr.ToCSC()); err != nil {
+		t.Fatal(err)
+	}
+	if err := lp.SetObjectiveSense(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := lp.SetIterationLimit(1); err != nil {
+		t.Fatal(err)
+	}
+	r, err := lp.Solve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != solver.IterationLimit || r.Iterations > 1 {
+		t.Fatalf("capped at 1: status %v after %d iterations, want iteration-limit", r.Status, r.Iterations)
+	}
+	if err := lp.SetIterationLimit(0); err != nil {
+		t.Fatal(err)
+	}
+	r, err = lp.Solve(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != solver.Optimal || math.Abs(r.Objective-10) > 1e-9 {
+		t.Fatalf("uncapped: %v %v, want optimal 10", r.Status, r.Objective)
+	}
+}
