@@ -194,10 +194,10 @@ func (n *Network) patternBranch(ctx context.Context, dom LoadDomain, rules Marke
 // patternSplitSafety is the wall-clock net of a part MIP: the joint MIP's
 // (LMPBoundOptions.MIPTimeLimit, else four times TimeLimit). HiGHS counts
 // only simplex iterations against MaxLPIterations; its presolve, cuts and
-// heuristics are not capped by them, and one part MIP of 300_ieee ×0.8
-// ±10% ran over six CPU minutes without a bound. A stop by the net keeps
-// the proven bound at that moment (sound) and marks the evidence not
-// reproducible.
+// heuristics are not capped by them (the part's tightening LPs are capped
+// by the work left instead: a part of 300_ieee ×0.8 ±10% once ran over six
+// CPU minutes in one tightening LP). A stop by the net keeps the proven
+// bound at that moment (sound) and marks the evidence not reproducible.
 func patternSplitSafety(opt LMPBoundOptions) time.Duration {
 	if opt.MIPTimeLimit > 0 {
 		return opt.MIPTimeLimit
