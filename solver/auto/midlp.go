@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/privopt/privopt/solver"
@@ -72,14 +72,8 @@ func distinctNonzero(v []float64) int {
 			w = append(w, x)
 		}
 	}
-	sort.Float64s(w)
-	d := 0
-	for i, x := range w {
-		if i == 0 || x != w[i-1] {
-			d++
-		}
-	}
-	return d
+	slices.Sort(w)
+	return len(slices.Compact(w))
 }
 
 // uncertifiedClaim reports whether sol claims infeasibility or
