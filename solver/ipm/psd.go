@@ -491,7 +491,7 @@ func (c *psdCone) schurFactorTo(out, v []float64, m1, m2, _ *mat.Dense) {
 		// y ← T[j:, j:]·y = W[j, j:]
 		yj := y[:r]
 		gblas.Dgemv(blas.NoTrans, r, r, 1, mr.Data[j*mr.Stride+j:], mr.Stride, tr.Data[j*tr.Stride+j:j*tr.Stride+n], 1, 0, yj, 1)
-		trmvUpper(r, tr.Data[j*tr.Stride+j:], tr.Stride, yj) // = gblas.Dtrmv(Upper, NoTrans, NonUnit), bit for bit
+		gblas.Dtrmv(blas.Upper, blas.NoTrans, blas.NonUnit, r, tr.Data[j*tr.Stride+j:], tr.Stride, yj, 1)
 		seg := out[off : off+r]
 		seg[0] = y[0]
 		for i := 1; i < r; i++ {
