@@ -231,11 +231,12 @@ func TestTrmmLeftLowerMatchesGonum(t *testing.T) {
 }
 
 // TestGemmNNMatchesGonum checks gemmNN against gonum's Dgemm(NoTrans,
-// NoTrans, 1, A, B, 0, C) to the last bit, below and above gonum's parallel
+// NoTrans, 1, A, B, 0, C) to the last bit, on both sides of gemmNNSmallMax
+// (10, 15 and 16 columns), below and above gonum's parallel
 // block size, with zeros in A, and against the triple loop to 1e-12.
 func TestGemmNNMatchesGonum(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	for _, sh := range [][3]int{{1, 1, 1}, {6, 5, 4}, {4, 4, 4}, {6, 6, 6}, {7, 7, 7}, {9, 7, 3}, {5, 2, 11}, {37, 37, 37}, {130, 70, 90}} {
+	for _, sh := range [][3]int{{1, 1, 1}, {6, 5, 4}, {4, 4, 4}, {6, 6, 6}, {7, 7, 7}, {9, 7, 3}, {5, 2, 11}, {10, 10, 10}, {12, 15, 12}, {15, 16, 15}, {37, 37, 37}, {130, 70, 90}} {
 		m, n, k := sh[0], sh[1], sh[2]
 		a, b := make([]float64, m*k), make([]float64, k*n)
 		for i := range a {
