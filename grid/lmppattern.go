@@ -47,6 +47,9 @@ type kktPart struct {
 	ownLoad float64
 	l       int
 	side    int
+	// cutoff, when above 0, adds the row π_own ≥ cutoff (the checkable
+	// split's part programs, lmp12a_pattern.go).
+	cutoff float64
 }
 
 // apply fixes the part's columns in k (nothing when p is nil). It reports
@@ -58,6 +61,9 @@ func (p *kktPart) apply(k *kktModel) bool {
 	}
 	if p.own >= 0 && k.m.d[p.own] >= 0 {
 		k.b.lo[k.m.d[p.own]], k.b.hi[k.m.d[p.own]] = p.ownLoad, p.ownLoad
+	}
+	if p.cutoff > 0 && p.own >= 0 {
+		k.b.row(p.cutoff, math.Inf(1), []int{k.pi[p.own]}, []float64{1})
 	}
 	fix := func(z int, v float64) bool {
 		if z < 0 {

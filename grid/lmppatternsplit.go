@@ -72,6 +72,9 @@ const patternSplitReserve = 0.25
 // N-1 program and not in a box of the spatial split.
 func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, known, work float64, opt LMPBoundOptions) error {
+	if work > 0 && ev.rec != nil && !n.n1Program && opt.parent == nil && len(m.vars) >= 2 {
+		return n.patternSplitCheckable(ctx, dom, rules, hopt, ev, piLo, piHi, m, known, opt) // lmp12a_pattern.go
+	}
 	if work <= 0 || ev.rec != nil || n.n1Program || opt.parent != nil || len(m.vars) < 2 {
 		return nil
 	}
