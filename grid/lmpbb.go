@@ -225,6 +225,14 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 			// finite for the file).
 			nd.bound, nd.y = parent.bound, parent.y
 		}
+		if p := ev.part; p != nil && p.branchFirst { // the checkable pattern split (lmp12a_pattern.go)
+			for _, z := range []int{k.zUp[p.l], k.zLo[p.l]} {
+				if _, ok := nd.fix[z]; z >= 0 && !ok {
+					nd.frac = z
+					return nil
+				}
+			}
+		}
 		// Most fractional binary, the congestion rules' first (the
 		// congestion pattern sets the prices).
 		for _, set := range [][]int{zbins, bins} {

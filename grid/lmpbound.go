@@ -214,8 +214,10 @@ type LMPBoundOptions struct {
 	// PatternSplitWork, when above 0, runs the congestion-pattern split
 	// (patternSplitStep, lmppatternsplit.go) after the bound tightening on the
 	// buses holding the largest price bounds, within this many work units
-	// (as TighteningWork; deterministic). Off by default (0). Not with
-	// Checkable, not on the N-1 route, not in a box of Split.
+	// (as TighteningWork; deterministic). Off by default (0). With
+	// Checkable, any value above 0 runs the checkable split instead
+	// (patternSplitCheckable, lmp12a_pattern.go: one tree per split bus in
+	// the proof). Not on the N-1 route, not in a box of Split.
 	PatternSplitWork float64
 }
 

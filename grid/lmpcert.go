@@ -98,6 +98,10 @@ type LMPProof struct {
 	// Trees are branch-and-bound certificates of the KKT program, one per
 	// sign whose buses were not all settled by their price bounds.
 	Trees []LMPTree `json:"trees,omitempty"`
+	// PatternSplits are checkable congestion-pattern splits of the buses
+	// with the largest bounds (lmp12a_pattern.go), checked after Steps and
+	// before Trees.
+	PatternSplits []LMPPatternProof `json:"pattern_splits,omitempty"`
 	// TreesClosed reports that every branch and bound ended with its best
 	// open node integral (the trees' value is the program's maximum; not
 	// part of what is checked).
@@ -966,6 +970,9 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	}
 	// 6. Bound tightening.
 	if err := c.replay(ctx, p.Steps, cuts, m.vars); err != nil {
+		return nil, err
+	}
+	if err := c.checkPatternSplits(p.PatternSplits, m.vars); err != nil {
 		return nil, err
 	}
 	out := &LMPCheck{}

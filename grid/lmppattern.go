@@ -47,6 +47,10 @@ type kktPart struct {
 	ownLoad float64
 	l       int
 	side    int
+	// branchFirst keeps l's binaries free (only the own load is fixed):
+	// the checkable split's trees branch on them first instead
+	// (lmp12a_pattern.go, kktTrees).
+	branchFirst bool
 }
 
 // apply fixes the part's columns in k (nothing when p is nil). It reports
@@ -58,6 +62,9 @@ func (p *kktPart) apply(k *kktModel) bool {
 	}
 	if p.own >= 0 && k.m.d[p.own] >= 0 {
 		k.b.lo[k.m.d[p.own]], k.b.hi[k.m.d[p.own]] = p.ownLoad, p.ownLoad
+	}
+	if p.branchFirst {
+		return true
 	}
 	fix := func(z int, v float64) bool {
 		if z < 0 {

@@ -124,11 +124,11 @@ func TestCertifyCommand(t *testing.T) {
 	}
 }
 
-// --pattern-split-work runs on the re-derived route only: with the default
-// --checkable (a proof does not cover the split) or --n-1 it is a usage
-// error naming the flag, a negative value is refused, and with
-// --checkable=false the certificate is the same 50 $/MWh LMP bound on the
-// three-bus case (one varying bus at 50: nothing to split).
+// --pattern-split-work: with --n-1 it is a usage error naming the flag, a
+// negative value is refused, and with --checkable=false and with the
+// default --checkable (the proof covers the split) the certificate is the
+// same 50 $/MWh LMP bound on the three-bus case (one varying bus at 50:
+// nothing to split).
 func TestCertifyPatternSplitFlag(t *testing.T) {
 	dir := t.TempDir()
 	casePath := filepath.Join("..", "..", "grid", "testdata", "case3_congested.m")
@@ -137,9 +137,9 @@ func TestCertifyPatternSplitFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := []string{"certify", "--case", casePath, "--domain", dom, "--dc-model", "matpower", "--quiet"}
-	for _, extra := range [][]string{{"--pattern-split-work", "1e8"}, {"--pattern-split-work", "1e8", "--checkable=false", "--n-1"}} {
+	for _, extra := range [][]string{{"--pattern-split-work", "1e8", "--checkable=false", "--n-1"}} {
 		code, _, stderr := runCmd(t, append(slices.Clone(base), extra...)...)
-		if code != 2 || !strings.Contains(stderr, "--pattern-split-work runs on the re-derived route only") {
+		if code != 2 || !strings.Contains(stderr, "--pattern-split-work does not run with --n-1") {
 			t.Errorf("%v: exit %d, stderr %q", extra, code, stderr)
 		}
 	}
@@ -147,11 +147,13 @@ func TestCertifyPatternSplitFlag(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "pattern-split-work") {
 		t.Errorf("negative work: exit %d, stderr %q", code, stderr)
 	}
-	code, stdout, stderr := runCmd(t, append(slices.Clone(base), "--checkable=false", "--pattern-split-work", "1e8")...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stdout, "certificate: lmp-bound, 50") {
-		t.Errorf("stdout: %s", stdout)
+	for _, route := range []string{"--checkable=false", "--checkable=true"} {
+		code, stdout, stderr := runCmd(t, append(slices.Clone(base), route, "--pattern-split-work", "1e8")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", route, code, stderr)
+		}
+		if !strings.Contains(stdout, "certificate: lmp-bound, 50") {
+			t.Errorf("%s: stdout: %s", route, stdout)
+		}
 	}
 }
