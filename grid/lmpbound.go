@@ -217,6 +217,10 @@ type LMPBoundOptions struct {
 	// (as TighteningWork; deterministic). Off by default (0). Not with
 	// Checkable, not on the N-1 route, not in a box of Split.
 	PatternSplitWork float64
+	// splitBuses, when above 0, replaces patternSplitMaxBuses as the number
+	// of buses of the split step's first level (tests: levels on a small
+	// network).
+	splitBuses int
 }
 
 // LMPEvidence is the data of an "lmp-bound" certificate: the derived
