@@ -219,6 +219,10 @@ type LMPBoundOptions struct {
 	// (patternSplitCheckable, lmp12a_pattern.go: one tree per split bus in
 	// the proof). Not on the N-1 route, not in a box of Split.
 	PatternSplitWork float64
+	// splitBuses, when above 0, replaces patternSplitMaxBuses as the number
+	// of buses of the split step's first level (tests: levels on a small
+	// network).
+	splitBuses int
 }
 
 // LMPEvidence is the data of an "lmp-bound" certificate: the derived

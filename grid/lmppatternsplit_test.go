@@ -103,3 +103,67 @@ func TestLMPPatternSplitStep(t *testing.T) {
 		t.Error("verify accepted the certificate without its split step")
 	}
 }
+
+// TestLMPPatternSplitLevels checks the split step's levels on 30_ieee ±10%
+// with a first level of 3 buses: with the work left, the step must run
+// further levels, each with a lower cutoff, every bus of a finished level
+// at most its cutoff, and every split bound at least the market LP's price
+// at sampled load vectors of the domain (real prices).
+func TestLMPPatternSplitLevels(t *testing.T) {
+	n, err := NewNetwork(pglibNet(t, "30_ieee").Case, PowerModelsDC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := n.LoadBand(0.1)
+	rules := DefaultMarketRules()
+	ctx := context.Background()
+	opt := LMPBoundOptions{TighteningPasses: 1, TighteningWork: 2e6, MIPWork: 2e6, PatternSplitWork: 2e8, splitBuses: 3}
+	ev, reason, err := n.lmpBound(ctx, dom, rules, opt)
+	if err != nil || ev == nil {
+		t.Fatalf("lmpBound: %v %s", err, reason)
+	}
+	var cutoffs []float64
+	for _, sp := range ev.PatternSplits {
+		if len(cutoffs) == 0 || sp.Cutoff != cutoffs[len(cutoffs)-1] {
+			cutoffs = append(cutoffs, sp.Cutoff)
+		}
+	}
+	t.Logf("cutoffs by level: %.6g; certified max π %.6g", cutoffs, ev.MaxPrice)
+	if len(cutoffs) < 3 {
+		t.Fatalf("%d levels (cutoffs %v), want at least 3 (3, 6 and 12 buses)", len(cutoffs), cutoffs)
+	}
+	for q := 1; q < len(cutoffs); q++ {
+		if cutoffs[q] >= cutoffs[q-1] {
+			t.Errorf("level %d: cutoff %v not below the previous %v", q+1, cutoffs[q], cutoffs[q-1])
+		}
+	}
+	// A level starts only after every bus of the previous one reached its
+	// cutoff: every bus split at a level before the last is at most that
+	// level's cutoff in the end.
+	for _, sp := range ev.PatternSplits {
+		if sp.Cutoff != cutoffs[len(cutoffs)-1] {
+			if i := n.BusIndex[sp.Bus]; ev.PriceHi[i] > sp.Cutoff*(1+1e-9) {
+				t.Errorf("bus %d: bound %v above the cutoff %v of a finished level", sp.Bus, ev.PriceHi[i], sp.Cutoff)
+			}
+		}
+	}
+	mk := newMarketEval(t, n, dom, rules)
+	defer mk.close()
+	rng := rand.New(rand.NewSource(11))
+	for q := 0; q < 40; q++ {
+		d := append([]float64(nil), dom.Lo...)
+		for j := range d {
+			u := rng.Float64()
+			if q%2 == 0 {
+				u = math.Round(u)
+			}
+			d[j] = dom.Lo[j] + u*(dom.Hi[j]-dom.Lo[j])
+		}
+		pi, _ := mk.eval(d)
+		for _, i := range mk.m.vars {
+			if ev.PriceHi[i] < pi[i]-1e-6*(1+math.Abs(pi[i])) {
+				t.Errorf("bus %d: bound %v below the LP price %v at sample %d", n.BusID[i], ev.PriceHi[i], pi[i], q)
+			}
+		}
+	}
+}
