@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"math/rand"
 	"testing"
 )
 
@@ -15,12 +14,7 @@ import (
 // (real prices, independent of the KKT program), and a changed dual, a
 // lowered part bound or split bound and a dropped part are rejected.
 func TestLMP12aCheckablePatternSplit(t *testing.T) {
-	n, err := NewNetwork(pglibNet(t, "30_ieee").Case, PowerModelsDC())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dom, _ := n.LoadBand(0.1)
-	rules := DefaultMarketRules()
+	n, dom, rules := splitCase30(t)
 	ctx := context.Background()
 	opt := LMPBoundOptions{Checkable: true, TighteningPasses: 1, TighteningWork: 2e6, MIPWork: 2e6, PatternSplitWork: 2e7}
 	ev, reason, err := n.lmpBound(ctx, dom, rules, opt)
@@ -34,19 +28,7 @@ func TestLMP12aCheckablePatternSplit(t *testing.T) {
 	if _, err := n.CheckLMPProof(ctx, dom, rules, cloneProof(t, p)); err != nil {
 		t.Fatalf("check: %v", err)
 	}
-	mk := newMarketEval(t, n, dom, rules)
-	defer mk.close()
-	rng := rand.New(rand.NewSource(7))
-	for q := 0; q < 40; q++ {
-		d := append([]float64(nil), dom.Lo...)
-		for j := range d {
-			u := rng.Float64()
-			if q%2 == 0 {
-				u = math.Round(u)
-			}
-			d[j] = dom.Lo[j] + u*(dom.Hi[j]-dom.Lo[j])
-		}
-		pi, _ := mk.eval(d)
+	for q, pi := range sampledPrices(t, n, dom, rules, 7, 40) {
 		for _, sp := range p.PatternSplits {
 			if sp.Bound < pi[sp.Bus]-1e-6*(1+math.Abs(pi[sp.Bus])) {
 				t.Errorf("bus %d: split bound %v below the LP price %v at sample %d", n.BusID[sp.Bus], sp.Bound, pi[sp.Bus], q)

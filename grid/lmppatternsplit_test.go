@@ -16,12 +16,7 @@ import (
 // vectors of the domain (real prices, independent of the KKT program), and
 // the certified maximum must not exceed the one without the step.
 func TestLMPPatternSplitStep(t *testing.T) {
-	n, err := NewNetwork(pglibNet(t, "30_ieee").Case, PowerModelsDC())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dom, _ := n.LoadBand(0.1)
-	rules := DefaultMarketRules()
+	n, dom, rules := splitCase30(t)
 	ctx := context.Background()
 	base := LMPBoundOptions{TighteningPasses: 1, TighteningWork: 2e6, MIPWork: 2e6}
 	ev0, reason, err := n.lmpBound(ctx, dom, rules, base)
@@ -41,22 +36,7 @@ func TestLMPPatternSplitStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mk := newMarketEval(t, n, dom, rules)
-	defer mk.close()
-	rng := rand.New(rand.NewSource(7))
-	var samples [][]float64
-	for q := 0; q < 40; q++ {
-		d := append([]float64(nil), dom.Lo...)
-		for j := range d {
-			u := rng.Float64()
-			if q%2 == 0 { // vertices: where congestion prices peak
-				u = math.Round(u)
-			}
-			d[j] = dom.Lo[j] + u*(dom.Hi[j]-dom.Lo[j])
-		}
-		pi, _ := mk.eval(d)
-		samples = append(samples, pi)
-	}
+	samples := sampledPrices(t, n, dom, rules, 7, 40)
 	lowered := 0
 	for _, sp := range ev.PatternSplits {
 		i := n.BusIndex[sp.Bus]
@@ -110,12 +90,7 @@ func TestLMPPatternSplitStep(t *testing.T) {
 // at most its cutoff, and every split bound at least the market LP's price
 // at sampled load vectors of the domain (real prices).
 func TestLMPPatternSplitLevels(t *testing.T) {
-	n, err := NewNetwork(pglibNet(t, "30_ieee").Case, PowerModelsDC())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dom, _ := n.LoadBand(0.1)
-	rules := DefaultMarketRules()
+	n, dom, rules := splitCase30(t)
 	ctx := context.Background()
 	opt := LMPBoundOptions{TighteningPasses: 1, TighteningWork: 2e6, MIPWork: 2e6, PatternSplitWork: 2e8, splitBuses: 3}
 	ev, reason, err := n.lmpBound(ctx, dom, rules, opt)
@@ -147,10 +122,39 @@ func TestLMPPatternSplitLevels(t *testing.T) {
 			}
 		}
 	}
+	m, _, mlp := marketLPSolver(t, n, dom, rules)
+	mlp.Close()
+	for q, pi := range sampledPrices(t, n, dom, rules, 11, 40) {
+		for _, i := range m.vars {
+			if ev.PriceHi[i] < pi[i]-1e-6*(1+math.Abs(pi[i])) {
+				t.Errorf("bus %d: bound %v below the LP price %v at sample %d", n.BusID[i], ev.PriceHi[i], pi[i], q)
+			}
+		}
+	}
+}
+
+// splitCase30 returns 30_ieee (PowerModels DC model), its ±10% domain and
+// the default market rules: the network of the pattern split's tests.
+func splitCase30(t *testing.T) (*Network, LoadDomain, MarketRules) {
+	t.Helper()
+	n, err := NewNetwork(pglibNet(t, "30_ieee").Case, PowerModelsDC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := n.LoadBand(0.1)
+	return n, dom, DefaultMarketRules()
+}
+
+// sampledPrices returns the market LP's prices at count load vectors of dom
+// (seeded): every second one a vertex of the box (where congestion prices
+// peak), the others uniform inside it.
+func sampledPrices(t *testing.T, n *Network, dom LoadDomain, rules MarketRules, seed int64, count int) [][]float64 {
+	t.Helper()
 	mk := newMarketEval(t, n, dom, rules)
 	defer mk.close()
-	rng := rand.New(rand.NewSource(11))
-	for q := 0; q < 40; q++ {
+	rng := rand.New(rand.NewSource(seed))
+	var out [][]float64
+	for q := 0; q < count; q++ {
 		d := append([]float64(nil), dom.Lo...)
 		for j := range d {
 			u := rng.Float64()
@@ -160,10 +164,7 @@ func TestLMPPatternSplitLevels(t *testing.T) {
 			d[j] = dom.Lo[j] + u*(dom.Hi[j]-dom.Lo[j])
 		}
 		pi, _ := mk.eval(d)
-		for _, i := range mk.m.vars {
-			if ev.PriceHi[i] < pi[i]-1e-6*(1+math.Abs(pi[i])) {
-				t.Errorf("bus %d: bound %v below the LP price %v at sample %d", n.BusID[i], ev.PriceHi[i], pi[i], q)
-			}
-		}
+		out = append(out, pi)
 	}
+	return out
 }
