@@ -225,7 +225,7 @@ func (n *Network) kktTrees(ctx context.Context, dom LoadDomain, rules MarketRule
 			// finite for the file).
 			nd.bound, nd.y = parent.bound, parent.y
 		}
-		if p := ev.part; p != nil && p.branchFirst { // the checkable pattern split (lmp12a_pattern.go)
+		if p := ev.part; p != nil && p.branchFirst { // the checkable pattern split (lmppatternproof.go)
 			for _, z := range []int{k.zUp[p.l], k.zLo[p.l]} {
 				if _, ok := nd.fix[z]; z >= 0 && !ok {
 					nd.frac = z

@@ -216,7 +216,7 @@ type LMPBoundOptions struct {
 	// buses holding the largest price bounds, within this many work units
 	// (as TighteningWork; deterministic). Off by default (0). With
 	// Checkable, any value above 0 runs the checkable split instead
-	// (patternSplitCheckable, lmp12a_pattern.go: one tree per split bus in
+	// (patternSplitCheckable, lmppatternproof.go: one tree per split bus in
 	// the proof). Not on the N-1 route, not in a box of Split.
 	PatternSplitWork float64
 	// splitBuses, when above 0, replaces patternSplitMaxBuses as the number

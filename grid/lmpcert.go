@@ -99,7 +99,7 @@ type LMPProof struct {
 	// sign whose buses were not all settled by their price bounds.
 	Trees []LMPTree `json:"trees,omitempty"`
 	// PatternSplits are checkable congestion-pattern splits of the buses
-	// with the largest bounds (lmp12a_pattern.go), checked after Steps and
+	// with the largest bounds (lmppatternproof.go), checked after Steps and
 	// before Trees.
 	PatternSplits []LMPPatternProof `json:"pattern_splits,omitempty"`
 	// TreesClosed reports that every branch and bound ended with its best

@@ -49,7 +49,7 @@ type kktPart struct {
 	side    int
 	// branchFirst keeps l's binaries free (only the own load is fixed):
 	// the checkable split's trees branch on them first instead
-	// (lmp12a_pattern.go, kktTrees).
+	// (lmppatternproof.go, kktTrees).
 	branchFirst bool
 }
 

@@ -81,12 +81,12 @@ const patternSplitReserve = 0.25
 // sound; the certified maximum never falls below the cutoff (a bus bound
 // outside S). Only LP bounds and proven MIP dual bounds enter. It runs
 // only for max π (sign +1) (in a checkable proof, ev.rec, the checkable
-// split of lmp12a_pattern.go runs instead), not on the
+// split of lmppatternproof.go runs instead), not on the
 // N-1 program and not in a box of the spatial split.
 func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, known, work float64, opt LMPBoundOptions) error {
 	if work > 0 && ev.rec != nil && !n.n1Program && opt.parent == nil && len(m.vars) >= 2 {
-		return n.patternSplitCheckable(ctx, dom, rules, hopt, ev, piLo, piHi, m, known, opt) // lmp12a_pattern.go
+		return n.patternSplitCheckable(ctx, dom, rules, hopt, ev, piLo, piHi, m, known, opt) // lmppatternproof.go
 	}
 	if work <= 0 || ev.rec != nil || n.n1Program || opt.parent != nil || len(m.vars) < 2 {
 		return nil

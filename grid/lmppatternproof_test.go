@@ -7,13 +7,13 @@ import (
 	"testing"
 )
 
-// TestLMP12aCheckablePatternSplit checks the checkable pattern split on
+// TestLMPCheckablePatternSplit checks the checkable pattern split on
 // 30_ieee ±10% (PowerModels DC model) after one short tightening pass: the
 // proof records at least one split, CheckLMPProof verifies it (no solver),
 // every split bound is at least the market LP's price at sampled loads
 // (real prices, independent of the KKT program), and a changed dual, a
 // lowered part bound or split bound and a dropped part are rejected.
-func TestLMP12aCheckablePatternSplit(t *testing.T) {
+func TestLMPCheckablePatternSplit(t *testing.T) {
 	n, dom, rules := splitCase30(t)
 	ctx := context.Background()
 	opt := LMPBoundOptions{Checkable: true, TighteningPasses: 1, TighteningWork: 2e6, MIPWork: 2e6, PatternSplitWork: 2e7}

@@ -38,9 +38,9 @@ type LMPPatternProof struct {
 	Bound  float64 `json:"bound"`
 }
 
-// lmp12aTreeNodes is the LP budget of one split bus's tree (deterministic,
+// patternTreeNodes is the LP budget of one split bus's tree (deterministic,
 // as LMPBoundOptions.TreeNodes for the whole program).
-const lmp12aTreeNodes = 200
+const patternTreeNodes = 200
 
 // patternSplitCheckable is patternSplitStep on the checkable route: the
 // same buses (the patternSplitMaxBuses varying buses with the largest
@@ -70,7 +70,7 @@ func (n *Network) patternSplitCheckable(ctx context.Context, dom LoadDomain, rul
 		}
 		pev := *ev
 		pev.part = &kktPart{own: i, ownLoad: dom.Hi[i], l: l, branchFirst: true}
-		trees, _, err := n.kktTrees(ctx, dom, rules, hopt, &pev, piLo, piHi, 1, nil, []int{i}, lmp12aTreeNodes, opt.Progress)
+		trees, _, err := n.kktTrees(ctx, dom, rules, hopt, &pev, piLo, piHi, 1, nil, []int{i}, patternTreeNodes, opt.Progress)
 		if err != nil {
 			return err
 		}
