@@ -1750,10 +1750,7 @@ func (c *loadCandidates) add(v float64, m *marketLP, x []float64) {
 	if len(c.val) >= c.keep && v <= c.val[len(c.val)-1] {
 		return
 	}
-	d := append([]float64(nil), m.dom.Lo...)
-	for _, j := range m.vars {
-		d[j] = math.Min(m.dom.Hi[j], math.Max(m.dom.Lo[j], x[m.d[j]]))
-	}
+	d := m.loads(x)
 	q := sort.SearchFloat64s(negated(c.val), -v)
 	c.val = append(c.val[:q], append([]float64{v}, c.val[q:]...)...)
 	c.load = append(c.load[:q], append([][]float64{d}, c.load[q:]...)...)
@@ -1763,6 +1760,17 @@ func (c *loadCandidates) add(v float64, m *marketLP, x []float64) {
 }
 
 func (c *loadCandidates) loads() [][]float64 { return c.load }
+
+// loads returns the load vector of the solution x of a program laid out by
+// m: the varying buses' load columns clipped to m's domain, the others at
+// its lower end.
+func (m *marketLP) loads(x []float64) []float64 {
+	d := append([]float64(nil), m.dom.Lo...)
+	for _, j := range m.vars {
+		d[j] = math.Min(m.dom.Hi[j], math.Max(m.dom.Lo[j], x[m.d[j]]))
+	}
+	return d
+}
 
 // negated returns −v elementwise (c.val is descending; its negation ascending).
 func negated(v []float64) []float64 {
@@ -1836,10 +1844,7 @@ func (n *Network) kktMIP(ctx context.Context, dom LoadDomain, rules MarketRules,
 		if best >= 0 {
 			ev.IncumbentBus = n.BusID[best]
 		}
-		ev.IncumbentLoad = append([]float64(nil), dom.Lo...)
-		for _, j := range m.vars {
-			ev.IncumbentLoad[j] = math.Min(dom.Hi[j], math.Max(dom.Lo[j], r.X[m.d[j]]))
-		}
+		ev.IncumbentLoad = m.loads(r.X)
 	}
 	return r, lim.MaxLPIterations, nil
 }
@@ -1929,11 +1934,7 @@ func (n *Network) perBusMIPs(ctx context.Context, dom LoadDomain, rules MarketRu
 			ev.Reproducible = ev.Reproducible && r.Stop.Reproducible()
 			ev.MIPStops = append(ev.MIPStops, string(r.Stop))
 			if r.X != nil {
-				d := append([]float64(nil), dom.Lo...)
-				for _, j := range k.m.vars {
-					d[j] = math.Min(dom.Hi[j], math.Max(dom.Lo[j], r.X[k.m.d[j]]))
-				}
-				ev.Candidates = append(ev.Candidates, d)
+				ev.Candidates = append(ev.Candidates, k.m.loads(r.X))
 			}
 			switch {
 			case r.Status == solver.PrimalInfeasible:

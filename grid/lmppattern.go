@@ -169,11 +169,7 @@ func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules Ma
 				progress(w, "lmp-bound: WARNING: the part MIP stopped by %q before its iteration budget; its proven bound at that moment counts (sound, not reproducible)", r.Stop)
 			}
 			if r.X != nil { // a KKT point: a start for the adversarial search
-				d := append([]float64(nil), dom.Lo...)
-				for _, j := range k.m.vars {
-					d[j] = math.Min(dom.Hi[j], math.Max(dom.Lo[j], r.X[k.m.d[j]]))
-				}
-				ev.Candidates = append(ev.Candidates, d)
+				ev.Candidates = append(ev.Candidates, k.m.loads(r.X))
 			}
 			switch {
 			case r.Status == solver.PrimalInfeasible:

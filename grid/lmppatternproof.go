@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/privopt/privopt/solver/highs"
 )
@@ -49,18 +48,12 @@ const patternTreeNodes = 200
 // proof (LMPProof.PatternSplits) when it lowers the bus's bound.
 func (n *Network) patternSplitCheckable(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, m *marketLP, known float64, opt LMPBoundOptions) error {
-	vars := append([]int(nil), m.vars...)
-	sort.SliceStable(vars, func(a, b int) bool { return piHi[vars[a]] > piHi[vars[b]] })
-	k := min(patternSplitMaxBuses, len(vars)-1)
-	cutoff := math.Max(known, piHi[vars[k]])
+	sel, cutoff, _ := patternSplitSet(m.vars, piHi, patternSplitMaxBuses, known)
 	if cutoff <= 0 || math.IsInf(cutoff, 0) {
 		return nil
 	}
 	ev.PatternSplitWork = opt.PatternSplitWork
-	for _, i := range vars[:k] {
-		if !(piHi[i] > cutoff) || math.IsInf(piHi[i], 0) {
-			continue
-		}
+	for _, i := range sel {
 		l, _, _, _, err := n.patternBranch(ctx, dom, rules, hopt, ev, piLo, piHi, i)
 		if err != nil {
 			return err

@@ -85,11 +85,11 @@ const patternSplitReserve = 0.25
 // N-1 program and not in a box of the spatial split.
 func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, known, work float64, opt LMPBoundOptions) error {
-	if work > 0 && ev.rec != nil && !n.n1Program && opt.parent == nil && len(m.vars) >= 2 {
-		return n.patternSplitCheckable(ctx, dom, rules, hopt, ev, piLo, piHi, m, known, opt) // lmppatternproof.go
-	}
-	if work <= 0 || ev.rec != nil || n.n1Program || opt.parent != nil || len(m.vars) < 2 {
+	if work <= 0 || n.n1Program || opt.parent != nil || len(m.vars) < 2 {
 		return nil
+	}
+	if ev.rec != nil {
+		return n.patternSplitCheckable(ctx, dom, rules, hopt, ev, piLo, piHi, m, known, opt) // lmppatternproof.go
 	}
 	left := work
 	top := math.Inf(1) // the largest bound of a varying bus after the previous level
@@ -98,20 +98,11 @@ func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules Ma
 		k0 = opt.splitBuses
 	}
 	for k := k0; ; k *= 2 {
-		vars := append([]int(nil), m.vars...)
-		sort.SliceStable(vars, func(a, b int) bool { return piHi[vars[a]] > piHi[vars[b]] })
-		k = min(k, len(vars)-1)
-		cutoff := math.Max(known, piHi[vars[k]])
+		sel, cutoff, all := patternSplitSet(m.vars, piHi, k, known)
 		if cutoff <= 0 || math.IsInf(cutoff, 0) || cutoff >= top {
 			return nil
 		}
 		ev.PatternSplitWork = work
-		var sel []int
-		for _, i := range vars[:k] {
-			if piHi[i] > cutoff && !math.IsInf(piHi[i], 0) {
-				sel = append(sel, i)
-			}
-		}
 		if len(sel) == 0 {
 			return nil
 		}
@@ -125,10 +116,27 @@ func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules Ma
 		// cutoff falls to the bound of the (2k+1)-th); it starts only when
 		// the work left is at least twice this level's.
 		top = cutoff
-		if k == len(vars)-1 || left < patternSplitGrowth*(start-left) {
+		if all || left < patternSplitGrowth*(start-left) {
 			return nil
 		}
 	}
+}
+
+// patternSplitSet returns the buses a split level works on, the varying
+// buses (vars) among the k with the largest bounds piHi whose bound is
+// finite and above the cutoff, and the cutoff: the (k+1)-th largest bound,
+// at least known (k at most len(vars) − 1; all reports that k reached it).
+func patternSplitSet(vars []int, piHi []float64, k int, known float64) (sel []int, cutoff float64, all bool) {
+	vars = append([]int(nil), vars...)
+	sort.SliceStable(vars, func(a, b int) bool { return piHi[vars[a]] > piHi[vars[b]] })
+	k = min(k, len(vars)-1)
+	cutoff = math.Max(known, piHi[vars[k]])
+	for _, i := range vars[:k] {
+		if piHi[i] > cutoff && !math.IsInf(piHi[i], 0) {
+			sel = append(sel, i)
+		}
+	}
+	return sel, cutoff, k == len(vars)-1
 }
 
 // patternSplitGrowth is the ratio of the work left to the last level's
