@@ -37,8 +37,14 @@ type Factor struct {
 	// runs skip the elimination-tree traversal and do the same arithmetic
 	// in the same order. nil until recorded.
 	rowPat, rowPtr []int
+	// lpos[t] is the position in (li, lx) of the entry L(k,i) that
+	// rowPat[t] = i of row k fills: lp[i] plus the entries of column i
+	// filled by the rows before k. Recorded with rowPat; with it the replay
+	// needs no fill counts (numericReplay).
+	lpos []int
 
-	signs []int8 // expected pivot signs in elimination order; nil: none
+	signs []int8    // expected pivot signs in elimination order; nil: none
+	sg    []float64 // signs as float64 (the replay's pivot rule); nil with signs
 	reg   Regularization
 
 	dynReg         int
@@ -153,8 +159,10 @@ func (s *Symbolic) Factor(upper *sparse.CSC, signs []int8, reg Regularization) (
 	}
 	if signs != nil {
 		f.signs = make([]int8, n)
+		f.sg = make([]float64, n)
 		for k, i := range s.perm {
 			f.signs[k] = signs[i]
+			f.sg[k] = float64(signs[i])
 		}
 	}
 	if err := f.Refactor(upper); err != nil {
@@ -171,6 +179,7 @@ func (f *Factor) Release() {
 	arena.Ints.Release(f.islab)
 	arena.Ints.Release(f.rowPat)
 	arena.Ints.Release(f.rowPtr)
+	arena.Ints.Release(f.lpos)
 	arena.Ints.Release(f.pmap)
 	*f = Factor{}
 }
@@ -302,11 +311,15 @@ func (f *Factor) numeric() error {
 	eps, delta := f.reg.Eps, f.reg.Delta
 	f.dynReg, f.pos, f.neg, f.zero = 0, 0, 0, 0
 	interrupt := s.interrupt
-	rowPat, rowPtr := f.rowPat, f.rowPtr
+	rowPat, rowPtr, lpos := f.rowPat, f.rowPtr, f.lpos
 	record := rowPtr == nil
+	if !record && signs != nil {
+		return f.numericReplay()
+	}
 	if record {
 		// (appends stay within the capacity: the pattern has NnzL entries)
 		rowPat, rowPtr = arena.Ints.Get(s.NnzL())[:0], arena.Ints.Get(n + 1)[:1]
+		lpos = arena.Ints.Get(s.NnzL())[:0]
 	}
 	for k := 0; k < n; k++ {
 		if interrupt != nil && k&255 == 0 && interrupt() {
@@ -363,6 +376,7 @@ func (f *Factor) numeric() error {
 			dk -= lki * yi
 			if record {
 				li[p1] = k
+				lpos = append(lpos, p1)
 			}
 			lx[p1] = lki
 			lnz[i]++
@@ -390,7 +404,7 @@ func (f *Factor) numeric() error {
 		}
 	}
 	if record {
-		f.rowPat, f.rowPtr = rowPat, rowPtr
+		f.rowPat, f.rowPtr, f.lpos = rowPat, rowPtr, lpos
 	}
 	return nil
 }
@@ -444,6 +458,17 @@ func (f *Factor) solvePermuted(x []float64) {
 		f.solveSupernodal(x)
 		return
 	}
+	n := f.sym.n
+	if haveSimplicialAsm && n > 0 {
+		solveSimplicialAsm(&x[:n][0], n, &f.sym.lp[0], sliceBase(f.li), sliceBase(f.lx), &f.dinv[:n][0])
+		return
+	}
+	f.solveSimplicialGo(x)
+}
+
+// solveSimplicialGo is solvePermuted's simplicial method in Go (the form
+// solveSimplicialAsm follows, and the method off x86-64).
+func (f *Factor) solveSimplicialGo(x []float64) {
 	n := f.sym.n
 	lp, li, lx, dinv := f.sym.lp, f.li, f.lx, f.dinv
 	for j := 0; j < n; j++ {
