@@ -64,6 +64,8 @@ type kktSystem struct {
 	xbase    []float64 // values of the x columns without Schur terms
 	contig   []bool    // per column: rows above the diagonal consecutive (mulK; built on first use)
 	sdpxb    *sdpxBase // x-block pattern without Schur terms (sdpxMulReducedExact; built on first use)
+	signf    []float64 // signs as float64, 0 on the extra rows (mulKFast; built on first use)
+	diagLast bool      // every column stores its diagonal last (mulKFast)
 	slots    []coneSlot
 	elims    []*schurBlock
 	identity bool    // the scaling is the identity (initialization)
@@ -520,6 +522,9 @@ func (ks *kktSystem) mulK(out, x []float64) {
 // column's entries above and on the diagonal and their symmetric
 // counterparts).
 func (ks *kktSystem) mulKCols(out, x []float64, from, to int) {
+	if ks.mulKFast(out, x, from, to) {
+		return
+	}
 	k := ks.k
 	nz := ks.n + ks.mr
 	for j := from; j < to; j++ {

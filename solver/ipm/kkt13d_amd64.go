@@ -1,0 +1,12 @@
+package ipm
+
+// haveMulKAsm reports whether mulKColsAsm exists (x86-64).
+const haveMulKAsm = true
+
+// mulKColsAsm (kkt13d_amd64.s) adds to out the products of columns
+// from ≤ j < to of the symmetric matrix whose upper triangle (diagonal last
+// in every column) is (colPtr, rowIdx, val), with eps·sgn[j] taken off each
+// diagonal: mulKCols' operations in its order (see mulKFast).
+//
+//go:noescape
+func mulKColsAsm(out, x *float64, from, to int, colPtr, rowIdx *int, val, sgn *float64, eps float64)

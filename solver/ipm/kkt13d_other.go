@@ -1,0 +1,11 @@
+//go:build !amd64
+
+package ipm
+
+// haveMulKAsm is false off x86-64: mulKCols runs in Go.
+const haveMulKAsm = false
+
+// mulKColsAsm is never called where haveMulKAsm is false.
+func mulKColsAsm(out, x *float64, from, to int, colPtr, rowIdx *int, val, sgn *float64, eps float64) {
+	panic("ipm: mulKColsAsm off x86-64")
+}

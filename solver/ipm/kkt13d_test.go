@@ -1,0 +1,92 @@
+package ipm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/privopt/privopt/sparse"
+)
+
+// TestMulKFast: on KKT-shaped upper triangles whose every column ends in its
+// diagonal (sparse columns, dense contiguous ones, extra rows without
+// regularization), mulK through mulKFast gives the bits of the general
+// entry-by-entry loop, over the whole matrix and over column ranges; a
+// matrix with a column lacking its diagonal is left to the Go loop.
+func TestMulKFast(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 26))
+	for trial := 0; trial < 20; trial++ {
+		n, mr, extra := 2+r.IntN(15), 2+r.IntN(30), r.IntN(4)
+		dim := n + mr + extra
+		k := &sparse.CSC{Rows: dim, Cols: dim, ColPtr: make([]int, dim+1)}
+		signs := make([]int8, dim)
+		denseFrom := dim - r.IntN(10)
+		for j := 0; j < dim; j++ {
+			signs[j] = 1
+			if j >= n && j < n+mr {
+				signs[j] = -1
+			}
+			for i := 0; i <= j; i++ {
+				if i < j && j < denseFrom && r.Float64() < 0.8 {
+					continue
+				}
+				v := r.NormFloat64() * math.Exp(8*r.NormFloat64())
+				if r.IntN(10) == 0 {
+					v = 0
+				}
+				k.RowIdx = append(k.RowIdx, i)
+				k.Val = append(k.Val, v)
+			}
+			k.ColPtr[j+1] = len(k.Val)
+		}
+		ks := &kktSystem{n: n, mr: mr, k: k, signs: signs, eps: 1e-8 * (1 + r.Float64())}
+		x := make([]float64, dim)
+		for i := range x {
+			x[i] = r.NormFloat64()
+			if r.IntN(6) == 0 {
+				x[i] = 0
+			}
+		}
+		got, ref := make([]float64, dim), make([]float64, dim)
+		ks.mulK(got, x)
+		if !ks.diagLast {
+			t.Fatalf("trial %d: every column ends in its diagonal, but diagLast is false", trial)
+		}
+		mulKGeneral(ks, ref, x)
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(ref[i]) {
+				t.Fatalf("trial %d: out[%d] = %v, general loop %v", trial, i, got[i], ref[i])
+			}
+		}
+		// a column range, on top of existing values
+		from, to := r.IntN(dim), dim
+		to = from + r.IntN(to-from+1)
+		for i := range got {
+			got[i] = float64(i)
+			ref[i] = float64(i)
+		}
+		ks.mulKCols(got, x, from, to)
+		ks2 := &kktSystem{n: n, mr: mr, k: k, signs: signs, eps: ks.eps, diagLast: false, signf: []float64{}}
+		ks2.mulKCols(ref, x, from, to)
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(ref[i]) {
+				t.Fatalf("trial %d: columns [%d,%d): out[%d] = %v, Go loop %v", trial, from, to, i, got[i], ref[i])
+			}
+		}
+		// regularization changed in place (setStaticReg's ε)
+		ks.eps *= 3
+		ks.mulK(got, x)
+		mulKGeneral(ks, ref, x)
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(ref[i]) {
+				t.Fatalf("trial %d, new ε: out[%d] = %v, general loop %v", trial, i, got[i], ref[i])
+			}
+		}
+	}
+	// a column without its diagonal: the Go loop
+	k := &sparse.CSC{Rows: 2, Cols: 2, ColPtr: []int{0, 0, 2}, RowIdx: []int{0, 1}, Val: []float64{1, 2}}
+	ks := &kktSystem{n: 1, mr: 1, k: k, signs: []int8{1, -1}}
+	if ks.mulKFast(make([]float64, 2), []float64{1, 1}, 0, 2) {
+		t.Fatal("mulKFast ran on a column without its diagonal")
+	}
+}
