@@ -193,3 +193,49 @@ pivok:
 
 ndone:
 	RET
+
+// func permGatherAsm(x, b *float64, perm *int, n int)
+//
+// x[k] = b[perm[k]] for k < n.
+TEXT ·permGatherAsm(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), DI
+	MOVQ b+8(FP), SI
+	MOVQ perm+16(FP), R8
+	MOVQ n+24(FP), CX
+	XORQ DX, DX
+	CMPQ DX, CX
+	JGE  gdone
+
+gloop:
+	MOVQ (R8)(DX*8), AX
+	MOVQ (SI)(AX*8), BX
+	MOVQ BX, (DI)(DX*8)
+	INCQ DX
+	CMPQ DX, CX
+	JLT  gloop
+
+gdone:
+	RET
+
+// func permScatterAsm(dst, x *float64, perm *int, n int)
+//
+// dst[perm[k]] = x[k] for k < n.
+TEXT ·permScatterAsm(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ perm+16(FP), R8
+	MOVQ n+24(FP), CX
+	XORQ DX, DX
+	CMPQ DX, CX
+	JGE  pdone
+
+ploop:
+	MOVQ (R8)(DX*8), AX
+	MOVQ (SI)(DX*8), BX
+	MOVQ BX, (DI)(AX*8)
+	INCQ DX
+	CMPQ DX, CX
+	JLT  ploop
+
+pdone:
+	RET
