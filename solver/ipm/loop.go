@@ -456,11 +456,15 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 		w.cones[i].dsOffset(w.block(w.off, i), w.block(dS, i))
 	}
 	clear(w.rhs)
-	for j := 0; j < n; j++ {
-		w.rhs[j] = -dX[j]
+	// (local slices of equal lengths: the loops run without reloads and
+	// bounds checks; the same operations)
+	rx, rz := w.rhs[:n], w.rhs[n:n+m]
+	dXn, dZm, offm := dX[:len(rx)], dZ[:len(rz)], w.off[:len(rz)]
+	for j := range rx {
+		rx[j] = -dXn[j]
 	}
-	for i := 0; i < m; i++ {
-		w.rhs[n+i] = w.off[i] - dZ[i]
+	for i := range rz {
+		rz[i] = offm[i] - dZm[i]
 	}
 	w.kkt.solve(w.sol, w.rhs)
 	copy(w.x1, w.sol[:n])
@@ -473,18 +477,28 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 	if math.IsNaN(dt) || math.IsInf(dt, 0) {
 		return false
 	}
-	for j := 0; j < n; j++ {
-		w.dx[j] = w.x1[j] + dt*w.x2[j]
+	dx, dz := w.dx[:n], w.dz[:m]
+	x1, x2, z1, z2 := w.x1[:len(dx)], w.x2[:len(dx)], w.z1[:len(dz)], w.z2[:len(dz)]
+	for j := range dx {
+		dx[j] = x1[j] + dt*x2[j]
 	}
-	for i := 0; i < m; i++ {
-		w.dz[i] = w.z1[i] + dt*w.z2[i]
+	for i := range dz {
+		dz[i] = z1[i] + dt*z2[i]
 	}
 	// Δs from the linearized complementarity, Δs = −offset − HΔz, except in
 	// blocks where H is large (inactive constraints, s ≫ z): there HΔz
 	// amplifies the solve's round-off, and Δs is taken from the primal
 	// equation Δs = −dZ − AΔx + bΔτ, which is accurate to the precision of Δx.
-	w.a.MulVecTo(w.adx, 1, w.dx, 0)
-	lin := func(k int) float64 { return -dZ[k] - w.adx[k] + w.b[k]*dt }
+	// AΔx is computed at the first use only (most exp-cone solves have
+	// none: a product with A saved per Newton solve).
+	adxDone := false
+	lin := func(k int) float64 {
+		if !adxDone {
+			w.a.MulVecTo(w.adx, 1, w.dx, 0)
+			adxDone = true
+		}
+		return -dZ[k] - w.adx[k] + w.b[k]*dt
+	}
 	for i, c := range w.cones {
 		ds := w.block(w.ds, i)
 		off := w.offs[i]
@@ -500,6 +514,7 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 		}
 		c.mulH(ds, w.block(w.dz, i))
 		o := w.block(w.off, i)
+		o = o[:len(ds)]
 		for k := range ds {
 			ds[k] = -ds[k] - o[k]
 		}
