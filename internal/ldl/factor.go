@@ -245,14 +245,24 @@ func (f *Factor) scatter(upper *sparse.CSC) error {
 	if nnz > 0 && &upper.ColPtr[0] == f.patCP && &ri[0] == f.patRI && len(upper.ColPtr) == f.patNC && len(ri) == f.patNR {
 		// The pattern checked by an earlier call: values only.
 		pmap := f.pmap[:nnz]
-		rv := rv[:nnz]
+		rv := rv[:len(pmap)]
+		// finiteness summed, not tested per entry: v − v is 0 for a
+		// finite v and NaN otherwise, so acc ≠ 0 iff an entry is not
+		// finite (the copy is the same; on error the Factor is invalid
+		// anyway)
+		acc := 0.0
 		for p, q := range pmap {
 			v := rv[p]
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				j := sort.Search(n, func(c int) bool { return upper.ColPtr[c+1] > p })
-				return invalidf("entry (%d,%d) is %v, must be finite", ri[p], j, v)
-			}
+			acc += v - v
 			cx[q] = v
+		}
+		if acc != 0 {
+			for p, v := range rv {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					j := sort.Search(n, func(c int) bool { return upper.ColPtr[c+1] > p })
+					return invalidf("entry (%d,%d) is %v, must be finite", ri[p], j, v)
+				}
+			}
 		}
 		// (the analyzed entries this pattern lacks were zeroed by the
 		// checked call and only a checked call writes them)

@@ -4,9 +4,10 @@
 //
 // x ← (L D Lᵀ)⁻¹ x for a simplicial factor (column pointers lp, row indices
 // li, values lx of the strictly lower part of L; dinv = 1/D): the loops of
-// solvePermuted's Go form, with the same operations in the same order
-// (products, then differences; no fused multiply-add), so the result is the
-// same to the last bit.
+// solvePermuted's Go form with the diagonal pass fused into the forward one
+// (x[j] is final once column j is reached), each entry receiving the same
+// operations in the same order (products, then differences; no fused
+// multiply-add), so the result is the same to the last bit.
 TEXT ·solveSimplicialAsm(SB), NOSPLIT, $0-48
 	MOVQ x+0(FP), DI
 	MOVQ n+8(FP), R8
@@ -20,7 +21,8 @@ TEXT ·solveSimplicialAsm(SB), NOSPLIT, $0-48
 	XORQ R11, R11
 
 fwd:
-	// x[li[p]] −= lx[p]·x[j] over column j, unless x[j] == 0
+	// x[li[p]] −= lx[p]·x[j] over column j, unless x[j] == 0; then
+	// x[j] ·= 1/D(j) (the diagonal pass, fused: x[j] is final here)
 	MOVSD   (DI)(R11*8), X0
 	UCOMISD X7, X0
 	JNE     fwdgo
@@ -45,20 +47,11 @@ fwdloop:
 	JLT   fwdloop
 
 fwdnext:
-	INCQ R11
-	CMPQ R11, R8
-	JLT  fwd
-
-	// x[j] ·= 1/D(j)
-	XORQ R11, R11
-
-diag:
-	MOVSD (DI)(R11*8), X0
 	MULSD (R10)(R11*8), X0
 	MOVSD X0, (DI)(R11*8)
 	INCQ  R11
 	CMPQ  R11, R8
-	JLT   diag
+	JLT   fwd
 
 	// x[j] = x[j] − Σ lx[p]·x[li[p]], j from n−1 down
 	MOVQ R8, R11

@@ -1,9 +1,12 @@
 package ldl
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -125,6 +128,40 @@ func TestNumericReplay(t *testing.T) {
 					t.Fatalf("trial %d: relative residual %g", trial, r)
 				}
 			}
+		}
+	}
+}
+
+// TestRefactorValuesNonFinite: a Refactor with the very pattern slices of
+// the previous call (values only, scatter's summed finiteness test) still
+// rejects a NaN or an infinite value, naming the entry, and recovers.
+func TestRefactorValuesNonFinite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 5))
+	k, signs := quasiDefinite(rng, 20, 15, 0.1)
+	s := mustAnalyze(t, k, Options{Method: Simplicial})
+	f, err := s.Factor(k, signs, DefaultRegularization)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Refactor(k); err != nil {
+		t.Fatal(err)
+	}
+	p := len(k.Val) / 2
+	j := 0
+	for k.ColPtr[j+1] <= p {
+		j++
+	}
+	want := fmt.Sprintf("entry (%d,%d)", k.RowIdx[p], j)
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		old := k.Val[p]
+		k.Val[p] = bad
+		err := f.Refactor(k)
+		if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), want) {
+			t.Errorf("Refactor with %v at %s: %v", bad, want, err)
+		}
+		k.Val[p] = old
+		if err := f.Refactor(k); err != nil {
+			t.Errorf("Refactor after %v: %v", bad, err)
 		}
 	}
 }
