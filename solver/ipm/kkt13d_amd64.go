@@ -10,3 +10,9 @@ const haveMulKAsm = true
 //
 //go:noescape
 func mulKColsAsm(out, x *float64, from, to int, colPtr, rowIdx *int, val, sgn *float64, eps float64)
+
+// normInfAsm (kkt13d_amd64.s) returns max_i |v_i| over v[0:n], NaN if an
+// entry is NaN (normInf's value).
+//
+//go:noescape
+func normInfAsm(v *float64, n int) float64

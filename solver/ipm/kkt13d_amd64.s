@@ -59,3 +59,59 @@ diag:
 
 done:
 	RET
+
+// func normInfAsm(v *float64, n int) float64
+//
+// max_i |v_i| over n entries, two at a time (SSE2: the absolute values by
+// a sign mask, MAXPD, and an unordered self-comparison that flags NaN);
+// NaN if an entry is NaN. The maximum of exact absolute values is exact, so
+// the result equals normInf's loop.
+TEXT ·normInfAsm(SB), NOSPLIT, $0-24
+	MOVQ       v+0(FP), SI
+	MOVQ       n+8(FP), CX
+	MOVQ       $0x7FFFFFFFFFFFFFFF, AX
+	MOVQ       AX, X3
+	PUNPCKLQDQ X3, X3
+	XORPS      X0, X0
+	XORPS      X1, X1
+	XORQ       DX, DX
+	MOVQ       CX, R8
+	ANDQ       $-2, R8
+	CMPQ       DX, R8
+	JGE        ntail
+
+npair:
+	MOVUPD (SI)(DX*8), X4
+	ANDPD  X3, X4
+	MOVAPD X4, X5
+	CMPPD  X5, X5, $3
+	ORPD   X5, X1
+	MAXPD  X4, X0
+	ADDQ   $2, DX
+	CMPQ   DX, R8
+	JLT    npair
+
+ntail:
+	CMPQ   DX, CX
+	JGE    nfin
+	MOVSD  (SI)(DX*8), X4
+	ANDPD  X3, X4
+	MOVAPD X4, X5
+	CMPPD  X5, X5, $3
+	ORPD   X5, X1
+	MAXPD  X4, X0
+
+nfin:
+	MOVAPD   X0, X6
+	UNPCKHPD X6, X6
+	MAXSD    X6, X0
+	MOVMSKPD X1, AX
+	TESTQ    AX, AX
+	JNE      nnan
+	MOVSD    X0, ret+16(FP)
+	RET
+
+nnan:
+	MOVQ $0x7FF8000000000001, AX
+	MOVQ AX, ret+16(FP)
+	RET

@@ -9,3 +9,6 @@ const haveMulKAsm = false
 func mulKColsAsm(out, x *float64, from, to int, colPtr, rowIdx *int, val, sgn *float64, eps float64) {
 	panic("ipm: mulKColsAsm off x86-64")
 }
+
+// normInfAsm is never called where haveMulKAsm is false.
+func normInfAsm(v *float64, n int) float64 { panic("ipm: normInfAsm off x86-64") }
