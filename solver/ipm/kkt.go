@@ -444,6 +444,10 @@ func (ks *kktSystem) update() error {
 				v[sl.p2pos[d]] = e2
 				continue
 			}
+			if nc, ok := c.(*nonsymCone); ok && len(sl.dense) == 6 && len(sl.diag) == 3 {
+				setNonsymBlock(v, sl.dense, sl.diag, &nc.hs, eps)
+				continue
+			}
 			hb := c.(hBlock)
 			hb.denseH(sl.buf)
 			q := 0

@@ -41,3 +41,21 @@ func (ks *kktSystem) mulKFast(out, x []float64, from, to int) bool {
 	mulKColsAsm(&out[0], &x[0], from, to, &k.ColPtr[0], &k.RowIdx[0], &k.Val[0], &ks.signf[0], ks.eps)
 	return true
 }
+
+// setNonsymBlock writes the 3×3 block −(H + εI) of an exponential or power
+// cone (H = h, row-major) into the KKT values v at the positions dense (the
+// upper triangle column by column) and diag: update's loop over denseH's
+// copy, unrolled, with the same stores in the same order (each diagonal
+// entry is written, then has ε subtracted).
+func setNonsymBlock(v []float64, dense, diag []int, h *[9]float64, eps float64) {
+	dense, diag = dense[:6], diag[:3]
+	v[dense[0]] = -h[0]
+	v[diag[0]] -= eps
+	v[dense[1]] = -h[3]
+	v[dense[2]] = -h[4]
+	v[diag[1]] -= eps
+	v[dense[3]] = -h[6]
+	v[dense[4]] = -h[7]
+	v[dense[5]] = -h[8]
+	v[diag[2]] -= eps
+}

@@ -125,3 +125,38 @@ func TestNormInfAsm(t *testing.T) {
 		}
 	}
 }
+
+// TestSetNonsymBlock: the unrolled 3×3 block store gives the values of
+// update's generic loop over denseH's copy (positions permuted at random).
+func TestSetNonsymBlock(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 3))
+	for rep := 0; rep < 50; rep++ {
+		pos := r.Perm(12)
+		dense := pos[:6]
+		diag := []int{dense[0], dense[2], dense[5]}
+		var h [9]float64
+		for i := range h {
+			h[i] = r.NormFloat64()
+		}
+		eps := r.Float64() * 1e-6
+		got, want := make([]float64, 12), make([]float64, 12)
+		for i := range got {
+			got[i] = r.NormFloat64()
+			want[i] = got[i]
+		}
+		setNonsymBlock(got, dense, diag, &h, eps)
+		q := 0
+		for jj := 0; jj < 3; jj++ {
+			for ii := 0; ii <= jj; ii++ {
+				want[dense[q]] = -h[jj*3+ii]
+				q++
+			}
+			want[diag[jj]] -= eps
+		}
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("rep %d: v[%d] = %v, loop %v", rep, i, got[i], want[i])
+			}
+		}
+	}
+}
