@@ -14,7 +14,24 @@ package ipm
 // 30 (BENCHMARKS.md, "Small exp-cone solves: factorization and refinement,
 // round 13").
 func (ks *kktSystem) mulKFast(out, x []float64, from, to int) bool {
-	if !haveMulKAsm || from >= to {
+	if from >= to || !ks.fastK() {
+		return false
+	}
+	k := ks.k
+	_, _ = out[to-1], x[to-1]
+	if len(out) < k.Cols || len(x) < k.Cols {
+		return false
+	}
+	mulKColsAsm(&out[0], &x[0], from, to, &k.ColPtr[0], &k.RowIdx[0], &k.Val[0], &ks.signf[0], ks.eps)
+	return true
+}
+
+// fastK reports whether the assembly products (mulKColsAsm,
+// absMulKColsAsm) apply to the KKT matrix: on x86-64, when every column
+// stores its diagonal last. The answer and the signs as float64 (signf) are
+// computed on the first call (the pattern of ks.k is fixed after newKKT).
+func (ks *kktSystem) fastK() bool {
+	if !haveMulKAsm {
 		return false
 	}
 	if ks.signf == nil {
@@ -30,16 +47,7 @@ func (ks *kktSystem) mulKFast(out, x []float64, from, to int) bool {
 			ks.signf[j] = float64(ks.signs[j])
 		}
 	}
-	if !ks.diagLast {
-		return false
-	}
-	k := ks.k
-	_, _ = out[to-1], x[to-1]
-	if len(out) < k.Cols || len(x) < k.Cols {
-		return false
-	}
-	mulKColsAsm(&out[0], &x[0], from, to, &k.ColPtr[0], &k.RowIdx[0], &k.Val[0], &ks.signf[0], ks.eps)
-	return true
+	return ks.diagLast
 }
 
 // setNonsymBlock writes the 3×3 block −(H + εI) of an exponential or power

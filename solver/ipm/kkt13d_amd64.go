@@ -16,3 +16,10 @@ func mulKColsAsm(out, x *float64, from, to int, colPtr, rowIdx *int, val, sgn *f
 //
 //go:noescape
 func normInfAsm(v *float64, n int) float64
+
+// absMulKColsAsm (kkt13d_amd64.s) adds |K₀|·|x| to out, K₀ the matrix of
+// mulKColsAsm with the diagonal last in every column, in
+// expAbsResidualBound's order (the same bits as its loop).
+//
+//go:noescape
+func absMulKColsAsm(out, x *float64, ncols int, colPtr, rowIdx *int, val, sgn *float64, eps float64)

@@ -115,3 +115,69 @@ nnan:
 	MOVQ $0x7FF8000000000001, AX
 	MOVQ AX, ret+16(FP)
 	RET
+
+// func absMulKColsAsm(out, x *float64, ncols int, colPtr, rowIdx *int, val, sgn *float64, eps float64)
+//
+// out += |K₀|·|x| over all columns, in expAbsResidualBound's order: per
+// column j, over the entries above the diagonal out[i] += |a|·|x_j| then
+// out[j] += |a|·|x_i|, then the diagonal out[j] += |K_jj − eps·sgn_j|·|x_j|
+// (every column stores its diagonal last).
+TEXT ·absMulKColsAsm(SB), NOSPLIT, $0-64
+	MOVQ       out+0(FP), DI
+	MOVQ       x+8(FP), SI
+	MOVQ       ncols+16(FP), R9
+	MOVQ       colPtr+24(FP), R10
+	MOVQ       rowIdx+32(FP), R11
+	MOVQ       val+40(FP), BX
+	MOVQ       sgn+48(FP), R12
+	MOVSD      eps+56(FP), X7
+	MOVQ       $0x7FFFFFFFFFFFFFFF, AX
+	MOVQ       AX, X6
+	XORQ       R8, R8
+	CMPQ       R8, R9
+	JGE        adone
+
+acol:
+	MOVSD (SI)(R8*8), X0
+	ANDPD X6, X0               // |x_j|
+	MOVQ  (R10)(R8*8), CX
+	MOVQ  8(R10)(R8*8), DX
+	DECQ  DX                   // the diagonal
+	CMPQ  CX, DX
+	JGE   adiag
+
+aoff:
+	MOVQ  (R11)(CX*8), AX      // i
+	MOVSD (BX)(CX*8), X2
+	ANDPD X6, X2               // |a|
+	MOVSD X2, X3
+	MULSD X0, X3               // |a|·|x_j|
+	MOVSD (DI)(AX*8), X4
+	ADDSD X3, X4
+	MOVSD X4, (DI)(AX*8)       // out[i] += |a|·|x_j|
+	MOVSD (SI)(AX*8), X3
+	ANDPD X6, X3               // |x_i|
+	MULSD X3, X2               // |a|·|x_i|
+	MOVSD (DI)(R8*8), X4
+	ADDSD X2, X4
+	MOVSD X4, (DI)(R8*8)       // out[j] += |a|·|x_i|
+	INCQ  CX
+	CMPQ  CX, DX
+	JLT   aoff
+
+adiag:
+	MOVSD (BX)(DX*8), X2
+	MOVSD (R12)(R8*8), X3
+	MULSD X7, X3
+	SUBSD X3, X2
+	ANDPD X6, X2               // |K_jj − eps·sgn_j|
+	MULSD X0, X2
+	MOVSD (DI)(R8*8), X4
+	ADDSD X2, X4
+	MOVSD X4, (DI)(R8*8)
+	INCQ  R8
+	CMPQ  R8, R9
+	JLT   acol
+
+adone:
+	RET

@@ -12,3 +12,8 @@ func mulKColsAsm(out, x *float64, from, to int, colPtr, rowIdx *int, val, sgn *f
 
 // normInfAsm is never called where haveMulKAsm is false.
 func normInfAsm(v *float64, n int) float64 { panic("ipm: normInfAsm off x86-64") }
+
+// absMulKColsAsm is never called where haveMulKAsm is false.
+func absMulKColsAsm(out, x *float64, ncols int, colPtr, rowIdx *int, val, sgn *float64, eps float64) {
+	panic("ipm: absMulKColsAsm off x86-64")
+}

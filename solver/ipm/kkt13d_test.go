@@ -160,3 +160,47 @@ func TestSetNonsymBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestAbsResidualBoundFast: expAbsResidualBound with the assembly product
+// gives the bits of its Go loop (a matrix the fast path declines).
+func TestAbsResidualBoundFast(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 9))
+	for trial := 0; trial < 20; trial++ {
+		n, mr, extra := 2+r.IntN(10), 2+r.IntN(20), r.IntN(3)
+		dim := n + mr + extra
+		k := &sparse.CSC{Rows: dim, Cols: dim, ColPtr: make([]int, dim+1)}
+		signs := make([]int8, dim)
+		for j := 0; j < dim; j++ {
+			signs[j] = 1
+			if j >= n && j < n+mr {
+				signs[j] = -1
+			}
+			for i := 0; i <= j; i++ {
+				if i < j && r.Float64() < 0.7 {
+					continue
+				}
+				k.RowIdx = append(k.RowIdx, i)
+				k.Val = append(k.Val, r.NormFloat64()*math.Exp(5*r.NormFloat64()))
+			}
+			k.ColPtr[j+1] = len(k.Val)
+		}
+		x, b := make([]float64, dim), make([]float64, dim)
+		for i := range x {
+			x[i], b[i] = r.NormFloat64(), r.NormFloat64()
+		}
+		fast := &kktSystem{n: n, mr: mr, k: k, signs: signs, eps: 1e-7, res: make([]float64, dim)}
+		slow := &kktSystem{n: n, mr: mr, k: k, signs: signs, eps: 1e-7, res: make([]float64, dim), signf: []float64{}}
+		got, want := fast.expAbsResidualBound(x, b), slow.expAbsResidualBound(x, b)
+		if !fast.diagLast {
+			t.Fatal("fast path not taken")
+		}
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("trial %d: %v, Go loop %v", trial, got, want)
+		}
+		for i := range fast.res {
+			if math.Float64bits(fast.res[i]) != math.Float64bits(slow.res[i]) {
+				t.Fatalf("trial %d: |K||x| differs at %d", trial, i)
+			}
+		}
+	}
+}
