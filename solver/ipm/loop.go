@@ -580,8 +580,10 @@ func (w *workspace) centrality(a float64) float64 {
 		return math.Inf(1)
 	}
 	var sz float64
-	for i := range w.s {
-		sz += (w.s[i] + a*w.ds[i]) * (w.z[i] + a*w.dz[i])
+	sv := w.s
+	ds, zv, dz := w.ds[:len(sv)], w.z[:len(sv)], w.dz[:len(sv)]
+	for i := range sv {
+		sz += (sv[i] + a*ds[i]) * (zv[i] + a*dz[i])
 	}
 	mu := (sz + tau*kappa) / (w.nu + 1)
 	if !(mu > 0) {
@@ -883,11 +885,12 @@ func (w *workspace) combinedStep(sigma, mu, dtauAff, dkappaAff float64, third bo
 	}
 	f := 1 - sigma
 	dX, dZ := w.dX, w.dZ
+	rx, rz := w.rx[:len(dX)], w.rz[:len(dZ)]
 	for j := range dX {
-		dX[j] = f * w.rx[j]
+		dX[j] = f * rx[j]
 	}
 	for i := range dZ {
-		dZ[i] = f * w.rz[i]
+		dZ[i] = f * rz[i]
 	}
 	dKappa := w.tau*w.kappa + dtauAff*dkappaAff - sm
 	if !w.solveNewton(dX, dZ, f*w.rtau, w.rS, dKappa) {
@@ -921,12 +924,15 @@ func (w *workspace) restoreStep() {
 }
 
 func (w *workspace) takeStep(a float64) {
-	for j := range w.x {
-		w.x[j] += a * w.dx[j]
+	x, s, z := w.x, w.s, w.z
+	dx, ds, dz := w.dx[:len(x)], w.ds[:len(s)], w.dz[:len(s)]
+	z = z[:len(s)]
+	for j := range x {
+		x[j] += a * dx[j]
 	}
-	for i := range w.s {
-		w.s[i] += a * w.ds[i]
-		w.z[i] += a * w.dz[i]
+	for i := range s {
+		s[i] += a * ds[i]
+		z[i] += a * dz[i]
 	}
 	w.tau += a * w.dtau
 	w.kappa += a * w.dkappa
