@@ -23,3 +23,9 @@ func normInfAsm(v *float64, n int) float64
 //
 //go:noescape
 func absMulKColsAsm(out, x *float64, ncols int, colPtr, rowIdx *int, val, sgn *float64, eps float64)
+
+// subNormInfAsm (kkt13d_amd64.s) sets res = b − res over n entries and
+// returns ‖res‖∞ (NaN if an entry is NaN), as refineSolutionNorm's loop.
+//
+//go:noescape
+func subNormInfAsm(res, b *float64, n int) float64

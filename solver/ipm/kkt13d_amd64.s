@@ -181,3 +181,64 @@ adiag:
 
 adone:
 	RET
+
+// func subNormInfAsm(res, b *float64, n int) float64
+//
+// res[i] = b[i] − res[i] for i < n, two at a time (SUBPD rounds as the
+// scalar difference), and returns max_i |res[i]|, NaN if one is NaN
+// (normInfAsm's rule).
+TEXT ·subNormInfAsm(SB), NOSPLIT, $0-32
+	MOVQ       res+0(FP), DI
+	MOVQ       b+8(FP), SI
+	MOVQ       n+16(FP), CX
+	MOVQ       $0x7FFFFFFFFFFFFFFF, AX
+	MOVQ       AX, X3
+	PUNPCKLQDQ X3, X3
+	XORPS      X0, X0
+	XORPS      X1, X1
+	XORQ       DX, DX
+	MOVQ       CX, R8
+	ANDQ       $-2, R8
+	CMPQ       DX, R8
+	JGE        stail
+
+spair:
+	MOVUPD (SI)(DX*8), X4
+	MOVUPD (DI)(DX*8), X5
+	SUBPD  X5, X4
+	MOVUPD X4, (DI)(DX*8)
+	ANDPD  X3, X4
+	MOVAPD X4, X5
+	CMPPD  X5, X5, $3
+	ORPD   X5, X1
+	MAXPD  X4, X0
+	ADDQ   $2, DX
+	CMPQ   DX, R8
+	JLT    spair
+
+stail:
+	CMPQ   DX, CX
+	JGE    sfin
+	MOVSD  (SI)(DX*8), X4
+	SUBSD  (DI)(DX*8), X4
+	MOVSD  X4, (DI)(DX*8)
+	ANDPD  X3, X4
+	MOVAPD X4, X5
+	CMPPD  X5, X5, $3
+	ORPD   X5, X1
+	MAXPD  X4, X0
+
+sfin:
+	MOVAPD   X0, X6
+	UNPCKHPD X6, X6
+	MAXSD    X6, X0
+	MOVMSKPD X1, AX
+	TESTQ    AX, AX
+	JNE      snan
+	MOVSD    X0, ret+24(FP)
+	RET
+
+snan:
+	MOVQ $0x7FF8000000000001, AX
+	MOVQ AX, ret+24(FP)
+	RET

@@ -17,3 +17,6 @@ func normInfAsm(v *float64, n int) float64 { panic("ipm: normInfAsm off x86-64")
 func absMulKColsAsm(out, x *float64, ncols int, colPtr, rowIdx *int, val, sgn *float64, eps float64) {
 	panic("ipm: absMulKColsAsm off x86-64")
 }
+
+// subNormInfAsm is never called where haveMulKAsm is false.
+func subNormInfAsm(res, b *float64, n int) float64 { panic("ipm: subNormInfAsm off x86-64") }

@@ -204,3 +204,46 @@ func TestAbsResidualBoundFast(t *testing.T) {
 		}
 	}
 }
+
+// TestSubNormInfAsm: res = b − res and its ∞-norm by subNormInfAsm against
+// the scalar loop of refineSolutionNorm, lengths 0–21, with NaN, infinities
+// and signed zeros.
+func TestSubNormInfAsm(t *testing.T) {
+	if !haveMulKAsm {
+		t.Skip("no assembly form off x86-64")
+	}
+	r := rand.New(rand.NewPCG(13, 77))
+	special := []float64{0, math.Copysign(0, -1), math.Inf(1), math.Inf(-1), math.NaN(), 1e308, -1e308}
+	for n := 1; n <= 21; n++ {
+		for rep := 0; rep < 50; rep++ {
+			res, b := make([]float64, n), make([]float64, n)
+			for i := range res {
+				res[i], b[i] = r.NormFloat64(), r.NormFloat64()
+				if r.IntN(6) == 0 {
+					res[i] = special[r.IntN(len(special))]
+				}
+				if r.IntN(6) == 0 {
+					b[i] = special[r.IntN(len(special))]
+				}
+			}
+			want := append([]float64(nil), res...)
+			var wr float64
+			for i, v := range want {
+				d := b[i] - v
+				want[i] = d
+				if a := math.Abs(d); a > wr || math.IsNaN(a) {
+					wr = a
+				}
+			}
+			got := subNormInfAsm(&res[0], &b[0], n)
+			if math.IsNaN(got) != math.IsNaN(wr) || !math.IsNaN(wr) && math.Float64bits(got) != math.Float64bits(wr) {
+				t.Fatalf("n = %d: norm %v, loop %v", n, got, wr)
+			}
+			for i := range res {
+				if math.Float64bits(res[i]) != math.Float64bits(want[i]) && !(math.IsNaN(res[i]) && math.IsNaN(want[i])) {
+					t.Fatalf("n = %d: res[%d] = %v, loop %v", n, i, res[i], want[i])
+				}
+			}
+		}
+	}
+}
