@@ -455,9 +455,7 @@ func (f *Factor) Solve(dst, b []float64) []float64 {
 	if haveSimplicialAsm && n > 0 && f.sym.sn == nil {
 		// the loops below in assembly (perm is a permutation of 0..n−1,
 		// so every index is in range)
-		permGatherAsm(&x[:n][0], &b[0], &perm[:n][0], n)
-		solveSimplicialAsm(&x[0], n, &f.sym.lp[0], sliceBase(f.li), sliceBase(f.lx), &f.dinv[:n][0])
-		permScatterAsm(&dst[0], &x[0], &perm[0], n)
+		solvePermAsm(&dst[0], &b[0], &x[:n][0], &perm[:n][0], n, &f.sym.lp[:n+1][0], sliceBase(f.li), sliceBase(f.lx), &f.dinv[:n][0])
 		return dst
 	}
 	for k, i := range perm {

@@ -18,14 +18,9 @@ func numericRowsAsm(k0, k1 int, cp, ci *int, cx *float64, rowPtr, rowPat, lpos, 
 // haveSimplicialAsm reports whether the assembly forms above exist.
 const haveSimplicialAsm = true
 
-// permGatherAsm (simplicial13d_amd64.s) sets x[k] = b[perm[k]] for k < n;
-// perm must be a permutation of 0..n−1 (Symbolic.perm).
+// solvePermAsm (simplicial13d_amd64.s) is Factor.Solve's simplicial path:
+// dst = Pᵀ (L D Lᵀ)⁻¹ P b with x as the permuted workspace, bit-identical to
+// the gather, solveSimplicialAsm and scatter in turn; dst may alias b.
 //
 //go:noescape
-func permGatherAsm(x, b *float64, perm *int, n int)
-
-// permScatterAsm (simplicial13d_amd64.s) sets dst[perm[k]] = x[k] for k < n;
-// perm must be a permutation of 0..n−1 (Symbolic.perm).
-//
-//go:noescape
-func permScatterAsm(dst, x *float64, perm *int, n int)
+func solvePermAsm(dst, b, x *float64, perm *int, n int, lp, li *int, lx, dinv *float64)

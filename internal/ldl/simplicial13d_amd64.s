@@ -187,48 +187,97 @@ pivok:
 ndone:
 	RET
 
-// func permGatherAsm(x, b *float64, perm *int, n int)
+// func solvePermAsm(dst, b, x *float64, perm *int, n int, lp, li *int, lx, dinv *float64)
 //
-// x[k] = b[perm[k]] for k < n.
-TEXT ·permGatherAsm(SB), NOSPLIT, $0-32
-	MOVQ x+0(FP), DI
+// Factor.Solve's simplicial path in one pass structure: x[k] = b[perm[k]],
+// then solveSimplicialAsm's loops on x, with the final scatter
+// dst[perm[j]] = x[j] fused into the backward loop (x[j] is final there).
+// The operations on every entry are those of the separate loops. dst may
+// alias b: b is read completely before dst is written.
+TEXT ·solvePermAsm(SB), NOSPLIT, $0-72
+	MOVQ x+16(FP), DI
 	MOVQ b+8(FP), SI
-	MOVQ perm+16(FP), R8
-	MOVQ n+24(FP), CX
+	MOVQ perm+24(FP), R12
+	MOVQ n+32(FP), R8
+	TESTQ R8, R8
+	JLE  pdone2
 	XORQ DX, DX
-	CMPQ DX, CX
-	JGE  gdone
 
-gloop:
-	MOVQ (R8)(DX*8), AX
+pgather:
+	MOVQ (R12)(DX*8), AX
 	MOVQ (SI)(AX*8), BX
 	MOVQ BX, (DI)(DX*8)
 	INCQ DX
-	CMPQ DX, CX
-	JLT  gloop
+	CMPQ DX, R8
+	JLT  pgather
 
-gdone:
-	RET
+	MOVQ  lp+40(FP), R9
+	MOVQ  li+48(FP), SI
+	MOVQ  lx+56(FP), BX
+	MOVQ  dinv+64(FP), R10
+	MOVQ  dst+0(FP), R13
+	XORPS X7, X7
+	XORQ  R11, R11
+	MOVQ  (R9), CX             // lp[0]
 
-// func permScatterAsm(dst, x *float64, perm *int, n int)
-//
-// dst[perm[k]] = x[k] for k < n.
-TEXT ·permScatterAsm(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ perm+16(FP), R8
-	MOVQ n+24(FP), CX
-	XORQ DX, DX
-	CMPQ DX, CX
-	JGE  pdone
+pfwd:
+	MOVQ    8(R9)(R11*8), DX   // lp[j+1]
+	MOVSD   (DI)(R11*8), X0
+	UCOMISD X7, X0
+	JNE     pfwdgo
+	JPS     pfwdgo
+	JMP     pfwdnext
 
-ploop:
-	MOVQ (R8)(DX*8), AX
-	MOVQ (SI)(DX*8), BX
-	MOVQ BX, (DI)(AX*8)
-	INCQ DX
-	CMPQ DX, CX
-	JLT  ploop
+pfwdgo:
+	CMPQ CX, DX
+	JGE  pfwdnext
 
-pdone:
+pfwdloop:
+	MOVQ  (SI)(CX*8), AX
+	MOVSD (BX)(CX*8), X1
+	MULSD X0, X1
+	MOVSD (DI)(AX*8), X2
+	SUBSD X1, X2
+	MOVSD X2, (DI)(AX*8)
+	INCQ  CX
+	CMPQ  CX, DX
+	JLT   pfwdloop
+
+pfwdnext:
+	MOVQ  DX, CX               // lp[j+1] is the next column's start
+	MULSD (R10)(R11*8), X0
+	MOVSD X0, (DI)(R11*8)
+	INCQ  R11
+	CMPQ  R11, R8
+	JLT   pfwd
+
+	// backward, from n−1: CX holds lp[n]
+	MOVQ R8, R11
+
+pbwd:
+	DECQ  R11
+	JMI   pdone2
+	MOVQ  CX, DX               // lp[j+1]
+	MOVQ  (R9)(R11*8), CX      // lp[j]
+	MOVSD (DI)(R11*8), X0
+	CMPQ  CX, DX
+	JGE   pbwdstore
+	MOVQ  CX, R14
+
+pbwdloop:
+	MOVQ  (SI)(R14*8), AX
+	MOVSD (BX)(R14*8), X1
+	MULSD (DI)(AX*8), X1
+	SUBSD X1, X0
+	INCQ  R14
+	CMPQ  R14, DX
+	JLT   pbwdloop
+
+pbwdstore:
+	MOVSD X0, (DI)(R11*8)
+	MOVQ  (R12)(R11*8), AX
+	MOVSD X0, (R13)(AX*8)
+	JMP   pbwd
+
+pdone2:
 	RET

@@ -15,8 +15,7 @@ func numericRowsAsm(k0, k1 int, cp, ci *int, cx *float64, rowPtr, rowPat, lpos, 
 	panic("ldl: numericRowsAsm off x86-64")
 }
 
-// permGatherAsm is never called where haveSimplicialAsm is false.
-func permGatherAsm(x, b *float64, perm *int, n int) { panic("ldl: permGatherAsm off x86-64") }
-
-// permScatterAsm is never called where haveSimplicialAsm is false.
-func permScatterAsm(dst, x *float64, perm *int, n int) { panic("ldl: permScatterAsm off x86-64") }
+// solvePermAsm is never called where haveSimplicialAsm is false.
+func solvePermAsm(dst, b, x *float64, perm *int, n int, lp, li *int, lx, dinv *float64) {
+	panic("ldl: solvePermAsm off x86-64")
+}
