@@ -356,7 +356,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 			}
 		}
 		opts := ldl.Options{Interrupt: stop, SupernodalRatio: ratio}
-		if k.Cols <= kktMinimumDegreeOrder && symmetricNonPSD(cones) {
+		if k.Cols <= kktMinimumDegreeOrder && (symmetricNonPSD(cones) || expNonPSD(cones)) {
 			opts.Ordering = ldl.MinimumDegree
 		}
 		sym, err := ldl.Analyze(k, opts)
