@@ -188,6 +188,9 @@ func solve3(x []float64, h *[9]float64, b []float64) bool {
 func (c *nonsymCone) dsOffset(out, ds []float64) { copy(out, ds) }
 
 func (c *nonsymCone) stepLength(dz, ds, z, s []float64, amax float64) (float64, float64) {
+	if _, ok := c.f.(expBarriers); ok {
+		return expStepLength(dz, ds, z, s, amax)
+	}
 	const backtrack = 0.8
 	v := &c.work
 	az := amax
