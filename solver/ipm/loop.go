@@ -452,8 +452,14 @@ func (w *workspace) dualInfeasible() bool {
 // Section 5.1). The step is left in w.dx, w.ds, w.dz, w.dtau, w.dkappa.
 func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dKappa float64) bool {
 	n, m := w.n, w.m
-	for i := range w.cones {
-		w.cones[i].dsOffset(w.block(w.off, i), w.block(dS, i))
+	offs := w.offs
+	for i, c := range w.cones {
+		o, d := w.off[offs[i]:offs[i+1]], dS[offs[i]:offs[i+1]]
+		if _, ok := c.(*nonsymCone); ok {
+			copy(o, d) // its dsOffset, without the interface call
+			continue
+		}
+		c.dsOffset(o, d)
 	}
 	clear(w.rhs)
 	// (local slices of equal lengths: the loops run without reloads and
@@ -512,7 +518,11 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 			}
 			continue
 		}
-		c.mulH(ds, w.block(w.dz, i))
+		if nc, ok := c.(*nonsymCone); ok {
+			nc.mulH(ds, w.block(w.dz, i)) // a direct call
+		} else {
+			c.mulH(ds, w.block(w.dz, i))
+		}
 		o := w.block(w.off, i)
 		o = o[:len(ds)]
 		for k := range ds {
