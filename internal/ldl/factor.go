@@ -44,7 +44,7 @@ type Factor struct {
 	lpos []int
 
 	signs []int8    // expected pivot signs in elimination order; nil: none
-	sg    []float64 // signs as float64 (the replay's pivot rule); nil with signs
+	sg    []float64 // signs as float64 (the replay's pivot rule); nil without signs
 	reg   Regularization
 
 	dynReg         int
