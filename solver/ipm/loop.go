@@ -495,8 +495,9 @@ func (w *workspace) solveNewton(dX, dZ []float64, dTau float64, dS []float64, dK
 	// blocks where H is large (inactive constraints, s ≫ z): there HΔz
 	// amplifies the solve's round-off, and Δs is taken from the primal
 	// equation Δs = −dZ − AΔx + bΔτ, which is accurate to the precision of Δx.
-	// AΔx is computed at the first use only (most exp-cone solves have
-	// none: a product with A saved per Newton solve).
+	// AΔx is computed at its first use only: a Newton solve in which no
+	// block takes Δs from the primal equation skips the product (measured
+	// on the smallconic exp family at n = 50: 10 of 205 solves).
 	adxDone := false
 	lin := func(k int) float64 {
 		if !adxDone {
