@@ -9,10 +9,10 @@ package ipm
 // out[j] += s, σ_j the expected pivot sign of the x and z rows and 0 for
 // the extra rows — so the product is the same to the last bit
 // (TestMulKFast). On the KKT matrices of small exp-cone problems (160
-// columns, about three stored entries each) the Go loop spends about 140
-// instructions per column on slice headers and bounds, the assembly about
-// 30 (BENCHMARKS.md, "Small exp-cone solves: factorization and refinement,
-// round 13").
+// columns, about three stored entries each) the Go loop spent about 140
+// instructions per column on slice headers and bounds, the assembly spends
+// about 40 (BENCHMARKS.md, "Small exp-cone solves: factorization and
+// refinement, round 13").
 func (ks *kktSystem) mulKFast(out, x []float64, from, to int) bool {
 	if from >= to || !ks.fastK() {
 		return false
