@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
 	"testing"
 
 	"github.com/privopt/privopt/lpdual"
@@ -91,9 +92,75 @@ func TestLMPClampAnatomy(t *testing.T) {
 			}
 		}
 		t.Logf("  %d columns with |residual| < 1e-6 add %.6g in total", smallN, small)
-		for _, tm := range terms[:min(12, len(terms))] {
-			t.Logf("    column %d (%s): residual %.3g, box [%.6g, %.6g], term %.6g", tm.j, tm.kind, tm.r, tm.lo, tm.hi, tm.term)
+		var x []float64
+		if r.rec != nil && len(r.rec.x) <= lp.NumCols() {
+			x = r.rec.x
 		}
+		for _, tm := range terms[:min(12, len(terms))] {
+			xs := "?"
+			if tm.j < len(x) {
+				xs = strconv.FormatFloat(x[tm.j], 'g', 8, 64)
+			}
+			t.Logf("    column %d (%s): residual %.3g, box [%.6g, %.6g], term %.6g, the LP's x %s", tm.j, tm.kind, tm.r, tm.lo, tm.hi, tm.term, xs)
+		}
+		if x == nil {
+			return
+		}
+		// Complementarity: the bound minus the objective at the LP's point
+		// is Σ_j (max(r_j Lo_j, r_j Hi_j) − r_j x_j) + Σ_i (max(y_i RowLo_i,
+		// y_i RowHi_i) − y_i a_i x), each term ≥ 0 at a point inside the
+		// checker's boxes; a point outside them shows a program mismatch.
+		obj0, colGap, rowGap, outside := 0.0, 0.0, 0.0, 0
+		colGapKind := map[string]float64{}
+		for j := range x {
+			obj0 += c[j] * x[j]
+			if x[j] < lp.Lo[j]-1e-6*(1+math.Abs(lp.Lo[j])) || x[j] > lp.Hi[j]+1e-6*(1+math.Abs(lp.Hi[j])) {
+				outside++
+				if outside <= 5 {
+					t.Logf("    the LP's x_%d (%s) = %.10g outside the checker's box [%.10g, %.10g]", j, kind[j], x[j], lp.Lo[j], lp.Hi[j])
+				}
+			}
+		}
+		gaps := make([]float64, len(terms))
+		for q, tm := range terms {
+			g := tm.term - tm.r*x[tm.j]
+			colGap += g
+			colGapKind[tm.kind] += g
+			gaps[q] = g
+		}
+		idx := make([]int, len(terms))
+		for q := range idx {
+			idx[q] = q
+		}
+		sort.Slice(idx, func(a, b int) bool { return gaps[idx[a]] > gaps[idx[b]] })
+		for _, q := range idx[:min(5, len(idx))] {
+			tm := terms[q]
+			t.Logf("    gap of column %d (%s): %.6g = term %.6g − residual %.6g × the LP's x %.10g (box [%.6g, %.6g])", tm.j, tm.kind, gaps[q], tm.term, tm.r, x[tm.j], tm.lo, tm.hi)
+		}
+		worstRow, worstGap := -1, 0.0
+		for q, i := range y.Idx {
+			yi := y.Val[q]
+			b := lp.RowHi[i]
+			if yi < 0 {
+				b = lp.RowLo[i]
+			}
+			if yi == 0 || math.IsInf(b, 0) {
+				continue
+			}
+			ax := 0.0
+			for p := lp.RowPtr[i]; p < lp.RowPtr[i+1]; p++ {
+				if lp.Col[p] < len(x) {
+					ax += lp.Val[p] * x[lp.Col[p]]
+				}
+			}
+			g := yi*b - yi*ax
+			rowGap += g
+			if math.Abs(g) > math.Abs(worstGap) {
+				worstRow, worstGap = i, g
+			}
+		}
+		t.Logf("  at the LP's point: objective %.10g; gaps: columns %.6g %v, rows %.6g (largest row %d: %.6g); %d columns outside the checker's boxes",
+			obj0, colGap, colGapKind, rowGap, worstRow, worstGap, outside)
 	}
 	defer func() { clampHook = nil }()
 	ev, reason, err := n.lmpBound(context.Background(), dom, rules, LMPBoundOptions{Checkable: true, Progress: os.Stderr})

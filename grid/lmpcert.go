@@ -149,6 +149,7 @@ type lmpRecorder struct {
 	// liveErr says why).
 	live    *replayer
 	liveErr error
+	x       []float64 // the last solve's primal point (diagnostics)
 }
 
 func (r *lmpRecorder) mark(op string) {
@@ -166,7 +167,7 @@ func (r *lmpRecorder) mark(op string) {
 // solved keeps the dual of a maximization just solved.
 func (r *lmpRecorder) solved(res *highs.LPResult) {
 	if r != nil {
-		r.y = lpdual.FromDense(res.RowDual)
+		r.y, r.x = lpdual.FromDense(res.RowDual), res.X
 	}
 }
 
@@ -218,7 +219,7 @@ func (n *Network) liveCheck(dom LoadDomain, rules MarketRules, ev *LMPEvidence, 
 			return 0, err
 		}
 	}
-	c.clamp = true
+	c.clamp, r.rec = true, rec
 	diff := 0
 	for _, s := range [][2][]float64{{piLo, c.piLo}, {piHi, c.piHi}, {ev.MuUp, c.ev.MuUp}, {ev.MuLo, c.ev.MuLo},
 		{ev.FlowLo, c.ev.FlowLo}, {ev.FlowHi, c.ev.FlowHi}} {
@@ -1162,6 +1163,7 @@ func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgr
 // replayer is replay's state between two steps: the current pass's
 // relaxation (the checker's copy, with its boxes) and its big-M rows.
 type replayer struct {
+	rec  *lmpRecorder // the producer's recorder of a live check (else nil)
 	c    *proofChecker
 	cuts []subgradientCut
 	vars []int
