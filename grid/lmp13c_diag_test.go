@@ -135,7 +135,7 @@ func TestLMPClampAnatomy(t *testing.T) {
 		sort.Slice(idx, func(a, b int) bool { return gaps[idx[a]] > gaps[idx[b]] })
 		for _, q := range idx[:min(5, len(idx))] {
 			tm := terms[q]
-			t.Logf("    gap of column %d (%s): %.6g = term %.6g − residual %.6g × the LP's x %.10g (box [%.6g, %.6g])", tm.j, tm.kind, gaps[q], tm.term, tm.r, x[tm.j], tm.lo, tm.hi)
+			t.Logf("    gap of column %d (%s %s): %.6g = term %.6g − residual %.6g × the LP's x %.10g (box [%.6g, %.6g])", tm.j, tm.kind, clampBinaryName(r.k, tm.j), gaps[q], tm.term, tm.r, x[tm.j], tm.lo, tm.hi)
 		}
 		worstRow, worstGap := -1, 0.0
 		for q, i := range y.Idx {
@@ -206,4 +206,20 @@ func clampColumnKinds(k *kktModel, ncol int) []string {
 	set(k.shedE, "binary")
 	set(k.curtE, "binary")
 	return kind
+}
+
+// clampBinaryName names a binary column of a KKT relaxation (its rule and
+// segment, bus or branch index), or "".
+func clampBinaryName(k *kktModel, j int) string {
+	for _, g := range []struct {
+		name string
+		cols []int
+	}{{"segment z", k.segZ}, {"segment a", k.segA}, {"branch z_up", k.zUp}, {"branch z_lo", k.zLo}, {"shedding e", k.shedE}, {"curtailment e", k.curtE}} {
+		for i, c := range g.cols {
+			if c == j {
+				return g.name + " " + strconv.Itoa(i)
+			}
+		}
+	}
+	return ""
 }

@@ -1187,6 +1187,10 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 // work (simplex iterations × (rows + columns)) is spent (bounds found until
 // then are kept: each is valid on its own).
 //
+// With a proof (ev.rec), every bound is the one the step's dual proves over
+// the checker's copy of the relaxation (liveCheck, lmpcert.go): at most the
+// LP's optimum plus the margin, less where the solver's dual falls short.
+//
 // Before the first pass, the limits of radial branches that are slack at an
 // optimum (leafSlack) get their duals fixed at 0 without an LP. The first
 // pass bounds the flows first over the primal part of the relaxation (the

@@ -67,6 +67,14 @@ import (
 // prices the box of step 3, the McCormick products π_j d_j the products of
 // their boxes, ν̄_s ≤ max(0, π̄ − c_s).
 //
+// The producer claims only what its duals prove: before bound tightening it
+// checks the chain recorded so far with this code (liveCheck), and then
+// replays every tightening step as it records it; a step whose LP optimum
+// its dual does not prove (HiGHS's simplex on these badly scaled
+// relaxations ends "optimal" with dual infeasibilities up to 10⁻³ in the
+// unscaled program) is recorded with the dual's bound instead, and the
+// chain goes on from that bound.
+//
 // The certified value the proof covers is the largest tightened price bound
 // of a varying bus (LMPProof.PerMW). The KKT mixed-integer program that may
 // lower it further is not part of the proof: when its proven bound is lower,
@@ -1283,6 +1291,9 @@ func (r *replayer) step(q int, st *LMPStep) error {
 		u, err := c.bound(lp, obj, st.Y, what)
 		if err != nil {
 			return err
+		}
+		if c.clamp && math.IsInf(u, 1) {
+			return errNoGain
 		}
 		// Bf θ ≤ u (flow_hi) or −Bf θ ≤ u (flow_lo).
 		holds := func(x float64) bool {
