@@ -1537,12 +1537,12 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 					return err
 				}
 				if ok && v+margin(v) < *bound {
-					nb, ok := ev.rec.step(map[bool]string{true: "mu_up", false: "mu_lo"}[up], l, v+margin(v))
+					mu, ok := ev.rec.step(map[bool]string{true: "mu_up", false: "mu_lo"}[up], l, v+margin(v))
 					if !ok {
 						continue
 					}
-					improve(*bound, nb, *bound)
-					*bound = nb
+					improve(*bound, mu, *bound)
+					*bound = mu
 					if err := lp.SetColumnBounds(col, 0, *bound); err != nil {
 						lp.Close()
 						return err

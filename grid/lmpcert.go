@@ -210,10 +210,11 @@ func (r *lmpRecorder) step(op string, k int, x float64) (float64, bool) {
 // it (with repair), the producer's bounds are set to the ones the checker
 // proved (returned: how many differed), and from then on every tightening
 // step is checked as it is recorded (clamp): its claim is lowered to what
-// its dual proves over the checker's copy of the relaxation, where the
-// columns the producer's LP leaves free get the checker's boxes (so a dual
-// residual of 10⁻¹² times a price box of 10⁸ counts), and the producer
-// continues from the lowered bound. A proof recorded so claims only what
+// its dual proves over the checker's copy of the relaxation (where a
+// reduced cost of the solver's dual that is infeasible within the solver's
+// scaled tolerance counts, times the column's distance to its bound, and
+// the columns the producer's LP leaves free get the checker's boxes), and
+// the producer continues from the lowered bound. A proof recorded so claims only what
 // its duals prove, up to the rounding of repeated replays.
 func (n *Network) liveCheck(dom LoadDomain, rules MarketRules, ev *LMPEvidence, piLo, piHi []float64) (int, error) {
 	rec := ev.rec
