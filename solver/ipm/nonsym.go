@@ -217,6 +217,15 @@ func solve3(x []float64, h *[9]float64, b []float64) bool {
 
 func (c *nonsymCone) dsOffset(out, ds []float64) { copy(out, ds) }
 
+// stepBisections is the number of bisections by which the primal–dual
+// scaling's step length is refined between the first backtracking step
+// inside the cone and the one before it (at most a 0.8⁻¹ − 1 = 25% longer
+// step; the dual scaling's step is the backtracking one, its barrier test
+// decides it). Measured (BENCHMARKS.md "Exponential-cone scaling, round
+// 13"): 3 bisections take exp 748 instead of 801 iterations, entropy 618
+// instead of 683, over the 50 instances of each family.
+const stepBisections = 3
+
 func (c *nonsymCone) stepLength(dz, ds, z, s []float64, amax float64) (float64, float64) {
 	const backtrack = 0.8
 	v := &c.work
@@ -239,6 +248,28 @@ func (c *nonsymCone) stepLength(dz, ds, z, s []float64, amax float64) (float64, 
 			break
 		}
 		as *= backtrack
+	}
+	if !c.dualOnly {
+		refine := func(a float64, in func([]float64) bool, x, dx []float64) float64 {
+			if a >= amax {
+				return a
+			}
+			lo, hi := a, math.Min(amax, a/backtrack)
+			for k := 0; k < stepBisections; k++ {
+				mid := 0.5 * (lo + hi)
+				for i := 0; i < 3; i++ {
+					v[i] = x[i] + mid*dx[i]
+				}
+				if in(v[:]) {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			return lo
+		}
+		az = refine(az, c.f.dualIn, z, dz)
+		as = refine(as, c.f.primalIn, s, ds)
 	}
 	return az, as
 }
