@@ -1187,6 +1187,10 @@ func (n *Network) buildKKT(dom LoadDomain, rules MarketRules, ev *LMPEvidence, p
 // work (simplex iterations × (rows + columns)) is spent (bounds found until
 // then are kept: each is valid on its own).
 //
+// With a proof (ev.rec), every bound is the one the step's dual proves over
+// the checker's copy of the relaxation (liveCheck, lmpcert.go): at most the
+// LP's optimum plus the margin, less where the solver's dual falls short.
+//
 // Before the first pass, the limits of radial branches that are slack at an
 // optimum (leafSlack) get their duals fixed at 0 without an LP. The first
 // pass bounds the flows first over the primal part of the relaxation (the
@@ -1228,16 +1232,37 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 		}
 		progress(w, "lmp-bound: per-bus backstop bounds: %d of %d below half the system-wide ones (%.3g work units)", c, nbs, used)
 	}
+	if ev.rec != nil && passes > 0 && work > 0 {
+		diff, err := n.liveCheck(dom, rules, ev, piLo, piHi)
+		if err != nil {
+			progress(w, "lmp-bound: the proof recorded before tightening does not check (%v): tightening steps unchecked until the final replay", err)
+		} else if diff > 0 {
+			progress(w, "lmp-bound: %d bounds set to the proof's before tightening", diff)
+		}
+		defer func() {
+			rec := ev.rec
+			if rec.live != nil {
+				c := rec.live.c
+				if c.lowered > 0 {
+					progress(w, "lmp-bound: %d tightening claims lowered to what their duals prove over the checker's boxes (largest: %s, %.10g → %.10g, %.3g relative)",
+						c.lowered, c.worst.what, c.worst.claim, c.worst.proven, c.worst.rel)
+				}
+			} else if rec.liveErr != nil {
+				progress(w, "lmp-bound: the live check of the tightening stopped: %v", rec.liveErr)
+			}
+			rec.live = nil
+		}()
+	}
 	for pass := 0; pass < passes && work > 0; pass++ {
 		if pass > 0 {
 			n.pocketStep(m, ev, piLo, piHi, rules, nil) // lmppocket.go
 		}
+		ev.rec.mark("pass")
 		k, err := n.buildKKT(dom, rules, ev, piLo, piHi, 1, cuts, vars)
 		if err != nil {
 			return err
 		}
 		k.b.integer = nil // the linear relaxation
-		ev.rec.mark("pass")
 		// Without presolve every solve starts from the previous basis; only
 		// the objective changes between solves, so the basis stays primal
 		// feasible and the primal simplex continues from it.
@@ -1390,14 +1415,16 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 					}
 					f := dir*v + n.Pfinj[l]
 					if hi := f + margin(f); dir > 0 && hi < ev.FlowHi[l] {
-						improve(ev.FlowHi[l], hi, span)
-						ev.FlowHi[l] = hi
-						ev.rec.step("flow_hi", l, hi)
+						if hi, ok := ev.rec.step("flow_hi", l, hi); ok {
+							improve(ev.FlowHi[l], hi, span)
+							ev.FlowHi[l] = hi
+						}
 					}
 					if lo := f - margin(f); dir < 0 && lo > ev.FlowLo[l] {
-						improve(lo, ev.FlowLo[l], span)
-						ev.FlowLo[l] = lo
-						ev.rec.step("flow_lo", l, lo)
+						if lo, ok := ev.rec.step("flow_lo", l, lo); ok {
+							improve(lo, ev.FlowLo[l], span)
+							ev.FlowLo[l] = lo
+						}
 					}
 					// The new range holds at every KKT point: impose it on the
 					// live relaxation at once (the next LPs of the pass see it).
@@ -1510,9 +1537,12 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 					return err
 				}
 				if ok && v+margin(v) < *bound {
-					improve(*bound, v+margin(v), *bound)
-					*bound = v + margin(v)
-					ev.rec.step(map[bool]string{true: "mu_up", false: "mu_lo"}[up], l, *bound)
+					mu, ok := ev.rec.step(map[bool]string{true: "mu_up", false: "mu_lo"}[up], l, v+margin(v))
+					if !ok {
+						continue
+					}
+					improve(*bound, mu, *bound)
+					*bound = mu
 					if err := lp.SetColumnBounds(col, 0, *bound); err != nil {
 						lp.Close()
 						return err
@@ -1557,13 +1587,18 @@ func (n *Network) tightenKKT(ctx context.Context, dom LoadDomain, rules MarketRu
 					cand.add(v, k.m, last)
 				}
 				if b := v + margin(v); up && b < piHi[j] {
+					if b, ok = ev.rec.step("pi_hi", j, b); !ok {
+						continue
+					}
 					improve(piHi[j], b, rules.MaxPrice())
 					piHi[j] = b
-					ev.rec.step("pi_hi", j, b)
 				} else if !up && -b > piLo[j] {
-					improve(-b, piLo[j], rules.MaxPrice())
-					piLo[j] = -b
-					ev.rec.step("pi_lo", j, -b)
+					lo, ok := ev.rec.step("pi_lo", j, -b)
+					if !ok {
+						continue
+					}
+					improve(lo, piLo[j], rules.MaxPrice())
+					piLo[j] = lo
 				} else {
 					continue
 				}

@@ -67,6 +67,14 @@ import (
 // prices the box of step 3, the McCormick products π_j d_j the products of
 // their boxes, ν̄_s ≤ max(0, π̄ − c_s).
 //
+// The producer claims only what its duals prove: before bound tightening it
+// checks the chain recorded so far with this code (liveCheck), and then
+// replays every tightening step as it records it; a step whose LP optimum
+// its dual does not prove (HiGHS's simplex on these badly scaled
+// relaxations ends "optimal" with dual infeasibilities up to 10⁻³ in the
+// unscaled program) is recorded with the dual's bound instead, and the
+// chain goes on from that bound.
+//
 // The certified value the proof covers is the largest tightened price bound
 // of a varying bus (LMPProof.PerMW). The KKT mixed-integer program that may
 // lower it further is not part of the proof: when its proven bound is lower,
@@ -144,27 +152,95 @@ type lmpRecorder struct {
 	treesOpen    bool
 	ptdfOK       bool
 	boxLo, boxHi []float64 // the proven price box (without ptdfOK)
+	// live is the checker's replay of the tightening steps as they are
+	// recorded (liveCheck; nil before it starts or after it failed, then
+	// liveErr says why).
+	live    *replayer
+	liveErr error
+	x       []float64 // the last solve's primal point (diagnostics)
 }
 
 func (r *lmpRecorder) mark(op string) {
 	if r != nil {
 		r.p.Steps = append(r.p.Steps, LMPStep{Op: op})
+		if r.live != nil {
+			q := len(r.p.Steps) - 1
+			if err := r.live.step(q, &r.p.Steps[q]); err != nil {
+				r.live, r.liveErr = nil, err
+			}
+		}
 	}
 }
 
 // solved keeps the dual of a maximization just solved.
 func (r *lmpRecorder) solved(res *highs.LPResult) {
 	if r != nil {
-		r.y = lpdual.FromDense(res.RowDual)
+		r.y, r.x = lpdual.FromDense(res.RowDual), res.X
 	}
 }
 
-// step records a bound with the dual of the last solve.
-func (r *lmpRecorder) step(op string, k int, x float64) {
-	if r != nil {
-		y := r.y
-		r.p.Steps = append(r.p.Steps, LMPStep{Op: op, K: k, X: x, Y: &y})
+// step records a bound x with the dual of the last solve and returns the
+// bound the step claims: with the live check, what the dual proves over the
+// checker's copy of the relaxation when x claims more (ok false: the step
+// improves nothing then, and is not recorded); else x.
+func (r *lmpRecorder) step(op string, k int, x float64) (float64, bool) {
+	if r == nil {
+		return x, true
 	}
+	y := r.y
+	r.p.Steps = append(r.p.Steps, LMPStep{Op: op, K: k, X: x, Y: &y})
+	if r.live == nil {
+		return x, true
+	}
+	q := len(r.p.Steps) - 1
+	err := r.live.step(q, &r.p.Steps[q])
+	switch {
+	case errors.Is(err, errNoGain):
+		r.p.Steps = r.p.Steps[:q]
+		return x, false
+	case err != nil:
+		r.live, r.liveErr = nil, err
+		return x, true
+	}
+	return r.p.Steps[q].X, true
+}
+
+// liveCheck starts the recorder's own replay of the proof before bound
+// tightening: the chain recorded so far is checked as CheckLMPProof checks
+// it (with repair), the producer's bounds are set to the ones the checker
+// proved (returned: how many differed), and from then on every tightening
+// step is checked as it is recorded (clamp): its claim is lowered to what
+// its dual proves over the checker's copy of the relaxation (where a
+// reduced cost of the solver's dual that is infeasible within the solver's
+// scaled tolerance counts, times the column's distance to its bound, and
+// the columns the producer's LP leaves free get the checker's boxes), and
+// the producer continues from the lowered bound. A proof recorded so claims only what
+// its duals prove, up to the rounding of repeated replays.
+func (n *Network) liveCheck(dom LoadDomain, rules MarketRules, ev *LMPEvidence, piLo, piHi []float64) (int, error) {
+	rec := ev.rec
+	c, cuts, err := n.checkPrelude(rec.p, dom, rules, true)
+	if err != nil {
+		return 0, err
+	}
+	r := c.newReplayer(cuts, c.m.vars)
+	for q := range rec.p.Steps {
+		if err := r.step(q, &rec.p.Steps[q]); err != nil {
+			return 0, err
+		}
+	}
+	c.clamp, r.rec = true, rec
+	diff := 0
+	for _, s := range [][2][]float64{{piLo, c.piLo}, {piHi, c.piHi}, {ev.MuUp, c.ev.MuUp}, {ev.MuLo, c.ev.MuLo},
+		{ev.FlowLo, c.ev.FlowLo}, {ev.FlowHi, c.ev.FlowHi}} {
+		for i, v := range s[1] {
+			if s[0][i] != v {
+				s[0][i] = v
+				diff++
+			}
+		}
+	}
+	rec.live = r
+	return diff, nil
 }
 
 // boxStep records a price box found by minimizing ∓π (the dual negated).
@@ -386,16 +462,51 @@ type proofChecker struct {
 	// to the bound instead of rejected; repaired counts them.
 	repair   bool
 	repaired int
-	m        *marketLP // the market LP's layout (the leaf steps read it)
-	bridge   []bool    // bridgeSlack's limits (computed at the first leaf step)
+	// clamp (the producer's own replay while it records, liveCheck): a
+	// tightening step's claim beyond its dual's bound is lowered to that
+	// bound, whatever the shortfall, and a step that then improves nothing
+	// is refused (errNoGain) and not applied; lowered and worst count them.
+	clamp   bool
+	lowered int
+	worst   loweredClaim
+	m       *marketLP // the market LP's layout (the leaf steps read it)
+	bridge  []bool    // bridgeSlack's limits (computed at the first leaf step)
 }
 
 // repairTol is the largest relative shortfall repair mends.
 const repairTol = 1e-4
 
+// loweredClaim is a claim clamp lowered: the step, the claim, the bound its
+// dual proves and the shortfall relative to 1 + |bound|.
+type loweredClaim struct {
+	what          string
+	claim, proven float64
+	rel           float64
+}
+
+// clampHook, when set (diagnostics), sees every claim clamp lowers, with
+// the replay's relaxation (r.k, r.lp), the objective and dual of its bound.
+var clampHook func(r *replayer, what string, obj, y lpdual.Sparse, claim, proven float64)
+
+// lowerClaim records that clamp lowered a claim of the step what.
+func (r *replayer) lowerClaim(what string, obj lpdual.Sparse, y *lpdual.Sparse, claim, proven float64) {
+	c := r.c
+	c.lowered++
+	if rel := math.Abs(claim-proven) / (1 + math.Abs(proven)); rel > c.worst.rel {
+		c.worst = loweredClaim{what: what, claim: claim, proven: proven, rel: rel}
+	}
+	if clampHook != nil {
+		clampHook(r, what, obj, *y, claim, proven)
+	}
+}
+
 // upper checks the claim x ≥ u (x an upper bound).
 func (c *proofChecker) upper(x *float64, u float64, what string) error {
 	if *x >= u {
+		return nil
+	}
+	if c.clamp {
+		*x = u
 		return nil
 	}
 	if c.repair && u-*x <= repairTol*(1+math.Abs(u)) {
@@ -409,6 +520,10 @@ func (c *proofChecker) upper(x *float64, u float64, what string) error {
 // lower checks the claim x ≤ l (x a lower bound).
 func (c *proofChecker) lower(x *float64, l float64, what string) error {
 	if *x <= l {
+		return nil
+	}
+	if c.clamp {
+		*x = l
 		return nil
 	}
 	if c.repair && *x-l <= repairTol*(1+math.Abs(l)) {
@@ -766,208 +881,11 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	if p.Split != nil {
 		return n.checkSplitProof(ctx, dom, rules, p)
 	}
-	C, F := rules.PriceCap, rules.PriceFloor
-	nb := n.NumBuses()
-	c := &proofChecker{n: n, dom: dom, rules: rules, ev: &LMPEvidence{}, repair: repair}
-	ev := c.ev
-	// 1. VMin.
-	b := newLPBuilder()
-	m, err := n.newMarketLP(b, dom, rules)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotCertified, err)
-	}
-	if len(m.vars) == 0 {
-		return nil, fmt.Errorf("%w: no bus load varies over the domain", ErrNotCertified)
-	}
-	if err := c.checkStructure(m); err != nil {
-		return nil, err
-	}
-	c.m = m
-	market := lpOf(b)
-	c.theta = n.thetaBoxes(m, market, c.ptdfOK)
-	for j, col := range m.theta {
-		if market.Lo[col] != 0 || market.Hi[col] != 0 {
-			market.Lo[col], market.Hi[col] = -c.theta[j], c.theta[j]
-		}
-	}
-	negCost := lpdual.FromDense(b.cost)
-	for k := range negCost.Val {
-		negCost.Val[k] = -negCost.Val[k]
-	}
-	u, err := c.bound(market, negCost, &p.VMinDual, "v_min")
+	c, cuts, err := n.checkPrelude(p, dom, rules, repair)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.lower(&p.VMin, -u, "v_min"); err != nil {
-		return nil, err
-	}
-	ev.VMin = p.VMin
-	// 2. Local-balance cost, cost gap, congestion dual bounds.
-	lc, err := n.localCost(m, dom, rules)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotCertified, err)
-	}
-	ev.LocalCostMax, ev.CostGap = lc.max, lc.gap(ev.VMin)
-	if why := n.muBounds0(m, ev); why != "" {
-		return nil, fmt.Errorf("%w: %s", ErrNotCertified, why)
-	}
-	if !c.ptdfOK {
-		if err := c.checkPriceBox(m, p); err != nil {
-			return nil, err
-		}
-	}
-	if err := c.checkTwins(p.Twins); err != nil {
-		return nil, err
-	}
-	// 2b. The decision rules: robust feasibility, cost bounds, slacks (the
-	// price boxes of the bounds before the rules, as the producer's).
-	if len(p.DecisionRules) > 0 {
-		lo, hi := c.piBoxes()
-		for q, rule := range p.DecisionRules {
-			if rule == nil {
-				return nil, fmt.Errorf("%w: decision rule %d is empty", ErrNotCertified, q)
-			}
-			lb, err := n.evalLDR(m, b, rule, lo, hi)
-			if err != nil {
-				return nil, fmt.Errorf("%w: decision rule %d: %v", ErrNotCertified, q, err)
-			}
-			lb.apply(ev)
-		}
-	}
-	// 3. VMid from the centre's dispatch and the optimal duals' boxes.
-	boxLo, boxHi := c.piBoxes()
-	mid := make([]float64, nb)
-	for j := range mid {
-		mid[j] = (dom.Lo[j] + dom.Hi[j]) / 2
-	}
-	centre := *market
-	centre.Lo, centre.Hi = append([]float64(nil), market.Lo...), append([]float64(nil), market.Hi...)
-	for _, j := range m.vars {
-		centre.Lo[m.d[j]], centre.Hi[m.d[j]] = mid[j], mid[j]
-	}
-	yLo, yHi := make([]float64, market.NumRows()), make([]float64, market.NumRows())
-	for i := range yLo {
-		yLo[i], yHi[i] = math.Inf(-1), math.Inf(1)
-	}
-	for j, r := range m.balance {
-		yLo[r], yHi[r] = boxLo[j], boxHi[j]
-	}
-	for l, r := range m.flow {
-		if r >= 0 {
-			mu := math.Max(ev.MuUp[l], ev.MuLo[l])
-			yLo[r], yHi[r] = -mu, mu
-		}
-	}
-	vmid, err := lpdual.MinUpperBound(&centre, b.cost, p.VMidPoint, yLo, yHi)
-	if err != nil {
-		return nil, fmt.Errorf("%w: v_mid: %v", ErrNotCertified, err)
-	}
-	if err := c.upper(&p.VMid, vmid, "v_mid"); err != nil {
-		return nil, err
-	}
-	ev.VMid = p.VMid
-	ev.RefCostMax = refCostMax(ev.VMid, dom, m.vars, rules)
-	lc.backstopBounds(ev, m, rules)
-	// 4. Subgradient cuts, each over all d ∈ D: max −(cᵀx − πᵀd) ≤ U gives
-	// V(d) ≥ πᵀd − U, so the cut holds when v − πᵀd_k ≤ −U.
-	if len(p.Cuts) != 3 {
-		return nil, fmt.Errorf("%w: %d cuts, want 3", ErrNotCertified, len(p.Cuts))
-	}
-	var cuts []subgradientCut
-	for k, d := range [][]float64{mid, dom.Lo, dom.Hi} {
-		cp := p.Cuts[k]
-		pi := make([]float64, nb)
-		row := make(map[int]int, nb)
-		for j, r := range m.balance {
-			row[r] = j
-		}
-		for q, r := range cp.Dual.Idx {
-			if r < 0 || r >= market.NumRows() {
-				return nil, fmt.Errorf("%w: cut %d: dual index %d out of range", ErrNotCertified, k, r)
-			}
-			if j, ok := row[r]; ok {
-				pi[j] -= cp.Dual.Val[q]
-			}
-		}
-		obj := lpdual.Sparse{Idx: append([]int(nil), negCost.Idx...), Val: append([]float64(nil), negCost.Val...)}
-		for _, j := range m.vars {
-			obj.Idx, obj.Val = append(obj.Idx, m.d[j]), append(obj.Val, pi[j])
-		}
-		u, err := c.bound(market, obj, &cp.Dual, fmt.Sprintf("cut %d", k))
-		if err != nil {
-			return nil, err
-		}
-		if !cutHolds(cp.V, pi, d, m.vars, -u) {
-			// v ≤ −U + πᵀd_k, evaluated in floating point with a margin
-			// (and checked exactly again).
-			rhs := -u
-			for _, j := range m.vars {
-				rhs += pi[j] * d[j]
-			}
-			v := rhs - 1e-9*(1+math.Abs(rhs))
-			if !c.repair || cp.V-v > repairTol*(1+math.Abs(v)) || !cutHolds(v, pi, d, m.vars, -u) {
-				return nil, fmt.Errorf("%w: cut %d: value %v not implied by its dual (bound %v)", ErrNotCertified, k, cp.V, -u)
-			}
-			p.Cuts[k].V, cp.V = v, v
-			c.repaired++
-		}
-		cuts = append(cuts, subgradientCut{load: d, v: cp.V, pi: pi})
-	}
-	// 5. Price boxes over the dual polyhedron.
-	c.piLo, c.piHi = make([]float64, nb), make([]float64, nb)
-	need := make([]bool, nb)
-	for j := range c.piLo {
-		c.piLo[j], c.piHi[j] = math.Inf(-1), math.Inf(1)
-		if m.shedAt[j] {
-			c.piHi[j] = C
-		}
-		if m.curtAt[j] {
-			c.piLo[j] = F
-		}
-		need[j] = m.shedAt[j] || m.curtAt[j]
-	}
-	for s := range m.segs {
-		need[m.segBus[s]] = true
-	}
-	if len(p.Boxes) > 0 {
-		db := newLPBuilder()
-		pi, _, _ := n.addDual(db, ev, c.piLo, c.piHi)
-		dual := lpOf(db)
-		for j, col := range pi {
-			dual.Lo[col], dual.Hi[col] = math.Max(dual.Lo[col], boxLo[j]), math.Min(dual.Hi[col], boxHi[j])
-		}
-		for q := range p.Boxes {
-			st := &p.Boxes[q]
-			if st.K < 0 || st.K >= nb || (st.Op != "pi_hi" && st.Op != "pi_lo") {
-				return nil, fmt.Errorf("%w: price box %d: op %q bus %d", ErrNotCertified, q, st.Op, st.K)
-			}
-			sign := 1.0
-			if st.Op == "pi_lo" {
-				sign = -1
-			}
-			u, err := c.bound(dual, lpdual.Sparse{Idx: []int{pi[st.K]}, Val: []float64{sign}}, st.Y, fmt.Sprintf("price box %d", q))
-			if err != nil {
-				return nil, err
-			}
-			what := fmt.Sprintf("price box %d", q)
-			if sign > 0 {
-				if err := c.upper(&st.X, u, what); err != nil {
-					return nil, err
-				}
-				c.piHi[st.K] = math.Min(c.piHi[st.K], st.X)
-			} else {
-				if err := c.lower(&st.X, -u, what); err != nil {
-					return nil, err
-				}
-				c.piLo[st.K] = math.Max(c.piLo[st.K], st.X)
-			}
-		}
-	}
-	for j := 0; j < nb; j++ {
-		if need[j] && (math.IsInf(c.piLo[j], 0) || math.IsInf(c.piHi[j], 0)) {
-			return nil, fmt.Errorf("%w: the price at bus %d is not bounded by the proof", ErrNotCertified, n.BusID[j])
-		}
-	}
+	m := c.m
 	// 6. Bound tightening.
 	if err := c.replay(ctx, p.Steps, cuts, m.vars); err != nil {
 		return nil, err
@@ -1000,6 +918,214 @@ func (n *Network) checkLMPProof(ctx context.Context, dom LoadDomain, rules Marke
 	return out, nil
 }
 
+// checkPrelude checks steps 1–5 of the chain (VMin to the price boxes; see
+// above) and returns the checker with their proven bounds, and the cuts.
+func (n *Network) checkPrelude(p *LMPProof, dom LoadDomain, rules MarketRules, repair bool) (*proofChecker, []subgradientCut, error) {
+	C, F := rules.PriceCap, rules.PriceFloor
+	nb := n.NumBuses()
+	c := &proofChecker{n: n, dom: dom, rules: rules, ev: &LMPEvidence{}, repair: repair}
+	ev := c.ev
+	// 1. VMin.
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrNotCertified, err)
+	}
+	if len(m.vars) == 0 {
+		return nil, nil, fmt.Errorf("%w: no bus load varies over the domain", ErrNotCertified)
+	}
+	if err := c.checkStructure(m); err != nil {
+		return nil, nil, err
+	}
+	c.m = m
+	market := lpOf(b)
+	c.theta = n.thetaBoxes(m, market, c.ptdfOK)
+	for j, col := range m.theta {
+		if market.Lo[col] != 0 || market.Hi[col] != 0 {
+			market.Lo[col], market.Hi[col] = -c.theta[j], c.theta[j]
+		}
+	}
+	negCost := lpdual.FromDense(b.cost)
+	for k := range negCost.Val {
+		negCost.Val[k] = -negCost.Val[k]
+	}
+	u, err := c.bound(market, negCost, &p.VMinDual, "v_min")
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.lower(&p.VMin, -u, "v_min"); err != nil {
+		return nil, nil, err
+	}
+	ev.VMin = p.VMin
+	// 2. Local-balance cost, cost gap, congestion dual bounds.
+	lc, err := n.localCost(m, dom, rules)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrNotCertified, err)
+	}
+	ev.LocalCostMax, ev.CostGap = lc.max, lc.gap(ev.VMin)
+	if why := n.muBounds0(m, ev); why != "" {
+		return nil, nil, fmt.Errorf("%w: %s", ErrNotCertified, why)
+	}
+	if !c.ptdfOK {
+		if err := c.checkPriceBox(m, p); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := c.checkTwins(p.Twins); err != nil {
+		return nil, nil, err
+	}
+	// 2b. The decision rules: robust feasibility, cost bounds, slacks (the
+	// price boxes of the bounds before the rules, as the producer's).
+	if len(p.DecisionRules) > 0 {
+		lo, hi := c.piBoxes()
+		for q, rule := range p.DecisionRules {
+			if rule == nil {
+				return nil, nil, fmt.Errorf("%w: decision rule %d is empty", ErrNotCertified, q)
+			}
+			lb, err := n.evalLDR(m, b, rule, lo, hi)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%w: decision rule %d: %v", ErrNotCertified, q, err)
+			}
+			lb.apply(ev)
+		}
+	}
+	// 3. VMid from the centre's dispatch and the optimal duals' boxes.
+	boxLo, boxHi := c.piBoxes()
+	mid := make([]float64, nb)
+	for j := range mid {
+		mid[j] = (dom.Lo[j] + dom.Hi[j]) / 2
+	}
+	centre := *market
+	centre.Lo, centre.Hi = append([]float64(nil), market.Lo...), append([]float64(nil), market.Hi...)
+	for _, j := range m.vars {
+		centre.Lo[m.d[j]], centre.Hi[m.d[j]] = mid[j], mid[j]
+	}
+	yLo, yHi := make([]float64, market.NumRows()), make([]float64, market.NumRows())
+	for i := range yLo {
+		yLo[i], yHi[i] = math.Inf(-1), math.Inf(1)
+	}
+	for j, r := range m.balance {
+		yLo[r], yHi[r] = boxLo[j], boxHi[j]
+	}
+	for l, r := range m.flow {
+		if r >= 0 {
+			mu := math.Max(ev.MuUp[l], ev.MuLo[l])
+			yLo[r], yHi[r] = -mu, mu
+		}
+	}
+	vmid, err := lpdual.MinUpperBound(&centre, b.cost, p.VMidPoint, yLo, yHi)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: v_mid: %v", ErrNotCertified, err)
+	}
+	if err := c.upper(&p.VMid, vmid, "v_mid"); err != nil {
+		return nil, nil, err
+	}
+	ev.VMid = p.VMid
+	ev.RefCostMax = refCostMax(ev.VMid, dom, m.vars, rules)
+	lc.backstopBounds(ev, m, rules)
+	// 4. Subgradient cuts, each over all d ∈ D: max −(cᵀx − πᵀd) ≤ U gives
+	// V(d) ≥ πᵀd − U, so the cut holds when v − πᵀd_k ≤ −U.
+	if len(p.Cuts) != 3 {
+		return nil, nil, fmt.Errorf("%w: %d cuts, want 3", ErrNotCertified, len(p.Cuts))
+	}
+	var cuts []subgradientCut
+	for k, d := range [][]float64{mid, dom.Lo, dom.Hi} {
+		cp := p.Cuts[k]
+		pi := make([]float64, nb)
+		row := make(map[int]int, nb)
+		for j, r := range m.balance {
+			row[r] = j
+		}
+		for q, r := range cp.Dual.Idx {
+			if r < 0 || r >= market.NumRows() {
+				return nil, nil, fmt.Errorf("%w: cut %d: dual index %d out of range", ErrNotCertified, k, r)
+			}
+			if j, ok := row[r]; ok {
+				pi[j] -= cp.Dual.Val[q]
+			}
+		}
+		obj := lpdual.Sparse{Idx: append([]int(nil), negCost.Idx...), Val: append([]float64(nil), negCost.Val...)}
+		for _, j := range m.vars {
+			obj.Idx, obj.Val = append(obj.Idx, m.d[j]), append(obj.Val, pi[j])
+		}
+		u, err := c.bound(market, obj, &cp.Dual, fmt.Sprintf("cut %d", k))
+		if err != nil {
+			return nil, nil, err
+		}
+		if !cutHolds(cp.V, pi, d, m.vars, -u) {
+			// v ≤ −U + πᵀd_k, evaluated in floating point with a margin
+			// (and checked exactly again).
+			rhs := -u
+			for _, j := range m.vars {
+				rhs += pi[j] * d[j]
+			}
+			v := rhs - 1e-9*(1+math.Abs(rhs))
+			if !c.repair || cp.V-v > repairTol*(1+math.Abs(v)) || !cutHolds(v, pi, d, m.vars, -u) {
+				return nil, nil, fmt.Errorf("%w: cut %d: value %v not implied by its dual (bound %v)", ErrNotCertified, k, cp.V, -u)
+			}
+			p.Cuts[k].V, cp.V = v, v
+			c.repaired++
+		}
+		cuts = append(cuts, subgradientCut{load: d, v: cp.V, pi: pi})
+	}
+	// 5. Price boxes over the dual polyhedron.
+	c.piLo, c.piHi = make([]float64, nb), make([]float64, nb)
+	need := make([]bool, nb)
+	for j := range c.piLo {
+		c.piLo[j], c.piHi[j] = math.Inf(-1), math.Inf(1)
+		if m.shedAt[j] {
+			c.piHi[j] = C
+		}
+		if m.curtAt[j] {
+			c.piLo[j] = F
+		}
+		need[j] = m.shedAt[j] || m.curtAt[j]
+	}
+	for s := range m.segs {
+		need[m.segBus[s]] = true
+	}
+	if len(p.Boxes) > 0 {
+		db := newLPBuilder()
+		pi, _, _ := n.addDual(db, ev, c.piLo, c.piHi)
+		dual := lpOf(db)
+		for j, col := range pi {
+			dual.Lo[col], dual.Hi[col] = math.Max(dual.Lo[col], boxLo[j]), math.Min(dual.Hi[col], boxHi[j])
+		}
+		for q := range p.Boxes {
+			st := &p.Boxes[q]
+			if st.K < 0 || st.K >= nb || (st.Op != "pi_hi" && st.Op != "pi_lo") {
+				return nil, nil, fmt.Errorf("%w: price box %d: op %q bus %d", ErrNotCertified, q, st.Op, st.K)
+			}
+			sign := 1.0
+			if st.Op == "pi_lo" {
+				sign = -1
+			}
+			u, err := c.bound(dual, lpdual.Sparse{Idx: []int{pi[st.K]}, Val: []float64{sign}}, st.Y, fmt.Sprintf("price box %d", q))
+			if err != nil {
+				return nil, nil, err
+			}
+			what := fmt.Sprintf("price box %d", q)
+			if sign > 0 {
+				if err := c.upper(&st.X, u, what); err != nil {
+					return nil, nil, err
+				}
+				c.piHi[st.K] = math.Min(c.piHi[st.K], st.X)
+			} else {
+				if err := c.lower(&st.X, -u, what); err != nil {
+					return nil, nil, err
+				}
+				c.piLo[st.K] = math.Max(c.piLo[st.K], st.X)
+			}
+		}
+	}
+	for j := 0; j < nb; j++ {
+		if need[j] && (math.IsInf(c.piLo[j], 0) || math.IsInf(c.piHi[j], 0)) {
+			return nil, nil, fmt.Errorf("%w: the price at bus %d is not bounded by the proof", ErrNotCertified, n.BusID[j])
+		}
+	}
+	return c, cuts, nil
+}
+
 // proofValue returns the bound on max |π_i| over the varying buses: per
 // sign, the tree's value over its buses and the price bounds elsewhere.
 func proofValue(vars []int, piLo, piHi []float64, trees []LMPTree) float64 {
@@ -1029,181 +1155,239 @@ func proofValue(vars []int, piLo, piHi []float64, trees []LMPTree) float64 {
 // replay checks the tightening steps in order on a copy of each pass's
 // relaxation, mirroring the producer's bookkeeping (tightenKKT).
 func (c *proofChecker) replay(ctx context.Context, steps []LMPStep, cuts []subgradientCut, vars []int) error {
-	n, ev, dom, rules := c.n, c.ev, c.dom, c.rules
-	ev.FlowLo, ev.FlowHi = append([]float64(nil), n.FlowMin...), append([]float64(nil), n.FlowMax...)
-	var k *kktModel
-	var lp *lpdual.LP
-	var bigM *bigMRows
-	nl := n.NumBranches()
+	r := c.newReplayer(cuts, vars)
 	for q := range steps {
-		st := &steps[q]
 		if q%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if st.Op == "leaf_up" || st.Op == "leaf_lo" {
-			up := st.Op == "leaf_up"
-			if c.bridge == nil {
-				c.bridge = n.bridgeSlack(c.m, ev)
-			}
-			if st.K < 0 || st.K >= nl || !(c.bridge[st.K] || n.leafSlack(c.m, ev, st.K, up)) {
-				return fmt.Errorf("%w: step %d (%s %d): not a radial limit slack at an optimum", ErrNotCertified, q, st.Op, st.K)
-			}
-			col := -1
-			if up {
-				ev.MuUp[st.K] = 0
-				if k != nil {
-					col = k.muUp[st.K]
-				}
-			} else {
-				ev.MuLo[st.K] = 0
-				if k != nil {
-					col = k.muLo[st.K]
-				}
-			}
-			if col >= 0 {
-				lp.Lo[col], lp.Hi[col] = 0, 0
-			}
-			continue
+		if err := r.step(q, &steps[q]); err != nil {
+			return err
 		}
-		if st.Op != "pass" && k == nil {
-			return fmt.Errorf("%w: step %d (%s) before the first pass", ErrNotCertified, q, st.Op)
+	}
+	return nil
+}
+
+// replayer is replay's state between two steps: the current pass's
+// relaxation (the checker's copy, with its boxes) and its big-M rows.
+type replayer struct {
+	rec  *lmpRecorder // the producer's recorder of a live check (else nil)
+	c    *proofChecker
+	cuts []subgradientCut
+	vars []int
+	k    *kktModel
+	lp   *lpdual.LP
+	bigM *bigMRows
+}
+
+// newReplayer starts a replay of the tightening steps: the flow ranges are
+// the network's limits.
+func (c *proofChecker) newReplayer(cuts []subgradientCut, vars []int) *replayer {
+	c.ev.FlowLo, c.ev.FlowHi = append([]float64(nil), c.n.FlowMin...), append([]float64(nil), c.n.FlowMax...)
+	return &replayer{c: c, cuts: cuts, vars: vars}
+}
+
+// errNoGain reports a step that, with its claim lowered to what its dual
+// proves (proofChecker.clamp), does not improve the bound it tightens.
+var errNoGain = errors.New("grid: the step's proven bound is no improvement")
+
+// step checks step q and applies it.
+func (r *replayer) step(q int, st *LMPStep) error {
+	c := r.c
+	n, ev, dom, rules := c.n, c.ev, c.dom, c.rules
+	k, lp, bigM := r.k, r.lp, r.bigM
+	nl := n.NumBranches()
+	if st.Op == "leaf_up" || st.Op == "leaf_lo" {
+		up := st.Op == "leaf_up"
+		if c.bridge == nil {
+			c.bridge = n.bridgeSlack(c.m, ev)
 		}
-		what := fmt.Sprintf("step %d (%s %d)", q, st.Op, st.K)
-		switch st.Op {
-		case "flow_hi", "flow_lo", "mu_up", "mu_lo":
-			if st.K < 0 || st.K >= nl || k.m.flow[st.K] < 0 {
-				return fmt.Errorf("%w: %s: no such limited branch", ErrNotCertified, what)
+		if st.K < 0 || st.K >= nl || !(c.bridge[st.K] || n.leafSlack(c.m, ev, st.K, up)) {
+			return fmt.Errorf("%w: step %d (%s %d): not a radial limit slack at an optimum", ErrNotCertified, q, st.Op, st.K)
+		}
+		col := -1
+		if up {
+			ev.MuUp[st.K] = 0
+			if k != nil {
+				col = k.muUp[st.K]
 			}
-		case "pi_hi", "pi_lo":
-			if st.K < 0 || st.K >= n.NumBuses() {
-				return fmt.Errorf("%w: %s: no such bus", ErrNotCertified, what)
+		} else {
+			ev.MuLo[st.K] = 0
+			if k != nil {
+				col = k.muLo[st.K]
 			}
 		}
-		switch st.Op {
-		case "pass":
-			var err error
-			k, err = n.buildKKT(dom, rules, ev, c.piLo, c.piHi, 1, cuts, vars)
-			if err != nil {
-				return fmt.Errorf("%w: %v", ErrNotCertified, err)
+		if col >= 0 {
+			lp.Lo[col], lp.Hi[col] = 0, 0
+		}
+		return nil
+	}
+	if st.Op != "pass" && k == nil {
+		return fmt.Errorf("%w: step %d (%s) before the first pass", ErrNotCertified, q, st.Op)
+	}
+	what := fmt.Sprintf("step %d (%s %d)", q, st.Op, st.K)
+	switch st.Op {
+	case "flow_hi", "flow_lo", "mu_up", "mu_lo":
+		if st.K < 0 || st.K >= nl || k.m.flow[st.K] < 0 {
+			return fmt.Errorf("%w: %s: no such limited branch", ErrNotCertified, what)
+		}
+	case "pi_hi", "pi_lo":
+		if st.K < 0 || st.K >= n.NumBuses() {
+			return fmt.Errorf("%w: %s: no such bus", ErrNotCertified, what)
+		}
+	}
+	switch st.Op {
+	case "pass":
+		var err error
+		k, err = n.buildKKT(dom, rules, ev, c.piLo, c.piHi, 1, r.cuts, r.vars)
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrNotCertified, err)
+		}
+		k.b.integer = nil
+		lp = lpOf(k.b)
+		c.boxKKT(k, lp)
+		bigM = newBigMRows(n, lpRows{lp}, k, ev, c.piLo, c.piHi, rules)
+		r.k, r.lp, r.bigM = k, lp, bigM
+	case "prune":
+		for l := 0; l < nl; l++ {
+			if k.m.flow[l] < 0 {
+				continue
 			}
-			k.b.integer = nil
-			lp = lpOf(k.b)
-			c.boxKKT(k, lp)
-			bigM = newBigMRows(n, lpRows{lp}, k, ev, c.piLo, c.piHi, rules)
-		case "prune":
-			for l := 0; l < nl; l++ {
-				if k.m.flow[l] < 0 {
-					continue
+			if ev.FlowHi[l] < n.FlowMax[l] && ev.MuUp[l] > 0 {
+				ev.MuUp[l] = 0
+				if col := k.muUp[l]; col >= 0 {
+					lp.Lo[col], lp.Hi[col] = 0, 0
 				}
-				if ev.FlowHi[l] < n.FlowMax[l] && ev.MuUp[l] > 0 {
-					ev.MuUp[l] = 0
-					if col := k.muUp[l]; col >= 0 {
-						lp.Lo[col], lp.Hi[col] = 0, 0
-					}
-				}
-				if ev.FlowLo[l] > n.FlowMin[l] && ev.MuLo[l] > 0 {
-					ev.MuLo[l] = 0
-					if col := k.muLo[l]; col >= 0 {
-						lp.Lo[col], lp.Hi[col] = 0, 0
-					}
+			}
+			if ev.FlowLo[l] > n.FlowMin[l] && ev.MuLo[l] > 0 {
+				ev.MuLo[l] = 0
+				if col := k.muLo[l]; col >= 0 {
+					lp.Lo[col], lp.Hi[col] = 0, 0
 				}
 			}
-		case "flush_flows":
-			if err := bigM.flows(k, ev); err != nil {
-				return err
+		}
+	case "flush_flows":
+		if err := bigM.flows(k, ev); err != nil {
+			return err
+		}
+	case "flush_duals":
+		if err := bigM.duals(k, ev); err != nil {
+			return err
+		}
+	case "flush_prices":
+		if err := bigM.prices(k, c.piLo, c.piHi); err != nil {
+			return err
+		}
+	case "flow_hi", "flow_lo":
+		l := st.K
+		dir := 1.0
+		if st.Op == "flow_lo" {
+			dir = -1
+		}
+		obj := lpdual.Sparse{}
+		for t, j := range k.m.bfBus[l] {
+			obj.Idx, obj.Val = append(obj.Idx, k.m.theta[j]), append(obj.Val, dir*k.m.bfVal[l][t])
+		}
+		u, err := c.bound(lp, obj, st.Y, what)
+		if err != nil {
+			return err
+		}
+		if c.clamp && math.IsInf(u, 1) {
+			return errNoGain
+		}
+		// Bf θ ≤ u (flow_hi) or −Bf θ ≤ u (flow_lo).
+		holds := func(x float64) bool {
+			if dir > 0 {
+				return u <= nextDn(x-n.Pfinj[l])
 			}
-		case "flush_duals":
-			if err := bigM.duals(k, ev); err != nil {
-				return err
+			return nextUp(x-n.Pfinj[l]) <= -u
+		}
+		if !holds(st.X) {
+			x := dir*u + n.Pfinj[l]
+			for i := 0; i < 4 && !holds(x); i++ {
+				x = math.Nextafter(x, dir*math.Inf(1))
 			}
-		case "flush_prices":
-			if err := bigM.prices(k, c.piLo, c.piHi); err != nil {
-				return err
-			}
-		case "flow_hi", "flow_lo":
-			l := st.K
-			dir := 1.0
-			if st.Op == "flow_lo" {
-				dir = -1
-			}
-			obj := lpdual.Sparse{}
-			for t, j := range k.m.bfBus[l] {
-				obj.Idx, obj.Val = append(obj.Idx, k.m.theta[j]), append(obj.Val, dir*k.m.bfVal[l][t])
-			}
-			u, err := c.bound(lp, obj, st.Y, what)
-			if err != nil {
-				return err
-			}
-			// Bf θ ≤ u (flow_hi) or −Bf θ ≤ u (flow_lo).
-			holds := func(x float64) bool {
-				if dir > 0 {
-					return u <= nextDn(x-n.Pfinj[l])
-				}
-				return nextUp(x-n.Pfinj[l]) <= -u
-			}
-			if !holds(st.X) {
-				x := dir*u + n.Pfinj[l]
-				for i := 0; i < 4 && !holds(x); i++ {
-					x = math.Nextafter(x, dir*math.Inf(1))
-				}
-				if !c.repair || !holds(x) || math.Abs(x-st.X) > repairTol*(1+math.Abs(x)) {
-					return fmt.Errorf("%w: %s: flow bound %v not implied by the dual's %v", ErrNotCertified, what, st.X, dir*u+n.Pfinj[l])
-				}
-				st.X = x
+			switch {
+			case c.clamp && holds(x):
+				r.lowerClaim(what, obj, st.Y, st.X, x)
+			case !c.repair || !holds(x) || math.Abs(x-st.X) > repairTol*(1+math.Abs(x)):
+				return fmt.Errorf("%w: %s: flow bound %v not implied by the dual's %v", ErrNotCertified, what, st.X, dir*u+n.Pfinj[l])
+			default:
 				c.repaired++
 			}
-			if dir > 0 {
-				ev.FlowHi[l] = st.X
-			} else {
-				ev.FlowLo[l] = st.X
-			}
-			r := k.m.flow[l]
-			lp.RowLo[r] = nextDn(math.Max(n.FlowMin[l], ev.FlowLo[l]) - n.Pfinj[l])
-			lp.RowHi[r] = nextUp(math.Min(n.FlowMax[l], ev.FlowHi[l]) - n.Pfinj[l])
-		case "mu_up", "mu_lo":
-			col, bound := k.muUp[st.K], &ev.MuUp[st.K]
-			if st.Op == "mu_lo" {
-				col, bound = k.muLo[st.K], &ev.MuLo[st.K]
-			}
-			if col < 0 {
-				return fmt.Errorf("%w: %s: the limit has no dual column", ErrNotCertified, what)
-			}
-			u, err := c.bound(lp, lpdual.Sparse{Idx: []int{col}, Val: []float64{1}}, st.Y, what)
-			if err != nil {
-				return err
-			}
-			if err := c.upper(&st.X, u, what); err != nil {
-				return err
-			}
-			*bound = st.X
-			lp.Lo[col], lp.Hi[col] = 0, st.X
-		case "pi_hi", "pi_lo":
-			j := st.K
-			sign := 1.0
-			if st.Op == "pi_lo" {
-				sign = -1
-			}
-			u, err := c.bound(lp, lpdual.Sparse{Idx: []int{k.pi[j]}, Val: []float64{sign}}, st.Y, what)
-			if err != nil {
-				return err
-			}
-			if sign > 0 {
-				if err := c.upper(&st.X, u, what); err != nil {
-					return err
-				}
-				c.piHi[j] = st.X
-			} else {
-				if err := c.lower(&st.X, -u, what); err != nil {
-					return err
-				}
-				c.piLo[j] = st.X
-			}
-			lp.Lo[k.pi[j]], lp.Hi[k.pi[j]] = c.piLo[j], c.piHi[j]
-		default:
-			return fmt.Errorf("%w: step %d: unknown op %q", ErrNotCertified, q, st.Op)
+			st.X = x
 		}
+		if c.clamp && ((dir > 0 && st.X >= ev.FlowHi[l]) || (dir < 0 && st.X <= ev.FlowLo[l])) {
+			return errNoGain
+		}
+		if dir > 0 {
+			ev.FlowHi[l] = st.X
+		} else {
+			ev.FlowLo[l] = st.X
+		}
+		row := k.m.flow[l]
+		lp.RowLo[row] = nextDn(math.Max(n.FlowMin[l], ev.FlowLo[l]) - n.Pfinj[l])
+		lp.RowHi[row] = nextUp(math.Min(n.FlowMax[l], ev.FlowHi[l]) - n.Pfinj[l])
+	case "mu_up", "mu_lo":
+		col, bound := k.muUp[st.K], &ev.MuUp[st.K]
+		if st.Op == "mu_lo" {
+			col, bound = k.muLo[st.K], &ev.MuLo[st.K]
+		}
+		if col < 0 {
+			return fmt.Errorf("%w: %s: the limit has no dual column", ErrNotCertified, what)
+		}
+		obj := lpdual.Sparse{Idx: []int{col}, Val: []float64{1}}
+		u, err := c.bound(lp, obj, st.Y, what)
+		if err != nil {
+			return err
+		}
+		claim := st.X
+		if err := c.upper(&st.X, u, what); err != nil {
+			return err
+		}
+		if c.clamp && st.X != claim {
+			r.lowerClaim(what, obj, st.Y, claim, st.X)
+		}
+		if c.clamp && st.X >= *bound {
+			return errNoGain
+		}
+		*bound = st.X
+		lp.Lo[col], lp.Hi[col] = 0, st.X
+	case "pi_hi", "pi_lo":
+		j := st.K
+		sign := 1.0
+		if st.Op == "pi_lo" {
+			sign = -1
+		}
+		obj := lpdual.Sparse{Idx: []int{k.pi[j]}, Val: []float64{sign}}
+		u, err := c.bound(lp, obj, st.Y, what)
+		if err != nil {
+			return err
+		}
+		claim := st.X
+		if sign > 0 {
+			err = c.upper(&st.X, u, what)
+		} else {
+			err = c.lower(&st.X, -u, what)
+		}
+		if err != nil {
+			return err
+		}
+		if c.clamp && st.X != claim {
+			r.lowerClaim(what, obj, st.Y, claim, st.X)
+		}
+		if c.clamp && ((sign > 0 && st.X >= c.piHi[j]) || (sign < 0 && st.X <= c.piLo[j])) {
+			return errNoGain
+		}
+		if sign > 0 {
+			c.piHi[j] = st.X
+		} else {
+			c.piLo[j] = st.X
+		}
+		lp.Lo[k.pi[j]], lp.Hi[k.pi[j]] = c.piLo[j], c.piHi[j]
+	default:
+		return fmt.Errorf("%w: step %d: unknown op %q", ErrNotCertified, q, st.Op)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package grid
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -131,6 +132,16 @@ func TestLMPPatternAnatomy(t *testing.T) {
 			}
 			pi, flow := mk.eval(d)
 			msg = " market LP at the incumbent's loads: π " + strconv.FormatFloat(pi[i], 'g', 6, 64) + ", flow " + strconv.FormatFloat(flow[br], 'g', 6, 64)
+			// One-sided changes of the cost at the bus: the left ones stay
+			// in the domain (its own load is at the upper end), the right
+			// ones leave it.
+			v0 := mk.value(d)
+			for _, h := range []float64{1e-3, 0.1, 1} {
+				lo, hi := append([]float64(nil), d...), append([]float64(nil), d...)
+				lo[i] -= h
+				hi[i] += h
+				msg += fmt.Sprintf("; h %g: left %.6g, right %.6g", h, (v0-mk.value(lo))/h, (mk.value(hi)-v0)/h)
+			}
 		}
 		t.Logf("part %s: relaxation %.6g (%v); MIP %v stopped by %s, bound %.6g, incumbent %.6g, %d nodes, %d iterations, %.1f s;%s",
 			part, rr.Objective, rr.Status, r.Status, r.Stop, r.DualBound, r.Objective, r.Nodes, r.LPIterations, time.Since(t0).Seconds(), msg)
@@ -152,6 +163,21 @@ func newMarketEval(t *testing.T, n *Network, dom LoadDomain, rules MarketRules) 
 }
 
 func (e *marketEval) close() { e.lp.Close() }
+
+// value returns the market LP's optimal cost at d ($/h).
+func (e *marketEval) value(d []float64) float64 {
+	e.t.Helper()
+	for _, j := range e.m.vars {
+		if err := e.lp.SetColumnBounds(e.m.d[j], d[j], d[j]); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	r, err := e.lp.Solve(context.Background())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return r.Objective
+}
 
 // eval returns the prices and branch flows (MW; NaN when unlimited) at d.
 func (e *marketEval) eval(d []float64) (pi, flow []float64) {

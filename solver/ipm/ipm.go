@@ -222,8 +222,11 @@ type workspace struct {
 	info          iterInfo
 	dualScaling   bool
 	scalingLocked bool
-	best          snapshot
-	unverified    int // iterations that met the internal but not the re-checked tolerances
+	// dualSwitch: the residual level at which the primal–dual scaling
+	// gives way to the dual one (NonsymScalingAuto; 0: never)
+	dualSwitch float64
+	best       snapshot
+	unverified int // iterations that met the internal but not the re-checked tolerances
 	// tailMerit is the best merit when it last fell by TailProgress, at
 	// iteration tailIt; tailStopped: the solve ended by the tail rule (run)
 	tailMerit   float64

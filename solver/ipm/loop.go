@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/privopt/privopt/internal/arena"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/internal/arena"
 	"github.com/privopt/privopt/internal/ldl"
 	"github.com/privopt/privopt/solver"
 	"github.com/privopt/privopt/sparse"
@@ -1004,8 +1004,15 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 		}
 	}
 	w.logHeader()
-	if !set.PrimalDualScaling {
+	switch set.NonsymScaling {
+	case NonsymScalingDual:
 		w.setDualScaling(true)
+	case NonsymScalingAuto:
+		if !w.conjugateShadows() {
+			w.setDualScaling(true)
+		} else if w.nonsym {
+			w.dualSwitch = nonsymDualSwitch
+		}
 	}
 	if !w.initialize() {
 		switch {
@@ -1206,6 +1213,13 @@ func (w *workspace) checkTermination(ctx context.Context, it int) (solver.Status
 // redone.
 func (w *workspace) factor(ctx context.Context, mu float64) (status solver.Status, redo bool) {
 	// scaling and factorization
+	if w.dualSwitch > 0 && !w.dualScaling && !w.scalingLocked {
+		// NonsymScalingAuto: the dual scaling for the last digits.
+		if in := &w.info; math.Max(in.pres, math.Max(in.dres, in.relgap)) < w.dualSwitch {
+			w.setDualScaling(true)
+			w.dualSwitch = 0
+		}
+	}
 	ok := true
 	for i, c := range w.cones {
 		if !c.updateScaling(w.block(w.s, i), w.block(w.z, i), mu) {
@@ -1482,6 +1496,27 @@ func (w *workspace) setDualScaling(on bool) {
 			ns.dualOnly = on
 		}
 	}
+}
+
+// nonsymDualSwitch is the level of the primal residual, dual residual and
+// relative gap below which NonsymScalingAuto switches from the primal–dual
+// to the dual scaling: four orders of magnitude above the default
+// tolerances (10⁻⁸), so that the last four are made on the central path.
+// Tuned on bench/smallconic's exp and entropy families at n = 20 and 50
+// (BENCHMARKS.md "Exponential-cone scaling, round 13"): 10⁻⁵ leaves x of
+// TestExpClosedForm 1.4·10⁻⁵ off (the switch comes too late), 10⁻⁴ 7.5·10⁻⁸;
+// validated on n = 10, 100, 200 and the CBLIB exponential-cone instances.
+const nonsymDualSwitch = 1e-4
+
+// conjugateShadows reports whether every non-symmetric cone's shadow point
+// is that of the conjugate barrier (barrierPair.shadowConjugate).
+func (w *workspace) conjugateShadows() bool {
+	for _, c := range w.cones {
+		if ns, ok := c.(*nonsymCone); ok && !ns.f.shadowConjugate() {
+			return false
+		}
+	}
+	return true
 }
 
 // centralityLimit bounds Ψ for steps of the non-symmetric cones (Clarabel

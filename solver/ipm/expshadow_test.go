@@ -1,0 +1,51 @@
+package ipm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestExpShadowGrad checks the closed form of the exponential cone's
+// shadow gradient against its definition: z̃ = −shadowGrad(s) must lie in
+// int K* and satisfy −∇f*(z̃) = s, on random interior points s spanning
+// twelve orders of magnitude, and Wright's ω against y + log y = t.
+func TestExpShadowGrad(t *testing.T) {
+	var f expBarriers
+	rng := rand.New(rand.NewPCG(3, 4))
+	worst := 0.0
+	for k := 0; k < 20000; k++ {
+		y := math.Exp(rng.NormFloat64() * 6)
+		z := math.Exp(rng.NormFloat64() * 6)
+		// x below y·log(z/y) by a random relative margin.
+		phiMax := math.Abs(y*math.Log(z/y)) + y
+		x := y*math.Log(z/y) - phiMax*math.Exp(-rng.Float64()*12)
+		s := []float64{x, y, z}
+		if !f.primalIn(s) {
+			continue
+		}
+		var g, gd [3]float64
+		var h [9]float64
+		if !f.shadowGrad(g[:], s) {
+			t.Fatalf("shadowGrad refused the interior point %v", s)
+		}
+		zt := []float64{-g[0], -g[1], -g[2]}
+		if !f.dualIn(zt) || !f.dualGradHess(gd[:], &h, zt) {
+			t.Fatalf("s %v: shadow point %v not in int K*", s, zt)
+		}
+		for i := 0; i < 3; i++ {
+			e := math.Abs(-gd[i]-s[i]) / (math.Abs(s[i]) + 1e-300)
+			worst = math.Max(worst, e)
+			if e > 1e-8 {
+				t.Fatalf("s %v: −∇f*(z̃)[%d] = %v, want %v (relative error %.2g)", s, i, -gd[i], s[i], e)
+			}
+		}
+	}
+	t.Logf("largest relative error of −∇f*(z̃) against s: %.2g", worst)
+	for _, tv := range []float64{1, 1 + 1e-12, 1.5, 2, 10, 1e3, 1e8, 1e15} {
+		w := wrightOmega(tv)
+		if r := math.Abs(w+math.Log(w)-tv) / tv; r > 4e-16 {
+			t.Errorf("ω(%v) = %v: y + log y − t relative %v", tv, w, r)
+		}
+	}
+}
