@@ -22,10 +22,9 @@
 // Nesterov–Todd scaling; rotated second-order cones are mapped exactly onto
 // second-order cones by the orthogonal row map (u, v) ↦ ((u+v)/√2, (u−v)/√2),
 // undone afterwards; zero cones are equality rows with a zero scaling block.
-// Exponential cones start with the primal–dual scaling of Dahl & Andersen
-// (2022) and switch to the dual scaling H = μ∇²f*(z) once the residuals and
-// the gap are below 10⁻³ (power cones use the dual scaling from the start;
-// Settings.NonsymScaling); both use the third-order corrector of Dahl &
+// Exponential and power cones start with the primal–dual scaling of Dahl &
+// Andersen (2022) and switch to the dual scaling H = μ∇²f*(z) once the
+// residuals and the gap are below 10⁻⁴ (Settings.NonsymScaling); both use the third-order corrector of Dahl &
 // Andersen (2022), η = ½∇³f*(z)[Δz, (∇²f*(z))⁻¹Δs] from the predictor
 // direction (the step without it is tried as well when the corrected step
 // is shorter than 0.5); the dual scaling adds a backtracking line search

@@ -1008,9 +1008,7 @@ func (w *workspace) run(ctx context.Context) *solver.Solution {
 	case NonsymScalingDual:
 		w.setDualScaling(true)
 	case NonsymScalingAuto:
-		if !w.conjugateShadows() {
-			w.setDualScaling(true)
-		} else if w.nonsym {
+		if w.nonsym {
 			w.dualSwitch = nonsymDualSwitch
 		}
 	}
@@ -1507,17 +1505,6 @@ func (w *workspace) setDualScaling(on bool) {
 // TestExpClosedForm 1.4·10⁻⁵ off (the switch comes too late), 10⁻⁴ 7.5·10⁻⁸;
 // validated on n = 10, 100, 200 and the CBLIB exponential-cone instances.
 const nonsymDualSwitch = 1e-4
-
-// conjugateShadows reports whether every non-symmetric cone's shadow point
-// is that of the conjugate barrier (barrierPair.shadowConjugate).
-func (w *workspace) conjugateShadows() bool {
-	for _, c := range w.cones {
-		if ns, ok := c.(*nonsymCone); ok && !ns.f.shadowConjugate() {
-			return false
-		}
-	}
-	return true
-}
 
 // centralityLimit bounds Ψ for steps of the non-symmetric cones (Clarabel
 // backtracks until its barrier measure is below 1).

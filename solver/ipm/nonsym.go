@@ -17,9 +17,6 @@ type barrierPair interface {
 	// scaling. It equals primalGrad when f is the conjugate of f*; false
 	// outside int K.
 	shadowGrad(g, s []float64) bool
-	// shadowConjugate reports whether shadowGrad is the conjugate's
-	// gradient (else it is primalGrad).
-	shadowConjugate() bool
 	primalValue(s []float64) float64 // +Inf outside int K
 	// dualGradHess writes ∇f*(z) and ∇²f*(z) (row-major 3×3); false outside int K*.
 	dualGradHess(g []float64, h *[9]float64, z []float64) bool
@@ -397,8 +394,6 @@ func (expBarriers) primalGrad(g, s []float64) bool {
 // so ∇f**(s) = −(u, v, w). The same closed form is used by Clarabel
 // (Goulart & Chen 2024, Section 4.4) and by Dahl & Andersen (2022,
 // Section 3); TestExpShadowGrad checks −∇f*(−g) = s.
-func (expBarriers) shadowConjugate() bool { return true }
-
 func (expBarriers) shadowGrad(g, s []float64) bool {
 	x, y, z := s[0], s[1], s[2]
 	if !(y > 0 && z > 0) {
@@ -549,11 +544,80 @@ func (p powBarriers) primalGrad(g, s []float64) bool {
 	return true
 }
 
-// shadowGrad is primalGrad: the primal–dual scaling of the power cone
-// uses the gradient of f, not of the conjugate of f* (not derived here).
-func (p powBarriers) shadowGrad(g, s []float64) bool { return p.primalGrad(g, s) }
-
-func (powBarriers) shadowConjugate() bool { return false }
+// shadowGrad solves s = −∇f*(z̃) for z̃ = (u, v, w) and writes −z̃. With
+// φ = (u/α)^{2α}(v/(1−α))^{2−2α}, ψ = φ − w² and r = φ/ψ ≥ 1, the three
+// components of s = −∇f*(z̃) read
+//
+//	x = (2αr + 1 − α)/u,  y = ((2−2α)r + α)/v,  z = −2w/ψ,
+//
+// and w² = φ − ψ = (r−1)ψ gives ψ = 4(r−1)/z², w = −2(r−1)/z (z ≠ 0).
+// Substituting u and v into φ = rψ leaves one equation in r:
+//
+//	G(r) = 2α·log(2r + (1−α)/α) + (2−2α)·log(2r + α/(1−α)) − log(r(r−1))
+//	       − log(4·x^{2α}y^{2−2α}/z²) = 0,
+//
+// with G → +∞ as r → 1 and G → −log(x^{2α}y^{2−2α}/z²) < 0 as r → ∞ on
+// int K, so a root exists; it is found in t = log(r − 1) by bracketing and
+// safeguarded Newton steps. z = 0 gives r = 1 and w = 0. Should the root
+// not be bracketed (|t| beyond 700), the primal gradient is used: the
+// update's secant conditions hold for any shadow point, only its quality
+// differs. TestPowShadowGrad checks −∇f*(z̃) = s.
+func (p powBarriers) shadowGrad(g, s []float64) bool {
+	x, y, z := s[0], s[1], s[2]
+	a := p.alpha
+	if !p.primalIn(s) {
+		return false
+	}
+	if z == 0 {
+		g[0], g[1], g[2] = -(1+a)/x, -(2-a)/y, 0
+		return true
+	}
+	a1, a2 := (1-a)/a, a/(1-a)
+	c := 2*a*math.Log(x) + (2-2*a)*math.Log(y) - 2*math.Log(math.Abs(z)) + math.Log(4)
+	// G and dG/dt at t = log(r − 1).
+	eval := func(t float64) (float64, float64) {
+		rho := math.Exp(t)
+		r := 1 + rho
+		gv := 2*a*math.Log(2*r+a1) + (2-2*a)*math.Log(2*r+a2) - math.Log(r) - t - c
+		d := (4*a/(2*r+a1) + (4-4*a)/(2*r+a2) - 1/r) * rho
+		return gv, d - 1
+	}
+	lo, hi := -1.0, 1.0 // G(lo) > 0 > G(hi)
+	for gl, _ := eval(lo); gl <= 0; gl, _ = eval(lo) {
+		if lo -= 4; lo < -700 {
+			return p.primalGrad(g, s)
+		}
+	}
+	for gh, _ := eval(hi); gh >= 0; gh, _ = eval(hi) {
+		if hi += 4; hi > 700 {
+			return p.primalGrad(g, s)
+		}
+	}
+	t := 0.5 * (lo + hi)
+	for k := 0; k < 200; k++ {
+		gv, d := eval(t)
+		if gv > 0 {
+			lo = t
+		} else {
+			hi = t
+		}
+		next := t - gv/d
+		if !(next > lo && next < hi) || d >= 0 {
+			next = 0.5 * (lo + hi)
+		}
+		if math.Abs(next-t) <= 1e-15*(1+math.Abs(t)) || hi-lo <= 1e-15*(1+math.Abs(t)) {
+			t = next
+			break
+		}
+		t = next
+	}
+	rho := math.Exp(t)
+	r := 1 + rho
+	g[0] = -(2*a*r + 1 - a) / x
+	g[1] = -((2-2*a)*r + a) / y
+	g[2] = 2 * rho / z
+	return true
+}
 
 func (p powBarriers) dualValue(zv []float64) float64 {
 	u, v, w := zv[0], zv[1], zv[2]

@@ -286,14 +286,12 @@ const (
 	// NonsymScalingAuto starts with the primal–dual scaling and switches to
 	// the dual scaling once the primal residual, the dual residual and the
 	// relative gap are all below nonsymDualSwitch (10⁻⁴), or after a step
-	// shorter than 0.1 (Clarabel's min_switch_step_length); it falls back
-	// to the dual scaling from the start when some cone's shadow point is not
-	// that of the conjugate barrier (the power cone, whose shadowGrad is its
-	// primal gradient). Measured in BENCHMARKS.md "Exponential-cone scaling,
-	// round 13": 23% and 26% fewer iterations than NonsymScalingDual on the
-	// exp and entropy families of bench/smallconic (50 instances each), and
-	// 28% fewer on the CBLIB exponential-cone instances whose count changed
-	// (one instance one more), no status lost.
+	// shorter than 0.1 (Clarabel's min_switch_step_length). Measured in
+	// BENCHMARKS.md "Exponential-cone scaling, round 13": 23% and 26% fewer
+	// iterations than NonsymScalingDual on the exp and entropy families of
+	// bench/smallconic (50 instances each), and 31% fewer on the CBLIB
+	// exponential- and power-cone instances whose count changed (one
+	// instance one more), no status lost.
 	NonsymScalingAuto NonsymScaling = iota
 	// NonsymScalingDual starts with the dual scaling and switches to the
 	// primal–dual one for good when the dual one stalls (steps below 10⁻³,
