@@ -164,8 +164,8 @@ func newMarketEval(t *testing.T, n *Network, dom LoadDomain, rules MarketRules) 
 
 func (e *marketEval) close() { e.lp.Close() }
 
-// value returns the market LP's optimal cost at d ($/h).
-func (e *marketEval) value(d []float64) float64 {
+// solve solves the market LP at the load vector d.
+func (e *marketEval) solve(d []float64) *highs.LPResult {
 	e.t.Helper()
 	for _, j := range e.m.vars {
 		if err := e.lp.SetColumnBounds(e.m.d[j], d[j], d[j]); err != nil {
@@ -176,21 +176,16 @@ func (e *marketEval) value(d []float64) float64 {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return r.Objective
+	return r
 }
+
+// value returns the market LP's optimal cost at d ($/h).
+func (e *marketEval) value(d []float64) float64 { return e.solve(d).Objective }
 
 // eval returns the prices and branch flows (MW; NaN when unlimited) at d.
 func (e *marketEval) eval(d []float64) (pi, flow []float64) {
 	e.t.Helper()
-	for _, j := range e.m.vars {
-		if err := e.lp.SetColumnBounds(e.m.d[j], d[j], d[j]); err != nil {
-			e.t.Fatal(err)
-		}
-	}
-	r, err := e.lp.Solve(context.Background())
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	r := e.solve(d)
 	pi = make([]float64, len(e.m.balance))
 	for j, row := range e.m.balance {
 		pi[j] = r.RowDual[row]
