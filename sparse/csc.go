@@ -99,13 +99,17 @@ func (a *CSC) MulVecTo(dst []float64, alpha float64, x []float64, beta float64) 
 		}
 		scale(dst, beta)
 	}
-	for j := 0; j < a.Cols; j++ {
-		xj := alpha * x[j]
+	// the slices in locals: the stores into dst would otherwise reload
+	// a's fields per entry (same operations, same order)
+	cp, ri, rv := a.ColPtr[:a.Cols+1], a.RowIdx, a.Val
+	x = x[:a.Cols]
+	for j, xj := range x {
+		xj *= alpha
 		if xj == 0 {
 			continue
 		}
-		for p := a.ColPtr[j]; p < a.ColPtr[j+1]; p++ {
-			dst[a.RowIdx[p]] += a.Val[p] * xj
+		for p, pe := cp[j], cp[j+1]; p < pe; p++ {
+			dst[ri[p]] += rv[p] * xj
 		}
 	}
 	return dst
@@ -125,10 +129,12 @@ func (a *CSC) MulTransVecTo(dst []float64, alpha float64, y []float64, beta floa
 		}
 		scale(dst, beta)
 	}
-	for j := 0; j < a.Cols; j++ {
+	cp, ri, rv := a.ColPtr[:a.Cols+1], a.RowIdx, a.Val
+	dst = dst[:a.Cols]
+	for j := range dst {
 		var s float64
-		for p := a.ColPtr[j]; p < a.ColPtr[j+1]; p++ {
-			s += a.Val[p] * y[a.RowIdx[p]]
+		for p, pe := cp[j], cp[j+1]; p < pe; p++ {
+			s += rv[p] * y[ri[p]]
 		}
 		dst[j] += alpha * s
 	}

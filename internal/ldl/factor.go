@@ -37,8 +37,14 @@ type Factor struct {
 	// runs skip the elimination-tree traversal and do the same arithmetic
 	// in the same order. nil until recorded.
 	rowPat, rowPtr []int
+	// lpos[t] is the position in (li, lx) of the entry L(k,i) that
+	// rowPat[t] = i of row k fills: lp[i] plus the entries of column i
+	// filled by the rows before k. Recorded with rowPat; with it the replay
+	// needs no fill counts (numericReplay).
+	lpos []int
 
-	signs []int8 // expected pivot signs in elimination order; nil: none
+	signs []int8    // expected pivot signs in elimination order; nil: none
+	sg    []float64 // signs as float64 (the replay's pivot rule); nil without signs
 	reg   Regularization
 
 	dynReg         int
@@ -153,8 +159,10 @@ func (s *Symbolic) Factor(upper *sparse.CSC, signs []int8, reg Regularization) (
 	}
 	if signs != nil {
 		f.signs = make([]int8, n)
+		f.sg = make([]float64, n)
 		for k, i := range s.perm {
 			f.signs[k] = signs[i]
+			f.sg[k] = float64(signs[i])
 		}
 	}
 	if err := f.Refactor(upper); err != nil {
@@ -171,6 +179,7 @@ func (f *Factor) Release() {
 	arena.Ints.Release(f.islab)
 	arena.Ints.Release(f.rowPat)
 	arena.Ints.Release(f.rowPtr)
+	arena.Ints.Release(f.lpos)
 	arena.Ints.Release(f.pmap)
 	*f = Factor{}
 }
@@ -236,14 +245,24 @@ func (f *Factor) scatter(upper *sparse.CSC) error {
 	if nnz > 0 && &upper.ColPtr[0] == f.patCP && &ri[0] == f.patRI && len(upper.ColPtr) == f.patNC && len(ri) == f.patNR {
 		// The pattern checked by an earlier call: values only.
 		pmap := f.pmap[:nnz]
-		rv := rv[:nnz]
+		rv := rv[:len(pmap)]
+		// finiteness summed, not tested per entry: v − v is 0 for a
+		// finite v and NaN otherwise, so acc ≠ 0 iff an entry is not
+		// finite (the copy is the same; on error the Factor is invalid
+		// anyway)
+		acc := 0.0
 		for p, q := range pmap {
 			v := rv[p]
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				j := sort.Search(n, func(c int) bool { return upper.ColPtr[c+1] > p })
-				return invalidf("entry (%d,%d) is %v, must be finite", ri[p], j, v)
-			}
+			acc += v - v
 			cx[q] = v
+		}
+		if acc != 0 {
+			for p, v := range rv {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					j := sort.Search(n, func(c int) bool { return upper.ColPtr[c+1] > p })
+					return invalidf("entry (%d,%d) is %v, must be finite", ri[p], j, v)
+				}
+			}
 		}
 		// (the analyzed entries this pattern lacks were zeroed by the
 		// checked call and only a checked call writes them)
@@ -302,11 +321,15 @@ func (f *Factor) numeric() error {
 	eps, delta := f.reg.Eps, f.reg.Delta
 	f.dynReg, f.pos, f.neg, f.zero = 0, 0, 0, 0
 	interrupt := s.interrupt
-	rowPat, rowPtr := f.rowPat, f.rowPtr
+	rowPat, rowPtr, lpos := f.rowPat, f.rowPtr, f.lpos
 	record := rowPtr == nil
+	if !record && signs != nil {
+		return f.numericReplay()
+	}
 	if record {
 		// (appends stay within the capacity: the pattern has NnzL entries)
 		rowPat, rowPtr = arena.Ints.Get(s.NnzL())[:0], arena.Ints.Get(n + 1)[:1]
+		lpos = arena.Ints.Get(s.NnzL())[:0]
 	}
 	for k := 0; k < n; k++ {
 		if interrupt != nil && k&255 == 0 && interrupt() {
@@ -363,6 +386,7 @@ func (f *Factor) numeric() error {
 			dk -= lki * yi
 			if record {
 				li[p1] = k
+				lpos = append(lpos, p1)
 			}
 			lx[p1] = lki
 			lnz[i]++
@@ -390,7 +414,7 @@ func (f *Factor) numeric() error {
 		}
 	}
 	if record {
-		f.rowPat, f.rowPtr = rowPat, rowPtr
+		f.rowPat, f.rowPtr, f.lpos = rowPat, rowPtr, lpos
 	}
 	return nil
 }
@@ -428,6 +452,12 @@ func (f *Factor) Solve(dst, b []float64) []float64 {
 	}
 	x := f.work
 	perm := f.sym.perm
+	if haveSimplicialAsm && n > 0 && f.sym.sn == nil {
+		// the loops below in assembly (perm is a permutation of 0..n−1,
+		// so every index is in range)
+		solvePermAsm(&dst[0], &b[0], &x[:n][0], &perm[:n][0], n, &f.sym.lp[:n+1][0], sliceBase(f.li), sliceBase(f.lx), &f.dinv[:n][0])
+		return dst
+	}
 	for k, i := range perm {
 		x[k] = b[i]
 	}
@@ -444,6 +474,17 @@ func (f *Factor) solvePermuted(x []float64) {
 		f.solveSupernodal(x)
 		return
 	}
+	n := f.sym.n
+	if haveSimplicialAsm && n > 0 {
+		solveSimplicialAsm(&x[:n][0], n, &f.sym.lp[0], sliceBase(f.li), sliceBase(f.lx), &f.dinv[:n][0])
+		return
+	}
+	f.solveSimplicialGo(x)
+}
+
+// solveSimplicialGo is solvePermuted's simplicial method in Go (the form
+// solveSimplicialAsm follows, and the method off x86-64).
+func (f *Factor) solveSimplicialGo(x []float64) {
 	n := f.sym.n
 	lp, li, lx, dinv := f.sym.lp, f.li, f.lx, f.dinv
 	for j := 0; j < n; j++ {

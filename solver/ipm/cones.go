@@ -68,7 +68,12 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
+// normInf returns ‖v‖∞ = max_i |v_i| (0 for an empty v), NaN if an entry
+// is NaN; on x86-64 by normInfAsm.
 func normInf(v []float64) float64 {
+	if haveMulKAsm && len(v) > 0 {
+		return normInfAsm(&v[0], len(v))
+	}
 	var m float64
 	for _, x := range v {
 		if a := math.Abs(x); a > m || math.IsNaN(a) {

@@ -149,12 +149,15 @@ func equilibrate(p, a *sparse.CSC, q, b []float64, blocks [][2]int, set *Setting
 			clear(ncol)
 			clear(nrow)
 			symColMax(p, ncol)
+			// (a's slices in locals: the stores into its values would
+			// otherwise reload them per entry)
+			cp, ri, av := a.ColPtr, a.RowIdx, a.Val
 			for j := 0; j < n; j++ {
 				cj, dj := dcol[j], ncol[j]
-				for k := a.ColPtr[j]; k < a.ColPtr[j+1]; k++ {
-					r := a.RowIdx[k]
-					a.Val[k] *= erow[r] * cj // as scaleMat
-					v := math.Abs(a.Val[k])
+				for k := cp[j]; k < cp[j+1]; k++ {
+					r := ri[k]
+					av[k] *= erow[r] * cj // as scaleMat
+					v := math.Abs(av[k])
 					if v > dj {
 						dj = v
 					}
@@ -236,9 +239,11 @@ func scaleMat(mt *sparse.CSC, r, c []float64) {
 	if mt == nil {
 		return
 	}
+	cp, ri, v := mt.ColPtr, mt.RowIdx, mt.Val
 	for j := 0; j < mt.Cols; j++ {
-		for k := mt.ColPtr[j]; k < mt.ColPtr[j+1]; k++ {
-			mt.Val[k] *= r[mt.RowIdx[k]] * c[j]
+		cj := c[j]
+		for k := cp[j]; k < cp[j+1]; k++ {
+			v[k] *= r[ri[k]] * cj
 		}
 	}
 }

@@ -44,7 +44,13 @@ func (ks *kktSystem) expAbsResidualBound(x, b []float64) float64 {
 	out := ks.res
 	clear(out)
 	nz := ks.n + ks.mr
-	for j := 0; j < k.Cols; j++ {
+	cols := k.Cols
+	if cols > 0 && len(x) >= cols && len(out) >= cols && ks.fastK() {
+		// the loop below in assembly (same operations, same order)
+		absMulKColsAsm(&out[0], &x[0], cols, &k.ColPtr[0], &k.RowIdx[0], &k.Val[0], &ks.signf[0], ks.eps)
+		cols = 0
+	}
+	for j := 0; j < cols; j++ {
 		xj := math.Abs(x[j])
 		for p := k.ColPtr[j]; p < k.ColPtr[j+1]; p++ {
 			i := k.RowIdx[p]

@@ -145,7 +145,7 @@ type workspace struct {
 	a      *sparse.CSC
 	sc     *scaling
 	cones  []conic
-	offs   []int
+	offs   []int // offs[i]: first row of cone i; offs[len(cones)]: m
 	nu     float64
 	nonsym bool
 	kkt    *kktSystem

@@ -64,6 +64,8 @@ type kktSystem struct {
 	xbase    []float64 // values of the x columns without Schur terms
 	contig   []bool    // per column: rows above the diagonal consecutive (mulK; built on first use)
 	sdpxb    *sdpxBase // x-block pattern without Schur terms (sdpxMulReducedExact; built on first use)
+	signf    []float64 // signs as float64, 0 on the extra rows (mulKFast; built on first use)
+	diagLast bool      // every column stores its diagonal last (mulKFast)
 	slots    []coneSlot
 	elims    []*schurBlock
 	identity bool    // the scaling is the identity (initialization)
@@ -354,7 +356,7 @@ func newKKT(p, a *sparse.CSC, cones []conic, set *Settings, stop func() bool) (*
 			}
 		}
 		opts := ldl.Options{Interrupt: stop, SupernodalRatio: ratio}
-		if k.Cols <= kktMinimumDegreeOrder && symmetricNonPSD(cones) {
+		if k.Cols <= kktMinimumDegreeOrder && (symmetricNonPSD(cones) || expNonPSD(cones)) {
 			opts.Ordering = ldl.MinimumDegree
 		}
 		sym, err := ldl.Analyze(k, opts)
@@ -442,6 +444,10 @@ func (ks *kktSystem) update() error {
 				v[sl.p2pos[d]] = e2
 				continue
 			}
+			if nc, ok := c.(*nonsymCone); ok && len(sl.dense) == 6 && len(sl.diag) == 3 {
+				setNonsymBlock(v, sl.dense, sl.diag, &nc.hs, eps)
+				continue
+			}
 			hb := c.(hBlock)
 			hb.denseH(sl.buf)
 			q := 0
@@ -520,6 +526,9 @@ func (ks *kktSystem) mulK(out, x []float64) {
 // column's entries above and on the diagonal and their symmetric
 // counterparts).
 func (ks *kktSystem) mulKCols(out, x []float64, from, to int) {
+	if ks.mulKFast(out, x, from, to) {
+		return
+	}
 	k := ks.k
 	nz := ks.n + ks.mr
 	for j := from; j < to; j++ {

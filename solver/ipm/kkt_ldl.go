@@ -66,7 +66,8 @@ const kktSupernodalRatioSmall = 20
 // before (orders 45–255: LP families and SOCPs 4–12% faster, QP 0.85–1.04,
 // median 0.94). 256 is four 64-bit words per node. Only for LP/QP/SOCP KKT
 // matrices (symmetricNonPSD): problems with PSD or non-symmetric cones keep
-// AMD, as measured before.
+// AMD, as measured before. Since round 13 also for exp-cone problems
+// without PSD blocks (expNonPSD; power cones keep AMD, not measured).
 const kktMinimumDegreeOrder = 256
 
 // kktSmallOrder bounds the KKT orders of those measurements (n = 200 SOCPs

@@ -213,17 +213,22 @@ func refineSolution(x, b, res, dx []float64, steps int, mul, solve func(dst, src
 func refineSolutionNorm(x, b []float64, nb, enough float64, res, dx []float64, steps int, mul, solve func(dst, src []float64)) (float64, int) {
 	tol := math.Max(1e-12+1e-13*nb, enough)
 	prev := math.Inf(1)
+	dx = dx[:len(x)]
 	for it := 0; it < steps; it++ {
 		mul(res, x)
 		// res = b − res and its ∞-norm in one pass (normInf's rule: a NaN
 		// entry makes the norm NaN)
 		var r float64
 		b := b[:len(res)]
-		for i, v := range res {
-			d := b[i] - v
-			res[i] = d
-			if a := math.Abs(d); a > r || math.IsNaN(a) {
-				r = a
+		if haveMulKAsm && len(res) > 0 {
+			r = subNormInfAsm(&res[0], &b[0], len(res))
+		} else {
+			for i, v := range res {
+				d := b[i] - v
+				res[i] = d
+				if a := math.Abs(d); a > r || math.IsNaN(a) {
+					r = a
+				}
 			}
 		}
 		if r > prev {

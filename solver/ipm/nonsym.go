@@ -224,6 +224,9 @@ func (c *nonsymCone) dsOffset(out, ds []float64) { copy(out, ds) }
 const stepBisections = 3
 
 func (c *nonsymCone) stepLength(dz, ds, z, s []float64, amax float64) (float64, float64) {
+	if _, ok := c.f.(expBarriers); ok {
+		return expStepLength(dz, ds, z, s, amax, !c.dualOnly)
+	}
 	const backtrack = 0.8
 	v := &c.work
 	az := amax
