@@ -1,6 +1,6 @@
 package ldl
 
-// solveSimplicialAsm (simplicial13d_amd64.s) overwrites x with
+// solveSimplicialAsm (replay_amd64.s) overwrites x with
 // (L D Lᵀ)⁻¹ x for a simplicial factor: the three loops of solvePermuted
 // with the same operations in the same order (the result is bit-identical
 // to the Go loops, solveSimplicialGo).
@@ -8,7 +8,7 @@ package ldl
 //go:noescape
 func solveSimplicialAsm(x *float64, n int, lp, li *int, lx, dinv *float64)
 
-// numericRowsAsm (simplicial13d_amd64.s) runs rows k0 ≤ k < k1 of the
+// numericRowsAsm (replay_amd64.s) runs rows k0 ≤ k < k1 of the
 // recorded up-looking factorization with signs (numericRowsGo, bit-identical)
 // and returns the number of pivots replaced by the regularization.
 //
@@ -18,7 +18,7 @@ func numericRowsAsm(k0, k1 int, cp, ci *int, cx *float64, rowPtr, rowPat, lpos, 
 // haveSimplicialAsm reports whether the assembly forms above exist.
 const haveSimplicialAsm = true
 
-// solvePermAsm (simplicial13d_amd64.s) is Factor.Solve's simplicial path:
+// solvePermAsm (replay_amd64.s) is Factor.Solve's simplicial path:
 // dst = Pᵀ (L D Lᵀ)⁻¹ P b with x as the permuted workspace, bit-identical to
 // the gather, solveSimplicialAsm and scatter in turn; dst may alias b.
 //
