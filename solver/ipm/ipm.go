@@ -58,6 +58,13 @@ func (*Solver) Supports(k cone.Kind) bool {
 // for invalid input (wrapping solver.ErrInvalidProblem, ErrInvalidSettings or
 // ErrNotConvex); every numerical outcome is a Status.
 func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
+	if p != nil && p.Validate() == nil {
+		if fr := newFacialReduction(p); fr != nil {
+			if sol := sv.solveFacial(ctx, fr, s); sol != nil {
+				return sol, nil
+			}
+		}
+	}
 	return sv.solve(ctx, p, s, nil)
 }
 
