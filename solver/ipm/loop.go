@@ -1564,4 +1564,3 @@ func (w *workspace) point() (x, s, y []float64) {
 	w.red.unrotate(y)
 	return x, s, y
 }
-
