@@ -553,7 +553,7 @@ func (fr *facialReduction) recoverY(ry []float64) []float64 {
 // x_j = −σt with t as described at facialReduction, s on the block as
 // described below, rs elsewhere. ok is
 // false when no t up to facialMaxSteps decades was found.
-func (fr *facialReduction) recoverX(rx, rs []float64) (x, s []float64, t float64, ok bool) {
+func (fr *facialReduction) recoverX(rx, rs []float64, exact bool) (x, s []float64, t float64, ok bool) {
 	p := fr.orig
 	n := fr.n
 	d := n * (n + 1) / 2
@@ -567,7 +567,9 @@ func (fr *facialReduction) recoverX(rx, rs []float64) (x, s []float64, t float64
 		fr.red.A.MulVecTo(ar, 1, rx, 0)
 		for i := range rres {
 			r := fr.redOff + i
-			rres[i] = rs[r] - fr.red.B[r] + ar[r]
+			if !exact {
+				rres[i] = rs[r] - fr.red.B[r] + ar[r]
+			}
 		}
 	}
 	// S₀ (with r' on R×R) and σF on the block
@@ -738,12 +740,15 @@ func (sv *Solver) solveFacial(ctx context.Context, fr *facialReduction, s solver
 	}
 	var best *solver.Solution
 	var bestAcc solver.Accuracy
-	try := func(rx, rsl []float64) (stop bool) {
-		x, sl, _, ok := fr.recoverX(rx, rsl)
+	try := func(rx, rsl []float64, exact bool) (stop bool) {
+		x, sl, _, ok := fr.recoverX(rx, rsl, exact)
 		if !ok {
 			return false
 		}
 
+		if !exact && !fr.ownTermsResidual(x, sl) {
+			return true
+		}
 		cand := &solver.Solution{Status: rs.Status, X: x, S: sl, Y: sol.Y, Iterations: rs.Iterations,
 			Diagnostic: rs.Diagnostic, Solver: "ipm"}
 		acc, err := solver.Measure(fr.orig, x, sl, sol.Y)
@@ -757,12 +762,19 @@ func (sv *Solver) solveFacial(ctx context.Context, fr *facialReduction, s solver
 		}
 		return cand.Status == solver.Optimal || acc.Gap > rtol || hadOK
 	}
-	if rs.X != nil && rs.S != nil && !try(rs.X, rs.S) {
+	walk := func(exact bool) {
+		if rs.X != nil && rs.S != nil && try(rs.X, rs.S, exact) {
+			return
+		}
 		for i := len(hist) - 1; i >= 0; i-- {
-			if try(hist[i][0], hist[i][1]) {
-				break
+			if try(hist[i][0], hist[i][1], exact) {
+				return
 			}
 		}
+	}
+	walk(false)
+	if best == nil || !best.Status.OK() {
+		walk(true)
 	}
 	if best == nil {
 		return nil
@@ -775,4 +787,41 @@ func (sv *Solver) solveFacial(ctx context.Context, fr *facialReduction, s solver
 	best.DualObjective = -0.5*xpx - dot(fr.orig.B, best.Y) + fr.orig.R
 	best.SolveTime = time.Since(start)
 	return best
+}
+
+// ownTermsResidual reports whether every row of the block meets
+// |bᵢ − (Ax)ᵢ − sᵢ| ≤ solver.RowTolerance·Tᵢ with Tᵢ = |bᵢ| + Σₖ|aᵢₖxₖ| +
+// |sᵢ| the row's own terms: the row-wise re-check (solver.RowAccuracy)
+// without its floor, whose global scale ‖x‖∞ includes the dropped variable
+// and would hide a residual embedded in rows that variable does not touch.
+func (fr *facialReduction) ownTermsResidual(x, s []float64) bool {
+	p := fr.orig
+	d := fr.n * (fr.n + 1) / 2
+	terms := make([]float64, d)
+	res := make([]float64, d)
+	for r := 0; r < d; r++ {
+		res[r] = p.B[fr.off+r] - s[fr.off+r]
+		terms[r] = math.Abs(p.B[fr.off+r]) + math.Abs(s[fr.off+r])
+	}
+	a := p.A
+	for j := 0; j < a.Cols; j++ {
+		if x[j] == 0 {
+			continue
+		}
+		for q := a.ColPtr[j]; q < a.ColPtr[j+1]; q++ {
+			r := a.RowIdx[q] - fr.off
+			if r < 0 || r >= d {
+				continue
+			}
+			v := a.Val[q] * x[j]
+			res[r] -= v
+			terms[r] += math.Abs(v)
+		}
+	}
+	for r := range res {
+		if math.Abs(res[r]) > solver.RowTolerance*terms[r] {
+			return false
+		}
+	}
+	return true
 }
