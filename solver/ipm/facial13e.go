@@ -97,6 +97,8 @@ func newFacialReduction(p *solver.Problem) *facialReduction {
 		return lo
 	}
 	a := p.A
+	idxCone := -1 // the cone of si, sj
+	var si, sj []int32
 	for j := 0; j < a.Cols; j++ {
 		if p.Q[j] != 0 || a.ColPtr[j] == a.ColPtr[j+1] || hasQuadColumn(p.P, j) {
 			continue
@@ -117,7 +119,12 @@ func newFacialReduction(p *solver.Problem) *facialReduction {
 		if !inside {
 			continue
 		}
-		if fr := tryFacial(p, j, ci, lo, cone.PSDOrder(c.Dim)); fr != nil {
+		n := cone.PSDOrder(c.Dim)
+		if idxCone != ci {
+			idxCone = ci
+			si, sj = svecIndex(n)
+		}
+		if fr := tryFacial(p, j, ci, lo, n, si, sj); fr != nil {
 			return fr
 		}
 	}
@@ -170,12 +177,20 @@ func blockEntries(a *sparse.CSC, j, off, d int, si, sj []int32) []blockEntry {
 
 // tryFacial tests column j (all in the PSD cone ci at row off, order n) and
 // builds the reduction when its matrix is semidefinite and singular.
-func tryFacial(p *solver.Problem, j, ci, off, n int) *facialReduction {
+func tryFacial(p *solver.Problem, j, ci, off, n int, si, sj []int32) *facialReduction {
 	d := n * (n + 1) / 2
-	si, sj := svecIndex(n)
 	ents := blockEntries(p.A, j, off, d, si, sj)
 	// support: indices with a nonzero diagonal; a semidefinite matrix has
 	// zero rows where its diagonal is zero, and diagonals of one sign
+	nd := 0
+	for _, e := range ents {
+		if e.i == e.j {
+			nd++
+		}
+	}
+	if nd == 0 || nd*(nd+1)/2 < len(ents) {
+		return nil // an off-diagonal entry outside the support
+	}
 	diag := make([]float64, n)
 	for _, e := range ents {
 		if e.i == e.j {
