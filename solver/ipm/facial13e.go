@@ -33,12 +33,18 @@ import (
 // Recovery: the reduced solution (x, s', W) gives Y = V W Vᵀ, which meets
 // the original dual equations exactly (⟨M, VWVᵀ⟩ = ⟨VᵀMV, W⟩ for every
 // column M, and 0 for F), and the same objective terms (bᵀy likewise, q_j =
-// 0). x_j = −σt with σF ⪰ 0 and t ≥ 0 the smallest value in a doubling and
-// bisection search for which the block's slack S₀ + tσF (S₀ the slack with
-// x_j = 0) has a Cholesky factorization, times facialSlackMargin. The point is
-// then re-checked on the caller's problem (solver.Certify); when no t is
-// found, or the reduced solve is not OK or primal infeasible, the original
-// problem is solved instead.
+// 0). x_j = −σt with σF ⪰ 0 and t ≥ 0 found by a search (decades, then
+// bisection) for the smallest value at which the block's slack S₀ + tσF
+// has a Cholesky factorization, times facialSlackMargin; S₀ is b − Ax on
+// the block with x_j = 0 plus the reduced iterate's residual r' = s' −
+// (b' − A'x) placed on the rows and columns R (so VᵀS₀V = s' ≻ 0), accepted
+// only when that residual is within solver.RowTolerance of every row's own
+// terms (ownTermsResidual); the exact slack b − Ax is the second choice.
+// Without r' the face part of b − Ax can be outside the cone by the
+// iterate's residual, and no t exists. The point is re-checked on the
+// caller's problem (solver.Certify, see solveFacial); when no point is
+// found, or the reduced solve is neither OK nor primal infeasible, the
+// original problem is solved instead.
 type facialReduction struct {
 	orig     *solver.Problem
 	red      *solver.Problem
