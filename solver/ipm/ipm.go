@@ -60,8 +60,17 @@ func (*Solver) Supports(k cone.Kind) bool {
 func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
 	if p != nil && p.Validate() == nil {
 		if fr := newFacialReduction(p); fr != nil {
+			start := time.Now()
 			if sol := sv.solveFacial(ctx, fr, s); sol != nil {
 				return sol, nil
+			}
+			// the original problem gets the time the reduced solve left
+			limit := s.TimeLimit
+			if limit == 0 {
+				limit = sv.set.TimeLimit
+			}
+			if limit > 0 {
+				s.TimeLimit = max(limit-time.Since(start), time.Millisecond)
 			}
 		}
 	}
