@@ -46,21 +46,20 @@ import (
 // found, or the reduced solve is neither OK nor primal infeasible, the
 // original problem is solved instead.
 type facialReduction struct {
-	orig     *solver.Problem
-	red      *solver.Problem
-	col      int     // the dropped variable j
-	sigma    float64 // σ: σF ⪰ 0
-	cone     int     // index of the PSD cone
-	off      int     // its first row in the original problem
-	n, k     int     // order of the block before and after
-	piv      []int   // P (block indices)
-	rest     []int   // R (block indices), in order: reduced index a ↔ rest[a]
-	pos      []int   // block index → reduced index (−1 for P)
-	ppos     []int   // block index → index in P (−1 for R)
-	g        []float64
-	redOff   int // first row of the reduced block
-	redDim   int // k(k+1)/2
-	origRows int
+	orig   *solver.Problem
+	red    *solver.Problem
+	col    int       // the dropped variable j
+	sigma  float64   // σ: σF ⪰ 0
+	cone   int       // index of the PSD cone
+	off    int       // its first row in the original problem
+	n, k   int       // order of the block before and after
+	piv    []int     // P (block indices)
+	rest   []int     // R (block indices), in order: reduced index a ↔ rest[a]
+	pos    []int     // block index → reduced index (−1 for P)
+	ppos   []int     // block index → index in P (−1 for R)
+	g      []float64 // G = F_PP⁻¹F_PR, r × k row-major (V_P = −G)
+	redOff int       // first row of the reduced block
+	redDim int       // k(k+1)/2
 }
 
 // facialRankTol is the relative threshold of the pivoted Cholesky
@@ -287,7 +286,7 @@ func tryFacial(p *solver.Problem, j, ci, off, n int, si, sj []int32) *facialRedu
 	if r == 0 || r >= n {
 		return nil // zero column, or the face is {0}
 	}
-	fr := &facialReduction{orig: p, col: j, sigma: sigma, cone: ci, off: off, n: n, k: n - r, origRows: len(p.B)}
+	fr := &facialReduction{orig: p, col: j, sigma: sigma, cone: ci, off: off, n: n, k: n - r}
 	fr.pos, fr.ppos = make([]int, n), make([]int, n)
 	isPiv := make([]bool, n)
 	for _, s := range pivS {
