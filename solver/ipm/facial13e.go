@@ -76,6 +76,13 @@ const facialRankTol = 1e-12
 // concave and nondecreasing in t).
 const facialSlackMargin = 2
 
+// facialWorkBudget bounds the detection's dense work (the pivoted Cholesky
+// factorizations, ns² per pivot on a support of ns indices) to this multiple
+// of Σ n³ over the PSD blocks: each IPM iteration factors every block's
+// scaling at a cost of at least n³, so the detection costs at most a few
+// iterations however many columns pass the cheap tests.
+const facialWorkBudget = 10
+
 // newFacialReduction returns the first reduction that p admits (columns in
 // order), or nil.
 func newFacialReduction(p *solver.Problem) *facialReduction {
@@ -85,9 +92,14 @@ func newFacialReduction(p *solver.Problem) *facialReduction {
 	// cone of every row
 	starts := make([]int, len(p.Cones))
 	off := 0
+	budget := 0.0
 	for i, c := range p.Cones {
 		starts[i] = off
 		off += c.Dim
+		if c.Kind == cone.PSD {
+			n := float64(cone.PSDOrder(c.Dim))
+			budget += facialWorkBudget * n * n * n
+		}
 	}
 	coneOf := func(r int) int {
 		lo, hi := 0, len(starts)-1
@@ -129,8 +141,11 @@ func newFacialReduction(p *solver.Problem) *facialReduction {
 			idxCone = ci
 			si, sj = svecIndex(n)
 		}
-		if fr := tryFacial(p, j, ci, lo, n, si, sj); fr != nil {
+		if fr := tryFacial(p, j, ci, lo, n, si, sj, &budget); fr != nil {
 			return fr
+		}
+		if budget <= 0 {
+			return nil
 		}
 	}
 	return nil
@@ -182,7 +197,7 @@ func blockEntries(a *sparse.CSC, j, off, d int, si, sj []int32) []blockEntry {
 
 // tryFacial tests column j (all in the PSD cone ci at row off, order n) and
 // builds the reduction when its matrix is semidefinite and singular.
-func tryFacial(p *solver.Problem, j, ci, off, n int, si, sj []int32) *facialReduction {
+func tryFacial(p *solver.Problem, j, ci, off, n int, si, sj []int32, budget *float64) *facialReduction {
 	d := n * (n + 1) / 2
 	ents := blockEntries(p.A, j, off, d, si, sj)
 	// support: indices with a nonzero diagonal; a semidefinite matrix has
@@ -244,6 +259,9 @@ func tryFacial(p *solver.Problem, j, ci, off, n int, si, sj []int32) *facialRedu
 	done := make([]bool, ns)
 	var pivS []int
 	for {
+		if *budget -= float64(ns) * float64(ns); *budget <= 0 {
+			return nil
+		}
 		best, bi := 0.0, -1
 		for i := 0; i < ns; i++ {
 			if done[i] {

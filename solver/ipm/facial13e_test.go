@@ -196,3 +196,37 @@ func TestFacialRejects(t *testing.T) {
 		t.Errorf("the rank-one J with q = 0 is not reduced")
 	}
 }
+
+// TestFacialBudget: the detection's dense work stops at facialWorkBudget·n³;
+// identity columns (q = 0, rejected as definite after n pivots of n² each)
+// use it up, so a reducible column after 20 of them on an order-3 block is not
+// reached, while after 5 of them it is.
+func TestFacialBudget(t *testing.T) {
+	build := func(ids int) *solver.Problem {
+		const d = 6
+		rows := make([][]float64, d)
+		for i := range rows {
+			rows[i] = make([]float64, ids+2)
+		}
+		id := svecOf([][]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}})
+		ones := svecOf([][]float64{{1, 1, 1}, {1, 1, 1}, {1, 1, 1}})
+		for c := 0; c < ids; c++ {
+			for r := range id {
+				rows[r][c] = -id[r]
+			}
+		}
+		for r := range ones {
+			rows[r][ids] = -ones[r]
+			rows[r][ids+1] = -id[r]
+		}
+		q := make([]float64, ids+2)
+		q[ids+1] = 1
+		return &solver.Problem{Q: q, A: dense(rows), B: make([]float64, d), Cones: []cone.Cone{cone.NewPSD(3)}}
+	}
+	if fr := newFacialReduction(build(5)); fr == nil || fr.col != 5 {
+		t.Errorf("after 5 identity columns: reduction %v, want column 5", fr)
+	}
+	if fr := newFacialReduction(build(20)); fr != nil {
+		t.Errorf("after 20 identity columns: column %d reduced beyond the work budget", fr.col)
+	}
+}
