@@ -730,6 +730,11 @@ func scaledSym(a *mat.SymDense, t float64) *mat.SymDense {
 	return &m
 }
 
+// facialHistory is the number of the reduced solve's last iterates kept for
+// the recovery (memory: that many copies of x and s). On the SDPLIB gpp
+// instances the walk back stops at the final point or the one before it.
+const facialHistory = 4
+
 // solveFacial solves p through its facial reduction fr; it returns nil when
 // the original problem must be solved instead (see facialReduction).
 //
@@ -740,14 +745,20 @@ func scaledSym(a *mat.SymDense, t float64) *mat.SymDense {
 // 1e-16·t·‖σF‖. The final reduced iterate is therefore not always the best
 // point for the original problem: the reduced solve's iterates are kept,
 // and the latest of them (the final point first, then backwards) whose
-// recovered point gets the best grade of solver.Certify on p is returned.
+// recovered point gets the best grade of solver.Certify on p is returned
+// (the last facialHistory iterates are kept).
 // The walk back stops at the first Optimal grade, and once a point's relative
 // gap exceeds the reduced tolerance (earlier iterates only have larger gaps).
 func (sv *Solver) solveFacial(ctx context.Context, fr *facialReduction, s solver.Settings) *solver.Solution {
 	start := time.Now()
 	var hist [][2][]float64
 	inner := &Solver{set: sv.set}
-	inner.set.iterates = func(x, s []float64) { hist = append(hist, [2][]float64{x, s}) }
+	inner.set.iterates = func(x, s []float64) {
+		if len(hist) == facialHistory {
+			hist = append(hist[:0], hist[1:]...)
+		}
+		hist = append(hist, [2][]float64{x, s})
+	}
 	rs, err := inner.Solve(ctx, fr.red, s)
 	if err != nil || rs == nil {
 		return nil
