@@ -353,8 +353,9 @@ func TestReadSDPARoundTrip(t *testing.T) {
 	}
 }
 
-// TestUnseenErrata: hinf12's published 0.2 and hinf15's 25 lie above exact
-// upper bounds on the minimum (1.95e-5 and 23.956, certificates in
+// TestUnseenErrata: hinf12's published 0.2, hinf15's 25 and gpp100's
+// -44.9435 lie above exact upper bounds on the minimum (1.95e-5, 23.956 and
+// -44.94355077, certificates in
 // scripts/bench/sdplib_upper), so against the erratum a point at the bound
 // is ungraded ("noref"), against the published value "wrong" when called
 // optimal; the same name in the shared set is not affected.
@@ -364,7 +365,7 @@ func TestUnseenErrata(t *testing.T) {
 		published float64
 		digits    int
 		bound     float64
-	}{{"hinf12", 0.2, 1, 1.82176704230573e-05}, {"hinf15", 25, 2, 23.955975997125}} {
+	}{{"hinf12", 0.2, 1, 1.82176704230573e-05}, {"hinf15", 25, 2, 23.955975997125}, {"gpp100", -44.9435, 6, -44.9435507672}} {
 		in := instance{Name: c.name, Set: setUnseen, ExpectedStatus: "optimal"}
 		in.Reference = &struct {
 			Value     float64 `json:"value"`

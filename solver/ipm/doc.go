@@ -22,14 +22,21 @@
 // Nesterov–Todd scaling; rotated second-order cones are mapped exactly onto
 // second-order cones by the orthogonal row map (u, v) ↦ ((u+v)/√2, (u−v)/√2),
 // undone afterwards; zero cones are equality rows with a zero scaling block.
+// A PSD block whose dual feasible set lies in a proper face, shown by one
+// variable (q_j = 0, no quadratic term, its column a singular semidefinite
+// matrix F of the block, so ⟨F, Y⟩ = 0 forces FY = 0), is first restricted
+// to that face and the variable dropped (one step of facial reduction,
+// Borwein–Wolkowicz 1981); the answer is mapped back and re-checked on the
+// caller's problem (facial.go).
 // Exponential and power cones start with the primal–dual scaling of Dahl &
 // Andersen (2022) and switch to the dual scaling H = μ∇²f*(z) once the
-// residuals and the gap are below 10⁻⁴ (Settings.NonsymScaling); both use the third-order corrector of Dahl &
-// Andersen (2022), η = ½∇³f*(z)[Δz, (∇²f*(z))⁻¹Δs] from the predictor
-// direction (the step without it is tried as well when the corrected step
-// is shorter than 0.5); the dual scaling adds a backtracking line search
-// that keeps the iterate near the central path (Clarabel's barrier test)
-// and gives way to the primal–dual one when it stalls.
+// residuals and the gap are below 10⁻⁴ (Settings.NonsymScaling); both use
+// the third-order corrector of Dahl & Andersen (2022),
+// η = ½∇³f*(z)[Δz, (∇²f*(z))⁻¹Δs] from the predictor direction (the step
+// without it is tried as well when the corrected step is shorter than 0.5);
+// the dual scaling adds a backtracking line search that keeps the iterate
+// near the central path (Clarabel's barrier test) and gives way to the
+// primal–dual one when it stalls.
 //
 // When every cone is symmetric and the Schur complement assembly of the
 // eliminated PSD blocks (below) costs at least Σ n³ over the PSD blocks,

@@ -56,8 +56,27 @@ func (*Solver) Supports(k cone.Kind) bool {
 // in the package documentation. Non-zero fields of s (time limit, iteration
 // limit, log writer) override the solver's settings. The error is non-nil only
 // for invalid input (wrapping solver.ErrInvalidProblem, ErrInvalidSettings or
-// ErrNotConvex); every numerical outcome is a Status.
+// ErrNotConvex); every numerical outcome is a Status. A PSD block whose dual
+// feasible set lies in a proper face (a variable with q_j = 0 whose column is
+// a singular semidefinite matrix of the block) is first reduced to that face
+// and the answer mapped back and re-checked on p (facialReduction).
 func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
+	if p != nil && p.Validate() == nil {
+		if fr := newFacialReduction(p); fr != nil {
+			start := time.Now()
+			if sol := sv.solveFacial(ctx, fr, s); sol != nil {
+				return sol, nil
+			}
+			// the original problem gets the time the reduced solve left
+			limit := s.TimeLimit
+			if limit == 0 {
+				limit = sv.set.TimeLimit
+			}
+			if limit > 0 {
+				s.TimeLimit = max(limit-time.Since(start), time.Millisecond)
+			}
+		}
+	}
 	return sv.solve(ctx, p, s, nil)
 }
 

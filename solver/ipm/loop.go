@@ -1127,6 +1127,10 @@ func (w *workspace) checkTermination(ctx context.Context, it int) (solver.Status
 	w.measure()
 	w.info.mu = (w.norms.sz + w.tau*w.kappa) / (w.nu + 1)
 	w.logIter(it)
+	if set.iterates != nil {
+		x, s, _ := w.point()
+		set.iterates(x, s)
+	}
 	if w.converged(set.FeasTol, set.GapTol) {
 		// The internal residuals are measured on the presolved,
 		// equilibrated problem; stop only when the point also meets the

@@ -126,6 +126,11 @@ type Settings struct {
 	// Progress, when non-nil, is called after every iteration's termination
 	// checks with the iteration's measures (the numbers of the log line).
 	Progress func(Iteration)
+	// iterates, when non-nil, receives x and s of every iterate mapped back
+	// to the caller's problem (point), after the iteration's log line: the
+	// history from which a facial reduction recovers its dropped variable
+	// (solveFacial).
+	iterates func(x, s []float64)
 
 	// DenseKKT forces the dense LDLᵀ fallback for the KKT system (for tests and
 	// tiny problems); the default is the sparse LDLᵀ with AMD ordering.
