@@ -23,15 +23,7 @@ func TestDiagSDPAFile(t *testing.T) {
 	if path == "" {
 		t.Skip("PRIVOPT_DIAG_SDPA not set")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ReadSDPA(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readSDPAFile(t, path)
 	cpu0 := cputime.Process()
 	sol, err := auto.New().Solve(context.Background(), p, solver.Settings{TimeLimit: 300 * time.Second, Log: os.Stdout})
 	if err != nil {
@@ -51,15 +43,7 @@ func TestDiagSDPAPoint(t *testing.T) {
 	if path == "" || out == "" {
 		t.Skip("PRIVOPT_DIAG_SDPA or PRIVOPT_DIAG_POINT not set")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ReadSDPA(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readSDPAFile(t, path)
 	sv, err := ipm.NewWithSettings(ipm.Settings{FeasTol: 1e-12, GapTol: 1e-12, ReducedFeasTol: 1e-8, ReducedGapTol: 1e-8})
 	if err != nil {
 		t.Fatal(err)
@@ -77,4 +61,19 @@ func TestDiagSDPAPoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s: %v objective %.12g iterations %d (%s)", path, sol.Status, sol.Objective, sol.Iterations, sol.Diagnostic)
+}
+
+// readSDPAFile reads the SDPA file at path (the test fails on an error).
+func readSDPAFile(t *testing.T, path string) *solver.Problem {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := ReadSDPA(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
