@@ -759,7 +759,7 @@ func (sv *Solver) solveFacial(ctx context.Context, fr *facialReduction, s solver
 		}
 		hist = append(hist, [2][]float64{x, s})
 	}
-	rs, err := inner.Solve(ctx, fr.red, s)
+	rs, err := inner.solve(ctx, fr.red, s, nil) // one step: no reduction of the reduced problem
 	if err != nil || rs == nil {
 		return nil
 	}

@@ -1,12 +1,15 @@
 package ipm
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/privopt/privopt/cone"
 	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/sparse"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -228,5 +231,35 @@ func TestFacialBudget(t *testing.T) {
 	}
 	if fr := newFacialReduction(build(20)); fr != nil {
 		t.Errorf("after 20 identity columns: column %d reduced beyond the work budget", fr.col)
+	}
+}
+
+// TestFacialTooLarge: a PSD variable of order 40 (x = svec(X), X ⪰ 0, no
+// other row, zero objective) admits a reduction (every diagonal column is
+// a semidefinite rank-one matrix), but above MaxFactorBytes it is refused
+// with ErrTooLarge before any reduction is tried; below the cap it solves,
+// with one reduction step (the reduced problem is not reduced again: 40
+// nested steps would each build a problem of 820 columns).
+func TestFacialTooLarge(t *testing.T) {
+	const n = 40
+	d := n * (n + 1) / 2
+	tri := sparse.NewTriplets(d, d, d)
+	for i := 0; i < d; i++ {
+		tri.Append(i, i, -1)
+	}
+	p := &solver.Problem{Q: make([]float64, d), A: tri.ToCSC(), B: make([]float64, d), Cones: []cone.Cone{cone.NewPSD(n)}}
+	if newFacialReduction(p) == nil {
+		t.Fatal("no reduction found on a PSD variable with zero objective")
+	}
+	small, err := NewWithSettings(Settings{MaxFactorBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := small.Solve(context.Background(), p, solver.Settings{}); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("MaxFactorBytes 1 MiB: error %v, want ErrTooLarge", err)
+	}
+	sol, err := New().Solve(context.Background(), p, solver.Settings{})
+	if err != nil || !sol.Status.OK() || math.Abs(sol.Objective) > 1e-8 {
+		t.Fatalf("default cap: status %v objective %v error %v, want optimal 0", sol.Status, sol.Objective, err)
 	}
 }

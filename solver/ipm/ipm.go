@@ -61,7 +61,7 @@ func (*Solver) Supports(k cone.Kind) bool {
 // a singular semidefinite matrix of the block) is first reduced to that face
 // and the answer mapped back and re-checked on p (facialReduction).
 func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
-	if p != nil && p.Validate() == nil {
+	if p != nil && p.Validate() == nil && !sv.psdTooLarge(p) {
 		if fr := newFacialReduction(p); fr != nil {
 			start := time.Now()
 			if sol := sv.solveFacial(ctx, fr, s); sol != nil {
@@ -78,6 +78,16 @@ func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Setting
 		}
 	}
 	return sv.solve(ctx, p, s, nil)
+}
+
+// psdTooLarge reports whether p's PSD blocks exceed MaxFactorBytes (the
+// check newWorkspace makes): such a problem is refused with ErrTooLarge
+// before any facial reduction is tried, whose detection and reduced
+// problems would cost memory of the same order.
+func (sv *Solver) psdTooLarge(p *solver.Problem) bool {
+	set := sv.set
+	set.fill()
+	return set.MaxFactorBytes > 0 && psdBytes(p, &set) > float64(set.MaxFactorBytes)
 }
 
 // solve is Solve, started from warm when it is non-nil (SolveFrom).
