@@ -61,8 +61,8 @@ func (*Solver) Supports(k cone.Kind) bool {
 // a singular semidefinite matrix of the block) is first reduced to that face
 // and the answer mapped back and re-checked on p (facialReduction).
 func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
-	if p != nil && p.Validate() == nil && !sv.psdTooLarge(p) {
-		if fr := newFacialReduction(p); fr != nil {
+	if p != nil && p.Validate() == nil {
+		if fr := newFacialReduction(p); fr != nil && !sv.psdTooLarge(p) {
 			start := time.Now()
 			if sol := sv.solveFacial(ctx, fr, s); sol != nil {
 				return sol, nil
@@ -81,9 +81,10 @@ func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Setting
 }
 
 // psdTooLarge reports whether p's PSD blocks exceed MaxFactorBytes (the
-// check newWorkspace makes): such a problem is refused with ErrTooLarge
-// before any facial reduction is tried, whose detection and reduced
-// problems would cost memory of the same order.
+// check newWorkspace makes): a reduction found for such a problem is not
+// solved (its reduced problem would cost memory of the same order), and the
+// original is refused with ErrTooLarge. Asked only when a reduction exists,
+// so the other solves do not pay for the check twice.
 func (sv *Solver) psdTooLarge(p *solver.Problem) bool {
 	set := sv.set
 	set.fill()
