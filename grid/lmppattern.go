@@ -2,6 +2,7 @@ package grid
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"time"
@@ -104,87 +105,177 @@ func partEvidence(ev *LMPEvidence, part *kktPart) *LMPEvidence {
 // row π_i ≥ cutoff (at most mipIters simplex iterations): infeasible proves
 // the part's bound cutoff, else its proven dual bound (at least cutoff)
 // counts; safety (0: none) is a wall-clock net for the MIP, whose stop
-// makes ev not Reproducible (ev.splitStopped). The bound holds at every KKT point over the domain (see above);
+// makes ev not Reproducible (ev.splitStopped). With mipIters > 0 and a
+// cutoff above 0, the part is restricted to π_i ≥ cutoff from the start
+// (partCutoffBound, partRestrict): its tightening then bounds the flows,
+// duals and prices of the restricted part only. The bound holds at every KKT point over the domain (see above);
 // it is not part of a checkable proof.
 func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, i, l, passes int, work, cutoff float64, mipIters int64, safety time.Duration, w io.Writer) (float64, float64, error) {
 	bound := math.Inf(-1)
 	used := 0.0
+	o := partMIPDefaults
+	if !(mipIters > 0 && cutoff > 0) {
+		o.restrict = false
+	}
 	for _, side := range []int{1, -1, 0} {
 		part := &kktPart{own: i, ownLoad: dom.Hi[i], l: l, side: side}
-		pev := partEvidence(ev, part)
-		k, err := n.buildKKT(dom, rules, pev, piLo, piHi, 1, nil, []int{i})
+		b, u, err := n.partBound(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, part, passes, work, cutoff, mipIters, safety, o, w)
+		used += u
 		if err != nil {
 			return 0, used, err
 		}
-		if !part.apply(k) {
-			continue // no binary: the part is empty
-		}
-		k.b.integer = nil
-		lp, err := buildMax(k.b, hopt)
-		if err != nil {
-			return 0, used, err
-		}
-		r, err := lp.Solve(ctx)
-		lp.Close()
-		if err != nil {
-			return 0, used, err
-		}
-		used += float64(r.Iterations) * float64(len(k.b.cost)+len(k.b.rlo))
-		if r.Status == solver.PrimalInfeasible {
-			progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation infeasible (empty part)", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side)
-			continue
-		}
-		plo, phi := append([]float64(nil), piLo...), append([]float64(nil), piHi...)
-		if r.Status == solver.Optimal {
-			phi[i] = math.Min(phi[i], r.Objective+1e-6*(1+math.Abs(r.Objective)))
-		} // else (a numerical failure) the part starts from the bus's bound
-		pev.workLeft = work
-		if err := n.tightenKKT(ctx, dom, rules, hopt, pev, plo, phi, nil, need, m, passes, work, nil); err != nil {
-			return 0, used, err
-		}
-		used += work - pev.workLeft
-		// The part's price maximizers: starts for an adversarial search.
-		ev.Candidates = append(ev.Candidates, pev.Candidates...)
-		progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation %v %.6g, tightened %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, r.Status, r.Objective, phi[i])
-		if mipIters > 0 && phi[i] > cutoff {
-			k, err := n.buildKKT(dom, rules, pev, plo, phi, 1, nil, []int{i})
-			if err != nil {
-				return 0, used, err
-			}
-			k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
-			size := float64(len(k.b.cost) + len(k.b.rlo))
-			lp, err := buildMax(k.b, hopt)
-			if err != nil {
-				return 0, used, err
-			}
-			r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: mipIters, TimeLimit: safety})
-			lp.Close()
-			if err != nil {
-				return 0, used, err
-			}
-			used += float64(r.LPIterations) * size
-			if !r.Stop.Reproducible() {
-				ev.splitStopped = true
-				progress(w, "lmp-bound: WARNING: the part MIP stopped by %q before its iteration budget; its proven bound at that moment counts (sound, not reproducible)", r.Stop)
-			}
-			if r.X != nil { // a KKT point: a start for the adversarial search
-				ev.Candidates = append(ev.Candidates, k.m.loads(r.X))
-			}
-			switch {
-			case r.Status == solver.PrimalInfeasible:
-				phi[i] = cutoff
-			case !math.IsNaN(r.DualBound):
-				phi[i] = math.Min(phi[i], math.Max(cutoff, r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
-			}
-			progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: MIP with cutoff %.6g: %v (%s), %d nodes, %d LP iterations: %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, cutoff, r.Status, r.Stop, r.Nodes, r.LPIterations, phi[i])
-		}
-		bound = math.Max(bound, phi[i])
+		bound = math.Max(bound, b)
 		if bound >= piHi[i] {
 			return piHi[i], used, nil
 		}
 	}
 	return math.Min(bound, piHi[i]), used, nil
+}
+
+// partMIPOptions select the strengthenings of a part's program
+// (partBound); partMIPDefaults are those the pattern split uses.
+type partMIPOptions struct {
+	// restrict restricts the part to π_own ≥ cutoff before its tightening
+	// (partRestrict).
+	restrict bool
+	// mipLog, when not nil, receives HiGHS's log of the part MIP;
+	// inspect, when not nil, sees the part's evidence and price bounds
+	// after its tightening (measurements).
+	mipLog  io.Writer
+	inspect func(pev *LMPEvidence, plo, phi []float64)
+}
+
+var partMIPDefaults = partMIPOptions{restrict: true}
+
+// partRestrict restricts a part's price bounds to the KKT points with
+// π_own ≥ cutoff: the lower price bound of bus own is raised to cutoff (a
+// column bound the price rules, the McCormick envelopes of π_own·d_own and
+// every tightening LP then use). For the part's maximum M of π_own this is
+// sound as a proof of max(cutoff, ·): every KKT point of the part either
+// has π_own < cutoff or lies in the restricted program, so
+//
+//	M ≤ max(cutoff, max π_own over the restricted program),
+//
+// and every bound the restricted program's tightening derives (flows,
+// congestion duals, prices: LP bounds over its relaxation) holds at each
+// of its KKT points, so it may enter the big-Ms of its MIP. A restricted
+// program with no point (an infeasible relaxation or MIP) proves M ≤
+// cutoff. (This is optimization-based bound tightening with an objective
+// cutoff: Gleixner et al., "Three enhancements for optimization-based
+// bound tightening", J. Glob. Optim. 67, 2017, Section 3.)
+func partRestrict(plo []float64, own int, cutoff float64) {
+	plo[own] = math.Max(plo[own], cutoff)
+}
+
+// partBound bounds max π_own over one congestion-pattern part (see
+// patternPartBound): its relaxation, its tightening on its own copy of the
+// evidence and, with mipIters > 0 and a bound above cutoff, its KKT MIP
+// with the row π_own ≥ cutoff. With o.restrict (and cutoff > 0) the part
+// is restricted first (partRestrict) and the bound returned is at least
+// cutoff. It returns the part's bound (−Inf: the part is empty) and the
+// work used.
+func (n *Network) partBound(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, need []bool, m *marketLP, part *kktPart, passes int, work, cutoff float64, mipIters int64, safety time.Duration,
+	o partMIPOptions, w io.Writer) (float64, float64, error) {
+	i, l, side := part.own, part.l, part.side
+	used := 0.0
+	// empty is the bound of a part with no point: −Inf, or the cutoff when
+	// the part is restricted to π_i ≥ cutoff.
+	empty := math.Inf(-1)
+	plo, phi := append([]float64(nil), piLo...), append([]float64(nil), piHi...)
+	if o.restrict && cutoff > 0 {
+		empty = cutoff
+		if cutoff >= phi[i] {
+			return phi[i], used, nil // nothing above the cutoff to prove
+		}
+		partRestrict(plo, i, cutoff)
+		if plo[i] > phi[i] {
+			return empty, used, nil // no point above the restriction
+		}
+	}
+	pev := partEvidence(ev, part)
+	k, err := n.buildKKT(dom, rules, pev, plo, phi, 1, nil, []int{i})
+	if err != nil {
+		return 0, used, err
+	}
+	if !part.apply(k) {
+		return math.Inf(-1), used, nil // no binary: the part is empty
+	}
+	k.b.integer = nil
+	lp, err := buildMax(k.b, hopt)
+	if err != nil {
+		return 0, used, err
+	}
+	r, err := lp.Solve(ctx)
+	lp.Close()
+	if err != nil {
+		return 0, used, err
+	}
+	used += float64(r.Iterations) * float64(len(k.b.cost)+len(k.b.rlo))
+	if r.Status == solver.PrimalInfeasible {
+		progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation infeasible (empty part%s)", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, restricted(empty))
+		return empty, used, nil
+	}
+	if r.Status == solver.Optimal {
+		phi[i] = math.Min(phi[i], r.Objective+1e-6*(1+math.Abs(r.Objective)))
+	} // else (a numerical failure) the part starts from the bus's bound
+	pev.workLeft = work
+	if err := n.tightenKKT(ctx, dom, rules, hopt, pev, plo, phi, nil, need, m, passes, work, nil); err != nil {
+		return 0, used, err
+	}
+	used += work - pev.workLeft
+	// The part's price maximizers: starts for an adversarial search.
+	ev.Candidates = append(ev.Candidates, pev.Candidates...)
+	progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation %v %.6g, tightened %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, r.Status, r.Objective, phi[i])
+	if o.inspect != nil {
+		o.inspect(pev, plo, phi)
+	}
+	if mipIters > 0 && phi[i] > cutoff {
+		k, err := n.buildKKT(dom, rules, pev, plo, phi, 1, nil, []int{i})
+		if err != nil {
+			return 0, used, err
+		}
+		k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
+		size := float64(len(k.b.cost) + len(k.b.rlo))
+		mopt := hopt
+		if o.mipLog != nil {
+			mopt.Log = o.mipLog
+		}
+		lp, err := buildMax(k.b, mopt)
+		if err != nil {
+			return 0, used, err
+		}
+		r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: mipIters, TimeLimit: safety})
+		lp.Close()
+		if err != nil {
+			return 0, used, err
+		}
+		used += float64(r.LPIterations) * size
+		if !r.Stop.Reproducible() {
+			ev.splitStopped = true
+			progress(w, "lmp-bound: WARNING: the part MIP stopped by %q before its iteration budget; its proven bound at that moment counts (sound, not reproducible)", r.Stop)
+		}
+		if r.X != nil { // a KKT point: a start for the adversarial search
+			ev.Candidates = append(ev.Candidates, k.m.loads(r.X))
+		}
+		switch {
+		case r.Status == solver.PrimalInfeasible:
+			phi[i] = cutoff
+		case !math.IsNaN(r.DualBound):
+			phi[i] = math.Min(phi[i], math.Max(cutoff, r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
+		}
+		progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: MIP with cutoff %.6g: %v (%s), %d nodes, %d LP iterations: %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, cutoff, r.Status, r.Stop, r.Nodes, r.LPIterations, phi[i])
+	}
+	return math.Max(empty, phi[i]), used, nil
+}
+
+// restricted is the progress note of an empty restricted part.
+func restricted(empty float64) string {
+	if math.IsInf(empty, -1) {
+		return ""
+	}
+	return fmt.Sprintf(" above the cutoff: bound %.6g", empty)
 }
 
 // buildMax builds b in HiGHS as a maximization (the caller closes it).

@@ -1,0 +1,116 @@
+package grid
+
+import (
+	"context"
+	"math"
+	"sort"
+	"testing"
+
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/highs"
+)
+
+// TestLMPPartRestrict checks the restriction of a congestion-pattern part
+// to π_i ≥ cutoff (partRestrict) against an independent reference on
+// 30_ieee ±30% (PowerModels DC model, no bound tightening before, so the
+// parts have room): for the four varying buses with the largest derived
+// price bound, each split by the limited branch with the largest |PTDF|
+// to the bus, the reference is each part's own KKT MIP solved to a 10⁻⁶
+// gap without any restriction (the part's maximum P of π_i). For each
+// cutoff c below the bus's derived bound, the
+// restricted part's bound (its tightening and MIP under π_i ≥ c, enough
+// iterations to close) must be at least P for every cutoff c (sound), equal
+// P within the MIP's 10⁻³ gap when c < P (nothing above the cutoff is
+// lost), and equal c when c > P (the restricted program is empty). A
+// restriction placed above the cutoff it is reported against (a wrong
+// cutoff) gives c < P at the cutoffs just below P and fails the first
+// check.
+func TestLMPPartRestrict(t *testing.T) {
+	n, err := NewNetwork(pglibNet(t, "30_ieee").Case, PowerModelsDC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := n.LoadBand(0.3)
+	rules := DefaultMarketRules()
+	ctx := context.Background()
+	ev, reason, err := n.lmpBound(ctx, dom, rules, LMPBoundOptions{TighteningPasses: -1, MIPWork: 1})
+	if err != nil || ev == nil {
+		t.Fatalf("lmpBound: %v %s", err, reason)
+	}
+	b := newLPBuilder()
+	m, err := n.newMarketLP(b, dom, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := priceNeed(m)
+	buses := append([]int(nil), m.vars...)
+	sort.SliceStable(buses, func(a, b int) bool { return ev.PriceHi[buses[a]] > ev.PriceHi[buses[b]] })
+	hopt := highs.Options{}
+	hopt.Threads = 1
+	checked := 0
+	for _, i := range buses[:4] {
+		ptdf := n.PTDFColumns([]int{i})[0]
+		l := -1
+		for q := range ptdf {
+			if (ev.MuUp[q] > 0 || ev.MuLo[q] > 0) && (l < 0 || math.Abs(ptdf[q]) > math.Abs(ptdf[l])) {
+				l = q
+			}
+		}
+		if l < 0 {
+			continue
+		}
+		for _, side := range []int{1, -1, 0} {
+			part := &kktPart{own: i, ownLoad: dom.Hi[i], l: l, side: side}
+			// The reference: the part's KKT MIP, unrestricted, closed.
+			pev := partEvidence(ev, part)
+			k, err := n.buildKKT(dom, rules, pev, ev.PriceLo, ev.PriceHi, 1, nil, []int{i})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !part.apply(k) {
+				continue
+			}
+			lp, err := buildMax(k.b, hopt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-6})
+			lp.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status == solver.PrimalInfeasible {
+				continue // an empty part: nothing to compare
+			}
+			if r.Status != solver.Optimal {
+				t.Fatalf("bus %d part %+d: reference MIP %v", n.BusID[i], side, r.Status)
+			}
+			P := r.Objective
+			for _, c := range []float64{0.5 * P, P - 1, P - 0.01, P + 0.01, P + 1} {
+				if c <= 0 || c >= ev.PriceHi[i] {
+					continue // no cutoff, or none below the bus's bound
+				}
+				got, _, err := n.partBound(ctx, dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, part, 1, 1e6, c, 1e7, 0,
+					partMIPOptions{restrict: true}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("bus %d, branch %d–%d part %+d: part maximum %.6g; restricted at %.6g: bound %.6g",
+					n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, P, c, got)
+				checked++
+				if got < P-1e-6*(1+math.Abs(P)) {
+					t.Errorf("bus %d part %+d, cutoff %v: bound %v below the part's maximum %v (unsound)", n.BusID[i], side, c, got, P)
+				}
+				if c < P && got > P+2e-3*(1+math.Abs(P)) {
+					t.Errorf("bus %d part %+d, cutoff %v: bound %v, want the part's maximum %v", n.BusID[i], side, c, got, P)
+				}
+				if c > P && math.Abs(got-c) > 1e-6*(1+c) {
+					t.Errorf("bus %d part %+d, cutoff %v above the maximum %v: bound %v, want the cutoff", n.BusID[i], side, c, P, got)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no part was checked")
+	}
+}
