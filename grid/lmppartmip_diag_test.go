@@ -21,6 +21,9 @@ import (
 // tightening work, default 1.1e8; PRIVOPT_PARTMIP_PASSES, default 1;
 // PRIVOPT_PARTMIP_ITERS the MIP's LP-iteration limit, default 14000;
 // PRIVOPT_PARTMIP_RESTRICT=0 turns the restriction to π ≥ cutoff off;
+// PRIVOPT_PARTMIP_FIRST the share of the MIP's iterations it runs first,
+// before the part's tightening (partMIPOptions.mipFirst);
+// PRIVOPT_PARTMIP_NOHEUR=1|0 HiGHS's heuristics off or on;
 // PRIVOPT_PARTMIP_LOG=1 prints HiGHS's MIP log; PRIVOPT_PARTMIP_CACHE a
 // file keeping the default tightening's evidence between runs). It runs
 // one part of the pattern split (partBound) as the split step does, after
@@ -50,6 +53,10 @@ func TestLMPPartMIPDiag(t *testing.T) {
 	o := partMIPDefaults
 	if os.Getenv("PRIVOPT_PARTMIP_RESTRICT") == "0" {
 		o.restrict = false
+	}
+	o.mipFirst = envF("PRIVOPT_PARTMIP_FIRST", o.mipFirst)
+	if s := os.Getenv("PRIVOPT_PARTMIP_NOHEUR"); s != "" {
+		o.noHeuristics = s == "1"
 	}
 	if os.Getenv("PRIVOPT_PARTMIP_LOG") != "" {
 		o.mipLog = os.Stderr

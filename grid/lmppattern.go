@@ -139,6 +139,14 @@ type partMIPOptions struct {
 	// restrict restricts the part to π_own ≥ cutoff before its tightening
 	// (partRestrict).
 	restrict bool
+	// mipFirst, when above 0, runs the part MIP first, before the part's
+	// relaxation and tightening, with this share of the MIP's iteration
+	// budget; the tightening and the second MIP (the iterations left) run
+	// only when it does not prove the part ≤ cutoff.
+	mipFirst float64
+	// noHeuristics turns HiGHS's primal heuristics off in the part MIP
+	// (highs.MIPLimits.NoHeuristics): it only has to prove a bound.
+	noHeuristics bool
 	// mipLog, when not nil, receives HiGHS's log of the part MIP;
 	// inspect, when not nil, sees the part's evidence and price bounds
 	// after its tightening (measurements).
@@ -146,7 +154,7 @@ type partMIPOptions struct {
 	inspect func(pev *LMPEvidence, plo, phi []float64)
 }
 
-var partMIPDefaults = partMIPOptions{restrict: true}
+var partMIPDefaults = partMIPOptions{restrict: false, mipFirst: 0.25}
 
 // partRestrict restricts a part's price bounds to the KKT points with
 // π_own ≥ cutoff: the lower price bound of bus own is raised to cutoff (a
@@ -202,6 +210,22 @@ func (n *Network) partBound(ctx context.Context, dom LoadDomain, rules MarketRul
 	if !part.apply(k) {
 		return math.Inf(-1), used, nil // no binary: the part is empty
 	}
+	mipLeft := mipIters
+	if o.mipFirst > 0 && mipIters > 0 && cutoff > 0 && phi[i] > cutoff {
+		// The MIP with the cutoff row first, on the bounds the part
+		// starts from: when it proves the part ≤ cutoff within its
+		// share, the part needs no tightening.
+		first := max(1, int64(o.mipFirst*float64(mipIters)))
+		it, u, err := n.partMIP(ctx, dom, rules, hopt, ev, pev, plo, phi, cutoff, first, safety, o, w, "first")
+		used += u
+		if err != nil {
+			return 0, used, err
+		}
+		mipLeft -= it
+		if phi[i] <= cutoff {
+			return math.Max(empty, phi[i]), used, nil
+		}
+	}
 	k.b.integer = nil
 	lp, err := buildMax(k.b, hopt)
 	if err != nil {
@@ -231,43 +255,64 @@ func (n *Network) partBound(ctx context.Context, dom LoadDomain, rules MarketRul
 	if o.inspect != nil {
 		o.inspect(pev, plo, phi)
 	}
-	if mipIters > 0 && phi[i] > cutoff {
-		k, err := n.buildKKT(dom, rules, pev, plo, phi, 1, nil, []int{i})
+	if mipLeft > 0 && phi[i] > cutoff {
+		_, u, err := n.partMIP(ctx, dom, rules, hopt, ev, pev, plo, phi, cutoff, mipLeft, safety, o, w, "")
+		used += u
 		if err != nil {
 			return 0, used, err
 		}
-		k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
-		size := float64(len(k.b.cost) + len(k.b.rlo))
-		mopt := hopt
-		if o.mipLog != nil {
-			mopt.Log = o.mipLog
-		}
-		lp, err := buildMax(k.b, mopt)
-		if err != nil {
-			return 0, used, err
-		}
-		r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: mipIters, TimeLimit: safety})
-		lp.Close()
-		if err != nil {
-			return 0, used, err
-		}
-		used += float64(r.LPIterations) * size
-		if !r.Stop.Reproducible() {
-			ev.splitStopped = true
-			progress(w, "lmp-bound: WARNING: the part MIP stopped by %q before its iteration budget; its proven bound at that moment counts (sound, not reproducible)", r.Stop)
-		}
-		if r.X != nil { // a KKT point: a start for the adversarial search
-			ev.Candidates = append(ev.Candidates, k.m.loads(r.X))
-		}
-		switch {
-		case r.Status == solver.PrimalInfeasible:
-			phi[i] = cutoff
-		case !math.IsNaN(r.DualBound):
-			phi[i] = math.Min(phi[i], math.Max(cutoff, r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
-		}
-		progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: MIP with cutoff %.6g: %v (%s), %d nodes, %d LP iterations: %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, cutoff, r.Status, r.Stop, r.Nodes, r.LPIterations, phi[i])
 	}
 	return math.Max(empty, phi[i]), used, nil
+}
+
+// partMIP solves the KKT MIP of the part pev.part over the price bounds
+// plo, phi with the row π_i ≥ cutoff, within iters simplex iterations, and
+// lowers phi[i] to what it proves: cutoff when it is infeasible (no KKT
+// point of the part has π_i ≥ cutoff), else max(cutoff, its proven dual
+// bound). It returns the MIP's simplex iterations and work units; its
+// incumbent's loads are appended to ev.Candidates, and a stop by the
+// wall-clock net safety marks ev.splitStopped.
+func (n *Network) partMIP(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev, pev *LMPEvidence,
+	plo, phi []float64, cutoff float64, iters int64, safety time.Duration, o partMIPOptions, w io.Writer, note string) (int64, float64, error) {
+	part := pev.part
+	i, l, side := part.own, part.l, part.side
+	k, err := n.buildKKT(dom, rules, pev, plo, phi, 1, nil, []int{i})
+	if err != nil {
+		return 0, 0, err
+	}
+	k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
+	size := float64(len(k.b.cost) + len(k.b.rlo))
+	mopt := hopt
+	if o.mipLog != nil {
+		mopt.Log = o.mipLog
+	}
+	lp, err := buildMax(k.b, mopt)
+	if err != nil {
+		return 0, 0, err
+	}
+	r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: iters, TimeLimit: safety, NoHeuristics: o.noHeuristics})
+	lp.Close()
+	if err != nil {
+		return 0, 0, err
+	}
+	if !r.Stop.Reproducible() {
+		ev.splitStopped = true
+		progress(w, "lmp-bound: WARNING: the part MIP stopped by %q before its iteration budget; its proven bound at that moment counts (sound, not reproducible)", r.Stop)
+	}
+	if r.X != nil { // a KKT point: a start for the adversarial search
+		ev.Candidates = append(ev.Candidates, k.m.loads(r.X))
+	}
+	switch {
+	case r.Status == solver.PrimalInfeasible:
+		phi[i] = cutoff
+	case !math.IsNaN(r.DualBound):
+		phi[i] = math.Min(phi[i], math.Max(cutoff, r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
+	}
+	if note != "" {
+		note = " (" + note + ")"
+	}
+	progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: MIP%s with cutoff %.6g: %v (%s), %d nodes, %d of %d LP iterations: %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, note, cutoff, r.Status, r.Stop, r.Nodes, r.LPIterations, iters, phi[i])
+	return r.LPIterations, float64(r.LPIterations) * size, nil
 }
 
 // restricted is the progress note of an empty restricted part.
