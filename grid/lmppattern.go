@@ -144,6 +144,10 @@ type partMIPOptions struct {
 	// budget; the tightening and the second MIP (the iterations left) run
 	// only when it does not prove the part ≤ cutoff.
 	mipFirst float64
+	// skipBelow skips the part's tightening and MIP when its relaxation
+	// bound is already at most the cutoff (the bound is then the
+	// relaxation's).
+	skipBelow bool
 	// noHeuristics turns HiGHS's primal heuristics off in the part MIP
 	// (highs.MIPLimits.NoHeuristics): it only has to prove a bound.
 	noHeuristics bool
@@ -154,7 +158,7 @@ type partMIPOptions struct {
 	inspect func(pev *LMPEvidence, plo, phi []float64)
 }
 
-var partMIPDefaults = partMIPOptions{restrict: false, mipFirst: 0.25}
+var partMIPDefaults = partMIPOptions{skipBelow: true}
 
 // partRestrict restricts a part's price bounds to the KKT points with
 // π_own ≥ cutoff: the lower price bound of bus own is raised to cutoff (a
@@ -244,6 +248,13 @@ func (n *Network) partBound(ctx context.Context, dom LoadDomain, rules MarketRul
 	if r.Status == solver.Optimal {
 		phi[i] = math.Min(phi[i], r.Objective+1e-6*(1+math.Abs(r.Objective)))
 	} // else (a numerical failure) the part starts from the bus's bound
+	if o.skipBelow && cutoff > 0 && phi[i] <= cutoff {
+		// The relaxation already bounds the part by at most the cutoff,
+		// which every bus outside the split set keeps: a tighter bound
+		// would not lower the certified maximum.
+		progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: relaxation %v %.6g, at most the cutoff %.6g (not tightened)", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, r.Status, r.Objective, cutoff)
+		return math.Max(empty, phi[i]), used, nil
+	}
 	pev.workLeft = work
 	if err := n.tightenKKT(ctx, dom, rules, hopt, pev, plo, phi, nil, need, m, passes, work, nil); err != nil {
 		return 0, used, err
