@@ -2,6 +2,7 @@ package grid
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 	"testing"
@@ -21,7 +22,10 @@ import (
 // restricted part's bound (its tightening and MIP under π_i ≥ c, enough
 // iterations to close) must be at least P for every cutoff c (sound), equal
 // P within the MIP's 10⁻³ gap when c < P (nothing above the cutoff is
-// lost), and equal c when c > P (the restricted program is empty). A
+// lost), and at most c when c > P (equal c when restricted: the restricted
+// program is empty). The same for the part whose tightening is skipped when
+// its relaxation is at most the cutoff (skipBelow), alone and with the
+// restriction. A
 // restriction placed above the cutoff it is reported against (a wrong
 // cutoff) gives c < P at the cutoffs just below P and fails the first
 // check.
@@ -86,26 +90,28 @@ func TestLMPPartRestrict(t *testing.T) {
 				t.Fatalf("bus %d part %+d: reference MIP %v", n.BusID[i], side, r.Status)
 			}
 			P := r.Objective
-			for _, c := range []float64{0.5 * P, P - 1, P - 0.01, P + 0.01, P + 1} {
-				if c <= 0 || c >= ev.PriceHi[i] {
-					continue // no cutoff, or none below the bus's bound
-				}
-				got, _, err := n.partBound(ctx, dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, part, 1, 1e6, c, 1e7, 0,
-					partMIPOptions{restrict: true}, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("bus %d, branch %d–%d part %+d: part maximum %.6g; restricted at %.6g: bound %.6g",
-					n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, P, c, got)
-				checked++
-				if got < P-1e-6*(1+math.Abs(P)) {
-					t.Errorf("bus %d part %+d, cutoff %v: bound %v below the part's maximum %v (unsound)", n.BusID[i], side, c, got, P)
-				}
-				if c < P && got > P+2e-3*(1+math.Abs(P)) {
-					t.Errorf("bus %d part %+d, cutoff %v: bound %v, want the part's maximum %v", n.BusID[i], side, c, got, P)
-				}
-				if c > P && math.Abs(got-c) > 1e-6*(1+c) {
-					t.Errorf("bus %d part %+d, cutoff %v above the maximum %v: bound %v, want the cutoff", n.BusID[i], side, c, P, got)
+			for _, o := range []partMIPOptions{{restrict: true}, {skipBelow: true}, {restrict: true, skipBelow: true}} {
+				name := fmt.Sprintf("restrict %v, skipBelow %v", o.restrict, o.skipBelow)
+				for _, c := range []float64{0.5 * P, P - 0.01, P + 0.01} {
+					if c <= 0 || c >= ev.PriceHi[i] {
+						continue // no cutoff, or none below the bus's bound
+					}
+					got, _, err := n.partBound(ctx, dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, part, 1, 1e6, c, 1e7, 0, o, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("bus %d, branch %d–%d part %+d: part maximum %.6g; %s, cutoff %.6g: bound %.6g",
+						n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, P, name, c, got)
+					checked++
+					if got < P-1e-6*(1+math.Abs(P)) {
+						t.Errorf("bus %d part %+d, %s, cutoff %v: bound %v below the part's maximum %v (unsound)", n.BusID[i], side, name, c, got, P)
+					}
+					if c < P && got > P+2e-3*(1+math.Abs(P)) {
+						t.Errorf("bus %d part %+d, %s, cutoff %v: bound %v, want the part's maximum %v", n.BusID[i], side, name, c, got, P)
+					}
+					if c > P && (got > c+1e-6*(1+c) || (o.restrict && got < c-1e-6*(1+c))) {
+						t.Errorf("bus %d part %+d, %s, cutoff %v above the maximum %v: bound %v, want the cutoff (restricted) or at most it", n.BusID[i], side, name, c, P, got)
+					}
 				}
 			}
 		}
