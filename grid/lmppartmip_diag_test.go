@@ -21,9 +21,6 @@ import (
 // tightening work, default 1.1e8; PRIVOPT_PARTMIP_PASSES, default 1;
 // PRIVOPT_PARTMIP_ITERS the MIP's LP-iteration limit, default 14000;
 // PRIVOPT_PARTMIP_RESTRICT=1|0 the restriction to π ≥ cutoff on or off;
-// PRIVOPT_PARTMIP_FIRST the share of the MIP's iterations it runs first,
-// before the part's tightening (partMIPOptions.mipFirst);
-// PRIVOPT_PARTMIP_NOHEUR=1|0 HiGHS's heuristics off or on;
 // PRIVOPT_PARTMIP_LOG=1 prints HiGHS's MIP log; PRIVOPT_PARTMIP_CACHE a
 // file keeping the default tightening's evidence between runs). It runs
 // one part of the pattern split (partBound) as the split step does, after
@@ -51,12 +48,8 @@ func TestLMPPartMIPDiag(t *testing.T) {
 	iters := int64(envF("PRIVOPT_PARTMIP_ITERS", 14000))
 	cutoff := envF("PRIVOPT_LMPDIAG_CUTOFF", 0)
 	o := partMIPDefaults
-	o.mipFirst = envF("PRIVOPT_PARTMIP_FIRST", o.mipFirst)
 	if s := os.Getenv("PRIVOPT_PARTMIP_RESTRICT"); s != "" {
 		o.restrict = s == "1"
-	}
-	if s := os.Getenv("PRIVOPT_PARTMIP_NOHEUR"); s != "" {
-		o.noHeuristics = s == "1"
 	}
 	if os.Getenv("PRIVOPT_PARTMIP_LOG") != "" {
 		o.mipLog = os.Stderr

@@ -105,10 +105,11 @@ func partEvidence(ev *LMPEvidence, part *kktPart) *LMPEvidence {
 // row π_i ≥ cutoff (at most mipIters simplex iterations): infeasible proves
 // the part's bound cutoff, else its proven dual bound (at least cutoff)
 // counts; safety (0: none) is a wall-clock net for the MIP, whose stop
-// makes ev not Reproducible (ev.splitStopped). With mipIters > 0 and a
-// cutoff above 0, the part is restricted to π_i ≥ cutoff from the start
-// (partCutoffBound, partRestrict): its tightening then bounds the flows,
-// duals and prices of the restricted part only. The bound holds at every KKT point over the domain (see above);
+// makes ev not Reproducible (ev.splitStopped). The options partMIPDefaults
+// apply (partBound): a part whose relaxation bound is already at most a
+// cutoff above 0 keeps that bound untightened (skipBelow); the restriction
+// to π_i ≥ cutoff before the tightening (restrict, partRestrict) is off.
+// The bound holds at every KKT point over the domain (see above);
 // it is not part of a checkable proof.
 func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, i, l, passes int, work, cutoff float64, mipIters int64, safety time.Duration, w io.Writer) (float64, float64, error) {
@@ -134,23 +135,20 @@ func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules Ma
 }
 
 // partMIPOptions select the strengthenings of a part's program
-// (partBound); partMIPDefaults are those the pattern split uses.
+// (partBound).
 type partMIPOptions struct {
 	// restrict restricts the part to π_own ≥ cutoff before its tightening
-	// (partRestrict).
+	// (partRestrict; with mipIters > 0 and a cutoff above 0 only). Off in
+	// the split: measured on 300_ieee ±10%, it changes the part MIPs'
+	// search paths without proving more (bus 121's "up" part at the cutoff
+	// 170: 70,333 LP iterations to infeasibility against 41,558 without).
 	restrict bool
-	// mipFirst, when above 0, runs the part MIP first, before the part's
-	// relaxation and tightening, with this share of the MIP's iteration
-	// budget; the tightening and the second MIP (the iterations left) run
-	// only when it does not prove the part ≤ cutoff.
-	mipFirst float64
 	// skipBelow skips the part's tightening and MIP when its relaxation
-	// bound is already at most the cutoff (the bound is then the
-	// relaxation's).
+	// bound is already at most the cutoff (above 0): the bound is then the
+	// relaxation's. On 300_ieee ±10% at a split budget of 1.2·10¹⁰ work
+	// units it saves a quarter of the split's work with the same bounds
+	// (BENCHMARKS.md, "Part MIPs on 300 buses, round 14").
 	skipBelow bool
-	// noHeuristics turns HiGHS's primal heuristics off in the part MIP
-	// (highs.MIPLimits.NoHeuristics): it only has to prove a bound.
-	noHeuristics bool
 	// mipLog, when not nil, receives HiGHS's log of the part MIP;
 	// inspect, when not nil, sees the part's evidence and price bounds
 	// after its tightening (measurements).
@@ -158,6 +156,7 @@ type partMIPOptions struct {
 	inspect func(pev *LMPEvidence, plo, phi []float64)
 }
 
+// partMIPDefaults are the options of the pattern split's parts.
 var partMIPDefaults = partMIPOptions{skipBelow: true}
 
 // partRestrict restricts a part's price bounds to the KKT points with
@@ -173,9 +172,9 @@ var partMIPDefaults = partMIPOptions{skipBelow: true}
 // congestion duals, prices: LP bounds over its relaxation) holds at each
 // of its KKT points, so it may enter the big-Ms of its MIP. A restricted
 // program with no point (an infeasible relaxation or MIP) proves M ≤
-// cutoff. (This is optimization-based bound tightening with an objective
-// cutoff: Gleixner et al., "Three enhancements for optimization-based
-// bound tightening", J. Glob. Optim. 67, 2017, Section 3.)
+// cutoff. (Optimization-based bound tightening over the points that beat
+// an objective cutoff, as in Gleixner et al., "Three enhancements for
+// optimization-based bound tightening", J. Glob. Optim. 67, 2017.)
 func partRestrict(plo []float64, own int, cutoff float64) {
 	plo[own] = math.Max(plo[own], cutoff)
 }
@@ -214,22 +213,6 @@ func (n *Network) partBound(ctx context.Context, dom LoadDomain, rules MarketRul
 	if !part.apply(k) {
 		return math.Inf(-1), used, nil // no binary: the part is empty
 	}
-	mipLeft := mipIters
-	if o.mipFirst > 0 && mipIters > 0 && cutoff > 0 && phi[i] > cutoff {
-		// The MIP with the cutoff row first, on the bounds the part
-		// starts from: when it proves the part ≤ cutoff within its
-		// share, the part needs no tightening.
-		first := max(1, int64(o.mipFirst*float64(mipIters)))
-		it, u, err := n.partMIP(ctx, dom, rules, hopt, ev, pev, plo, phi, cutoff, first, safety, o, w, "first")
-		used += u
-		if err != nil {
-			return 0, used, err
-		}
-		mipLeft -= it
-		if phi[i] <= cutoff {
-			return math.Max(empty, phi[i]), used, nil
-		}
-	}
 	k.b.integer = nil
 	lp, err := buildMax(k.b, hopt)
 	if err != nil {
@@ -266,8 +249,8 @@ func (n *Network) partBound(ctx context.Context, dom LoadDomain, rules MarketRul
 	if o.inspect != nil {
 		o.inspect(pev, plo, phi)
 	}
-	if mipLeft > 0 && phi[i] > cutoff {
-		_, u, err := n.partMIP(ctx, dom, rules, hopt, ev, pev, plo, phi, cutoff, mipLeft, safety, o, w, "")
+	if mipIters > 0 && phi[i] > cutoff {
+		u, err := n.partMIP(ctx, dom, rules, hopt, ev, pev, plo, phi, cutoff, mipIters, safety, o, w)
 		used += u
 		if err != nil {
 			return 0, used, err
@@ -280,16 +263,17 @@ func (n *Network) partBound(ctx context.Context, dom LoadDomain, rules MarketRul
 // plo, phi with the row π_i ≥ cutoff, within iters simplex iterations, and
 // lowers phi[i] to what it proves: cutoff when it is infeasible (no KKT
 // point of the part has π_i ≥ cutoff), else max(cutoff, its proven dual
-// bound). It returns the MIP's simplex iterations and work units; its
+// bound). It returns the MIP's work units (simplex iterations times the
+// program's rows plus columns); its
 // incumbent's loads are appended to ev.Candidates, and a stop by the
 // wall-clock net safety marks ev.splitStopped.
 func (n *Network) partMIP(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev, pev *LMPEvidence,
-	plo, phi []float64, cutoff float64, iters int64, safety time.Duration, o partMIPOptions, w io.Writer, note string) (int64, float64, error) {
+	plo, phi []float64, cutoff float64, iters int64, safety time.Duration, o partMIPOptions, w io.Writer) (float64, error) {
 	part := pev.part
 	i, l, side := part.own, part.l, part.side
 	k, err := n.buildKKT(dom, rules, pev, plo, phi, 1, nil, []int{i})
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	k.b.row(cutoff, math.Inf(1), []int{k.t}, []float64{1})
 	size := float64(len(k.b.cost) + len(k.b.rlo))
@@ -299,12 +283,12 @@ func (n *Network) partMIP(ctx context.Context, dom LoadDomain, rules MarketRules
 	}
 	lp, err := buildMax(k.b, mopt)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: iters, TimeLimit: safety, NoHeuristics: o.noHeuristics})
+	r, err := lp.SolveMIP(ctx, highs.MIPLimits{RelGap: 1e-3, MaxLPIterations: iters, TimeLimit: safety})
 	lp.Close()
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	if !r.Stop.Reproducible() {
 		ev.splitStopped = true
@@ -319,11 +303,8 @@ func (n *Network) partMIP(ctx context.Context, dom LoadDomain, rules MarketRules
 	case !math.IsNaN(r.DualBound):
 		phi[i] = math.Min(phi[i], math.Max(cutoff, r.DualBound+1e-6*(1+math.Abs(r.DualBound))))
 	}
-	if note != "" {
-		note = " (" + note + ")"
-	}
-	progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: MIP%s with cutoff %.6g: %v (%s), %d nodes, %d of %d LP iterations: %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, note, cutoff, r.Status, r.Stop, r.Nodes, r.LPIterations, iters, phi[i])
-	return r.LPIterations, float64(r.LPIterations) * size, nil
+	progress(w, "lmp-bound: bus %d, branch %d–%d part %+d: MIP with cutoff %.6g: %v (%s), %d nodes, %d of %d LP iterations: %.6g", n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], side, cutoff, r.Status, r.Stop, r.Nodes, r.LPIterations, iters, phi[i])
+	return float64(r.LPIterations) * size, nil
 }
 
 // restricted is the progress note of an empty restricted part.

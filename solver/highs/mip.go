@@ -91,10 +91,6 @@ type MIPLimits struct {
 	MaxLPIterations int64
 	// MaxNodes is HiGHS's mip_max_nodes (0: none), also deterministic.
 	MaxNodes int
-	// NoHeuristics sets HiGHS's mip_heuristic_effort to 0 (default 0.05):
-	// no primal heuristics, for searches that only need the bound (e.g. a
-	// proof that no point reaches a cutoff).
-	NoHeuristics bool
 	// TimeLimit is a wall-clock limit (0: none), meant as a safety net: when
 	// it ends the search, Stop is MIPStopTime and the bound depends on the
 	// machine's speed and load.
@@ -140,13 +136,6 @@ func (lp *LP) SolveMIP(ctx context.Context, lim MIPLimits) (*MIPResult, error) {
 		if err := in.setDouble("mip_rel_gap", lim.RelGap); err != nil {
 			return nil, err
 		}
-	}
-	effort := 0.05 // HiGHS's default
-	if lim.NoHeuristics {
-		effort = 0
-	}
-	if err := in.setDouble("mip_heuristic_effort", effort); err != nil {
-		return nil, err
 	}
 	nodes := math.MaxInt32 // HiGHS's "no limit"
 	if lim.MaxNodes > 0 {
