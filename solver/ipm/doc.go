@@ -65,7 +65,7 @@
 // second is returned, with a diagnostic saying so. This is what answers
 // problems whose optimal set is at infinity (‖x‖ grows like 1/τ, so the
 // sensitivity |x|ᵀ|r_d| of late iterates grows once the dual residual stops
-// falling: SDPLIB's hinf family).
+// falling).
 //
 // Every iteration factors the quasi-definite KKT matrix
 //

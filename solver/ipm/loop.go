@@ -1443,11 +1443,11 @@ func (w *workspace) objErrEstimate() float64 {
 // re-check passes. When the optimal set is at infinity (no optimal x: the
 // iterates grow like 1/τ as τ → 0), the objective sensitivity |x|ᵀ|r_d|
 // grows with ‖x‖ once the dual residual stops falling, so a late iterate of
-// smaller merit can fail the re-check that an earlier one passes. Measured
-// on SDPLIB hinf11 (BENCHMARKS.md, "Optimal sets at infinity, round 14"):
-// iteration 20 has gap 6.8e-6 and sensitivity 1.2e-3 (it passes at the
-// reduced tolerance); iteration 35, the smallest merit, has sensitivity 1.5
-// (it fails).
+// smaller merit can fail the re-check that an earlier one passes (measured
+// on such an SDP: gap 6.8e-6 and sensitivity 1.2e-3 at one iterate, which
+// passes at the reduced tolerance, sensitivity 1.5 at the iterate of
+// smallest merit fifteen iterations later, which fails; BENCHMARKS.md,
+// "Optimal sets at infinity, round 14").
 func (w *workspace) keepCandidate(it int) {
 	e := w.objErrEstimate()
 	p := &w.cand
