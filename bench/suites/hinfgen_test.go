@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"hash/fnv"
+	"math"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/privopt/privopt/cone"
+	"github.com/privopt/privopt/solver"
+	"github.com/privopt/privopt/solver/ipm"
+)
+
+// TestHinfGenDeterministic: the same seed gives the same SDPA file, another
+// seed of the same family and shape another file, and the plant data (drawn
+// from the generator's raw bits) has a fixed FNV-1a hash, so a change of the
+// generator's algorithm fails here.
+func TestHinfGenDeterministic(t *testing.T) {
+	sdpa := func(seed int) []byte {
+		g, err := generateHinf(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := WriteSDPA(&b, g.Problem); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	for _, seed := range []int{1, 2, 3, 4, 30} {
+		if a, b := sdpa(seed), sdpa(seed); !bytes.Equal(a, b) {
+			t.Errorf("seed %d: two generations differ", seed)
+		}
+	}
+	if bytes.Equal(sdpa(6), sdpa(10)) {
+		t.Errorf("seeds 6 and 10 give the same file")
+	}
+	p, _ := newHinfPlant(2)
+	h := fnv.New64a()
+	var buf []byte
+	for _, m := range []dmat{p.A, p.B1, p.B2, p.C1, p.C2, p.D12, p.D21} {
+		for _, v := range m.v {
+			buf = binary.LittleEndian.AppendUint64(buf[:0], math.Float64bits(v))
+			h.Write(buf)
+		}
+	}
+	if got := h.Sum64(); got != hinfGenPlant2Hash {
+		t.Errorf("seed 2's plant hashes to %#x, want %#x", got, hinfGenPlant2Hash)
+	}
+}
+
+// hinfGenPlant2Hash is the FNV-1a hash of seed 2's plant data (see
+// TestHinfGenDeterministic).
+const hinfGenPlant2Hash = 0x6c0b207a6fdc59e7
+
+// TestHinfGenShapes: the lib family reproduces the block orders and
+// variable counts of SDPLIB's hinf1 (4, 4, 6; 13 variables), hinf2–9
+// (5, 5, 6), hinf10 (5, 5, 8; 21), hinf11 (6, 6, 10; 31), hinf12 (6, 6, 12;
+// 43), hinf13 (7, 9, 14; 57), hinf14 (8, 10, 16; 73), read from the SDPLIB
+// files' headers.
+func TestHinfGenShapes(t *testing.T) {
+	want := map[int][4]int{1: {4, 4, 6, 13}, 5: {5, 5, 6, 13}, 9: {5, 5, 8, 21}, 13: {6, 6, 10, 31},
+		17: {6, 6, 12, 43}, 21: {7, 9, 14, 57}, 25: {8, 10, 16, 73}}
+	for seed, w := range want {
+		g, err := generateHinf(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [4]int
+		for k, c := range g.Problem.Cones {
+			got[k] = cone.PSDOrder(c.Dim)
+		}
+		got[3] = g.Problem.NumVars()
+		if g.Family != hinfFamilyLib || got != w {
+			t.Errorf("seed %d (%s %v): blocks and variables %v, want %v", seed, g.Family, g.Dims, got, w)
+		}
+	}
+}
+
+// TestHinfNormSweep: hinfNorm's bounds bracket the largest σ_max(G(jω)) of
+// a dense logarithmic frequency sweep (which can only be lower) and the
+// sweep comes within 1e-3 relative of them, on the analysis plants of
+// seeds 4 and 8; and a first-order lag 1/(s + a) has the norm 1/a.
+func TestHinfNormSweep(t *testing.T) {
+	for _, seed := range []int{4, 8} {
+		p, fam := newHinfPlant(seed)
+		if fam != hinfFamilyAnalysis {
+			t.Fatalf("seed %d is %s", seed, fam)
+		}
+		a, b, c, d := p.A.dense(), p.B1.dense(), p.C1.dense(), p.D11.dense()
+		lo, hi, err := hinfNorm(a, b, c, d, 1e-10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := 0.0
+		for k := 0; k <= 20000; k++ {
+			w := math.Pow(10, -3+6*float64(k)/20000)
+			best = math.Max(best, sigmaMax(a, b, c, d, w))
+		}
+		if best > hi*(1+1e-12) || best < lo*(1-1e-3) {
+			t.Errorf("seed %d: sweep max %.12g outside [%.12g·(1−1e-3), %.12g]", seed, best, lo, hi)
+		}
+	}
+	a := mat.NewDense(1, 1, []float64{-0.25})
+	one := mat.NewDense(1, 1, []float64{1})
+	lo, hi, err := hinfNorm(a, one, one, mat.NewDense(1, 1, []float64{0}), 1e-10)
+	if err != nil || lo > 4 || hi < 4 || hi-lo > 1e-8 {
+		t.Errorf("‖1/(s+0.25)‖∞: [%v, %v] (%v), want 4", lo, hi, err)
+	}
+}
+
+// TestHinfGenAnalysisIPM: the generated analysis LMI (m2 = p2 = 0) of seeds
+// 4 and 8, solved by the IPM, gives the H∞ norm computed independently by
+// Hamiltonian bisection (hinfNorm) to 1e-5 relative.
+func TestHinfGenAnalysisIPM(t *testing.T) {
+	for _, seed := range []int{4, 8} {
+		g, err := generateHinf(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sol, err := ipm.New().Solve(context.Background(), g.Problem, solver.Settings{TimeLimit: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := (g.NormLo + g.NormHi) / 2
+		if !sol.Status.OK() || math.Abs(sol.Objective-ref) > 1e-5*ref {
+			t.Errorf("%s: IPM %v %.10g, H∞ norm %.10g (relative error %.2g)", g.Name, sol.Status, sol.Objective, ref,
+				math.Abs(sol.Objective-ref)/ref)
+		}
+	}
+}
