@@ -16,12 +16,18 @@ package main
 // dimensions (n, m1, m2, p1, p2) of hinfLibShapes.
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -100,7 +106,7 @@ func (a dmat) put(i0, j0 int, b dmat, s float64) {
 // y ∈ R^p2 (measurement). m2 = p2 = 0 is the analysis problem: the LMI's
 // optimum is then the H∞ norm of (A, B1, C1, D11) when A is Hurwitz.
 type hinfPlant struct {
-	N, M1, M2, P1, P2               int
+	N, M1, M2, P1, P2                int
 	A, B1, B2, C1, C2, D11, D12, D21 dmat
 }
 
@@ -171,10 +177,11 @@ func uniform(rng *rand.Rand, r, c int, scale float64) dmat {
 
 // newHinfPlant draws the plant of generated instance seed (hinfGenShape): A
 // with entries uniform on [−√3/√n, √3/√n] (variance 1/n, spectral radius
-// about 1, so typically unstable), B and C entries uniform on [−1, 1],
-// D12 and D21 uniform on [−1, 1] (generic: of full rank), D11 = 0; the
-// analysis family shifts A to a spectral abscissa in [−0.5, −0.1] and draws
-// D11 uniform on [−0.3, 0.3].
+// about 1) shifted by a multiple of I to a spectral abscissa uniform on
+// [−0.3, 0.3] (stable or mildly unstable), B and C entries uniform on
+// [−1, 1], D12 and D21 uniform on [−1, 1] (generic: of full rank), D11 = 0;
+// the analysis family's abscissa is uniform on [−0.5, −0.1] (A Hurwitz) and
+// its D11 uniform on [−0.3, 0.3].
 func newHinfPlant(seed int) (*hinfPlant, string) {
 	fam, d := hinfGenShape(seed)
 	n, m1, m2, p1, p2 := d[0], d[1], d[2], d[3], d[4]
@@ -188,18 +195,22 @@ func newHinfPlant(seed int) (*hinfPlant, string) {
 	p.D11 = newDmat(p1, m1)
 	p.D12 = uniform(rng, p1, m2, 1)
 	p.D21 = uniform(rng, p2, m1, 1)
+	// the spectral abscissa α(A): uniform on [−0.5, −0.1] (analysis) or on
+	// [−0.3, 0.3] (the others: stable and mildly unstable plants)
+	var e mat.Eigen
+	e.Factorize(p.A.dense(), mat.EigenNone)
+	abs := math.Inf(-1)
+	for _, l := range e.Values(nil) {
+		abs = math.Max(abs, real(l))
+	}
+	u := float64(rng.Uint64()>>11) / (1 << 53)
+	target := -0.3 + 0.6*u
 	if fam == hinfFamilyAnalysis {
-		var e mat.Eigen
-		e.Factorize(p.A.dense(), mat.EigenNone)
-		abs := math.Inf(-1)
-		for _, l := range e.Values(nil) {
-			abs = math.Max(abs, real(l))
-		}
-		shift := abs + 0.1 + 0.4*float64(rng.Uint64()>>11)/(1<<53)
-		for i := 0; i < n; i++ {
-			p.A.set(i, i, p.A.at(i, i)-shift)
-		}
+		target = -0.5 + 0.4*u
 		p.D11 = uniform(rng, p1, m1, 0.3)
+	}
+	for i := 0; i < n; i++ {
+		p.A.set(i, i, p.A.at(i, i)-abs+target)
 	}
 	return p, fam
 }
@@ -674,4 +685,76 @@ func parseSeeds(s string) ([]int, error) {
 		}
 	}
 	return out, nil
+}
+
+// hinfGenSet generates the instances of seeds into dir (SDPA files, the
+// form both privopt and csdp read), runs csdp on each (runCSDP) and returns
+// them as instances of setHinfGen with their references, and the csdp
+// outcome of each by name. The reference of the analysis family is the H∞
+// norm (the midpoint of hinfNorm's bounds, 2e-10 apart relative; source
+// "hamiltonian"); of the others CSDP's objective when csdp reports success
+// (exit code 0; source "csdp") or reduced accuracy (exit code 3; source
+// "csdp-partial"), with the tolerance the pass rule's 1e-6·max(1, |ref|)
+// widened to csdp's own gap |primal − dual objective| (on these problems
+// csdp's "optimal" can carry a gap of 1e-4 relative: its X is infeasible
+// enough that the gap is negative), else none (graded "noref"). Every instance
+// is described on stdout: family, (n, m1, m2, p1, p2), block orders,
+// degeneracy, reference.
+func hinfGenSet(seeds []int, dir string, limit time.Duration, stdout io.Writer) ([]instance, map[string]outcome, error) {
+	var out []instance
+	peers := map[string]outcome{}
+	for _, seed := range seeds {
+		g, err := generateHinf(seed)
+		if err != nil {
+			return nil, nil, err
+		}
+		var b bytes.Buffer
+		if err := WriteSDPA(&b, g.Problem); err != nil {
+			return nil, nil, err
+		}
+		file := g.Name + ".dat-s"
+		if err := os.WriteFile(filepath.Join(dir, file), b.Bytes(), 0o644); err != nil {
+			return nil, nil, err
+		}
+		in := instance{Name: g.Name, Set: setHinfGen, File: file, ExpectedStatus: "optimal"}
+		var o outcome
+		runCSDP(dir, &in, &o, limit)
+		peers[g.Name] = o
+		ref, src := math.NaN(), ""
+		switch {
+		case g.Family == hinfFamilyAnalysis:
+			ref, src = (g.NormLo+g.NormHi)/2, "hamiltonian"
+		case o.CSDPStatus == "optimal" || o.CSDPStatus == "almost-optimal":
+			// the tolerance widens to csdp's own gap
+			ref, src = o.CSDPObjective, "csdp"
+			if o.CSDPStatus == "almost-optimal" {
+				src = "csdp-partial"
+			}
+			in.relTol = math.Max(1e-6, math.Abs(o.CSDPPrimal-o.CSDPObjective)/math.Max(1, math.Abs(ref)))
+		}
+		if src != "" {
+			in.Reference = &struct {
+				Value     float64 `json:"value"`
+				Text      string  `json:"text"`
+				SigDigits int     `json:"sig_digits"`
+				Source    string  `json:"source"`
+			}{Value: ref, Source: src}
+		}
+		tol := math.NaN()
+		if in.Reference != nil {
+			tol = in.tolerance()
+		}
+		var orders []string
+		for _, c := range g.Problem.Cones {
+			orders = append(orders, strconv.Itoa(cone.PSDOrder(c.Dim)))
+		}
+		deg := strings.Join(g.Degeneracy, "; ")
+		if deg == "" {
+			deg = "none"
+		}
+		fmt.Fprintf(stdout, "hinfgen %-26s n,m1,m2,p1,p2 = %v  blocks %s  vars %d  degeneracy: %s  reference %.10g ± %.2g (%s)  csdp %s %.10g / %.10g\n",
+			g.Name, g.Dims, strings.Join(orders, ","), g.Problem.NumVars(), deg, ref, tol, src, o.CSDPStatus, o.CSDPObjective, o.CSDPPrimal)
+		out = append(out, in)
+	}
+	return out, peers, nil
 }

@@ -56,7 +56,7 @@ func TestHinfGenDeterministic(t *testing.T) {
 
 // hinfGenPlant2Hash is the FNV-1a hash of seed 2's plant data (see
 // TestHinfGenDeterministic).
-const hinfGenPlant2Hash = 0x6c0b207a6fdc59e7
+const hinfGenPlant2Hash = 0x6f5263d24491c709
 
 // TestHinfGenShapes: the lib family reproduces the block orders and
 // variable counts of SDPLIB's hinf1 (4, 4, 6; 13 variables), hinf2–9
@@ -133,4 +133,73 @@ func TestHinfGenAnalysisIPM(t *testing.T) {
 				math.Abs(sol.Objective-ref)/ref)
 		}
 	}
+}
+
+// TestHinfGenRecession checks the degeneracy rule on the LMI itself: for
+// seed 17 (SDPLIB hinf12's shape, D12 of rank 2 < m2 = 3) the direction
+// d = (0, B2ggᵀB2ᵀ, 0), D12g = 0, has qᵀd = 0 and −Ad in the cone (every
+// block's smallest eigenvalue ≥ −1e-12·‖Ad‖): the feasible set is unbounded
+// at constant γ. For the regular seed 2 the same construction is not
+// available (D12 has full column rank) and degeneracy is empty.
+func TestHinfGenRecession(t *testing.T) {
+	p, _ := newHinfPlant(17)
+	if len(p.degeneracy()) == 0 {
+		t.Fatalf("seed 17: no degeneracy found")
+	}
+	g := nullBasis(p.D12) // m2 × (m2 − rank)
+	if g.c == 0 {
+		t.Fatalf("seed 17: D12 has full column rank")
+	}
+	v := p.B2.mul(newDmatCol(g, 0))
+	prob := p.LMI()
+	n := p.N
+	d := make([]float64, prob.NumVars())
+	col := 1
+	for j := 0; j < n; j++ {
+		for i := j; i < n; i++ {
+			d[col] = v.at(i, 0) * v.at(j, 0) // R_ij = (vvᵀ)_ij
+			col++
+		}
+	}
+	ad := make([]float64, prob.NumRows())
+	prob.A.MulVecTo(ad, 1, d, 0)
+	scale := 0.0
+	for _, x := range ad {
+		scale = math.Max(scale, math.Abs(x))
+	}
+	if scale == 0 {
+		t.Fatal("Ad = 0")
+	}
+	off := 0
+	for k, c := range prob.Cones {
+		s := make([]float64, c.Dim)
+		for i := range s {
+			s[i] = -ad[off+i]
+		}
+		m, err := cone.SMat(nil, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e mat.EigenSym
+		e.Factorize(m, false)
+		if lo := e.Values(nil)[0]; lo < -1e-12*scale {
+			t.Errorf("block %d of −Ad has the eigenvalue %g (‖Ad‖∞ %g)", k, lo, scale)
+		}
+		off += c.Dim
+	}
+	if d[0] != 0 || prob.Q[0] != 1 {
+		t.Errorf("qᵀd = %g", d[0]*prob.Q[0])
+	}
+	if q, _ := newHinfPlant(2); len(q.degeneracy()) != 0 || nullBasis(q.D12).c != 0 {
+		t.Errorf("seed 2 (regular): degeneracy %v", q.degeneracy())
+	}
+}
+
+// newDmatCol returns column j of a as an a.r × 1 matrix.
+func newDmatCol(a dmat, j int) dmat {
+	out := newDmat(a.r, 1)
+	for i := 0; i < a.r; i++ {
+		out.set(i, 0, a.at(i, j))
+	}
+	return out
 }
