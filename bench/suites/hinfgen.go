@@ -415,21 +415,6 @@ func addm(a, b dmat) dmat {
 // An empty list: no such property (the regular kind).
 func (p *hinfPlant) degeneracy() []string {
 	var out []string
-	rank := func(a dmat) int {
-		if a.r == 0 || a.c == 0 {
-			return 0
-		}
-		var svd mat.SVD
-		svd.Factorize(a.dense(), mat.SVDNone)
-		s := svd.Values(nil)
-		k := 0
-		for _, x := range s {
-			if x > 1e-12*s[0]*float64(max(a.r, a.c)) {
-				k++
-			}
-		}
-		return k
-	}
 	stableZeros := func(a, bb, c, d dmat) int {
 		// eig(A − B D⁻¹ C)
 		var lu mat.LU
@@ -452,7 +437,7 @@ func (p *hinfPlant) degeneracy() []string {
 		return k
 	}
 	if p.M2 > 0 {
-		if r := rank(p.D12); r < p.M2 {
+		if r := rankOf(p.D12); r < p.M2 {
 			out = append(out, fmt.Sprintf("D12 rank %d < m2 = %d", r, p.M2))
 		} else if p.P1 == p.M2 {
 			if k := stableZeros(p.A, p.B2, p.C1, p.D12); k != 0 {
@@ -461,7 +446,7 @@ func (p *hinfPlant) degeneracy() []string {
 		}
 	}
 	if p.P2 > 0 {
-		if r := rank(p.D21); r < p.P2 {
+		if r := rankOf(p.D21); r < p.P2 {
 			out = append(out, fmt.Sprintf("D21 rank %d < p2 = %d", r, p.P2))
 		} else if p.P2 == p.M1 {
 			if k := stableZeros(p.A, p.B1, p.C2, p.D21); k != 0 {
@@ -470,6 +455,24 @@ func (p *hinfPlant) degeneracy() []string {
 		}
 	}
 	return out
+}
+
+// rankOf returns the numerical rank of a: its singular values above
+// 1e-12·σ₁·max(r, c).
+func rankOf(a dmat) int {
+	if a.r == 0 || a.c == 0 {
+		return 0
+	}
+	var svd mat.SVD
+	svd.Factorize(a.dense(), mat.SVDNone)
+	s := svd.Values(nil)
+	k := 0
+	for _, x := range s {
+		if x > 1e-12*s[0]*float64(max(a.r, a.c)) {
+			k++
+		}
+	}
+	return k
 }
 
 // hinfGenName is the instance name of seed: family, n and the kind
@@ -630,7 +633,10 @@ func hinfNorm(a, b, c, d *mat.Dense, rel float64) (lo, hi float64, err error) {
 
 // hinfGenInstance is one generated instance: its problem, family, plant
 // dimensions, degeneracy (hinfPlant.degeneracy) and, for the analysis
-// family, the H∞ norm's bounds (hinfNorm at rel = 1e-10; 0 otherwise).
+// family, the H∞ norm's bounds (hinfNorm at rel = 1e-10; 0 otherwise), and
+// for a synthesis plant with D12 of full column rank and D21 of full row
+// rank the optimal γ by the Riccati conditions (hinfRiccatiOpt at rel =
+// 1e-10; NaN otherwise).
 type hinfGenInstance struct {
 	Seed       int
 	Name       string
@@ -639,6 +645,7 @@ type hinfGenInstance struct {
 	Degeneracy []string
 	NormLo     float64
 	NormHi     float64
+	Riccati    float64
 	Problem    *solver.Problem
 }
 
@@ -650,6 +657,10 @@ func generateHinf(seed int) (*hinfGenInstance, error) {
 	p, fam := newHinfPlant(seed)
 	g := &hinfGenInstance{Seed: seed, Family: fam, Dims: [5]int{p.N, p.M1, p.M2, p.P1, p.P2}, Degeneracy: p.degeneracy()}
 	g.Name = hinfGenName(seed, fam, p.N, len(g.Degeneracy) > 0)
+	g.Riccati = math.NaN()
+	if fam != hinfFamilyAnalysis && rankOf(p.D12) == p.M2 && rankOf(p.D21) == p.P2 {
+		g.Riccati = p.hinfRiccatiOpt(1e-10)
+	}
 	if fam == hinfFamilyAnalysis {
 		lo, hi, err := hinfNorm(p.A.dense(), p.B1.dense(), p.C1.dense(), p.D11.dense(), 1e-10)
 		if err != nil {
@@ -692,7 +703,11 @@ func parseSeeds(s string) ([]int, error) {
 // them as instances of setHinfGen with their references, and the csdp
 // outcome of each by name. The reference of the analysis family is the H∞
 // norm (the midpoint of hinfNorm's bounds, 2e-10 apart relative; source
-// "hamiltonian"); of the others CSDP's objective when csdp reports success
+// "hamiltonian"); of a plant with D12 of full column rank and D21 of full
+// row rank the Riccati optimum (hinfRiccatiOpt, source "riccati"); both
+// with the pass rule's tolerance 1e-6·max(1, |ref|). Of the others (D12 or
+// D21 rank-deficient: the singular problems, SDPLIB hinf10–15's shapes)
+// CSDP's objective when csdp reports success
 // (exit code 0; source "csdp") or reduced accuracy (exit code 3; source
 // "csdp-partial"), with the tolerance the pass rule's 1e-6·max(1, |ref|)
 // widened to csdp's own gap |primal − dual objective| (on these problems
@@ -724,6 +739,8 @@ func hinfGenSet(seeds []int, dir string, limit time.Duration, stdout io.Writer) 
 		switch {
 		case g.Family == hinfFamilyAnalysis:
 			ref, src = (g.NormLo+g.NormHi)/2, "hamiltonian"
+		case !math.IsNaN(g.Riccati):
+			ref, src = g.Riccati, "riccati"
 		case o.CSDPStatus == "optimal" || o.CSDPStatus == "almost-optimal":
 			// the tolerance widens to csdp's own gap
 			ref, src = o.CSDPObjective, "csdp"
@@ -752,9 +769,187 @@ func hinfGenSet(seeds []int, dir string, limit time.Duration, stdout io.Writer) 
 		if deg == "" {
 			deg = "none"
 		}
-		fmt.Fprintf(stdout, "hinfgen %-26s n,m1,m2,p1,p2 = %v  blocks %s  vars %d  degeneracy: %s  reference %.10g ± %.2g (%s)  csdp %s %.10g / %.10g\n",
-			g.Name, g.Dims, strings.Join(orders, ","), g.Problem.NumVars(), deg, ref, tol, src, o.CSDPStatus, o.CSDPObjective, o.CSDPPrimal)
+		fmt.Fprintf(stdout, "hinfgen %-26s n,m1,m2,p1,p2 = %v  blocks %s  vars %d  degeneracy: %s  reference %.10g ± %.2g (%s)  csdp %s %.10g / %.10g  riccati %.10g\n",
+			g.Name, g.Dims, strings.Join(orders, ","), g.Problem.NumVars(), deg, ref, tol, src, o.CSDPStatus, o.CSDPObjective, o.CSDPPrimal, g.Riccati)
 		out = append(out, in)
 	}
 	return out, peers, nil
+}
+
+// stabilizingRiccati returns the stabilizing solution X of the Riccati
+// equation with Hamiltonian h = [F −G; −Q −Fᵀ] (2n×2n): X = X₂X₁⁻¹ for
+// the stable invariant subspace span[X₁; X₂] (real basis from the real and
+// imaginary parts of the eigenvectors); ok is false when an eigenvalue lies
+// within 1e-9·max(1, |λ|) of the imaginary axis, the stable eigenvalues are
+// not n, or X₁ is singular (reciprocal condition < 1e-13).
+func stabilizingRiccati(h *mat.Dense) (x *mat.Dense, ok bool) {
+	n2, _ := h.Dims()
+	n := n2 / 2
+	var e mat.Eigen
+	if !e.Factorize(h, mat.EigenRight) {
+		return nil, false
+	}
+	vals := e.Values(nil)
+	var vecs mat.CDense
+	e.VectorsTo(&vecs)
+	basis := mat.NewDense(n2, n, nil)
+	k := 0
+	for j := 0; j < len(vals); j++ {
+		l := vals[j]
+		if math.Abs(real(l)) <= 1e-9*math.Max(1, cmplx.Abs(l)) {
+			return nil, false
+		}
+		if real(l) > 0 {
+			continue
+		}
+		if imag(l) < 0 {
+			continue // its conjugate's vector gives both columns
+		}
+		if k >= n || (imag(l) != 0 && k+1 >= n) {
+			return nil, false
+		}
+		for i := 0; i < n2; i++ {
+			basis.Set(i, k, real(vecs.At(i, j)))
+		}
+		k++
+		if imag(l) != 0 {
+			for i := 0; i < n2; i++ {
+				basis.Set(i, k, imag(vecs.At(i, j)))
+			}
+			k++
+		}
+	}
+	if k != n {
+		return nil, false
+	}
+	x1 := basis.Slice(0, n, 0, n)
+	x2 := basis.Slice(n, n2, 0, n)
+	var lu mat.LU
+	lu.Factorize(x1)
+	if lu.Det() == 0 || 1/lu.Cond() < 1e-13 {
+		return nil, false
+	}
+	// X = X₂X₁⁻¹: solve X₁ᵀXᵀ = X₂ᵀ
+	var xt mat.Dense
+	if err := lu.SolveTo(&xt, true, x2.T()); err != nil {
+		return nil, false
+	}
+	x = mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			x.Set(i, j, (xt.At(j, i)+xt.At(i, j))/2)
+		}
+	}
+	return x, true
+}
+
+// hinfRiccatiX returns X∞ for (A, B = [Bw Bu], C, D = [Dw Du]) at γ: the
+// stabilizing solution of
+//
+//	AᵀX + XA + CᵀC − (XB + CᵀD) R⁻¹ (BᵀX + DᵀC) = 0,  R = DᵀD − diag(γ²I, 0),
+//
+// (Zhou, Doyle and Glover, "Robust and Optimal Control", 1996, the general
+// H∞ Riccati equation; in terms of DᵀD, DᵀC, CᵀC it is invariant under the
+// input scaling and output rotation that normalize a full-column-rank Du).
+// Its Hamiltonian is [Ã −BR⁻¹Bᵀ; −Cᵀ(I − DR⁻¹Dᵀ)C −Ãᵀ], Ã = A − BR⁻¹DᵀC.
+func hinfRiccatiX(a, bw, bu, c, dw, du dmat, g float64) (*mat.Dense, bool) {
+	n, mw, mu, p := a.r, bw.c, bu.c, c.r
+	b := hstack(bw, bu)
+	d := hstack(dw, du)
+	r := d.t().mul(d)
+	for i := 0; i < mw; i++ {
+		r.set(i, i, r.at(i, i)-g*g)
+	}
+	var ri mat.Dense
+	if err := ri.Inverse(r.dense()); err != nil {
+		return nil, false
+	}
+	rinv := dmat{mw + mu, mw + mu, ri.RawMatrix().Data}
+	if ri.RawMatrix().Stride != mw+mu {
+		return nil, false
+	}
+	brd := b.mul(rinv)
+	at := addm(a, scale(brd.mul(d.t()).mul(c), -1))
+	gm := brd.mul(b.t())
+	eye := newDmat(p, p)
+	for i := 0; i < p; i++ {
+		eye.set(i, i, 1)
+	}
+	q := c.t().mul(addm(eye, scale(d.mul(rinv).mul(d.t()), -1))).mul(c)
+	h := newDmat(2*n, 2*n)
+	h.put(0, 0, at, 1)
+	h.put(0, n, gm, -1)
+	h.put(n, 0, q, -1)
+	h.put(n, n, at.t(), -1)
+	return stabilizingRiccati(h.dense())
+}
+
+// scale returns s·a.
+func scale(a dmat, s float64) dmat {
+	out := newDmat(a.r, a.c)
+	for i := range a.v {
+		out.v[i] = s * a.v[i]
+	}
+	return out
+}
+
+// hinfRiccatiFeasible reports whether γ is achievable (strictly) for a
+// regular plant (D12 of full column rank, D21 of full row rank, D11 = 0, no
+// invariant zeros on the imaginary axis, (A, B2) stabilizable, (C2, A)
+// detectable) by the Riccati conditions (Glover and Doyle 1988; Zhou–Doyle–
+// Glover Theorem 17.1 in the form above): X∞ ⪰ 0 and Y∞ ⪰ 0 exist
+// (stabilizing, the latter of the dual data Aᵀ, [C1ᵀ C2ᵀ], B1ᵀ,
+// [D11ᵀ D21ᵀ]) and ρ(X∞Y∞) < γ².
+func (p *hinfPlant) hinfRiccatiFeasible(g float64) bool {
+	x, ok := hinfRiccatiX(p.A, p.B1, p.B2, p.C1, p.D11, p.D12, g)
+	if !ok {
+		return false
+	}
+	y, ok := hinfRiccatiX(p.A.t(), p.C1.t(), p.C2.t(), p.B1.t(), p.D11.t(), p.D21.t(), g)
+	if !ok {
+		return false
+	}
+	for _, m := range []*mat.Dense{x, y} {
+		var e mat.EigenSym
+		if !e.Factorize(mat.NewSymDense(p.N, m.RawMatrix().Data), false) {
+			return false
+		}
+		v := e.Values(nil)
+		if v[0] < -1e-10*math.Max(1, math.Abs(v[len(v)-1])) {
+			return false
+		}
+	}
+	var xy mat.Dense
+	xy.Mul(x, y)
+	var e mat.Eigen
+	if !e.Factorize(&xy, mat.EigenNone) {
+		return false
+	}
+	rho := 0.0
+	for _, l := range e.Values(nil) {
+		rho = math.Max(rho, cmplx.Abs(l))
+	}
+	return rho < g*g
+}
+
+// hinfRiccatiOpt returns the optimal γ of a regular plant by bisection on
+// hinfRiccatiFeasible to the relative width rel (an upper bracket found by
+// doubling from 1), or NaN when no γ ≤ 1e8 is feasible.
+func (p *hinfPlant) hinfRiccatiOpt(rel float64) float64 {
+	lo, hi := 0.0, 1.0
+	for !p.hinfRiccatiFeasible(hi) {
+		lo, hi = hi, 2*hi
+		if hi > 1e8 {
+			return math.NaN()
+		}
+	}
+	for hi-lo > rel*hi {
+		mid := (lo + hi) / 2
+		if p.hinfRiccatiFeasible(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return (lo + hi) / 2
 }
