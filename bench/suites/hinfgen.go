@@ -127,21 +127,24 @@ var hinfLibShapes = [][5]int{{3, 1, 1, 1, 1}, {3, 1, 1, 2, 1}, {4, 1, 2, 2, 2}, 
 // hinfGenShape returns the family and the dimensions (n, m1, m2, p1, p2) of
 // generated instance seed ≥ 1, a stated rule: the family cycles with the
 // seed (lib, regular, square, analysis); seeds 1–28 have n = 3…9 (the lib
-// family the shapes of hinf1…hinf14 in turn), seeds ≥ 29 have
-// n = 12 + 4⌊(seed − 29)/4⌋ (the lib family hinf15's inputs and outputs).
-// The input/output counts of the other families are drawn from the seed's
-// generator (1 or 2; analysis 1–3).
+// family the shapes of hinf1…hinf14 in turn), seeds 29–40 have
+// n = 12 + 4⌊(seed − 29)/4⌋ (the lib family hinf15's inputs and outputs);
+// a seed s > 40 has the family and n of ((s − 1) mod 40) + 1 (and is an
+// unstable plant: hinfUnstable). The input/output counts of the regular and
+// square families are drawn from the seed's generator (1 or 2; analysis
+// 1–3).
 func hinfGenShape(seed int) (family string, d [5]int) {
-	k := (seed - 1) / 4
+	base := (seed-1)%40 + 1
+	k := (base - 1) / 4
 	n := 3 + k%7
-	if seed >= 29 {
-		n = 12 + 4*((seed-29)/4)
+	if base >= 29 {
+		n = 12 + 4*((base-29)/4)
 	}
 	rng := hinfRand(seed, 1)
 	pick := func(lo, hi int) int { return lo + int(rng.Uint64()%uint64(hi-lo+1)) }
-	switch (seed - 1) % 4 {
+	switch (base - 1) % 4 {
 	case 0:
-		if seed >= 29 {
+		if base >= 29 {
 			d = hinfLibShapes[len(hinfLibShapes)-1]
 			d[0] = n
 		} else {
@@ -175,10 +178,16 @@ func uniform(rng *rand.Rand, r, c int, scale float64) dmat {
 	return a
 }
 
+// hinfUnstable reports whether seed's synthesis plant is strongly unstable
+// (seed > 40: the spectral abscissa of A uniform on [0.5, 1.5] instead of
+// [−0.3, 0.3]; γ* then reaches the hundreds of SDPLIB's hinf4–7).
+func hinfUnstable(seed int) bool { return seed > 40 }
+
 // newHinfPlant draws the plant of generated instance seed (hinfGenShape): A
 // with entries uniform on [−√3/√n, √3/√n] (variance 1/n, spectral radius
 // about 1) shifted by a multiple of I to a spectral abscissa uniform on
-// [−0.3, 0.3] (stable or mildly unstable), B and C entries uniform on
+// [−0.3, 0.3] (stable or mildly unstable; [0.5, 1.5] when hinfUnstable),
+// B and C entries uniform on
 // [−1, 1], D12 and D21 uniform on [−1, 1] (generic: of full rank), D11 = 0;
 // the analysis family's abscissa is uniform on [−0.5, −0.1] (A Hurwitz) and
 // its D11 uniform on [−0.3, 0.3].
@@ -205,6 +214,9 @@ func newHinfPlant(seed int) (*hinfPlant, string) {
 	}
 	u := float64(rng.Uint64()>>11) / (1 << 53)
 	target := -0.3 + 0.6*u
+	if hinfUnstable(seed) {
+		target = 0.5 + u
+	}
 	if fam == hinfFamilyAnalysis {
 		target = -0.5 + 0.4*u
 		p.D11 = uniform(rng, p1, m1, 0.3)
@@ -476,12 +488,15 @@ func rankOf(a dmat) int {
 }
 
 // hinfGenName is the instance name of seed: family, n and the kind
-// ("deg" when degeneracy is not empty, "reg" otherwise), e.g.
-// "hg07-square-n4-deg".
+// ("deg" when degeneracy is not empty, "reg" otherwise; prefixed "u" for an
+// unstable synthesis plant), e.g. "hg07-square-n4-deg", "hg47-square-n4-udeg".
 func hinfGenName(seed int, fam string, n int, degenerate bool) string {
 	k := "reg"
 	if degenerate {
 		k = "deg"
+	}
+	if hinfUnstable(seed) && fam != hinfFamilyAnalysis {
+		k = "u" + k
 	}
 	return fmt.Sprintf("hg%02d-%s-n%d-%s", seed, fam, n, k)
 }
