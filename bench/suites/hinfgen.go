@@ -120,7 +120,8 @@ const (
 
 // hinfLibShapes are the plant dimensions (n, m1, m2, p1, p2) of SDPLIB's
 // hinf1, hinf2–9, hinf10, hinf11, hinf12, hinf13, hinf14, hinf15, read from
-// their block orders and γ-only diagonal entries (package comment).
+// their block orders and γ-only diagonal entries (the comment at the top of
+// this file).
 var hinfLibShapes = [][5]int{{3, 1, 1, 1, 1}, {3, 1, 1, 2, 1}, {4, 1, 2, 2, 2}, {5, 1, 2, 2, 2}, {6, 1, 3, 2, 3},
 	{7, 1, 3, 2, 1}, {8, 1, 3, 2, 1}, {9, 1, 4, 2, 1}}
 
@@ -911,8 +912,9 @@ func scale(a dmat, s float64) dmat {
 // hinfRiccatiFeasible reports whether γ is achievable (strictly) for a
 // regular plant (D12 of full column rank, D21 of full row rank, D11 = 0, no
 // invariant zeros on the imaginary axis, (A, B2) stabilizable, (C2, A)
-// detectable) by the Riccati conditions (Glover and Doyle 1988; Zhou–Doyle–
-// Glover Theorem 17.1 in the form above): X∞ ⪰ 0 and Y∞ ⪰ 0 exist
+// detectable) by the general-case Riccati conditions (Glover and Doyle,
+// Systems & Control Letters 11 (1988) 167–172; Zhou–Doyle–Glover 1996, in
+// the form of hinfRiccatiX): X∞ ⪰ 0 and Y∞ ⪰ 0 exist
 // (stabilizing, the latter of the dual data Aᵀ, [C1ᵀ C2ᵀ], B1ᵀ,
 // [D11ᵀ D21ᵀ]) and ρ(X∞Y∞) < γ².
 func (p *hinfPlant) hinfRiccatiFeasible(g float64) bool {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"math"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -226,6 +227,38 @@ func TestHinfGenRiccatiIPM(t *testing.T) {
 		if !sol.Status.OK() || math.Abs(sol.Objective-g.Riccati) > 1e-5*g.Riccati {
 			t.Errorf("%s: IPM %v %.10g, Riccati %.10g (relative error %.2g)", g.Name, sol.Status, sol.Objective, g.Riccati,
 				math.Abs(sol.Objective-g.Riccati)/g.Riccati)
+		}
+	}
+}
+
+// TestHinfGenSet: the set's references come from the stated sources — the
+// Riccati optimum for a regular plant (seed 2), the H∞ norm for an analysis
+// plant (seed 4), csdp for a singular one (seed 9: D21 rank-deficient; no
+// reference when csdp is not installed) — and the generated file reads back
+// to the generated problem's sizes.
+func TestHinfGenSet(t *testing.T) {
+	dir := t.TempDir()
+	var log bytes.Buffer
+	ins, peers, err := hinfGenSet([]int{2, 4, 9}, dir, time.Minute, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"riccati", "hamiltonian", "csdp"}
+	if peers[ins[2].Name].CSDPStatus == "not-installed" {
+		want[2] = ""
+	}
+	for k, in := range ins {
+		src := ""
+		if in.Reference != nil {
+			src = in.Reference.Source
+		}
+		if src != want[k] {
+			t.Errorf("%s: reference source %q, want %q (csdp %q)", in.Name, src, want[k], peers[in.Name].CSDPStatus)
+		}
+		p := readSDPAFile(t, filepath.Join(dir, in.File))
+		g, _ := generateHinf([]int{2, 4, 9}[k])
+		if p.NumVars() != g.Problem.NumVars() || p.NumRows() != g.Problem.NumRows() {
+			t.Errorf("%s: read back %d×%d, generated %d×%d", in.Name, p.NumRows(), p.NumVars(), g.Problem.NumRows(), g.Problem.NumVars())
 		}
 	}
 }
