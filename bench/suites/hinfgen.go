@@ -662,7 +662,12 @@ type hinfGenInstance struct {
 	NormLo     float64
 	NormHi     float64
 	Riccati    float64
-	Problem    *solver.Problem
+	// RegBound and RegStep: for a singular synthesis plant (D12 or D21
+	// rank-deficient), hinfRegularizedOpt's upper bound and its last
+	// decrease (NaN otherwise).
+	RegBound float64
+	RegStep  float64
+	Problem  *solver.Problem
 }
 
 // generateHinf returns generated instance seed (≥ 1), deterministic.
@@ -673,9 +678,13 @@ func generateHinf(seed int) (*hinfGenInstance, error) {
 	p, fam := newHinfPlant(seed)
 	g := &hinfGenInstance{Seed: seed, Family: fam, Dims: [5]int{p.N, p.M1, p.M2, p.P1, p.P2}, Degeneracy: p.degeneracy()}
 	g.Name = hinfGenName(seed, fam, p.N, len(g.Degeneracy) > 0)
-	g.Riccati = math.NaN()
-	if fam != hinfFamilyAnalysis && rankOf(p.D12) == p.M2 && rankOf(p.D21) == p.P2 {
-		g.Riccati = p.hinfRiccatiOpt(1e-10)
+	g.Riccati, g.RegBound, g.RegStep = math.NaN(), math.NaN(), math.NaN()
+	if fam != hinfFamilyAnalysis {
+		if rankOf(p.D12) == p.M2 && rankOf(p.D21) == p.P2 {
+			g.Riccati = p.hinfRiccatiOpt(1e-10)
+		} else {
+			g.RegBound, g.RegStep = p.hinfRegularizedOpt()
+		}
 	}
 	if fam == hinfFamilyAnalysis {
 		lo, hi, err := hinfNorm(p.A.dense(), p.B1.dense(), p.C1.dense(), p.D11.dense(), 1e-10)
@@ -722,8 +731,12 @@ func parseSeeds(s string) ([]int, error) {
 // "hamiltonian"); of a plant with D12 of full column rank and D21 of full
 // row rank the Riccati optimum (hinfRiccatiOpt, source "riccati"); both
 // with the pass rule's tolerance 1e-6·max(1, |ref|). Of the others (D12 or
-// D21 rank-deficient: the singular problems, SDPLIB hinf10–15's shapes)
-// CSDP's objective when csdp reports success
+// D21 rank-deficient: the singular problems, SDPLIB hinf10–15's shapes) the
+// regularized upper bound (hinfRegularizedOpt, source "riccati-eps") with
+// its last decrease as tolerance (at least the pass rule's) when that
+// decrease is at most 1e-2·max(1, |bound|) (converged), else no reference
+// when CSDP's value lies above the bound, else CSDP's objective when csdp
+// reports success
 // (exit code 0; source "csdp") or reduced accuracy (exit code 3; source
 // "csdp-partial"), with the tolerance the pass rule's 1e-6·max(1, |ref|)
 // widened to csdp's own gap |primal − dual objective| (on these problems
@@ -757,6 +770,12 @@ func hinfGenSet(seeds []int, dir string, limit time.Duration, stdout io.Writer) 
 			ref, src = (g.NormLo+g.NormHi)/2, "hamiltonian"
 		case !math.IsNaN(g.Riccati):
 			ref, src = g.Riccati, "riccati"
+		case g.RegStep <= 1e-2*math.Max(1, math.Abs(g.RegBound)):
+			// the regularized bound, converged: its last decrease as tolerance
+			ref, src = g.RegBound, "riccati-eps"
+			in.relTol = math.Max(1e-6, g.RegStep/math.Max(1, math.Abs(ref)))
+		case !math.IsNaN(g.RegBound) && o.CSDPObjective > g.RegBound:
+			// csdp's value lies above an upper bound on the optimum: no reference
 		case o.CSDPStatus == "optimal" || o.CSDPStatus == "almost-optimal":
 			// the tolerance widens to csdp's own gap
 			ref, src = o.CSDPObjective, "csdp"
@@ -785,8 +804,8 @@ func hinfGenSet(seeds []int, dir string, limit time.Duration, stdout io.Writer) 
 		if deg == "" {
 			deg = "none"
 		}
-		fmt.Fprintf(stdout, "hinfgen %-26s n,m1,m2,p1,p2 = %v  blocks %s  vars %d  degeneracy: %s  reference %.10g ± %.2g (%s)  csdp %s %.10g / %.10g  riccati %.10g\n",
-			g.Name, g.Dims, strings.Join(orders, ","), g.Problem.NumVars(), deg, ref, tol, src, o.CSDPStatus, o.CSDPObjective, o.CSDPPrimal, g.Riccati)
+		fmt.Fprintf(stdout, "hinfgen %-26s n,m1,m2,p1,p2 = %v  blocks %s  vars %d  degeneracy: %s  reference %.10g ± %.2g (%s)  csdp %s %.10g / %.10g  riccati %.10g  regularized %.10g (step %.2g)\n",
+			g.Name, g.Dims, strings.Join(orders, ","), g.Problem.NumVars(), deg, ref, tol, src, o.CSDPStatus, o.CSDPObjective, o.CSDPPrimal, g.Riccati, g.RegBound, g.RegStep)
 		out = append(out, in)
 	}
 	return out, peers, nil
@@ -969,4 +988,56 @@ func (p *hinfPlant) hinfRiccatiOpt(rel float64) float64 {
 		}
 	}
 	return (lo + hi) / 2
+}
+
+// regularized returns p with z augmented by ε·u and w by a measurement noise
+// w₂ entering y as ε·w₂ (C1 → [C1; 0], D12 → [D12; εI], B1 → [B1 0],
+// D21 → [D21 εI], D11 → 0): D12 then has full column rank and D21 full row
+// rank. Every controller's closed loop on p is a block of its closed loop on
+// the regularized plant, so the regularized optimum γ(ε) is an upper bound on
+// p's, and γ(ε) → p's optimum as ε → 0 (a controller within δ of p's optimum
+// is within δ + O(ε) on the regularized plant). p must have D11 = 0.
+func (p *hinfPlant) regularized(eps float64) *hinfPlant {
+	q := *p
+	q.P1, q.M1 = p.P1+p.M2, p.M1+p.P2
+	q.C1 = newDmat(q.P1, p.N)
+	q.C1.put(0, 0, p.C1, 1)
+	q.D12 = newDmat(q.P1, p.M2)
+	q.D12.put(0, 0, p.D12, 1)
+	for i := 0; i < p.M2; i++ {
+		q.D12.set(p.P1+i, i, eps)
+	}
+	q.B1 = newDmat(p.N, q.M1)
+	q.B1.put(0, 0, p.B1, 1)
+	q.D21 = newDmat(p.P2, q.M1)
+	q.D21.put(0, 0, p.D21, 1)
+	for i := 0; i < p.P2; i++ {
+		q.D21.set(i, p.M1+i, eps)
+	}
+	q.D11 = newDmat(q.P1, q.M1)
+	return &q
+}
+
+// hinfRegularizedOpt bounds the optimum of a singular plant (D12 or D21
+// rank-deficient, D11 = 0) from above by the Riccati optima γ(ε) of the
+// regularized plants, ε = 1e-2, 1e-3, …, 1e-6 (hinfRiccatiOpt at rel =
+// 1e-10): it returns the smallest γ(ε) found and, as the estimate of its
+// distance to the limit, the decrease from the previous finite γ(ε) to it
+// (NaN, NaN when none is finite; the decrease is NaN when the smallest is the
+// first). Rounding makes the Riccati test fail, not pass, at small ε (γ(ε)
+// turns NaN or rises), so the smallest value is the tightest bound.
+func (p *hinfPlant) hinfRegularizedOpt() (best, step float64) {
+	best, step = math.NaN(), math.NaN()
+	prev := math.NaN()
+	for _, eps := range []float64{1e-2, 1e-3, 1e-4, 1e-5, 1e-6} {
+		g := p.regularized(eps).hinfRiccatiOpt(1e-10)
+		if math.IsNaN(g) {
+			continue
+		}
+		if math.IsNaN(best) || g < best {
+			best, step = g, prev-g
+		}
+		prev = g
+	}
+	return best, step
 }
