@@ -233,19 +233,21 @@ func TestHinfGenRiccatiIPM(t *testing.T) {
 
 // TestHinfGenSet: the set's references come from the stated sources — the
 // Riccati optimum for a regular plant (seed 2), the H∞ norm for an analysis
-// plant (seed 4), csdp for a singular one (seed 9: D21 rank-deficient; no
-// reference when csdp is not installed) — and the generated file reads back
-// to the generated problem's sizes.
+// plant (seed 4), the regularized bound for a singular one whose bound
+// converges (seed 9: D21 rank-deficient), csdp for a singular one whose
+// bound does not (seed 57, γ* ≈ 0; no reference when csdp is not installed)
+// — and the generated file reads back to the generated problem's sizes.
 func TestHinfGenSet(t *testing.T) {
 	dir := t.TempDir()
 	var log bytes.Buffer
-	ins, peers, err := hinfGenSet([]int{2, 4, 9}, dir, time.Minute, &log)
+	seeds := []int{2, 4, 9, 57}
+	ins, peers, err := hinfGenSet(seeds, dir, time.Minute, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"riccati", "hamiltonian", "csdp"}
-	if peers[ins[2].Name].CSDPStatus == "not-installed" {
-		want[2] = ""
+	want := []string{"riccati", "hamiltonian", "riccati-eps", "csdp"}
+	if peers[ins[3].Name].CSDPStatus == "not-installed" {
+		want[3] = ""
 	}
 	for k, in := range ins {
 		src := ""
@@ -256,9 +258,48 @@ func TestHinfGenSet(t *testing.T) {
 			t.Errorf("%s: reference source %q, want %q (csdp %q)", in.Name, src, want[k], peers[in.Name].CSDPStatus)
 		}
 		p := readSDPAFile(t, filepath.Join(dir, in.File))
-		g, _ := generateHinf([]int{2, 4, 9}[k])
+		g, _ := generateHinf(seeds[k])
 		if p.NumVars() != g.Problem.NumVars() || p.NumRows() != g.Problem.NumRows() {
 			t.Errorf("%s: read back %d×%d, generated %d×%d", in.Name, p.NumRows(), p.NumVars(), g.Problem.NumRows(), g.Problem.NumVars())
 		}
+	}
+}
+
+// TestHinfRegularized: the regularized optimum bounds the optimum from above
+// and tends to it — on the regular plant of seed 2 (optimum known from the
+// Riccati conditions) γ(ε) ≥ γ* for ε = 1e-2, 1e-3, 1e-4 and γ(1e-4) is within
+// 1e-6 relative of it; on the singular plant of seed 9 (D21 rank-deficient)
+// γ(ε) does not increase as ε falls (where finite) and hinfRegularizedOpt
+// returns the smallest with a last decrease below 1e-6 relative.
+func TestHinfRegularized(t *testing.T) {
+	p, _ := newHinfPlant(2)
+	opt := p.hinfRiccatiOpt(1e-10)
+	for _, eps := range []float64{1e-2, 1e-3, 1e-4} {
+		g := p.regularized(eps).hinfRiccatiOpt(1e-10)
+		if !(g >= opt*(1-1e-9)) {
+			t.Errorf("seed 2: γ(%g) = %.10g below the optimum %.10g", eps, g, opt)
+		}
+		if eps == 1e-4 && g-opt > 1e-6*opt {
+			t.Errorf("seed 2: γ(1e-4) = %.10g, optimum %.10g", g, opt)
+		}
+	}
+	q, _ := newHinfPlant(9)
+	if rankOf(q.D21) == q.P2 {
+		t.Fatal("seed 9: D21 has full row rank")
+	}
+	best, step := q.hinfRegularizedOpt()
+	prev, lowest := math.Inf(1), math.Inf(1)
+	for _, eps := range []float64{1e-2, 1e-3, 1e-4, 1e-5, 1e-6} {
+		g := q.regularized(eps).hinfRiccatiOpt(1e-10)
+		if math.IsNaN(g) {
+			continue
+		}
+		if g > prev*(1+1e-9) {
+			t.Errorf("seed 9: γ(%g) = %.10g above γ at the larger ε, %.10g", eps, g, prev)
+		}
+		prev, lowest = g, math.Min(lowest, g)
+	}
+	if best != lowest || !(step >= 0 && step <= 1e-6*best) {
+		t.Errorf("seed 9: bound %.10g (smallest γ(ε) %.10g), last decrease %g", best, lowest, step)
 	}
 }
