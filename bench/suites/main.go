@@ -44,11 +44,13 @@
 //
 // -set hinfgen adds generated H∞ synthesis LMIs (hinfgen.go: the
 // Gahinet–Apkarian LMIs of random plants with the structure of SDPLIB's
-// hinf1…15, regular and degenerate kinds), seeds -gen-seeds (default
-// 1-20), set hinfgen, half generated: each is written in SDPA format (to
-// -gen-dir DIR when given, else a temporary folder), solved by csdp for its
-// reference (always; the analysis family's reference is the H∞ norm by
-// Hamiltonian bisection instead) and graded like the unseen set.
+// hinf1…15, regular and degenerate kinds; seeds above 40 strongly
+// unstable), seeds -gen-seeds (default 1-20), set hinfgen, half generated:
+// each is written in SDPA format (to -gen-dir DIR when given, else a
+// temporary folder), solved by csdp (always), and graded like the unseen set
+// against a reference computed without privopt (hinfGenSet: the H∞ norm by
+// Hamiltonian bisection, the Riccati optimum, the regularized Riccati bound
+// of a singular plant, or csdp's value).
 package main
 
 import (
@@ -290,7 +292,7 @@ func run(args []string, stdout io.Writer) error {
 			runCSDP(idir, in, &o, *limit)
 		}
 		if p, ok := genPeers[in.Name]; ok && in.Set == setHinfGen { // csdp ran for the reference
-			o.CSDPStatus, o.CSDPObjective, o.CSDPSeconds, o.CSDPCPU = p.CSDPStatus, p.CSDPObjective, p.CSDPSeconds, p.CSDPCPU
+			o.CSDPStatus, o.CSDPObjective, o.CSDPPrimal, o.CSDPSeconds, o.CSDPCPU = p.CSDPStatus, p.CSDPObjective, p.CSDPPrimal, p.CSDPSeconds, p.CSDPCPU
 		}
 		fmt.Fprintf(stdout, "%-8s %-8s %-24s %-6s %-15s obj %-14.8g ref %-14.8g %6.2fs (CPU %.2fs) %s rows %.1e/%.1e/%.1e%s\n", o.Set, o.Half, o.Name, o.Grade, o.Status,
 			o.Objective, o.Reference, o.Seconds, o.CPUSeconds, o.Solver, o.Rows[0], o.Rows[1], o.Rows[2], csdpNote(&o))
