@@ -726,24 +726,28 @@ func parseSeeds(s string) ([]int, error) {
 // hinfGenSet generates the instances of seeds into dir (SDPA files, the
 // form both privopt and csdp read), runs csdp on each (runCSDP) and returns
 // them as instances of setHinfGen with their references, and the csdp
-// outcome of each by name. The reference of the analysis family is the H∞
-// norm (the midpoint of hinfNorm's bounds, 2e-10 apart relative; source
-// "hamiltonian"); of a plant with D12 of full column rank and D21 of full
-// row rank the Riccati optimum (hinfRiccatiOpt, source "riccati"); both
-// with the pass rule's tolerance 1e-6·max(1, |ref|). Of the others (D12 or
-// D21 rank-deficient: the singular problems, SDPLIB hinf10–15's shapes) the
-// regularized upper bound (hinfRegularizedOpt, source "riccati-eps") with
-// its last decrease as tolerance (at least the pass rule's) when that
-// decrease is at most 1e-2·max(1, |bound|) (converged), else no reference
-// when CSDP's value lies above the bound, else CSDP's objective when csdp
-// reports success
-// (exit code 0; source "csdp") or reduced accuracy (exit code 3; source
-// "csdp-partial"), with the tolerance the pass rule's 1e-6·max(1, |ref|)
-// widened to csdp's own gap |primal − dual objective| (on these problems
-// csdp's "optimal" can carry a gap of 1e-4 relative: its X is infeasible
-// enough that the gap is negative), else none (graded "noref"). Every instance
-// is described on stdout: family, (n, m1, m2, p1, p2), block orders,
-// degeneracy, reference.
+// outcome of each by name. The reference, in order of preference:
+//
+//   - analysis family: the H∞ norm (the midpoint of hinfNorm's bounds, 2e-10
+//     apart relative; source "hamiltonian"), tolerance the pass rule's
+//     1e-6·max(1, |ref|);
+//   - D12 of full column rank and D21 of full row rank: the Riccati optimum
+//     (hinfRiccatiOpt; source "riccati"), the pass rule's tolerance;
+//   - D12 or D21 rank-deficient (the singular problems, SDPLIB hinf10–15's
+//     shapes): the regularized upper bound (hinfRegularizedOpt; source
+//     "riccati-eps") when its last decrease is at most 1e-2·max(1, |bound|),
+//     with that decrease as tolerance (at least the pass rule's); else none
+//     when csdp's value lies above the bound;
+//   - else csdp's objective when it reports success (exit code 0; source
+//     "csdp") or reduced accuracy (exit code 3; "csdp-partial"), with the
+//     pass rule's tolerance widened to csdp's own gap |primal − dual
+//     objective| (on the degenerate kind csdp's "optimal" can be 1e-4 off,
+//     its X infeasible enough that the gap is negative);
+//   - else none (graded "noref").
+//
+// Every instance is described on stdout: family, (n, m1, m2, p1, p2), block
+// orders, degeneracy, reference, csdp's result, the Riccati optimum and the
+// regularized bound.
 func hinfGenSet(seeds []int, dir string, limit time.Duration, stdout io.Writer) ([]instance, map[string]outcome, error) {
 	var out []instance
 	peers := map[string]outcome{}
