@@ -7,6 +7,7 @@
 //	go run ./bench/suites [-set cblib,sdplib,maros] [-route auto|ipm|highs]
 //	    [-only REGEXP] [-half tune|held-out|all] [-time-limit 300s] [-out bench-suites] [-csdp] [-cvxopt]
 //	    [-cpuprofile FILE] [-points DIR] [-sdpa DIR [-sdpa-margin EPS]]
+//	    [-set hinfgen [-gen-seeds 1-20] [-gen-dir DIR]]
 //
 // Grades: "pass" (status optimal or almost-optimal and |obj − ref| within the
 // tolerance of the rule; infeasible instances: the matching status), "wrong"
@@ -40,6 +41,16 @@
 // F(x) = Σᵢ xᵢFᵢ − F₀ ⪰ EPS·I on every block (F₀ + EPS·I written instead of
 // F₀): its solutions are strictly feasible points of the original, with an
 // eigenvalue margin of about EPS less the solver's error.
+//
+// -set hinfgen adds generated H∞ synthesis LMIs (hinfgen.go: the
+// Gahinet–Apkarian LMIs of random plants with the structure of SDPLIB's
+// hinf1…15, regular and degenerate kinds; seeds above 40 strongly
+// unstable), seeds -gen-seeds (default 1-20), set hinfgen, half generated:
+// each is written in SDPA format (to -gen-dir DIR when given, else a
+// temporary folder), solved by csdp (always), and graded like the unseen set
+// against a reference computed without privopt (hinfGenSet: the H∞ norm by
+// Hamiltonian bisection, the Riccati optimum, the regularized Riccati bound
+// of a singular plant, or csdp's value).
 package main
 
 import (
@@ -134,6 +145,9 @@ type outcome struct {
 	CSDPCPU       float64 `json:"csdp_cpu_seconds,omitempty"` // csdp's user + system time
 	CSDPObjective float64 `json:"csdp_objective,omitempty"`
 	CSDPStatus    string  `json:"csdp_status,omitempty"`
+	// CSDPPrimal is csdp's "primal objective value" (its max form): the
+	// gap to CSDPObjective bounds how well it pinned the optimum.
+	CSDPPrimal float64 `json:"csdp_primal_objective,omitempty"`
 }
 
 func main() {
@@ -160,6 +174,8 @@ func run(args []string, stdout io.Writer) error {
 	sdpaMargin := fs.Float64("sdpa-margin", 0, "with -sdpa: write the tightened problem F(x) ⪰ EPS·I instead (strictly feasible points)")
 	unseenDir := fs.String("unseen", "", "also solve every DIR/*.dat-s (SDPA) not in reference.json, graded against DIR/../README.md's table (SDPLIB 1.2's layout): set sdplib-unseen, half unseen")
 	halfFlag := fs.String("half", "all", "which half of the held-out split (split.go) to run: tune, held-out or all")
+	genSeeds := fs.String("gen-seeds", "1-20", "with -set hinfgen: the seeds of the generated H∞ synthesis LMIs (hinfgen.go), e.g. 1-20,33")
+	genDir := fs.String("gen-dir", "", "with -set hinfgen: write the generated SDPA files to DIR and keep them (default: a temporary folder, removed)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -211,6 +227,30 @@ func run(args []string, stdout io.Writer) error {
 		ref.Instances = append(ref.Instances, extra...)
 		want[setUnseen] = true
 	}
+	var genPeers map[string]outcome
+	if want[setHinfGen] && *regrade == "" {
+		seeds, err := parseSeeds(*genSeeds)
+		if err != nil {
+			return err
+		}
+		if *genDir == "" {
+			d, err := os.MkdirTemp("", "hinfgen-*")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(d)
+			*genDir = d
+		}
+		extra, peers, err := hinfGenSet(seeds, *genDir, *limit, stdout)
+		if err != nil {
+			return err
+		}
+		for _, in := range extra {
+			halves[in.Set+"/"+in.Name] = halfGenerated
+		}
+		ref.Instances = append(ref.Instances, extra...)
+		genPeers = peers
+	}
 	if *regrade != "" {
 		return regradeFile(*regrade, ref, halves, *route, *useErrata, stdout)
 	}
@@ -234,6 +274,9 @@ func run(args []string, stdout io.Writer) error {
 		if in.Set == setUnseen {
 			idir = *unseenDir
 		}
+		if in.Set == setHinfGen {
+			idir = *genDir
+		}
 		o, sol := solveOne(idir, in, backend, *limit, *useErrata)
 		o.Half = halves[in.Set+"/"+in.Name]
 		if *pointDir != "" && sol != nil {
@@ -247,6 +290,9 @@ func run(args []string, stdout io.Writer) error {
 		}
 		if *csdp && (in.Set == "sdplib" || in.Set == setUnseen) {
 			runCSDP(idir, in, &o, *limit)
+		}
+		if p, ok := genPeers[in.Name]; ok && in.Set == setHinfGen { // csdp ran for the reference
+			o.CSDPStatus, o.CSDPObjective, o.CSDPPrimal, o.CSDPSeconds, o.CSDPCPU = p.CSDPStatus, p.CSDPObjective, p.CSDPPrimal, p.CSDPSeconds, p.CSDPCPU
 		}
 		fmt.Fprintf(stdout, "%-8s %-8s %-24s %-6s %-15s obj %-14.8g ref %-14.8g %6.2fs (CPU %.2fs) %s rows %.1e/%.1e/%.1e%s\n", o.Set, o.Half, o.Name, o.Grade, o.Status,
 			o.Objective, o.Reference, o.Seconds, o.CPUSeconds, o.Solver, o.Rows[0], o.Rows[1], o.Rows[2], csdpNote(&o))

@@ -173,8 +173,11 @@ func tighten(p *solver.Problem, eps float64) *solver.Problem {
 
 var csdpObjective = regexp.MustCompile(`Dual objective value:\s*([-+0-9.eE]+)`)
 
+var csdpPrimalObjective = regexp.MustCompile(`Primal objective value:\s*([-+0-9.eE]+)`)
+
 // runCSDP converts the instance to SDPA, runs csdp on it and records its
-// status, objective and wall time in o.
+// status, objective (its "dual objective", SDPA's primal minimum), its
+// other side's objective (CSDPPrimal) and wall time in o.
 func runCSDP(dir string, in *instance, o *outcome, limit time.Duration) {
 	bin, err := exec.LookPath("csdp")
 	if err != nil {
@@ -225,6 +228,10 @@ func runCSDP(dir string, in *instance, o *outcome, limit time.Duration) {
 	if m := csdpObjective.FindSubmatch(out.Bytes()); m != nil {
 		v, _ := strconv.ParseFloat(string(m[1]), 64)
 		o.CSDPObjective = v + p.R
+	}
+	if m := csdpPrimalObjective.FindSubmatch(out.Bytes()); m != nil {
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		o.CSDPPrimal = v + p.R
 	}
 }
 

@@ -58,7 +58,14 @@
 // amplify the round-off of the KKT solve; and the best iterate (by the largest
 // of the relative residuals and gap) is kept, so that a solve ending by a limit
 // or by numerical trouble still returns Optimal or AlmostOptimal when that
-// iterate meets the (reduced) tolerances.
+// iterate meets the (reduced) tolerances. A second iterate is kept too: of
+// those meeting the reduced tolerances, the one with the smallest estimate of
+// the re-check's gap + objective sensitivity (solver.Accuracy); when the
+// first fails the re-check on the caller's data and the second passes, the
+// second is returned, with a diagnostic saying so. This is what answers
+// problems whose optimal set is at infinity (‖x‖ grows like 1/τ, so the
+// sensitivity |x|ᵀ|r_d| of late iterates grows once the dual residual stops
+// falling).
 //
 // Every iteration factors the quasi-definite KKT matrix
 //

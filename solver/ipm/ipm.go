@@ -201,6 +201,9 @@ type workspace struct {
 	// solution finish returned is that point
 	checked      checkedPoint
 	finalChecked bool
+	// cand is the iterate meeting the reduced tolerances with the smallest
+	// estimated objective error (keepCandidate)
+	cand candidatePoint
 	// KKT work
 	x2, z2, x1, z1 []float64
 	rhs, sol       []float64
