@@ -20,7 +20,9 @@ import (
 // PRIVOPT_LMPDIAG_CUTOFF the cutoff; PRIVOPT_PARTMIP_WORK the part's
 // tightening work, default 1.1e8; PRIVOPT_PARTMIP_PASSES, default 1;
 // PRIVOPT_PARTMIP_ITERS the MIP's LP-iteration limit, default 14000;
-// PRIVOPT_PARTMIP_RESTRICT=1|0 the restriction to π ≥ cutoff on or off;
+// PRIVOPT_PARTMIP_BUSHI the bus's price bound as an earlier level left
+// it; PRIVOPT_PARTMIP_LOOSE=1|0 the price cap as the MIP's own-bus bound
+// (partMIPOptions.looseOwn) on or off; PRIVOPT_PARTMIP_RESTRICT=1|0 the restriction to π ≥ cutoff on or off;
 // PRIVOPT_PARTMIP_LOG=1 prints HiGHS's MIP log; PRIVOPT_PARTMIP_CACHE a
 // file keeping the default tightening's evidence between runs). It runs
 // one part of the pattern split (partBound) as the split step does, after
@@ -48,6 +50,12 @@ func TestLMPPartMIPDiag(t *testing.T) {
 	iters := int64(envF("PRIVOPT_PARTMIP_ITERS", 14000))
 	cutoff := envF("PRIVOPT_LMPDIAG_CUTOFF", 0)
 	o := partMIPDefaults
+	if s := os.Getenv("PRIVOPT_PARTMIP_LOOSE"); s != "" {
+		o.looseOwn = s == "1"
+	}
+	if v := envF("PRIVOPT_PARTMIP_BUSHI", 0); v > 0 {
+		ev.PriceHi[i] = v // the bus's bound as a previous level left it
+	}
 	if s := os.Getenv("PRIVOPT_PARTMIP_RESTRICT"); s != "" {
 		o.restrict = s == "1"
 	}
