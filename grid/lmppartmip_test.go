@@ -25,7 +25,9 @@ import (
 // lost), and at most c when c > P (equal c when restricted: the restricted
 // program is empty). The same for the part whose tightening is skipped when
 // its relaxation is at most the cutoff (skipBelow), alone and with the
-// restriction. A
+// restriction, and for the part MIP given the price cap as the bus's
+// bound (looseOwn) when the bus's bound is the largest part maximum (as an
+// earlier split leaves it), so the relaxation reaches it. A
 // restriction placed above the cutoff it is reported against (a wrong
 // cutoff) gives c < P at the cutoffs just below P and fails the first
 // check.
@@ -63,6 +65,12 @@ func TestLMPPartRestrict(t *testing.T) {
 		if l < 0 {
 			continue
 		}
+		type ref struct {
+			part *kktPart
+			P    float64
+		}
+		var refs []ref
+		V := math.Inf(-1) // a bound on the bus's price: the largest parts' proven bound
 		for _, side := range []int{1, -1, 0} {
 			part := &kktPart{own: i, ownLoad: dom.Hi[i], l: l, side: side}
 			// The reference: the part's KKT MIP, unrestricted, closed.
@@ -89,14 +97,26 @@ func TestLMPPartRestrict(t *testing.T) {
 			if r.Status != solver.Optimal {
 				t.Fatalf("bus %d part %+d: reference MIP %v", n.BusID[i], side, r.Status)
 			}
-			P := r.Objective
-			for _, o := range []partMIPOptions{{restrict: true}, {skipBelow: true}, {restrict: true, skipBelow: true}} {
-				name := fmt.Sprintf("restrict %v, skipBelow %v", o.restrict, o.skipBelow)
+			refs = append(refs, ref{part, r.Objective})
+			V = math.Max(V, r.DualBound)
+		}
+		// The bus's bound as an earlier split would leave it (at its
+		// largest part's maximum): the MIP then gets the cap (looseOwn).
+		split := append([]float64(nil), ev.PriceHi...)
+		split[i] = math.Min(split[i], V+1e-6*(1+math.Abs(V)))
+		for _, rf := range refs {
+			part, P, side := rf.part, rf.P, rf.part.side
+			for _, o := range []partMIPOptions{{restrict: true}, {skipBelow: true}, {restrict: true, skipBelow: true}, {skipBelow: true, looseOwn: true}} {
+				hi := ev.PriceHi
+				if o.looseOwn {
+					hi = split
+				}
+				name := fmt.Sprintf("restrict %v, skipBelow %v, looseOwn %v (bus bound %.6g)", o.restrict, o.skipBelow, o.looseOwn, hi[i])
 				for _, c := range []float64{0.5 * P, P - 0.01, P + 0.01} {
-					if c <= 0 || c >= ev.PriceHi[i] {
+					if c <= 0 || c >= hi[i] {
 						continue // no cutoff, or none below the bus's bound
 					}
-					got, _, err := n.partBound(ctx, dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, part, 1, 1e6, c, 1e7, 0, o, nil)
+					got, _, err := n.partBound(ctx, dom, rules, hopt, ev, ev.PriceLo, hi, need, m, part, 1, 1e6, c, 1e7, 0, o, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
