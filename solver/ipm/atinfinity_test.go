@@ -150,9 +150,11 @@ func svecDense(m mat.Matrix, n int) []float64 {
 // unbounded reference must give DualInfeasible. Measured: before keepCandidate,
 // 42 of the 80 ended numerical-error (the iterate of smallest merit has an
 // objective sensitivity of 0.1 to 70 as ‖x‖ grows, while an earlier iterate
-// passes the re-check); after, 1 (seed 3, a = 30, where no iterate meeting
-// the reduced tolerances passes: the smallest sensitivity is 0.09), and the
-// largest relative error is 1.6e-4. The test allows at most 2 failures.
+// passes the re-check); with it, 1 (seed 3, a = 30, where no iterate
+// meeting the reduced tolerances passes: the smallest sensitivity is 0.09);
+// with the re-solve without the equilibration (Solve), which answers that
+// one, 0. The largest relative error is 1.6e-4. The test allows at most 2
+// failures.
 // The first-order estimate Gap + Sensitivity is not a bound here: the
 // error exceeds it by up to 1.9× (the optimal x is at infinity, so the
 // dual residual times the optimal x, which the estimate replaces by the
