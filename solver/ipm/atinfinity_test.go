@@ -39,16 +39,7 @@ func atInfinityProblem(seed uint64, nv, k int, a float64) (p, ref *solver.Proble
 		}
 		return m
 	}
-	g := mat.NewDense(k, k, nil)
-	for i := 0; i < k; i++ {
-		for j := 0; j < k; j++ {
-			g.Set(i, j, rng.NormFloat64())
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(g)
-	var q mat.Dense
-	qr.QTo(&q)
+	q := randomOrthogonal(rng, k)
 	// embed returns Qᵀ diag(top, rest) Q
 	embed := func(top [2][2]float64, rest mat.Symmetric) *mat.Dense {
 		full := mat.NewDense(k, k, nil)
@@ -66,7 +57,7 @@ func atInfinityProblem(seed uint64, nv, k int, a float64) (p, ref *solver.Proble
 		}
 		var t1, t2 mat.Dense
 		t1.Mul(q.T(), full)
-		t2.Mul(&t1, &q)
+		t2.Mul(&t1, q)
 		return &t2
 	}
 	gz := make([]*mat.Dense, nv) // the block's coefficient of z_j
