@@ -65,7 +65,9 @@
 // second is returned, with a diagnostic saying so. This is what answers
 // problems whose optimal set is at infinity (‖x‖ grows like 1/τ, so the
 // sensitivity |x|ᵀ|r_d| of late iterates grows once the dual residual stops
-// falling).
+// falling). A solve that still ends numerical-error with the equilibration
+// on is repeated once without it, in the time left, and the better graded
+// answer is returned with a diagnostic saying so (Solver.Solve).
 //
 // Every iteration factors the quasi-definite KKT matrix
 //

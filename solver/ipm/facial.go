@@ -778,15 +778,6 @@ func (sv *Solver) solveFacial(ctx context.Context, fr *facialReduction, s solver
 	set := sv.set
 	set.fill()
 	tol, rtol := set.tol(), set.reducedTol()
-	rank := func(st solver.Status) int {
-		switch st {
-		case solver.Optimal:
-			return 2
-		case solver.AlmostOptimal:
-			return 1
-		}
-		return 0
-	}
 	var best *solver.Solution
 	var bestAcc solver.Accuracy
 	try := func(rx, rsl []float64, exact bool) (stop bool) {
@@ -806,7 +797,7 @@ func (sv *Solver) solveFacial(ctx context.Context, fr *facialReduction, s solver
 		}
 		acc = solver.CertifyMeasured(cand, acc, tol, rtol)
 		hadOK := best != nil && best.Status.OK()
-		if best == nil || rank(cand.Status) > rank(best.Status) {
+		if best == nil || statusRank(cand.Status) > statusRank(best.Status) {
 			best, bestAcc = cand, acc
 		}
 		return cand.Status == solver.Optimal || acc.Gap > rtol || hadOK

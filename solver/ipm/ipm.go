@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/privopt/privopt/cone"
@@ -59,8 +60,62 @@ func (*Solver) Supports(k cone.Kind) bool {
 // ErrNotConvex); every numerical outcome is a Status. A PSD block whose dual
 // feasible set lies in a proper face (a variable with q_j = 0 whose column is
 // a singular semidefinite matrix of the block) is first reduced to that face
-// and the answer mapped back and re-checked on p (facialReduction).
+// and the answer mapped back and re-checked on p (facialReduction). A solve
+// that ends numerical-error with the equilibration on is repeated without it
+// (resolveUnequilibrated).
 func (sv *Solver) Solve(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
+	start := time.Now()
+	sol, err := sv.solveReduced(ctx, p, s)
+	if err != nil || sol == nil || sol.Status != solver.NumericalError || sv.set.DisableEquilibration {
+		return sol, err
+	}
+	return sv.resolveUnequilibrated(ctx, p, s, sol, start), nil
+}
+
+// resolveUnequilibrated solves p again without the equilibration after sol,
+// a solve with it started at start, ended numerical-error, within the time
+// that solve left, and returns the second answer when solver.Certify grades it
+// higher (Optimal above AlmostOptimal above any other status), else sol.
+//
+// Why: the equilibration (Ruiz scaling of the rows block by block and of the
+// columns) can make the scaled KKT systems less accurate than the caller's
+// own: measured on generated H∞ synthesis LMIs with unstable plants, whose
+// entries span many orders of magnitude, 19 of 80 ended numerical-error with
+// it and 12 without it, and the solves that succeed with it are not improved
+// by removing it (BENCHMARKS.md, "Optimal sets at infinity, round 14"). A
+// solve that ends normally pays nothing; a failing one pays a second solve.
+func (sv *Solver) resolveUnequilibrated(ctx context.Context, p *solver.Problem, s solver.Settings, sol *solver.Solution, start time.Time) *solver.Solution {
+	if ctx != nil && ctx.Err() != nil {
+		return sol
+	}
+	limit := s.TimeLimit
+	if limit == 0 {
+		limit = sv.set.TimeLimit
+	}
+	if limit > 0 {
+		left := limit - time.Since(start)
+		if left <= 0 {
+			return sol
+		}
+		s.TimeLimit = left
+	}
+	inner := &Solver{set: sv.set}
+	inner.set.DisableEquilibration = true
+	again, err := inner.solveReduced(ctx, p, s)
+	if err != nil || again == nil || statusRank(again.Status) <= statusRank(sol.Status) {
+		return sol
+	}
+	again.Diagnostic = strings.TrimPrefix(again.Diagnostic+"; ", "; ") + fmt.Sprintf(
+		"re-solved without the equilibration (%d iterations) after the equilibrated solve ended %v in %d iterations (%s)",
+		again.Iterations, sol.Status, sol.Iterations, sol.Diagnostic)
+	again.Iterations += sol.Iterations
+	again.SolveTime = time.Since(start)
+	return again
+}
+
+// solveReduced is Solve without the repetition: the facial reduction when p
+// admits one, else the plain solve.
+func (sv *Solver) solveReduced(ctx context.Context, p *solver.Problem, s solver.Settings) (*solver.Solution, error) {
 	if p != nil && p.Validate() == nil {
 		if fr := newFacialReduction(p); fr != nil && !sv.psdTooLarge(p) {
 			start := time.Now()

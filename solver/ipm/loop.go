@@ -1407,10 +1407,9 @@ func (w *workspace) fallback(status solver.Status, it int) *solver.Solution {
 
 // candidatePoint is the candidate iterate kept by keepCandidate.
 type candidatePoint struct {
-	x, s, z    []float64
-	tau, kappa float64
-	it         int
-	objErr     float64 // its estimate of Gap + Sensitivity (objErrEstimate)
+	savedIterate
+	it     int
+	objErr float64 // its estimate of Gap + Sensitivity (objErrEstimate)
 }
 
 // objErrEstimate estimates, on the internal residuals, the objective error
@@ -1454,14 +1453,8 @@ func (w *workspace) keepCandidate(it int) {
 	if math.IsNaN(e) || p.x != nil && e > p.objErr {
 		return
 	}
-	if p.x == nil {
-		v := make([]float64, w.n+2*w.m)
-		p.x, p.s, p.z = v[:w.n:w.n], v[w.n:w.n+w.m:w.n+w.m], v[w.n+w.m:]
-	}
-	copy(p.x, w.x)
-	copy(p.s, w.s)
-	copy(p.z, w.z)
-	p.tau, p.kappa, p.it, p.objErr = w.tau, w.kappa, it, e
+	p.save(w)
+	p.it, p.objErr = it, e
 }
 
 // statusRank orders the grades of a re-check: Optimal 2, AlmostOptimal 1,
@@ -1509,12 +1502,7 @@ func (w *workspace) preferCandidate(sol *solver.Solution, why string, it int) *s
 		return nil
 	}
 	// the candidate, measured on the caller's data
-	copy(w.x, p.x)
-	copy(w.s, p.s)
-	copy(w.z, p.z)
-	w.tau, w.kappa = p.tau, p.kappa
-	w.residuals()
-	w.measure()
+	p.load(w)
 	x, s, y := w.point()
 	pacc, err := solver.Measure(w.orig, x, s, y)
 	if err != nil {
@@ -1544,9 +1532,37 @@ func (w *workspace) merit() float64 {
 	return math.Max(math.Max(in.pres, in.dres), math.Min(in.gap, in.relgap))
 }
 
-type snapshot struct {
+// savedIterate is a copy of the homogeneous iterate (x, s, z, τ, κ).
+type savedIterate struct {
 	x, s, z    []float64
 	tau, kappa float64
+}
+
+// save copies w's iterate, allocating the vectors (one allocation) the
+// first time.
+func (c *savedIterate) save(w *workspace) {
+	if c.x == nil {
+		v := make([]float64, w.n+2*w.m)
+		c.x, c.s, c.z = v[:w.n:w.n], v[w.n:w.n+w.m:w.n+w.m], v[w.n+w.m:]
+	}
+	copy(c.x, w.x)
+	copy(c.s, w.s)
+	copy(c.z, w.z)
+	c.tau, c.kappa = w.tau, w.kappa
+}
+
+// load makes the saved iterate w's current one and recomputes its residuals.
+func (c *savedIterate) load(w *workspace) {
+	copy(w.x, c.x)
+	copy(w.s, c.s)
+	copy(w.z, c.z)
+	w.tau, w.kappa = c.tau, c.kappa
+	w.residuals()
+	w.measure()
+}
+
+type snapshot struct {
+	savedIterate
 	// merit is the smallest merit seen; the termination rules compare with
 	// it. The kept point is the iterate of that merit, or a later one
 	// preferred by gapBetter, whose residual and gap are res and gap.
@@ -1611,14 +1627,8 @@ func (w *workspace) keepGapBetter() {
 
 func (w *workspace) saveBest(m float64) {
 	b := &w.best
-	if b.x == nil {
-		v := make([]float64, w.n+2*w.m)
-		b.x, b.s, b.z = v[:w.n:w.n], v[w.n:w.n+w.m:w.n+w.m], v[w.n+w.m:]
-	}
-	copy(b.x, w.x)
-	copy(b.s, w.s)
-	copy(b.z, w.z)
-	b.tau, b.kappa, b.merit = w.tau, w.kappa, m
+	b.save(w)
+	b.merit = m
 	in := &w.info
 	b.res, b.gap = math.Max(in.pres, in.dres), math.Min(in.gap, in.relgap)
 	b.reduced = w.converged(w.set.ReducedFeasTol, w.set.ReducedGapTol)
@@ -1626,13 +1636,7 @@ func (w *workspace) saveBest(m float64) {
 
 // restoreBest makes the best iterate current and recomputes its residuals.
 func (w *workspace) restoreBest() {
-	b := &w.best
-	copy(w.x, b.x)
-	copy(w.s, b.s)
-	copy(w.z, b.z)
-	w.tau, w.kappa = b.tau, b.kappa
-	w.residuals()
-	w.measure()
+	w.best.load(w)
 }
 
 func (w *workspace) setDualScaling(on bool) {
