@@ -107,8 +107,10 @@ func partEvidence(ev *LMPEvidence, part *kktPart) *LMPEvidence {
 // counts; safety (0: none) is a wall-clock net for the MIP, whose stop
 // makes ev not Reproducible (ev.splitStopped). The options partMIPDefaults
 // apply (partBound): a part whose relaxation bound is already at most a
-// cutoff above 0 keeps that bound untightened (skipBelow); the restriction
-// to π_i ≥ cutoff before the tightening (restrict, partRestrict) is off.
+// cutoff above 0 keeps that bound untightened (skipBelow); a part MIP whose
+// part's relaxation reaches piHi[i] gets the price cap as the bus's own
+// bound (looseOwn); the restriction to π_i ≥ cutoff before the tightening
+// (restrict, partRestrict) is off.
 // The bound holds at every KKT point over the domain (see above);
 // it is not part of a checkable proof.
 func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
@@ -146,8 +148,8 @@ type partMIPOptions struct {
 	// skipBelow skips the part's tightening and MIP when its relaxation
 	// bound is already at most the cutoff (above 0): the bound is then the
 	// relaxation's. On 300_ieee ±10% at a split budget of 1.2·10¹⁰ work
-	// units it saves a quarter of the split's work with the same bounds
-	// (BENCHMARKS.md, "Part MIPs on 300 buses, round 14").
+	// units it saves a quarter of the split's work for the same certified
+	// value (BENCHMARKS.md, "Part MIPs on 300 buses, round 14").
 	skipBelow bool
 	// looseOwn gives the part MIP the price cap as the bus's own price
 	// bound (when above it) when the part's relaxation reaches the bus's
