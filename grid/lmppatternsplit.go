@@ -1,9 +1,14 @@
 package grid
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/privopt/privopt/solver"
@@ -33,16 +38,6 @@ type LMPPatternSplit struct {
 // bound, 489.9; with 20 it is the 21st, 356.9, and one tightening pass per
 // part brings 19 of the 20 buses to it at about 4·10⁸ work units each.
 const patternSplitMaxBuses = 20
-
-// patternSplitPasses are the tightening passes of each part in the step's
-// two rounds: one pass for every bus of S first (enough for all but the
-// buses whose parts stay near the cap after one pass), then three for the
-// buses still above the cutoff, which share the work left.
-var patternSplitPasses = [2]int{1, 3}
-
-// patternSplitReserve is the share of the step's work kept from the first
-// round for the second.
-const patternSplitReserve = 0.25
 
 // patternSplitStep lowers the price bounds piHi of the buses holding the
 // largest bounds by the congestion-pattern split of lmppattern.go, within
@@ -144,70 +139,171 @@ func patternSplitSet(vars []int, piHi []float64, k int, known float64) (sel []in
 // bus of a level with a lower cutoff costs at least as much as before).
 const patternSplitGrowth = 2
 
+// patternSplitPasses are the tightening passes of each part in the
+// rounds of a split level (patternSplitLevel); patternSplitShares the
+// share of the work left at the start of a round that the round's buses
+// divide equally. Round 0 runs each part's MIP (with the row π ≥ cutoff)
+// on the part's relaxation without tightening it first: measured on
+// 300_ieee ±10% (BENCHMARKS.md, "Split schedule on 300 buses, round 14"),
+// one tightening pass of a part lowered the bus's price bound in the part
+// by less than 10⁻⁵ relative in 38 of 41 parts, cost about 1.5·10⁸ work
+// units, and the part MIP then proved the cutoff at its root in 35 of 37.
+// The buses still above the cutoff get one tightening pass per part in
+// round 1 (three fourths of the work left) and three in round 2 (all of
+// it).
+var (
+	patternSplitPasses = [...]int{0, 1, 3}
+	patternSplitShares = [...]float64{0.25, 0.75, 1}
+)
+
+// patternSplitJob is the outcome of one bus's split in a round of
+// patternSplitLevel, kept until the round's jobs are merged in order.
+type patternSplitJob struct {
+	bus, branch int
+	bound, used float64
+	cands       [][]float64
+	stopped     bool
+	log         bytes.Buffer
+	err         error
+}
+
 // patternSplitLevel splits the buses sel (largest bound first) with the
-// cutoff in the two rounds of patternSplitStep, within *left work units
+// cutoff in the rounds of patternSplitPasses within *left work units
 // (decreased by the work used), and reports whether every bus of sel ended
 // at most the cutoff.
+//
+// Round r: the buses of sel still above the cutoff (round 0 largest bound
+// first, later rounds smallest first), each with the same share,
+// patternSplitShares[r] of the work left divided by their number. The
+// buses of a round are split concurrently (runtime.GOMAXPROCS(0)
+// goroutines) from the bounds at the round's start; their results (new
+// bounds, records, progress lines, search candidates) are merged in the
+// round's order after all have ended. A bus's work depends only on the
+// bounds at the round's start and its share, so the bounds, the records
+// and the work are the same for any number of goroutines and any timing
+// (except when a part MIP stops by its wall-clock net, which marks the
+// evidence not reproducible).
 func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, sel []int, cutoff float64, left *float64, opt LMPBoundOptions) (bool, error) {
-	budget := *left
-	all := sel
-	var rest []int
 	for round, passes := range patternSplitPasses {
-		if round > 0 {
-			// The buses nearest the cutoff first: the work a bus leaves
-			// unused passes to the buses after it, so the farthest gets the
-			// most.
-			sel, rest = rest, nil
-			sort.SliceStable(sel, func(a, b int) bool { return piHi[sel[a]] < piHi[sel[b]] })
-		}
-		for q, i := range sel {
-			if *left <= 0 {
-				break
-			}
-			if piHi[i] <= cutoff {
-				continue
-			}
-			reserve := 0.0
-			if round == 0 {
-				reserve = budget * patternSplitReserve
-			}
-			per := (*left - reserve) / float64(len(sel)-q)
-			l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, ev, piLo, piHi, i)
-			*left -= used
-			if err != nil {
-				return false, err
-			}
-			if l < 0 {
-				continue
-			}
-			share := (per - used) / float64(2*parts)
-			if share <= 0 {
-				continue
-			}
-			before := piHi[i]
-			b, u, err := n.patternPartBound(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, i, l, passes, share, cutoff, int64(share/size), patternSplitSafety(opt), opt.Progress)
-			if err != nil {
-				return false, err
-			}
-			*left -= u
-			if b < piHi[i] {
-				piHi[i] = b
-			}
+		var todo []int
+		for _, i := range sel {
 			if piHi[i] > cutoff {
-				rest = append(rest, i)
+				todo = append(todo, i)
 			}
-			ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: used + u})
+		}
+		if len(todo) == 0 || *left <= 0 {
+			break
+		}
+		if round > 0 {
+			// The buses nearest the cutoff first (the order of the
+			// records and of the merge).
+			sort.SliceStable(todo, func(a, b int) bool { return piHi[todo[a]] < piHi[todo[b]] })
+		}
+		per := *left * patternSplitShares[round] / float64(len(todo))
+		snap := append([]float64(nil), piHi...)
+		jobs := make([]patternSplitJob, len(todo))
+		runOrdered(len(todo), func(q int) {
+			jobs[q] = n.patternSplitBus(ctx, dom, rules, hopt, ev, piLo, snap, need, m, todo[q], cutoff, passes, per, opt)
+		})
+		for q := range jobs {
+			j := &jobs[q]
+			if opt.Progress != nil {
+				opt.Progress.Write(j.log.Bytes())
+			}
+			*left -= j.used
+			ev.Candidates = append(ev.Candidates, j.cands...)
+			ev.splitStopped = ev.splitStopped || j.stopped
+			if j.err != nil {
+				return false, j.err
+			}
+			if j.branch < 0 {
+				continue
+			}
+			i, l := j.bus, j.branch
+			before := piHi[i]
+			piHi[i] = math.Min(piHi[i], j.bound)
+			ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: j.used})
 			progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g, %d tightening passes per part): price bound %.6g → %.6g ($/MWh), %.3g work units",
-				n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, passes, before, piHi[i], used+u)
+				n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, passes, before, piHi[i], j.used)
 		}
 	}
-	for _, i := range all {
+	for _, i := range sel {
 		if piHi[i] > cutoff {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// patternSplitBus splits bus i in one round of patternSplitLevel with per
+// work units and the given tightening passes, reading the bounds piLo,
+// piHi and the evidence ev without changing them: the branch
+// (patternBranch), then for p non-empty parts each part gets a 1/(2p)
+// share of the work left for its own tightening and a 1/(2p) share as its
+// MIP's LP-iteration limit (the share divided by the KKT program's rows
+// plus columns); without tightening passes the MIP gets the whole 1/p.
+func (n *Network) patternSplitBus(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, need []bool, m *marketLP, i int, cutoff float64, passes int, per float64, opt LMPBoundOptions) (j patternSplitJob) {
+	j.bus, j.branch, j.bound = i, -1, piHi[i]
+	var w io.Writer
+	if opt.Progress != nil {
+		w = &j.log
+	}
+	jev := *ev // the split's own evidence: candidates and stop flag are merged later
+	jev.Candidates, jev.splitStopped, jev.PatternSplits = nil, false, nil
+	l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, &jev, piLo, piHi, i)
+	j.used = used
+	if err != nil || l < 0 {
+		j.err = err
+		return j
+	}
+	share := (per - used) / float64(2*parts)
+	if share <= 0 {
+		return j
+	}
+	tighten, mip := share, share
+	if passes == 0 {
+		tighten, mip = 0, 2*share
+	}
+	b, u, err := n.patternPartBound(ctx, dom, rules, hopt, &jev, piLo, piHi, need, m, i, l, passes, tighten, cutoff, int64(mip/size), patternSplitSafety(opt), w)
+	j.used += u
+	j.cands, j.stopped = jev.Candidates, jev.splitStopped
+	if err != nil {
+		j.err = err
+		return j
+	}
+	j.branch, j.bound = l, b
+	return j
+}
+
+// runOrdered calls f(0), …, f(count−1) on min(GOMAXPROCS, count)
+// goroutines and returns when all have returned; f(q) writes only its own
+// results, which the caller merges in the order of q.
+func runOrdered(count int, f func(q int)) {
+	workers := min(runtime.GOMAXPROCS(0), count)
+	if workers <= 1 {
+		for q := 0; q < count; q++ {
+			f(q)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				q := int(next.Add(1)) - 1
+				if q >= count {
+					return
+				}
+				f(q)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // patternBranch solves the linear relaxation of bus i's KKT program (own
