@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/privopt/privopt/solver/highs"
 )
 
 // TestLMPLevelSchedule is a measurement run only on request
@@ -71,4 +75,97 @@ func TestLMPLevelSchedule(t *testing.T) {
 		}
 	}
 	t.Logf("work left: budget %.3g", w)
+}
+
+// TestLMPLevelShares is a measurement run only on request
+// (PRIVOPT_LEVELDIAG_BUSES = bus IDs, e.g. "121,173,63";
+// PRIVOPT_LEVELDIAG_SHARES = per-bus work shares, e.g. "5e7,1e8,2e8";
+// PRIVOPT_LEVELDIAG_MODES = "t1" (one tightening pass per part, half of a
+// part's share to it, half to its MIP), "t3" (three passes), "m0" (no
+// tightening, the part's share to its MIP), "m0all" (no tightening, every
+// part MIP may use the whole share left); PRIVOPT_LEVELDIAG_K the level's
+// size, default 20: the cutoff is the (K+1)-th bound). After the default
+// tightening it splits each bus with each share and mode against the
+// level's cutoff, from the same bounds, and reports the bound and the
+// work used: how much work a bus needs to reach the cutoff.
+func TestLMPLevelShares(t *testing.T) {
+	busSpec := os.Getenv("PRIVOPT_LEVELDIAG_BUSES")
+	if busSpec == "" {
+		t.Skip("a measurement: set PRIVOPT_LEVELDIAG_BUSES")
+	}
+	var shares []float64
+	for _, s := range strings.Split(os.Getenv("PRIVOPT_LEVELDIAG_SHARES"), ",") {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shares = append(shares, v)
+	}
+	modes := strings.Split(os.Getenv("PRIVOPT_LEVELDIAG_MODES"), ",")
+	k := 20
+	if s := os.Getenv("PRIVOPT_LEVELDIAG_K"); s != "" {
+		k, _ = strconv.Atoi(s)
+	}
+	n, dom, rules, ev := diagEvidence(t)
+	m, _, mlp := marketLPSolver(t, n, dom, rules)
+	mlp.Close()
+	need := priceNeed(m)
+	hopt := highs.Options{}
+	hopt.Threads = 1
+	sel, cutoff, _ := patternSplitSet(m.vars, ev.PriceHi, k, 0)
+	t.Logf("level of %d buses: cutoff %.6g; %d above it", k, cutoff, len(sel))
+	type job struct {
+		id    int
+		mode  string
+		share float64
+		bound float64
+		used  float64
+		log   bytes.Buffer
+	}
+	var jobs []*job
+	for _, s := range strings.Split(busSpec, ",") {
+		id, _ := strconv.Atoi(s)
+		for _, mode := range modes {
+			for _, sh := range shares {
+				jobs = append(jobs, &job{id: id, mode: mode, share: sh})
+			}
+		}
+	}
+	ctx := context.Background()
+	runOrdered(len(jobs), func(q int) {
+		j := jobs[q]
+		i := n.BusIndex[j.id]
+		jev := *ev
+		jev.Candidates = nil
+		l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, &jev, ev.PriceLo, ev.PriceHi, i)
+		if err != nil || l < 0 {
+			j.bound, j.used = math.NaN(), used
+			return
+		}
+		part := (j.share - used) / float64(parts)
+		passes, tighten, mip := 1, part/2, part/2
+		switch j.mode {
+		case "t3":
+			passes = 3
+		case "m0":
+			passes, tighten, mip = 0, 0, part
+		case "m0all":
+			passes, tighten, mip = 0, 0, j.share-used
+		}
+		b, u, err := n.patternPartBound(ctx, dom, rules, hopt, &jev, ev.PriceLo, ev.PriceHi, need, m, i, l, passes, tighten, cutoff, int64(mip/size), 0, &j.log)
+		if err != nil {
+			t.Error(err)
+		}
+		j.bound, j.used = b, used+u
+	})
+	for _, j := range jobs {
+		i := n.BusIndex[j.id]
+		reached := j.bound <= cutoff
+		t.Logf("bus %d (bound %.6g) mode %s share %.3g: → %.6g (reached %v), %.3g work used", j.id, ev.PriceHi[i], j.mode, j.share, j.bound, reached, j.used)
+		for _, line := range strings.Split(strings.TrimSpace(j.log.String()), "\n") {
+			if strings.Contains(line, "MIP with cutoff") {
+				t.Logf("    %s", strings.TrimPrefix(line, "lmp-bound: "))
+			}
+		}
+	}
 }

@@ -139,22 +139,21 @@ func patternSplitSet(vars []int, piHi []float64, k int, known float64) (sel []in
 // bus of a level with a lower cutoff costs at least as much as before).
 const patternSplitGrowth = 2
 
-// patternSplitPasses are the tightening passes of each part in the
-// rounds of a split level (patternSplitLevel); patternSplitShares the
-// share of the work left at the start of a round that the round's buses
-// divide equally. Round 0 runs each part's MIP (with the row π ≥ cutoff)
-// on the part's relaxation without tightening it first: measured on
-// 300_ieee ±10% (BENCHMARKS.md, "Split schedule on 300 buses, round 14"),
-// one tightening pass of a part lowered the bus's price bound in the part
-// by less than 10⁻⁵ relative in 38 of 41 parts, cost about 1.5·10⁸ work
-// units, and the part MIP then proved the cutoff at its root in 35 of 37.
-// The buses still above the cutoff get one tightening pass per part in
-// round 1 (three fourths of the work left) and three in round 2 (all of
-// it).
-var (
-	patternSplitPasses = [...]int{0, 1, 3}
-	patternSplitShares = [...]float64{0.25, 0.75, 1}
-)
+// patternSplitPasses are the tightening passes of each part in the two
+// rounds of a split level: one pass for every bus of the level first
+// (enough for all but the buses whose parts stay near the cap after one
+// pass), then three for the buses still above the cutoff, which share the
+// work left.
+var patternSplitPasses = [2]int{1, 3}
+
+// patternSplitReserve is the share of a level's work kept from its first
+// round for the second.
+const patternSplitReserve = 0.25
+
+// patternSplitWave is the number of buses of a round split at the same
+// time, from the same bounds (patternSplitLevel). It is a constant, not the
+// number of cores, so that the bounds do not depend on the machine.
+const patternSplitWave = 2
 
 // patternSplitJob is the outcome of one bus's split in a round of
 // patternSplitLevel, kept until the round's jobs are merged in order.
@@ -168,23 +167,29 @@ type patternSplitJob struct {
 }
 
 // patternSplitLevel splits the buses sel (largest bound first) with the
-// cutoff in the rounds of patternSplitPasses within *left work units
+// cutoff in the two rounds of patternSplitPasses within *left work units
 // (decreased by the work used), and reports whether every bus of sel ended
 // at most the cutoff.
 //
-// Round r: the buses of sel still above the cutoff (round 0 largest bound
-// first, later rounds smallest first), each with the same share,
-// patternSplitShares[r] of the work left divided by their number. The
-// buses of a round are split concurrently (runtime.GOMAXPROCS(0)
-// goroutines) from the bounds at the round's start; their results (new
-// bounds, records, progress lines, search candidates) are merged in the
-// round's order after all have ended. A bus's work depends only on the
-// bounds at the round's start and its share, so the bounds, the records
-// and the work are the same for any number of goroutines and any timing
-// (except when a part MIP stops by its wall-clock net, which marks the
-// evidence not reproducible).
+// Round 0 takes the buses of sel, round 1 those still above the cutoff,
+// nearest the cutoff first (the work a bus leaves unused passes to the
+// buses after it, so the farthest gets the most). A round's buses are
+// interleaved (the q-th of the first half, then the q-th of the second)
+// and split in waves of patternSplitWave: the buses of a wave are split
+// concurrently (at most runtime.GOMAXPROCS(0) at a time) from the bounds
+// at the wave's start, each with the work left (in round 0 less
+// patternSplitReserve of the level's) divided by the round's buses not
+// yet split; the results (bounds, records, progress lines, search
+// candidates) are merged in the wave's order once all have ended. The
+// interleaving puts buses with equal bounds (neighbours, which often lower
+// each other's programs) in different waves. A bus's work depends only on
+// the bounds at its wave's start and its share, so bounds, records and
+// work are the same for any GOMAXPROCS and any timing (except when a part
+// MIP stops by its wall-clock net, which marks the evidence not
+// reproducible).
 func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, sel []int, cutoff float64, left *float64, opt LMPBoundOptions) (bool, error) {
+	budget := *left
 	for round, passes := range patternSplitPasses {
 		var todo []int
 		for _, i := range sel {
@@ -192,40 +197,50 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 				todo = append(todo, i)
 			}
 		}
-		if len(todo) == 0 || *left <= 0 {
-			break
-		}
 		if round > 0 {
-			// The buses nearest the cutoff first (the order of the
-			// records and of the merge).
 			sort.SliceStable(todo, func(a, b int) bool { return piHi[todo[a]] < piHi[todo[b]] })
 		}
-		per := *left * patternSplitShares[round] / float64(len(todo))
-		snap := append([]float64(nil), piHi...)
-		jobs := make([]patternSplitJob, len(todo))
-		runOrdered(len(todo), func(q int) {
-			jobs[q] = n.patternSplitBus(ctx, dom, rules, hopt, ev, piLo, snap, need, m, todo[q], cutoff, passes, per, opt)
-		})
-		for q := range jobs {
-			j := &jobs[q]
-			if opt.Progress != nil {
-				opt.Progress.Write(j.log.Bytes())
+		order := make([]int, 0, len(todo))
+		h := (len(todo) + 1) / 2
+		for q := 0; q < h; q++ {
+			order = append(order, todo[q])
+			if q+h < len(todo) {
+				order = append(order, todo[q+h])
 			}
-			*left -= j.used
-			ev.Candidates = append(ev.Candidates, j.cands...)
-			ev.splitStopped = ev.splitStopped || j.stopped
-			if j.err != nil {
-				return false, j.err
+		}
+		for w := 0; w < len(order) && *left > 0; w += patternSplitWave {
+			wave := order[w:min(w+patternSplitWave, len(order))]
+			reserve := 0.0
+			if round == 0 {
+				reserve = budget * patternSplitReserve
 			}
-			if j.branch < 0 {
-				continue
+			per := (*left - reserve) / float64(len(order)-w)
+			snap := append([]float64(nil), piHi...)
+			jobs := make([]patternSplitJob, len(wave))
+			runOrdered(len(wave), func(q int) {
+				jobs[q] = n.patternSplitBus(ctx, dom, rules, hopt, ev, piLo, snap, need, m, wave[q], cutoff, passes, per, opt)
+			})
+			for q := range jobs {
+				j := &jobs[q]
+				if opt.Progress != nil {
+					opt.Progress.Write(j.log.Bytes())
+				}
+				*left -= j.used
+				ev.Candidates = append(ev.Candidates, j.cands...)
+				ev.splitStopped = ev.splitStopped || j.stopped
+				if j.err != nil {
+					return false, j.err
+				}
+				if j.branch < 0 {
+					continue
+				}
+				i, l := j.bus, j.branch
+				before := piHi[i]
+				piHi[i] = math.Min(piHi[i], j.bound)
+				ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: j.used})
+				progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g, %d tightening passes per part): price bound %.6g → %.6g ($/MWh), %.3g work units",
+					n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, passes, before, piHi[i], j.used)
 			}
-			i, l := j.bus, j.branch
-			before := piHi[i]
-			piHi[i] = math.Min(piHi[i], j.bound)
-			ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: j.used})
-			progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g, %d tightening passes per part): price bound %.6g → %.6g ($/MWh), %.3g work units",
-				n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, passes, before, piHi[i], j.used)
 		}
 	}
 	for _, i := range sel {
@@ -242,7 +257,7 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 // (patternBranch), then for p non-empty parts each part gets a 1/(2p)
 // share of the work left for its own tightening and a 1/(2p) share as its
 // MIP's LP-iteration limit (the share divided by the KKT program's rows
-// plus columns); without tightening passes the MIP gets the whole 1/p.
+// plus columns).
 func (n *Network) patternSplitBus(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, i int, cutoff float64, passes int, per float64, opt LMPBoundOptions) (j patternSplitJob) {
 	j.bus, j.branch, j.bound = i, -1, piHi[i]
@@ -262,11 +277,7 @@ func (n *Network) patternSplitBus(ctx context.Context, dom LoadDomain, rules Mar
 	if share <= 0 {
 		return j
 	}
-	tighten, mip := share, share
-	if passes == 0 {
-		tighten, mip = 0, 2*share
-	}
-	b, u, err := n.patternPartBound(ctx, dom, rules, hopt, &jev, piLo, piHi, need, m, i, l, passes, tighten, cutoff, int64(mip/size), patternSplitSafety(opt), w)
+	b, u, err := n.patternPartBound(ctx, dom, rules, hopt, &jev, piLo, piHi, need, m, i, l, passes, share, cutoff, int64(share/size), patternSplitSafety(opt), w)
 	j.used += u
 	j.cands, j.stopped = jev.Candidates, jev.splitStopped
 	if err != nil {
