@@ -53,7 +53,10 @@ const patternSplitMaxBuses = 20
 // bus leaves unused passes to the next). For p non-empty parts, each part gets a 1/(2p)
 // share of its bus's work for its own tightening and a 1/(2p) share as its
 // MIP's LP-iteration limit (the share divided by the KKT program's rows
-// plus columns).
+// plus columns); without tightening passes every part MIP's limit is the
+// bus's whole work left (a bus may then use up to p times its share: the
+// work used is counted, so the budget is a deterministic soft limit, as
+// the tightening's).
 //
 // Levels: when every bus of S ends at most the cutoff (the certified
 // maximum is then the cutoff) and the work left is at least
@@ -139,16 +142,28 @@ func patternSplitSet(vars []int, piHi []float64, k int, known float64) (sel []in
 // bus of a level with a lower cutoff costs at least as much as before).
 const patternSplitGrowth = 2
 
-// patternSplitPasses are the tightening passes of each part in the two
-// rounds of a split level: one pass for every bus of the level first
-// (enough for all but the buses whose parts stay near the cap after one
-// pass), then three for the buses still above the cutoff, which share the
-// work left.
-var patternSplitPasses = [2]int{1, 3}
-
-// patternSplitReserve is the share of a level's work kept from its first
-// round for the second.
-const patternSplitReserve = 0.25
+// patternSplitPasses are the tightening passes of each part in the rounds
+// of a split level (patternSplitLevel), and patternSplitShares the share
+// of the work left at a round's start that the round may spend (the
+// last: all of it). Round 0 runs each part's MIP (with the row π_i ≥
+// cutoff) on the part's relaxation without tightening it first, each part
+// MIP with an LP-iteration limit of the bus's whole share: measured on
+// 300_ieee ±10% at the 21st bound as the cutoff (BENCHMARKS.md, "Split
+// schedule on 300 buses, round 14"), such a MIP needs 14,000–34,000 LP
+// iterations at its root (10⁸–3.5·10⁸ work units per bus) and then proves
+// the cutoff in 1–36 nodes for the four buses that held the largest
+// bounds, where one tightening pass per part with half of each part's
+// share to its MIP did not reach the cutoff with 4·10⁸ units for three of
+// them. Round 0 may spend a third of the work left, leaving
+// patternSplitGrowth times its work for the next level. The buses still
+// above the cutoff get one tightening pass per part in round 1 (with half
+// of each part's share to its tightening, half to its MIP: enough for all
+// buses of the first level of 300_ieee ±10% at 4.5·10⁸ units per bus in
+// round 11) and three in round 2 (the work left).
+var (
+	patternSplitPasses = [...]int{0, 1, 3}
+	patternSplitShares = [...]float64{1.0 / 3, 0.75, 1}
+)
 
 // patternSplitWave is the number of buses of a round split at the same
 // time, from the same bounds (patternSplitLevel). It is a constant, not the
@@ -177,9 +192,9 @@ type patternSplitJob struct {
 // interleaved (the q-th of the first half, then the q-th of the second)
 // and split in waves of patternSplitWave: the buses of a wave are split
 // concurrently (at most runtime.GOMAXPROCS(0) at a time) from the bounds
-// at the wave's start, each with the work left (in round 0 less
-// patternSplitReserve of the level's) divided by the round's buses not
-// yet split; the results (bounds, records, progress lines, search
+// at the wave's start, each with the round's work left (its share
+// patternSplitShares of the work left at its start, less what its earlier
+// waves used) divided by the round's buses not yet split; the results (bounds, records, progress lines, search
 // candidates) are merged in the wave's order once all have ended. The
 // interleaving puts buses with equal bounds (neighbours, which often lower
 // each other's programs) in different waves. A bus's work depends only on
@@ -189,8 +204,8 @@ type patternSplitJob struct {
 // reproducible).
 func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, sel []int, cutoff float64, left *float64, opt LMPBoundOptions) (bool, error) {
-	budget := *left
 	for round, passes := range patternSplitPasses {
+		start := *left
 		var todo []int
 		for _, i := range sel {
 			if piHi[i] > cutoff {
@@ -210,11 +225,12 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 		}
 		for w := 0; w < len(order) && *left > 0; w += patternSplitWave {
 			wave := order[w:min(w+patternSplitWave, len(order))]
-			reserve := 0.0
-			if round == 0 {
-				reserve = budget * patternSplitReserve
+			// The round's work: its share of the work left at its start
+			// (start), less what its earlier waves used.
+			per := (*left - start*(1-patternSplitShares[round])) / float64(len(order)-w)
+			if per <= 0 {
+				break
 			}
-			per := (*left - reserve) / float64(len(order)-w)
 			snap := append([]float64(nil), piHi...)
 			jobs := make([]patternSplitJob, len(wave))
 			runOrdered(len(wave), func(q int) {
@@ -236,7 +252,9 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 				}
 				i, l := j.bus, j.branch
 				before := piHi[i]
-				piHi[i] = math.Min(piHi[i], j.bound)
+				if j.bound < piHi[i] { // never a NaN
+					piHi[i] = j.bound
+				}
 				ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: j.used})
 				progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g, %d tightening passes per part): price bound %.6g → %.6g ($/MWh), %.3g work units",
 					n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, passes, before, piHi[i], j.used)
@@ -257,7 +275,10 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 // (patternBranch), then for p non-empty parts each part gets a 1/(2p)
 // share of the work left for its own tightening and a 1/(2p) share as its
 // MIP's LP-iteration limit (the share divided by the KKT program's rows
-// plus columns).
+// plus columns); without tightening passes every part MIP's limit is the
+// bus's whole work left (a bus may then use up to p times its share: the
+// work used is counted, so the budget is a deterministic soft limit, as
+// the tightening's).
 func (n *Network) patternSplitBus(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, i int, cutoff float64, passes int, per float64, opt LMPBoundOptions) (j patternSplitJob) {
 	j.bus, j.branch, j.bound = i, -1, piHi[i]
@@ -277,7 +298,11 @@ func (n *Network) patternSplitBus(ctx context.Context, dom LoadDomain, rules Mar
 	if share <= 0 {
 		return j
 	}
-	b, u, err := n.patternPartBound(ctx, dom, rules, hopt, &jev, piLo, piHi, need, m, i, l, passes, share, cutoff, int64(share/size), patternSplitSafety(opt), w)
+	tighten, mip := share, share
+	if passes == 0 {
+		tighten, mip = 0, per-used
+	}
+	b, u, err := n.patternPartBound(ctx, dom, rules, hopt, &jev, piLo, piHi, need, m, i, l, passes, tighten, cutoff, int64(mip/size), patternSplitSafety(opt), w)
 	j.used += u
 	j.cands, j.stopped = jev.Candidates, jev.splitStopped
 	if err != nil {
