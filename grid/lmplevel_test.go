@@ -48,3 +48,48 @@ func TestLMPLevelDeterministic(t *testing.T) {
 	}
 	t.Logf("%d split records, certified max π %.6g in both runs", len(one.PatternSplits), one.MaxPrice)
 }
+
+// TestLMPLevelMIPFirst checks the first round of a split level (part MIPs
+// before any tightening, patternSplitPasses[0] = 0) on 30_ieee ±10% with a
+// first level of 3 buses and 2·10⁶ work units: the first level (cutoff
+// 509.497, the 4th bound) must end with its buses at most the cutoff
+// within a third of the budget, leaving enough for the second level
+// (6 buses, cutoff 496.647, the 7th bound) to finish too, so the certified
+// maximum is at most 496.647. With one tightening pass per part first
+// (the schedule of round 13) the first level uses 9.6·10⁵ units and the
+// step stops at 509.497. Every bound must stay at least the market LP's
+// price at 40 sampled load vectors.
+func TestLMPLevelMIPFirst(t *testing.T) {
+	n, dom, rules := splitCase30(t)
+	opt := LMPBoundOptions{TighteningPasses: 1, TighteningWork: 2e6, MIPWork: 2e6, PatternSplitWork: 2e6, splitBuses: 3}
+	ev, reason, err := n.lmpBound(context.Background(), dom, rules, opt)
+	if err != nil || ev == nil {
+		t.Fatalf("lmpBound: %v %s", err, reason)
+	}
+	if len(ev.PatternSplits) == 0 {
+		t.Fatal("no split")
+	}
+	first, w := ev.PatternSplits[0].Cutoff, 0.0
+	for _, sp := range ev.PatternSplits {
+		if sp.Cutoff == first {
+			w += sp.Work
+		}
+	}
+	t.Logf("certified max π %.6g; first level: cutoff %.6g, %.3g work units", ev.MaxPrice, first, w)
+	if math.Abs(first-509.497) > 1e-3 {
+		t.Errorf("first cutoff %.6g, want 509.497 (the 4th bound)", first)
+	}
+	if w > opt.PatternSplitWork/3 {
+		t.Errorf("the first level used %.3g work units, more than a third of %.3g", w, opt.PatternSplitWork)
+	}
+	if ev.MaxPrice > 496.6475 {
+		t.Errorf("certified %.6g, want at most 496.647 (the second level's cutoff)", ev.MaxPrice)
+	}
+	for q, pi := range sampledPrices(t, n, dom, rules, 5, 40) {
+		for _, sp := range ev.PatternSplits {
+			if i := n.BusIndex[sp.Bus]; ev.PriceHi[i] < pi[i]-1e-6*(1+math.Abs(pi[i])) {
+				t.Errorf("bus %d: bound %v below the LP price %v at sample %d", sp.Bus, ev.PriceHi[i], pi[i], q)
+			}
+		}
+	}
+}
