@@ -44,19 +44,9 @@ const patternSplitMaxBuses = 20
 // the deterministic work budget work (work units as TighteningWork). The
 // set S: the patternSplitMaxBuses varying buses with the largest bounds
 // (fewer when fewer exceed the cutoff); the cutoff: the largest bound of
-// the varying buses outside S (at least KnownPrice). Two rounds: in the
-// first, each bus of S in turn, largest bound first, is split with the work
-// left (less patternSplitReserve of the whole) divided by the buses still
-// to do, one tightening pass per part (patternSplitPasses); in the second,
-// the buses still above the cutoff share the work left the same way, with
-// three passes per part, the bus with the smallest bound first (the work a
-// bus leaves unused passes to the next). For p non-empty parts, each part gets a 1/(2p)
-// share of its bus's work for its own tightening and a 1/(2p) share as its
-// MIP's LP-iteration limit (the share divided by the KKT program's rows
-// plus columns); without tightening passes every part MIP's limit is the
-// bus's whole work left (a bus may then use up to p times its share: the
-// work used is counted, so the budget is a deterministic soft limit, as
-// the tightening's).
+// the varying buses outside S (at least KnownPrice). The buses of S are
+// split in the rounds of patternSplitLevel: part MIPs first, then one and
+// three tightening passes per part for the buses still above the cutoff.
 //
 // Levels: when every bus of S ends at most the cutoff (the certified
 // maximum is then the cutoff) and the work left is at least
@@ -162,7 +152,7 @@ const patternSplitGrowth = 2
 // round 11) and three in round 2 (the work left).
 var (
 	patternSplitPasses = [...]int{0, 1, 3}
-	patternSplitShares = [...]float64{1.0 / 3, 0.75, 1}
+	patternSplitShares = [...]float64{1.0 / (1 + patternSplitGrowth), 0.75, 1}
 )
 
 // patternSplitWave is the number of buses of a round split at the same
