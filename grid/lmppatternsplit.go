@@ -146,22 +146,14 @@ const patternSplitGrowth = 2
 // share to its MIP did not reach the cutoff with 4·10⁸ units for three of
 // them. Round 0 may spend a third of the work left, leaving
 // patternSplitGrowth times its work for the next level. The buses still
-// above the cutoff get their part MIPs again with a larger share in round
-// 1 (half of the work left; at the second level of 300_ieee ±10%, cutoff
-// 219.83, 3·10⁸ units per bus brought four of five such buses to the
-// cutoff, one tightening pass per part none), then one tightening pass per
-// part in round 2 (three fourths of the work left; the pass that brought
-// bus 42 of 118_ieee ±30% to its cutoff) and three in round 3 (the rest).
+// above the cutoff get one tightening pass per part in round 1 (with half
+// of each part's share to its tightening, half to its MIP: enough for all
+// buses of the first level of 300_ieee ±10% at 4.5·10⁸ units per bus in
+// round 11) and three in round 2 (the work left).
 var (
-	patternSplitPasses = [...]int{0, 0, 1, 3}
-	patternSplitShares = [...]float64{1.0 / (1 + patternSplitGrowth), 0.5, 0.75, 1}
+	patternSplitPasses = [...]int{0, 1, 3}
+	patternSplitShares = [...]float64{1.0 / (1 + patternSplitGrowth), 0.75, 1}
 )
-
-// patternSplitEscalation caps a bus's share in a round after the first at
-// this multiple of the previous round's share per bus (the work not given
-// stays for the later rounds and levels): a round with few buses left
-// would otherwise give one bus most of the budget.
-const patternSplitEscalation = 4
 
 // patternSplitWave is the number of buses of a round split at the same
 // time, from the same bounds (patternSplitLevel). It is a constant, not the
@@ -202,7 +194,6 @@ type patternSplitJob struct {
 // reproducible).
 func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, sel []int, cutoff float64, left *float64, opt LMPBoundOptions) (bool, error) {
-	prev := math.Inf(1) // the previous round's share per bus
 	for round, passes := range patternSplitPasses {
 		start := *left
 		var todo []int
@@ -222,7 +213,6 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 				order = append(order, todo[q+h])
 			}
 		}
-		first := prev
 		for w := 0; w < len(order) && *left > 0; w += patternSplitWave {
 			wave := order[w:min(w+patternSplitWave, len(order))]
 			// The round's work: its share of the work left at its start
@@ -230,10 +220,6 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 			per := (*left - start*(1-patternSplitShares[round])) / float64(len(order)-w)
 			if per <= 0 {
 				break
-			}
-			per = math.Min(per, patternSplitEscalation*prev)
-			if w == 0 {
-				first = per
 			}
 			snap := append([]float64(nil), piHi...)
 			jobs := make([]patternSplitJob, len(wave))
@@ -264,7 +250,6 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 					n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, passes, before, piHi[i], j.used)
 			}
 		}
-		prev = first
 	}
 	for _, i := range sel {
 		if piHi[i] > cutoff {
