@@ -156,7 +156,7 @@ var (
 )
 
 // patternSplitGiveUp: a level whose first round (its part MIPs) leaves
-// more than this share of its buses above the cutoff is given up before
+// more than this share of its buses split above the cutoff is given up before
 // its tightening rounds (the step ends there; the certified maximum stays
 // the previous level's). Measured on 300_ieee ±10% and 118_ieee ±30%
 // (BENCHMARKS.md, "Split schedule on 300 buses, round 14"): the levels
@@ -206,6 +206,7 @@ type patternSplitJob struct {
 // reproducible).
 func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, sel []int, cutoff float64, left *float64, opt LMPBoundOptions) (bool, error) {
+	failed := 0 // buses split in round 0 that ended above the cutoff
 	for round, passes := range patternSplitPasses {
 		start := *left
 		var todo []int
@@ -214,9 +215,10 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 				todo = append(todo, i)
 			}
 		}
-		if round == 1 && float64(len(todo)) > patternSplitGiveUp*float64(len(sel)) {
-			// Too many buses of the level above the cutoff after its
+		if round == 1 && float64(failed) > patternSplitGiveUp*float64(len(sel)) {
+			// Too many buses of the level above the cutoff after their
 			// part MIPs: the level is given up, its work kept.
+			progress(opt.Progress, "lmp-bound: pattern split level with cutoff %.6g given up: %d of its %d buses above the cutoff after their part MIPs", cutoff, failed, len(sel))
 			return false, nil
 		}
 		if round > 0 {
@@ -261,6 +263,9 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 				before := piHi[i]
 				if j.bound < piHi[i] { // never a NaN
 					piHi[i] = j.bound
+				}
+				if round == 0 && piHi[i] > cutoff {
+					failed++
 				}
 				ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: j.used})
 				progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g, %d tightening passes per part): price bound %.6g → %.6g ($/MWh), %.3g work units",
