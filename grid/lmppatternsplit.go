@@ -141,8 +141,8 @@ const patternSplitGrowth = 2
 // 300_ieee ±10% at the 21st bound as the cutoff (BENCHMARKS.md, "Split
 // schedule on 300 buses, round 14"), such a MIP needs 14,000–34,000 LP
 // iterations at its root (10⁸–3.5·10⁸ work units per bus) and then proves
-// the cutoff in 1–36 nodes for the four buses that held the largest
-// bounds, where one tightening pass per part with half of each part's
+// the cutoff in 1–36 nodes for four of the six buses with the largest
+// bounds (121, 63, 173, 120), where one tightening pass per part with half of each part's
 // share to its MIP did not reach the cutoff with 4·10⁸ units for three of
 // them. Round 0 may spend a third of the work left, leaving
 // patternSplitGrowth times its work for the next level. The buses still
@@ -156,8 +156,8 @@ var (
 )
 
 // patternSplitGiveUp: a level whose first round (its part MIPs) leaves
-// more than this share of its buses split above the cutoff is given up before
-// its tightening rounds (the step ends there; the certified maximum stays
+// more than this share of its buses (of those it split) above the cutoff
+// is given up before its tightening rounds (the step ends there; the certified maximum stays
 // the previous level's). Measured on 300_ieee ±10% and 118_ieee ±30%
 // (BENCHMARKS.md, "Split schedule on 300 buses, round 14"): the levels
 // that reached their cutoff left at most 2 of the 20 or 40 buses above
