@@ -54,8 +54,9 @@ const patternSplitMaxBuses = 20
 // with twice the buses: S the 2k varying buses with the largest bounds
 // now, the cutoff the bound of the (2k+1)-th (patternSplitLevel). Buses
 // split before are split again against the lower cutoff, starting from
-// their lowered bounds. It stops at a level some bus of S does not reach,
-// or when the cutoff would not fall. Measured on 118_ieee ±30% (BENCHMARKS.md,
+// their lowered bounds. It stops at a level some bus of S does not reach
+// (or that it gives up, patternSplitGiveUp), or when the cutoff would not
+// fall. Measured on 118_ieee ±30% (BENCHMARKS.md,
 // "End of round 12"): the first level ends at its cutoff, the 21st bound
 // 837.757, with two thirds of the budget left.
 //
