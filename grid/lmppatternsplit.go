@@ -1,9 +1,14 @@
 package grid
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/privopt/privopt/solver"
@@ -34,31 +39,14 @@ type LMPPatternSplit struct {
 // part brings 19 of the 20 buses to it at about 4·10⁸ work units each.
 const patternSplitMaxBuses = 20
 
-// patternSplitPasses are the tightening passes of each part in the step's
-// two rounds: one pass for every bus of S first (enough for all but the
-// buses whose parts stay near the cap after one pass), then three for the
-// buses still above the cutoff, which share the work left.
-var patternSplitPasses = [2]int{1, 3}
-
-// patternSplitReserve is the share of the step's work kept from the first
-// round for the second.
-const patternSplitReserve = 0.25
-
 // patternSplitStep lowers the price bounds piHi of the buses holding the
 // largest bounds by the congestion-pattern split of lmppattern.go, within
 // the deterministic work budget work (work units as TighteningWork). The
 // set S: the patternSplitMaxBuses varying buses with the largest bounds
 // (fewer when fewer exceed the cutoff); the cutoff: the largest bound of
-// the varying buses outside S (at least KnownPrice). Two rounds: in the
-// first, each bus of S in turn, largest bound first, is split with the work
-// left (less patternSplitReserve of the whole) divided by the buses still
-// to do, one tightening pass per part (patternSplitPasses); in the second,
-// the buses still above the cutoff share the work left the same way, with
-// three passes per part, the bus with the smallest bound first (the work a
-// bus leaves unused passes to the next). For p non-empty parts, each part gets a 1/(2p)
-// share of its bus's work for its own tightening and a 1/(2p) share as its
-// MIP's LP-iteration limit (the share divided by the KKT program's rows
-// plus columns).
+// the varying buses outside S (at least KnownPrice). The buses of S are
+// split in the rounds of patternSplitLevel: part MIPs first, then one and
+// three tightening passes per part for the buses still above the cutoff.
 //
 // Levels: when every bus of S ends at most the cutoff (the certified
 // maximum is then the cutoff) and the work left is at least
@@ -66,8 +54,9 @@ const patternSplitReserve = 0.25
 // with twice the buses: S the 2k varying buses with the largest bounds
 // now, the cutoff the bound of the (2k+1)-th (patternSplitLevel). Buses
 // split before are split again against the lower cutoff, starting from
-// their lowered bounds. It stops at a level some bus of S does not reach,
-// or when the cutoff would not fall. Measured on 118_ieee ±30% (BENCHMARKS.md,
+// their lowered bounds. It stops at a level some bus of S does not reach
+// (or that it gives up, patternSplitGiveUp), or when the cutoff would not
+// fall. Measured on 118_ieee ±30% (BENCHMARKS.md,
 // "End of round 12"): the first level ends at its cutoff, the 21st bound
 // 837.757, with two thirds of the budget left.
 //
@@ -144,70 +133,225 @@ func patternSplitSet(vars []int, piHi []float64, k int, known float64) (sel []in
 // bus of a level with a lower cutoff costs at least as much as before).
 const patternSplitGrowth = 2
 
+// patternSplitPasses are the tightening passes of each part in the rounds
+// of a split level (patternSplitLevel), and patternSplitShares the share
+// of the work left at a round's start that the round may spend (the
+// last: all of it). Round 0 runs each part's MIP (with the row π_i ≥
+// cutoff) on the part's relaxation without tightening it first, each part
+// MIP with an LP-iteration limit of the bus's whole share: measured on
+// 300_ieee ±10% at the 21st bound as the cutoff (BENCHMARKS.md, "Split
+// schedule on 300 buses, round 14"), such a MIP needs 14,000–34,000 LP
+// iterations at its root (10⁸–3.5·10⁸ work units per bus) and then proves
+// the cutoff in 1–36 nodes for four of the six buses with the largest
+// bounds (121, 63, 173, 120), where one tightening pass per part with half of each part's
+// share to its MIP did not reach the cutoff with 4·10⁸ units for three of
+// them. Round 0 may spend a third of the work left, leaving
+// patternSplitGrowth times its work for the next level. The buses still
+// above the cutoff get one tightening pass per part in round 1 (with half
+// of each part's share to its tightening, half to its MIP: enough for all
+// buses of the first level of 300_ieee ±10% at 4.5·10⁸ units per bus in
+// round 11) and three in round 2 (the work left).
+var (
+	patternSplitPasses = [...]int{0, 1, 3}
+	patternSplitShares = [...]float64{1.0 / (1 + patternSplitGrowth), 0.75, 1}
+)
+
+// patternSplitGiveUp: a level whose first round (its part MIPs) leaves
+// more than this share of its buses (of those it split) above the cutoff
+// is given up before its tightening rounds (the step ends there; the certified maximum stays
+// the previous level's). Measured on 300_ieee ±10% and 118_ieee ±30%
+// (BENCHMARKS.md, "Split schedule on 300 buses, round 14"): the levels
+// that reached their cutoff left at most 2 of the 20 or 40 buses above
+// it after the first round; the levels that did not left 12 of 40 and 42
+// of 80 and spent 7·10⁹ and 1.1·10¹⁰ work units in their later rounds for
+// no bound at the certified maximum.
+const patternSplitGiveUp = 0.25
+
+// patternSplitWave is the number of buses of a round split at the same
+// time, from the same bounds (patternSplitLevel). It is a constant, not the
+// number of cores, so that the bounds do not depend on the machine.
+const patternSplitWave = 2
+
+// patternSplitJob is the outcome of one bus's split in a round of
+// patternSplitLevel, kept until the round's jobs are merged in order.
+type patternSplitJob struct {
+	bus, branch int
+	bound, used float64
+	cands       [][]float64
+	stopped     bool
+	log         bytes.Buffer
+	err         error
+}
+
 // patternSplitLevel splits the buses sel (largest bound first) with the
-// cutoff in the two rounds of patternSplitStep, within *left work units
+// cutoff in the two rounds of patternSplitPasses within *left work units
 // (decreased by the work used), and reports whether every bus of sel ended
 // at most the cutoff.
+//
+// Round 0 takes the buses of sel, round 1 those still above the cutoff,
+// nearest the cutoff first (the work a bus leaves unused passes to the
+// buses after it, so the farthest gets the most). A round's buses are
+// interleaved (the q-th of the first half, then the q-th of the second)
+// and split in waves of patternSplitWave: the buses of a wave are split
+// concurrently (at most runtime.GOMAXPROCS(0) at a time) from the bounds
+// at the wave's start, each with the round's work left (its share
+// patternSplitShares of the work left at its start, less what its earlier
+// waves used) divided by the round's buses not yet split; the results (bounds, records, progress lines, search
+// candidates) are merged in the wave's order once all have ended. The
+// interleaving puts buses with equal bounds (neighbours, which often lower
+// each other's programs) in different waves. A bus's work depends only on
+// the bounds at its wave's start and its share, so bounds, records and
+// work are the same for any GOMAXPROCS and any timing (except when a part
+// MIP stops by its wall-clock net, which marks the evidence not
+// reproducible).
 func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
 	piLo, piHi []float64, need []bool, m *marketLP, sel []int, cutoff float64, left *float64, opt LMPBoundOptions) (bool, error) {
-	budget := *left
-	all := sel
-	var rest []int
+	failed := 0 // buses split in round 0 that ended above the cutoff
 	for round, passes := range patternSplitPasses {
-		if round > 0 {
-			// The buses nearest the cutoff first: the work a bus leaves
-			// unused passes to the buses after it, so the farthest gets the
-			// most.
-			sel, rest = rest, nil
-			sort.SliceStable(sel, func(a, b int) bool { return piHi[sel[a]] < piHi[sel[b]] })
+		start := *left
+		var todo []int
+		for _, i := range sel {
+			if piHi[i] > cutoff {
+				todo = append(todo, i)
+			}
 		}
-		for q, i := range sel {
-			if *left <= 0 {
+		if round == 1 && float64(failed) > patternSplitGiveUp*float64(len(sel)) {
+			// Too many buses of the level above the cutoff after their
+			// part MIPs: the level is given up, its work kept.
+			progress(opt.Progress, "lmp-bound: pattern split level with cutoff %.6g given up: %d of its %d buses above the cutoff after their part MIPs", cutoff, failed, len(sel))
+			return false, nil
+		}
+		if round > 0 {
+			sort.SliceStable(todo, func(a, b int) bool { return piHi[todo[a]] < piHi[todo[b]] })
+		}
+		order := make([]int, 0, len(todo))
+		h := (len(todo) + 1) / 2
+		for q := 0; q < h; q++ {
+			order = append(order, todo[q])
+			if q+h < len(todo) {
+				order = append(order, todo[q+h])
+			}
+		}
+		for w := 0; w < len(order) && *left > 0; w += patternSplitWave {
+			wave := order[w:min(w+patternSplitWave, len(order))]
+			// The round's work: its share of the work left at its start
+			// (start), less what its earlier waves used.
+			per := (*left - start*(1-patternSplitShares[round])) / float64(len(order)-w)
+			if per <= 0 {
 				break
 			}
-			if piHi[i] <= cutoff {
-				continue
+			snap := append([]float64(nil), piHi...)
+			jobs := make([]patternSplitJob, len(wave))
+			runOrdered(len(wave), func(q int) {
+				jobs[q] = n.patternSplitBus(ctx, dom, rules, hopt, ev, piLo, snap, need, m, wave[q], cutoff, passes, per, opt)
+			})
+			for q := range jobs {
+				j := &jobs[q]
+				if opt.Progress != nil {
+					opt.Progress.Write(j.log.Bytes())
+				}
+				*left -= j.used
+				ev.Candidates = append(ev.Candidates, j.cands...)
+				ev.splitStopped = ev.splitStopped || j.stopped
+				if j.err != nil {
+					return false, j.err
+				}
+				if j.branch < 0 {
+					continue
+				}
+				i, l := j.bus, j.branch
+				before := piHi[i]
+				if j.bound < piHi[i] { // never a NaN
+					piHi[i] = j.bound
+				}
+				if round == 0 && piHi[i] > cutoff {
+					failed++
+				}
+				ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: j.used})
+				progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g, %d tightening passes per part): price bound %.6g → %.6g ($/MWh), %.3g work units",
+					n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, passes, before, piHi[i], j.used)
 			}
-			reserve := 0.0
-			if round == 0 {
-				reserve = budget * patternSplitReserve
-			}
-			per := (*left - reserve) / float64(len(sel)-q)
-			l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, ev, piLo, piHi, i)
-			*left -= used
-			if err != nil {
-				return false, err
-			}
-			if l < 0 {
-				continue
-			}
-			share := (per - used) / float64(2*parts)
-			if share <= 0 {
-				continue
-			}
-			before := piHi[i]
-			b, u, err := n.patternPartBound(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, i, l, passes, share, cutoff, int64(share/size), patternSplitSafety(opt), opt.Progress)
-			if err != nil {
-				return false, err
-			}
-			*left -= u
-			if b < piHi[i] {
-				piHi[i] = b
-			}
-			if piHi[i] > cutoff {
-				rest = append(rest, i)
-			}
-			ev.PatternSplits = append(ev.PatternSplits, LMPPatternSplit{Bus: n.BusID[i], From: n.BusID[n.From[l]], To: n.BusID[n.To[l]], Before: before, After: piHi[i], Cutoff: cutoff, Work: used + u})
-			progress(opt.Progress, "lmp-bound: pattern split of bus %d by branch %d–%d (cutoff %.6g, %d tightening passes per part): price bound %.6g → %.6g ($/MWh), %.3g work units",
-				n.BusID[i], n.BusID[n.From[l]], n.BusID[n.To[l]], cutoff, passes, before, piHi[i], used+u)
 		}
 	}
-	for _, i := range all {
+	for _, i := range sel {
 		if piHi[i] > cutoff {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// patternSplitBus splits bus i in one round of patternSplitLevel with per
+// work units and the given tightening passes, reading the bounds piLo,
+// piHi and the evidence ev without changing them: the branch
+// (patternBranch), then for p non-empty parts each part gets a 1/(2p)
+// share of the work left for its own tightening and a 1/(2p) share as its
+// MIP's LP-iteration limit (the share divided by the KKT program's rows
+// plus columns); without tightening passes every part MIP's limit is the
+// bus's whole work left (a bus may then use up to p times its share: the
+// work used is counted, so the budget is a deterministic soft limit, as
+// the tightening's).
+func (n *Network) patternSplitBus(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, need []bool, m *marketLP, i int, cutoff float64, passes int, per float64, opt LMPBoundOptions) (j patternSplitJob) {
+	j.bus, j.branch, j.bound = i, -1, piHi[i]
+	var w io.Writer
+	if opt.Progress != nil {
+		w = &j.log
+	}
+	jev := *ev // the split's own evidence: candidates and stop flag are merged later
+	jev.Candidates, jev.splitStopped, jev.PatternSplits = nil, false, nil
+	l, size, parts, used, err := n.patternBranch(ctx, dom, rules, hopt, &jev, piLo, piHi, i)
+	j.used = used
+	if err != nil || l < 0 {
+		j.err = err
+		return j
+	}
+	share := (per - used) / float64(2*parts)
+	if share <= 0 {
+		return j
+	}
+	tighten, mip := share, share
+	if passes == 0 {
+		tighten, mip = 0, per-used
+	}
+	b, u, err := n.patternPartBound(ctx, dom, rules, hopt, &jev, piLo, piHi, need, m, i, l, passes, tighten, cutoff, int64(mip/size), patternSplitSafety(opt), w)
+	j.used += u
+	j.cands, j.stopped = jev.Candidates, jev.splitStopped
+	if err != nil {
+		j.err = err
+		return j
+	}
+	j.branch, j.bound = l, b
+	return j
+}
+
+// runOrdered calls f(0), …, f(count−1) on min(GOMAXPROCS, count)
+// goroutines and returns when all have returned; f(q) writes only its own
+// results, which the caller merges in the order of q.
+func runOrdered(count int, f func(q int)) {
+	workers := min(runtime.GOMAXPROCS(0), count)
+	if workers <= 1 {
+		for q := 0; q < count; q++ {
+			f(q)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				q := int(next.Add(1)) - 1
+				if q >= count {
+					return
+				}
+				f(q)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // patternBranch solves the linear relaxation of bus i's KKT program (own
