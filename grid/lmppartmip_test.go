@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"testing"
 
 	"github.com/privopt/privopt/solver"
@@ -32,27 +31,10 @@ import (
 // cutoff) gives c < P at the cutoffs just below P and fails the first
 // check.
 func TestLMPPartRestrict(t *testing.T) {
-	n, err := NewNetwork(pglibNet(t, "30_ieee").Case, PowerModelsDC())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dom, _ := n.LoadBand(0.3)
-	rules := DefaultMarketRules()
+	pf := newPatternFixture(t)
+	n, dom, rules, ev, m, buses, hopt := pf.n, pf.dom, pf.rules, pf.ev, pf.m, pf.buses, pf.hopt
 	ctx := context.Background()
-	ev, reason, err := n.lmpBound(ctx, dom, rules, LMPBoundOptions{TighteningPasses: -1, MIPWork: 1})
-	if err != nil || ev == nil {
-		t.Fatalf("lmpBound: %v %s", err, reason)
-	}
-	b := newLPBuilder()
-	m, err := n.newMarketLP(b, dom, rules)
-	if err != nil {
-		t.Fatal(err)
-	}
 	need := priceNeed(m)
-	buses := append([]int(nil), m.vars...)
-	sort.SliceStable(buses, func(a, b int) bool { return ev.PriceHi[buses[a]] > ev.PriceHi[buses[b]] })
-	hopt := highs.Options{}
-	hopt.Threads = 1
 	checked := 0
 	for _, i := range buses[:4] {
 		ptdf := n.PTDFColumns([]int{i})[0]

@@ -20,31 +20,14 @@ import (
 // must be at least the largest price the adversarial search sees at the
 // bus (a price at a real load vector).
 func TestLMPPatternParts(t *testing.T) {
-	n, err := NewNetwork(pglibNet(t, "30_ieee").Case, PowerModelsDC())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dom, _ := n.LoadBand(0.3)
-	rules := DefaultMarketRules()
+	pf := newPatternFixture(t)
+	n, dom, rules, ev, m, buses, hopt := pf.n, pf.dom, pf.rules, pf.ev, pf.m, pf.buses, pf.hopt
 	ctx := context.Background()
-	ev, reason, err := n.lmpBound(ctx, dom, rules, LMPBoundOptions{TighteningPasses: -1, MIPWork: 1})
-	if err != nil || ev == nil {
-		t.Fatalf("lmpBound: %v %s", err, reason)
-	}
 	s, err := n.SearchLMPChange(ctx, dom, 1, rules, LMPSearchOptions{Seed: 1, Steps: 300, Climbs: 3, Congestion: true, PerBus: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := newLPBuilder()
-	m, err := n.newMarketLP(b, dom, rules)
-	if err != nil {
-		t.Fatal(err)
-	}
 	need := priceNeed(m)
-	buses := append([]int(nil), m.vars...)
-	sort.SliceStable(buses, func(a, b int) bool { return ev.PriceHi[buses[a]] > ev.PriceHi[buses[b]] })
-	hopt := highs.Options{}
-	hopt.Threads = 1
 	split := 0
 	for _, i := range buses[:3] {
 		// The whole program's closed MIP (own load at its upper end).
@@ -88,4 +71,41 @@ func TestLMPPatternParts(t *testing.T) {
 	if split == 0 {
 		t.Fatal("no bus had a limited branch to split by")
 	}
+}
+
+// patternFixture is the setting of the congestion-pattern part tests:
+// 30_ieee ±30% (PowerModels DC model) with the derived price bounds and no
+// bound tightening, so the parts have room to differ; buses are the varying
+// buses, largest derived bound first; hopt runs HiGHS on one thread.
+type patternFixture struct {
+	n     *Network
+	dom   LoadDomain
+	rules MarketRules
+	ev    *LMPEvidence
+	m     *marketLP
+	buses []int
+	hopt  highs.Options
+}
+
+func newPatternFixture(t *testing.T) *patternFixture {
+	t.Helper()
+	n, err := NewNetwork(pglibNet(t, "30_ieee").Case, PowerModelsDC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom, _ := n.LoadBand(0.3)
+	rules := DefaultMarketRules()
+	ev, reason, err := n.lmpBound(context.Background(), dom, rules, LMPBoundOptions{TighteningPasses: -1, MIPWork: 1})
+	if err != nil || ev == nil {
+		t.Fatalf("lmpBound: %v %s", err, reason)
+	}
+	m, err := n.newMarketLP(newLPBuilder(), dom, rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buses := append([]int(nil), m.vars...)
+	sort.SliceStable(buses, func(a, b int) bool { return ev.PriceHi[buses[a]] > ev.PriceHi[buses[b]] })
+	pf := &patternFixture{n: n, dom: dom, rules: rules, ev: ev, m: m, buses: buses}
+	pf.hopt.Threads = 1
+	return pf
 }
