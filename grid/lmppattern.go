@@ -117,13 +117,9 @@ func (n *Network) patternPartBound(ctx context.Context, dom LoadDomain, rules Ma
 	piLo, piHi []float64, need []bool, m *marketLP, i, l, passes int, work, cutoff float64, mipIters int64, safety time.Duration, w io.Writer) (float64, float64, error) {
 	bound := math.Inf(-1)
 	used := 0.0
-	o := partMIPDefaults
-	if !(mipIters > 0 && cutoff > 0) {
-		o.restrict = false
-	}
 	for _, side := range []int{1, -1, 0} {
 		part := &kktPart{own: i, ownLoad: dom.Hi[i], l: l, side: side}
-		b, u, err := n.partBound(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, part, passes, work, cutoff, mipIters, safety, o, w)
+		b, u, err := n.partBound(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, part, passes, work, cutoff, mipIters, safety, partMIPDefaults, w)
 		used += u
 		if err != nil {
 			return 0, used, err
@@ -209,7 +205,7 @@ func (n *Network) partBound(ctx context.Context, dom LoadDomain, rules MarketRul
 	// the part is restricted to π_i ≥ cutoff.
 	empty := math.Inf(-1)
 	plo, phi := append([]float64(nil), piLo...), append([]float64(nil), piHi...)
-	if o.restrict && cutoff > 0 {
+	if o.restrict && cutoff > 0 && mipIters > 0 {
 		empty = cutoff
 		if cutoff >= phi[i] {
 			return phi[i], used, nil // nothing above the cutoff to prove

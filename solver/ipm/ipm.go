@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/privopt/privopt/cone"
@@ -88,12 +87,7 @@ func (sv *Solver) resolveUnequilibrated(ctx context.Context, p *solver.Problem, 
 	if ctx != nil && ctx.Err() != nil {
 		return sol
 	}
-	limit := s.TimeLimit
-	if limit == 0 {
-		limit = sv.set.TimeLimit
-	}
-	if limit > 0 {
-		left := limit - time.Since(start)
+	if left, limited := sv.timeLeft(s, start); limited {
 		if left <= 0 {
 			return sol
 		}
@@ -105,12 +99,25 @@ func (sv *Solver) resolveUnequilibrated(ctx context.Context, p *solver.Problem, 
 	if err != nil || again == nil || statusRank(again.Status) <= statusRank(sol.Status) {
 		return sol
 	}
-	again.Diagnostic = strings.TrimPrefix(again.Diagnostic+"; ", "; ") + fmt.Sprintf(
+	if again.Diagnostic != "" {
+		again.Diagnostic += "; "
+	}
+	again.Diagnostic += fmt.Sprintf(
 		"re-solved without the equilibration (%d iterations) after the equilibrated solve ended %v in %d iterations (%s)",
 		again.Iterations, sol.Status, sol.Iterations, sol.Diagnostic)
 	again.Iterations += sol.Iterations
 	again.SolveTime = time.Since(start)
 	return again
+}
+
+// timeLeft returns the time left of the solve's limit (s.TimeLimit, else
+// the solver's TimeLimit) since start, and whether a limit is set.
+func (sv *Solver) timeLeft(s solver.Settings, start time.Time) (time.Duration, bool) {
+	limit := s.TimeLimit
+	if limit == 0 {
+		limit = sv.set.TimeLimit
+	}
+	return limit - time.Since(start), limit > 0
 }
 
 // solveReduced is Solve without the repetition: the facial reduction when p
@@ -123,12 +130,8 @@ func (sv *Solver) solveReduced(ctx context.Context, p *solver.Problem, s solver.
 				return sol, nil
 			}
 			// the original problem gets the time the reduced solve left
-			limit := s.TimeLimit
-			if limit == 0 {
-				limit = sv.set.TimeLimit
-			}
-			if limit > 0 {
-				s.TimeLimit = max(limit-time.Since(start), time.Millisecond)
+			if left, limited := sv.timeLeft(s, start); limited {
+				s.TimeLimit = max(left, time.Millisecond)
 			}
 		}
 	}

@@ -1376,8 +1376,7 @@ func (w *workspace) fallback(status solver.Status, it int) *solver.Solution {
 		if w.best.x != nil && w.best.merit < w.merit() && !w.gapBetter() {
 			w.restoreBest()
 		}
-		stopped := status
-		why := fmt.Sprintf("stopped by %v", stopped)
+		why := fmt.Sprintf("stopped by %v", status)
 		if w.tailStopped {
 			t := &set.Termination
 			why = fmt.Sprintf("stopped without progress (neither the merit nor μ fell by a factor %g in %d iterations, or %d steps below %g in a row)", t.TailProgress, t.TailWindow, t.TailTinySteps, t.TailTinyStep)
