@@ -219,6 +219,16 @@ type LMPBoundOptions struct {
 	// (patternSplitCheckable, lmppatternproof.go: one tree per split bus in
 	// the proof). Not on the N-1 route, not in a box of Split.
 	PatternSplitWork float64
+	// PatternSplitTarget, when above 1 (with PatternSplitWork and KnownPrice
+	// above 0, not with Checkable), is the ratio to the known price at which
+	// the congestion-pattern split stops: no level's cutoff falls below
+	// PatternSplitTarget × KnownPrice, and a level whose cutoff is that
+	// floor is the last (its buses are all those with a larger bound). When
+	// that level ends with every bus at most its cutoff, the certified
+	// maximum price is at most PatternSplitTarget × KnownPrice. Both inputs
+	// are public (KnownPrice is a price found by a search over the public
+	// domain), so the floor is too. 0: no floor (levels until the budget).
+	PatternSplitTarget float64
 	// splitBuses, when above 0, replaces patternSplitMaxBuses as the number
 	// of buses of the split step's first level (tests: levels on a small
 	// network).
@@ -292,6 +302,9 @@ type LMPEvidence struct {
 	// budget.
 	PatternSplitWork float64           `json:"pattern_split_work,omitempty"`
 	PatternSplits    []LMPPatternSplit `json:"pattern_splits,omitempty"`
+	// PatternSplitTarget is the option the split ran with
+	// (LMPBoundOptions.PatternSplitTarget; re-derivation uses it).
+	PatternSplitTarget float64 `json:"pattern_split_target,omitempty"`
 	// MaxPrice bounds max π_i, MinPrice bounds max −π_i over the varying buses
 	// (proven MIP dual bounds; MinPrice is −PriceFloor without a solve when
 	// PriceFloor = 0 makes π ≥ 0 hold there).
@@ -2078,7 +2091,7 @@ func (n *Network) verifyLMPBound(ctx context.Context, c *CostCertificate, dom Lo
 // domain (nil otherwise), and fails when its bound exceeds perMW.
 func (n *Network) rederiveLMP(ctx context.Context, dom LoadDomain, rules MarketRules, e *LMPEvidence, perMW float64, parent *LMPEvidence) (*LMPEvidence, error) {
 	nominal := time.Duration((e.TighteningWork/2.4e7 + e.MIPWork/8e6) * float64(time.Second))
-	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules, PerBusMIP: e.PerBusMIP, MIPCutoff: e.MIPCutoff, PatternSplitWork: e.PatternSplitWork,
+	opt := LMPBoundOptions{RandomSeed: e.RandomSeed, TighteningWork: e.TighteningWork, MIPWork: e.MIPWork, KnownPrice: e.KnownPrice, DecisionRules: e.DecisionRules, PerBusMIP: e.PerBusMIP, MIPCutoff: e.MIPCutoff, PatternSplitWork: e.PatternSplitWork, PatternSplitTarget: e.PatternSplitTarget,
 		MIPTimeLimit: max(10*time.Minute, 10*nominal), parent: parent}
 	// The same passes as the producer (the count it ran; none without work).
 	opt.TighteningPasses = e.TighteningPasses

@@ -56,7 +56,9 @@ const patternSplitMaxBuses = 20
 // split before are split again against the lower cutoff, starting from
 // their lowered bounds. It stops at a level some bus of S does not reach
 // (or that it gives up, patternSplitGiveUp), or when the cutoff would not
-// fall. Measured on 118_ieee ±30% (BENCHMARKS.md,
+// fall. With a target (LMPBoundOptions.PatternSplitTarget = τ), no cutoff
+// falls below τ·known: the level whose cutoff would is run at τ·known on
+// every bus above it and is the last. Measured on 118_ieee ±30% (BENCHMARKS.md,
 // "End of round 12"): the first level ends at its cutoff, the 21st bound
 // 837.757, with two thirds of the budget left.
 //
@@ -82,12 +84,40 @@ func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules Ma
 	}
 	left := work
 	top := math.Inf(1) // the largest bound of a varying bus after the previous level
+	floor := known     // no cutoff below it
+	if opt.PatternSplitTarget > 1 && known > 0 {
+		floor = opt.PatternSplitTarget * known
+		ev.PatternSplitTarget = opt.PatternSplitTarget
+	}
 	k0 := patternSplitMaxBuses
 	if opt.splitBuses > 0 {
 		k0 = opt.splitBuses
 	}
+	if floor > known {
+		k0 = len(m.vars) // the target's level at once
+	}
 	for k := k0; ; k *= 2 {
-		sel, cutoff, all := patternSplitSet(m.vars, piHi, k, known)
+		sel, cutoff, all := patternSplitSet(m.vars, piHi, k, floor)
+		if floor > known && (cutoff <= floor || all) {
+			// The target's level: every bus above the floor, after a
+			// search from the points the bound has seen may raise it.
+			if f, err := n.patternTargetFloor(ctx, dom, rules, ev, known, opt); err != nil {
+				return err
+			} else if f > floor {
+				floor = f
+				if top <= floor {
+					return nil
+				}
+			}
+			sel, cutoff, all = nil, floor, true
+			for _, i := range m.vars {
+				if piHi[i] > floor && !math.IsInf(piHi[i], 0) {
+					sel = append(sel, i)
+				}
+			}
+			sort.SliceStable(sel, func(a, b int) bool { return piHi[sel[a]] > piHi[sel[b]] })
+			progress(opt.Progress, "lmp-bound: pattern split target level: cutoff %.6g = %.6g × the price found %.6g, %d buses above it", cutoff, opt.PatternSplitTarget, floor/opt.PatternSplitTarget, len(sel))
+		}
 		if cutoff <= 0 || math.IsInf(cutoff, 0) || cutoff >= top {
 			return nil
 		}
@@ -109,6 +139,32 @@ func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules Ma
 			return nil
 		}
 	}
+}
+
+// patternTargetSearch are the options of the search that patternTargetFloor
+// runs before the target's level (deterministic, no time limit): the
+// congestion vertices, the flow starts and a climb per varying bus, from the
+// load vectors the bound has seen (ev.Candidates: the tightening LPs'
+// maximizers and the part MIPs' incumbents).
+var patternTargetSearch = LMPSearchOptions{Seed: 1, Steps: 200, Climbs: 5, Congestion: true, PerBus: 50, FlowStarts: true}
+
+// patternTargetFloor returns PatternSplitTarget × p, p the larger of known
+// and the largest |π| at a varying bus that a search (patternTargetSearch)
+// from ev.Candidates finds. The search sees only the public domain and
+// points derived from it, so the floor is public; p is a price the market
+// LP takes at a load vector of the domain, so the target keeps its meaning
+// (the certified value at most τ times a price that occurs).
+func (n *Network) patternTargetFloor(ctx context.Context, dom LoadDomain, rules MarketRules, ev *LMPEvidence, known float64, opt LMPBoundOptions) (float64, error) {
+	so := patternTargetSearch
+	so.Extra = ev.Candidates
+	t := time.Now()
+	s, err := n.SearchLMPChange(ctx, dom, 1, rules, so)
+	if err != nil {
+		return 0, err
+	}
+	p := math.Max(known, s.LMP)
+	progress(opt.Progress, "lmp-bound: pattern split target: a search from %d load vectors the bound has seen finds |π| %.6g $/MWh (known before: %.6g; %d evaluations, %.1f s)", len(ev.Candidates), s.LMP, known, s.Evaluations, time.Since(t).Seconds())
+	return opt.PatternSplitTarget * p, nil
 }
 
 // patternSplitSet returns the buses a split level works on, the varying

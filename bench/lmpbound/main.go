@@ -55,6 +55,7 @@ func main() {
 	splitTol := flag.Float64("split-tol", 0, "LMPBoundOptions.SplitTol: splitting stops at this relative gap to the largest known price (0: 0.1)")
 	perBusMIP := flag.Bool("per-bus-mip", false, "LMPBoundOptions.PerBusMIP with KnownPrice from a search run before the certification (its largest |π|): one KKT MIP per bus with that price as a cutoff")
 	patSplit := flag.Float64("pattern-split-work", 0, "LMPBoundOptions.PatternSplitWork: work units of the congestion-pattern split of the buses holding the largest price bounds (0: off)")
+	patTarget := flag.Float64("target-ratio", 0, "LMPBoundOptions.PatternSplitTarget: with -pattern-split-work, the split stops at the level whose cutoff is this ratio times the price the search found (0: levels until the budget)")
 	domDir := flag.String("domain-dir", "", "also write each domain as CSV (bus,min,max) into this directory")
 	flag.Parse()
 	dir, err := shareddata.Dir()
@@ -88,7 +89,7 @@ func main() {
 		t0, c0 := time.Now(), cputime.Process()
 		cert := &grid.CostCertificate{Method: "none", PerMW: math.NaN()}
 		if !*searchOnly {
-			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt, KnownPrice: known, PerBusMIP: *perBusMIP, Split: *split, SplitTol: *splitTol, PatternSplitWork: *patSplit})
+			cert, err = net.CertifyCostBound(ctx, dom, 1, rules, grid.LMPBoundOptions{TimeLimit: *limit, Progress: os.Stderr, TighteningWork: *work, TighteningPasses: *passes, MIPWork: *mipWork, Checkable: *checkable, DecisionRules: *rulesOpt, KnownPrice: known, PerBusMIP: *perBusMIP, Split: *split, SplitTol: *splitTol, PatternSplitWork: *patSplit, PatternSplitTarget: *patTarget})
 			if err != nil {
 				fmt.Fprintln(os.Stderr, name, err)
 				return

@@ -36,7 +36,7 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Float64Var(&alpha, "alpha", 1, "adjacency α in MW: one bus load may differ by at most α")
 	fs.BoolVar(&secure, "n-1", false, "certify for the N-1 secure release: the KKT bound of the N-1 program over the post-contingency rows that screening cannot rule out (grid.Network.CertifyN1LMPBound; re-derived evidence, no checkable proof), the price cap when it is not below it")
 	fs.Float64Var(&postFactor, "post-factor", 1, "with --n-1: post-contingency limits as a multiple of the normal ratings (as 'privopt opf --post-factor')")
-	fs.Float64Var(&targetRatio, "target-ratio", grid.DefaultN1TargetRatio, "with --n-1: stop the bound's MIP once it proves at most this multiple of the price a short search realizes (grid.N1BoundOptions.TargetRatio; the certificate records it); 0 runs the MIP to closure (tighter, slower)")
+	fs.Float64Var(&targetRatio, "target-ratio", grid.DefaultN1TargetRatio, "with --n-1: stop the bound's MIP once it proves at most this multiple of the price a short search realizes (grid.N1BoundOptions.TargetRatio); with --pattern-split-work and --checkable=false: stop the split at the level whose cutoff is this multiple of that price (grid.LMPBoundOptions.PatternSplitTarget); the certificate records it; 0 runs the MIP to closure or the split's levels until its budget (tighter, slower)")
 	fs.StringVar(&out, "out", "", "write the certificate (CERT.json) to this file")
 	fs.Float64Var(&priceCap, "price-cap", 1000, "market price cap / value of lost load, $/MWh")
 	fs.Float64Var(&priceFloor, "price-floor", 0, "market price floor, $/MWh, ≤ 0")
@@ -65,8 +65,8 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if postSet && !secure {
 		return usagef("--post-factor sets the N-1 post-contingency limits: it needs --n-1")
 	}
-	if targetSet && !secure {
-		return usagef("--target-ratio sets where the N-1 bound stops: it needs --n-1")
+	if targetSet && !secure && (splitWork == 0 || proof) {
+		return usagef("--target-ratio sets where the N-1 bound or the pattern split stops: it needs --n-1, or --pattern-split-work with --checkable=false (the checkable split does not stop at a target)")
 	}
 	if !(splitWork >= 0) || math.IsInf(splitWork, 0) {
 		return errFlag("pattern-split-work", splitWork, "must be ≥ 0 and finite")
@@ -134,7 +134,11 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if secure {
 		cert, _, err = net.CertifyN1LMPBound(ctx, dom, alpha, rules, grid.N1BoundOptions{PostFactor: postFactor, TargetRatio: n1Target, Bound: grid.LMPBoundOptions{TimeLimit: limit, Progress: progress}})
 	} else {
-		cert, err = net.CertifyCostBound(ctx, dom, alpha, rules, grid.LMPBoundOptions{TimeLimit: limit, Progress: progress, Checkable: proof, TreeNodes: treeNodes, PatternSplitWork: splitWork})
+		bopt := grid.LMPBoundOptions{TimeLimit: limit, Progress: progress, Checkable: proof, TreeNodes: treeNodes, PatternSplitWork: splitWork}
+		if !proof {
+			bopt.PatternSplitTarget = targetRatio
+		}
+		cert, err = net.CertifyCostBound(ctx, dom, alpha, rules, bopt)
 	}
 	if err != nil {
 		return err
