@@ -23,7 +23,8 @@ import (
 // PRIVOPT_PARTMIP_BUSHI the bus's price bound as an earlier level left
 // it; PRIVOPT_PARTMIP_LOOSE=1|0 the price cap as the MIP's own-bus bound
 // (partMIPOptions.looseOwn) on or off; PRIVOPT_PARTMIP_RESTRICT=1|0 the restriction to π ≥ cutoff on or off;
-// PRIVOPT_PARTMIP_LOG=1 prints HiGHS's MIP log; PRIVOPT_PARTMIP_CACHE a
+// PRIVOPT_PARTMIP_LOG=1 prints HiGHS's MIP log; PRIVOPT_PARTMIP_PRESOLVE=off
+// turns HiGHS's presolve off for the part's LPs and MIP; PRIVOPT_PARTMIP_CACHE a
 // file keeping the default tightening's evidence between runs). It runs
 // one part of the pattern split (partBound) as the split step does, after
 // the default bound tightening, and reports its proven bound and the
@@ -109,6 +110,7 @@ func TestLMPPartMIPDiag(t *testing.T) {
 	need := priceNeed(m)
 	hopt := highs.Options{}
 	hopt.Threads = 1
+	hopt.Presolve = os.Getenv("PRIVOPT_PARTMIP_PRESOLVE") // "", "on" or "off"
 	t0 := time.Now()
 	part := &kktPart{own: i, ownLoad: dom.Hi[i], l: l, side: side}
 	b, used, err := n.partBound(context.Background(), dom, rules, hopt, ev, ev.PriceLo, ev.PriceHi, need, m, part, passes, work, cutoff, iters, 0, o, testWriter{t})

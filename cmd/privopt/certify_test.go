@@ -125,10 +125,11 @@ func TestCertifyCommand(t *testing.T) {
 }
 
 // --pattern-split-work: with --n-1 it is a usage error naming the flag, a
-// negative value is refused, and with --checkable=false and with the
-// default --checkable (the proof covers the split) the certificate is the
-// same 50 $/MWh LMP bound on the three-bus case (one varying bus at 50:
-// nothing to split).
+// negative value is refused, --target-ratio without --n-1 needs it and
+// --checkable=false, and with --checkable=false (with and without a
+// target) and with the default --checkable (the proof covers the split)
+// the certificate is the same 50 $/MWh LMP bound on the three-bus case
+// (one varying bus at 50: nothing to split).
 func TestCertifyPatternSplitFlag(t *testing.T) {
 	dir := t.TempDir()
 	casePath := filepath.Join("..", "..", "grid", "testdata", "case3_congested.m")
@@ -147,8 +148,15 @@ func TestCertifyPatternSplitFlag(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "pattern-split-work") {
 		t.Errorf("negative work: exit %d, stderr %q", code, stderr)
 	}
-	for _, route := range []string{"--checkable=false", "--checkable=true"} {
-		code, stdout, stderr := runCmd(t, append(slices.Clone(base), route, "--pattern-split-work", "1e8")...)
+	// --target-ratio without --n-1 needs the split without the proof.
+	for _, extra := range [][]string{{"--target-ratio", "2"}, {"--pattern-split-work", "1e8", "--target-ratio", "2"}, {"--checkable=false", "--target-ratio", "2"}} {
+		code, _, stderr := runCmd(t, append(slices.Clone(base), extra...)...)
+		if code != 2 || !strings.Contains(stderr, "--target-ratio sets where the N-1 bound or the pattern split stops") {
+			t.Errorf("%v: exit %d, stderr %q", extra, code, stderr)
+		}
+	}
+	for _, route := range [][]string{{"--checkable=false"}, {"--checkable=true"}, {"--checkable=false", "--target-ratio", "2"}, {"--checkable=false", "--target-ratio", "0"}} {
+		code, stdout, stderr := runCmd(t, append(append(slices.Clone(base), route...), "--pattern-split-work", "1e8")...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", route, code, stderr)
 		}
