@@ -126,13 +126,7 @@ func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules Ma
 			return nil
 		}
 		start := left
-		wave := patternSplitWave
-		if all && floor > known {
-			// The target's level, the last: each round's buses in one
-			// wave, all from the round's starting bounds.
-			wave = len(sel)
-		}
-		reached, err := n.patternSplitLevel(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, sel, cutoff, wave, &left, opt)
+		reached, err := n.patternSplitLevel(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, sel, cutoff, &left, opt)
 		if err != nil || !reached {
 			return err
 		}
@@ -230,10 +224,8 @@ var (
 const patternSplitGiveUp = 0.25
 
 // patternSplitWave is the number of buses of a round split at the same
-// time, from the same bounds (patternSplitLevel), in the doubling levels (the
-// target's level splits a whole round from the same bounds). It is a
-// constant, not the number of cores, so that the bounds do not depend on
-// the machine.
+// time, from the same bounds (patternSplitLevel). It is a constant, not the
+// number of cores, so that the bounds do not depend on the machine.
 const patternSplitWave = 2
 
 // patternSplitJob is the outcome of one bus's split in a round of
@@ -256,9 +248,7 @@ type patternSplitJob struct {
 // nearest the cutoff first (the work a bus leaves unused passes to the
 // buses after it, so the farthest gets the most). A round's buses are
 // interleaved (the q-th of the first half, then the q-th of the second)
-// and split in waves of wave buses (patternSplitWave; the target's level:
-// the whole round in one wave, so that the cores stay busy while the
-// buses' work differs by 10× or more): the buses of a wave are split
+// and split in waves of patternSplitWave: the buses of a wave are split
 // concurrently (at most runtime.GOMAXPROCS(0) at a time) from the bounds
 // at the wave's start, each with the round's work left (its share
 // patternSplitShares of the work left at its start, less what its earlier
@@ -271,7 +261,7 @@ type patternSplitJob struct {
 // MIP stops by its wall-clock net, which marks the evidence not
 // reproducible).
 func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
-	piLo, piHi []float64, need []bool, m *marketLP, sel []int, cutoff float64, wave int, left *float64, opt LMPBoundOptions) (bool, error) {
+	piLo, piHi []float64, need []bool, m *marketLP, sel []int, cutoff float64, left *float64, opt LMPBoundOptions) (bool, error) {
 	failed := 0 // buses split in round 0 that ended above the cutoff
 	for round, passes := range patternSplitPasses {
 		start := *left
@@ -298,8 +288,8 @@ func (n *Network) patternSplitLevel(ctx context.Context, dom LoadDomain, rules M
 				order = append(order, todo[q+h])
 			}
 		}
-		for w := 0; w < len(order) && *left > 0; w += wave {
-			wave := order[w:min(w+wave, len(order))]
+		for w := 0; w < len(order) && *left > 0; w += patternSplitWave {
+			wave := order[w:min(w+patternSplitWave, len(order))]
 			// The round's work: its share of the work left at its start
 			// (start), less what its earlier waves used.
 			per := (*left - start*(1-patternSplitShares[round])) / float64(len(order)-w)
