@@ -3,6 +3,8 @@ package grid
 import (
 	"context"
 	"math"
+	"reflect"
+	"runtime"
 	"testing"
 )
 
@@ -88,6 +90,36 @@ func checkSplitTarget(t *testing.T, n *Network, dom LoadDomain, rules MarketRule
 			if ev.PriceHi[i] < pi[i]-1e-6*(1+math.Abs(pi[i])) {
 				t.Errorf("bus %d: bound %v below the LP price %v at sample %d", n.BusID[i], ev.PriceHi[i], pi[i], q)
 			}
+		}
+	}
+}
+
+// TestLMPSplitTargetDeterministic checks that the target's level (its
+// buses split in waves of patternSplitWave) gives the same split records and
+// price bounds, bit for bit, with GOMAXPROCS 1 and 2 (30_ieee ±10%, the
+// setting of TestLMPSplitTarget, with a known price of 30 $/MWh so that
+// the split's own search sets the cutoff).
+func TestLMPSplitTargetDeterministic(t *testing.T) {
+	n, dom, rules := splitCase30(t)
+	opt := LMPBoundOptions{TighteningPasses: 1, TighteningWork: 2e6, MIPWork: 2e6, PatternSplitWork: 4e7, KnownPrice: 30, PatternSplitTarget: 1.5}
+	run := func(procs int) *LMPEvidence {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		ev, reason, err := n.lmpBound(context.Background(), dom, rules, opt)
+		if err != nil || ev == nil {
+			t.Fatalf("lmpBound (GOMAXPROCS %d): %v %s", procs, err, reason)
+		}
+		return ev
+	}
+	one, two := run(1), run(2)
+	if len(one.PatternSplits) < 10 {
+		t.Fatalf("%d split records, want the level's buses", len(one.PatternSplits))
+	}
+	if !reflect.DeepEqual(one.PatternSplits, two.PatternSplits) {
+		t.Fatalf("the split records differ:\n%+v\n%+v", one.PatternSplits, two.PatternSplits)
+	}
+	for i := range one.PriceHi {
+		if math.Float64bits(one.PriceHi[i]) != math.Float64bits(two.PriceHi[i]) {
+			t.Errorf("bus %d: price bound %v with 1 goroutine, %v with 2", n.BusID[i], one.PriceHi[i], two.PriceHi[i])
 		}
 	}
 }
