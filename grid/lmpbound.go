@@ -624,9 +624,12 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 		if passes == 0 {
 			passes = 40
 		}
-		work := opt.TighteningWork
+		work, split := opt.TighteningWork, opt.PatternSplitWork
 		if work <= 0 {
 			work = 2.4e7 * opt.TimeLimit.Seconds()
+			if x := n.splitTighteningShare(opt, ev, m); x > 0 { // lmppatternsplit.go
+				work, split = work+x, split-x
+			}
 		}
 		ev.TighteningWork = work
 		ev.workLeft = work
@@ -635,7 +638,7 @@ func (n *Network) lmpBound(ctx context.Context, dom LoadDomain, rules MarketRule
 			return nil, "", err
 		}
 		n.pocketStep(m, ev, piLo, piHi, rules, opt.Progress)
-		if err := n.patternSplitStep(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, opt.KnownPrice, opt.PatternSplitWork, opt); err != nil { // lmppatternsplit.go
+		if err := n.patternSplitStep(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, opt.KnownPrice, split, opt); err != nil { // lmppatternsplit.go
 			return nil, "", err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // TestLMPSplitTarget checks the pattern split's target
@@ -122,4 +123,39 @@ func TestLMPSplitTargetDeterministic(t *testing.T) {
 			t.Errorf("bus %d: price bound %v with 1 goroutine, %v with 2", n.BusID[i], one.PriceHi[i], two.PriceHi[i])
 		}
 	}
+}
+
+// TestLMPSplitTighteningShare checks the work the split with a target
+// moves to the bound tightening (splitTighteningShare) on 30_ieee ±10%
+// with the default tightening work of a 0.1 s time limit (2.4·10⁶ units)
+// and a split budget of 3.2·10⁷: the evidence must record the tightening
+// work 2.4·10⁶ + 3.2·10⁷/32 = 3.4·10⁶ and the split budget 3.1·10⁷; with
+// an explicit tightening work (as re-derivation passes it) nothing moves;
+// the certificate must verify by re-derivation.
+func TestLMPSplitTighteningShare(t *testing.T) {
+	n, dom, rules := splitCase30(t)
+	opt := LMPBoundOptions{TimeLimit: 100 * time.Millisecond, PatternSplitWork: 3.2e7, KnownPrice: 30, PatternSplitTarget: 1.5}
+	c, err := n.CertifyLMPBound(context.Background(), dom, 1, rules, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.LMP
+	if e == nil {
+		t.Fatalf("no LMP evidence: %+v", c)
+	}
+	if math.Abs(e.TighteningWork-3.4e6) > 1 || math.Abs(e.PatternSplitWork-3.1e7) > 1 {
+		t.Errorf("tightening work %v, split budget %v; want 3.4e6 and 3.1e7", e.TighteningWork, e.PatternSplitWork)
+	}
+	if err := n.VerifyCostCertificate(c, dom); err != nil {
+		t.Errorf("verify: %v", err)
+	}
+	opt.TighteningWork = 2.4e6
+	ev, _, err := n.lmpBound(context.Background(), dom, rules, opt)
+	if err != nil || ev == nil {
+		t.Fatal(err)
+	}
+	if ev.TighteningWork != 2.4e6 || (ev.PatternSplitWork != 0 && ev.PatternSplitWork != 3.2e7) {
+		t.Errorf("explicit tightening work: recorded %v and split budget %v; want 2.4e6 and 3.2e7", ev.TighteningWork, ev.PatternSplitWork)
+	}
+	t.Logf("certified %.6g; explicit tightening: %.6g", e.MaxPrice, ev.MaxPrice)
 }
