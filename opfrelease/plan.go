@@ -63,6 +63,21 @@ type Loads struct {
 	d []float64
 }
 
+// WithdrawalDomain returns the domain of the bus withdrawals that the
+// market program of a release sees for loads in the demand domain dom: dom
+// shifted by the network's public shunt withdrawals (Gs, in Load), bus by
+// bus: [min_i + s_i, max_i + s_i]. A cost certificate for a plan is over
+// this domain (equal to dom on a network without shunts): `privopt certify`
+// computes it so, and a plan checks a certificate file's domain digest
+// against it.
+func (p *PublicNetwork) WithdrawalDomain(dom grid.LoadDomain) grid.LoadDomain {
+	w := grid.LoadDomain{Lo: make([]float64, len(dom.Lo)), Hi: make([]float64, len(dom.Hi))}
+	for i := range dom.Lo {
+		w.Lo[i], w.Hi[i] = dom.Lo[i]+p.net.Load[i], dom.Hi[i]+p.net.Load[i]
+	}
+	return w
+}
+
 // NewLoads wraps demands (MW per internal bus of pub, copied) as private loads.
 // Only the length is checked: values are private, and values outside the
 // public domain are clamped by the release, never refused.
@@ -291,10 +306,7 @@ func NewPlan(ctx context.Context, pub *PublicNetwork, opt Options) (*Plan, error
 		return nil, fmt.Errorf("opfrelease: the load domain is narrower than α = %g MW at every bus: no bus load can change by α inside it, so the release would protect no α-change (widen the domain or lower α)", opt.Alpha)
 	}
 	p.Domain.Clamping = "loads outside the domain are clamped into it bus by bus before the solve (min(max(d_i, min_i), max_i)); a load that is not a number (NaN, or a cell of the loads file that does not parse) becomes min_i; how many were clamped is a private diagnostic"
-	p.certDom = grid.LoadDomain{Lo: make([]float64, len(p.dom.Lo)), Hi: make([]float64, len(p.dom.Hi))}
-	for i := range p.dom.Lo {
-		p.certDom.Lo[i], p.certDom.Hi[i] = p.dom.Lo[i]+net.Load[i], p.dom.Hi[i]+net.Load[i]
-	}
+	p.certDom = pub.WithdrawalDomain(p.dom)
 	// Costs: piecewise linear for the LP.
 	pw, maxErr, err := net.Case.PiecewiseCosts(opt.CostSegments)
 	if err != nil {

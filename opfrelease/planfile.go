@@ -223,7 +223,7 @@ func (f *PlanFile) Open(ctx context.Context, pub *PublicNetwork) (*Plan, error) 
 		return nil, err
 	}
 	if f.Certificate != nil {
-		opt.savedCert = f.Certificate
+		opt.CertificateFile = f.Certificate
 	}
 	p, err := NewPlan(ctx, pub, opt)
 	if err != nil {
@@ -239,26 +239,27 @@ func (f *PlanFile) Open(ctx context.Context, pub *PublicNetwork) (*Plan, error) 
 	return p, nil
 }
 
-// checkSavedCertificate checks a saved plan's certificate against the
-// plan's own network (piecewise-linear costs) and withdrawal domain.
-func (p *Plan) checkSavedCertificate(ctx context.Context, cf *grid.CertificateFile) (*grid.CostCertificate, error) {
+// checkCertificateFile checks a certificate file (Options.CertificateFile:
+// `privopt certify`'s CERT.json or a saved plan's) against the plan's own
+// network (piecewise-linear costs) and withdrawal domain.
+func (p *Plan) checkCertificateFile(ctx context.Context, cf *grid.CertificateFile) (*grid.CostCertificate, error) {
 	b, err := json.Marshal(cf)
 	if err != nil {
 		return nil, err
 	}
 	got, err := grid.LoadCostCertificate(ctx, bytes.NewReader(b), p.base, p.certDom, false)
 	if err != nil {
-		return nil, fmt.Errorf("opfrelease: the plan file's certificate: %w", err)
+		return nil, fmt.Errorf("opfrelease: the certificate file: %w", err)
 	}
 	if got.Security != (p.opt.Security != nil) || got.CostSegments != p.opt.CostSegments {
-		return nil, fmt.Errorf("opfrelease: the plan file's certificate has N-1 %v and %d cost segments; the plan has %v and %d", got.Security, got.CostSegments, p.opt.Security != nil, p.opt.CostSegments)
+		return nil, fmt.Errorf("opfrelease: the certificate file has N-1 %v and %d cost segments; the plan has %v and %d", got.Security, got.CostSegments, p.opt.Security != nil, p.opt.CostSegments)
 	}
 	c := got.Certificate
 	if err := checkN1Certificate(c, p.opt.Security); err != nil {
 		return nil, err
 	}
 	if c.Alpha != p.opt.Alpha || c.Rules != p.opt.Rules {
-		return nil, fmt.Errorf("opfrelease: the plan file's certificate is for α = %g and rules %+v; the plan has α = %g and rules %+v", c.Alpha, c.Rules, p.opt.Alpha, p.opt.Rules)
+		return nil, fmt.Errorf("opfrelease: the certificate file is for α = %g and rules %+v; the plan has α = %g and rules %+v", c.Alpha, c.Rules, p.opt.Alpha, p.opt.Rules)
 	}
 	return c, nil
 }

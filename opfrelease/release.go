@@ -94,9 +94,14 @@ type Options struct {
 	Solver   solver.Solver
 	Settings solver.Settings
 
-	// savedCert is the certificate of a saved plan (PlanFile.Open): checked
-	// against the plan's network and withdrawal domain, then reused.
-	savedCert *grid.CertificateFile
+	// CertificateFile, when set, is a CERT.json written by `privopt certify`
+	// (or the certificate of a saved plan, PlanFile.Open) for this network
+	// and the plan's withdrawal domain (PublicNetwork.WithdrawalDomain: the
+	// demand domain plus the public shunt withdrawals): checked by
+	// grid.LoadCostCertificate against the plan's network (its piecewise-
+	// linear costs) and that domain, its cost segments, N-1 flag, α and
+	// market rules against the plan's, then used instead of certifying.
+	CertificateFile *grid.CertificateFile
 }
 
 // DefaultOptions returns the paper's setting: cost query, α = 1 MW, no
@@ -269,9 +274,9 @@ func (pr *Plan) sensitivity(ctx context.Context) error {
 		return nil
 	}
 	var cert *grid.CostCertificate
-	if opt.savedCert != nil {
+	if opt.CertificateFile != nil {
 		var err error
-		if cert, err = pr.checkSavedCertificate(ctx, opt.savedCert); err != nil {
+		if cert, err = pr.checkCertificateFile(ctx, opt.CertificateFile); err != nil {
 			return err
 		}
 	} else if c := opt.CostCertificate; c != nil {

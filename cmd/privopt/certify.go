@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/grid"
+	"github.com/privopt/privopt/opfrelease"
 )
 
 func init() {
@@ -124,6 +125,20 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := dom.Validate(net); err != nil {
 		return err
 	}
+	// The release's market program sees the demands plus the case's public
+	// shunt withdrawals: certify over that withdrawal domain, on the network
+	// without its demands, as a plan does (opf --certificate checks it so).
+	pub, _, err := opfrelease.Split(net)
+	if err != nil {
+		return err
+	}
+	net, dom = pub.Network(), pub.WithdrawalDomain(dom)
+	shunts, shuntMW := 0, 0.0
+	for _, l := range net.Load {
+		if l != 0 {
+			shunts, shuntMW = shunts+1, shuntMW+l
+		}
+	}
 	rules := grid.MarketRules{PriceCap: priceCap, PriceFloor: priceFloor}
 	var progress io.Writer = stderr
 	if quiet {
@@ -153,6 +168,9 @@ func runCertify(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stdout, "certificate: %s, %.6g $/MWh per MW, sensitivity %.6g $/h for α = %g MW (%.1f s)\n", cert.Method, cert.PerMW, cert.Bound, alpha, el.Seconds())
 	if cert.Reason != "" {
 		fmt.Fprintf(stdout, "note: %s\n", cert.Reason)
+	}
+	if shunts > 0 {
+		fmt.Fprintf(stdout, "note: the domain is the release's withdrawals: the loads plus the case's shunt withdrawals at %d buses (%.6g MW in all)\n", shunts, shuntMW)
 	}
 	fmt.Fprintf(stdout, "domain %s\ncase   %s\n", file.DomainDigest, file.CaseDigest)
 	if verify {

@@ -165,3 +165,51 @@ func TestCertifyPatternSplitFlag(t *testing.T) {
 		}
 	}
 }
+
+// certify on a case with a shunt withdrawal (case3_congested with Gs = 5
+// MW at bus 3) covers the release's withdrawals — the loads plus the
+// shunt — and says so; `opf --certificate` accepts the file for that case
+// and domain (the plan checks it against its withdrawal domain), and
+// refuses a file certified on the same case without the shunt (its domain
+// digest is the demand domain's, which the release does not see).
+func TestCertifyShuntWithdrawals(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "grid", "testdata", "case3_congested.m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shunted := strings.Replace(string(src), "\t3\t1\t90\t0\t0\t0\t1", "\t3\t1\t90\t0\t5\t0\t1", 1)
+	if shunted == string(src) {
+		t.Fatal("bus 3's row not found")
+	}
+	withShunt, without := filepath.Join(dir, "shunt.m"), filepath.Join(dir, "plain.m")
+	if err := os.WriteFile(withShunt, []byte(shunted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(without, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := filepath.Join(dir, "domain.csv")
+	if err := os.WriteFile(dom, []byte("bus,min,max\n3,81,99\n2,0,10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	certS, certP := filepath.Join(dir, "shunt.json"), filepath.Join(dir, "plain.json")
+	code, stdout, stderr := runCmd(t, "certify", "--case", withShunt, "--domain", dom, "--dc-model", "matpower", "--quiet", "--out", certS)
+	if code != 0 {
+		t.Fatalf("certify with the shunt: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "the case's shunt withdrawals at 1 buses (5 MW in all)") || !strings.Contains(stdout, "certificate: lmp-bound, 50") {
+		t.Errorf("certify with the shunt: %s", stdout)
+	}
+	if code, _, stderr := runCmd(t, "certify", "--case", without, "--domain", dom, "--dc-model", "matpower", "--quiet", "--out", certP); code != 0 {
+		t.Fatalf("certify without the shunt: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr = runCmd(t, "opf", "--case", withShunt, "--domain", dom, "--dc-model", "matpower", "--certificate", certS, "--query", "cost", "--plan-only")
+	if code != 0 || !strings.Contains(stdout, "lmp-bound") {
+		t.Errorf("opf with the shunt case's certificate: exit %d: %s %s", code, stdout, stderr)
+	}
+	code, _, stderr = runCmd(t, "opf", "--case", withShunt, "--domain", dom, "--dc-model", "matpower", "--certificate", certP, "--query", "cost", "--plan-only")
+	if code == 0 || !strings.Contains(stderr, "digest") {
+		t.Errorf("opf with a certificate of the demand domain on the shunt case: exit %d: %s", code, stderr)
+	}
+}

@@ -447,7 +447,7 @@ func newPlanFromFlags(ctx context.Context, f *opfFlags, net *grid.Network, pub *
 		}
 	}
 	if f.certPath != "" {
-		if opt.CostCertificate, err = loadCertificate(ctx, f, net, opt.Domain); err != nil {
+		if opt.CertificateFile, err = loadCertificate(f, opt.Domain); err != nil {
 			return nil, err
 		}
 	}
@@ -458,35 +458,27 @@ func newPlanFromFlags(ctx context.Context, f *opfFlags, net *grid.Network, pub *
 	return p, err
 }
 
-// loadCertificate reads --certificate: the CERT.json of `privopt certify` for
-// this case (its network digest, on the piecewise-linear costs of
-// --cost-segments) and this domain (its digest), checked by
-// grid.LoadCostCertificate.
-func loadCertificate(ctx context.Context, f *opfFlags, net *grid.Network, dom *grid.LoadDomain) (*grid.CostCertificate, error) {
+// loadCertificate reads --certificate: the CERT.json of `privopt certify`
+// for this case and this domain. The plan checks it
+// (opfrelease.Options.CertificateFile: grid.LoadCostCertificate against
+// the plan's network and withdrawal domain — the domain plus the case's
+// shunt withdrawals, as `privopt certify` computes it — then its cost
+// segments, N-1 flag, α and market rules).
+func loadCertificate(f *opfFlags, dom *grid.LoadDomain) (*grid.CertificateFile, error) {
 	if dom == nil {
 		return nil, usagef("--certificate needs the --domain (or --reference/--band) it was computed for")
 	}
-	pw, _, err := net.Case.PiecewiseCosts(f.segments)
+	b, err := os.ReadFile(f.certPath)
 	if err != nil {
 		return nil, err
 	}
-	pn, err := grid.NewNetwork(pw, net.Options)
-	if err != nil {
-		return nil, err
-	}
-	fh, err := os.Open(f.certPath)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	cf, err := grid.LoadCostCertificate(ctx, fh, pn, *dom, false)
-	if err != nil {
+	var cf grid.CertificateFile
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cf); err != nil {
 		return nil, fmt.Errorf("--certificate %s: %w", f.certPath, err)
 	}
-	if cf.CostSegments != f.segments || cf.Security != f.secure {
-		return nil, usagef("--certificate %s was computed with %d cost segments and N-1 %v; this release has %d and %v", f.certPath, cf.CostSegments, cf.Security, f.segments, f.secure)
-	}
-	return cf.Certificate, nil
+	return &cf, nil
 }
 
 // privateLoads returns the labelled private load vectors: the columns of
