@@ -3,8 +3,6 @@ package grid
 import (
 	"context"
 	"math"
-	"reflect"
-	"runtime"
 	"testing"
 	"time"
 )
@@ -103,26 +101,7 @@ func checkSplitTarget(t *testing.T, n *Network, dom LoadDomain, rules MarketRule
 func TestLMPSplitTargetDeterministic(t *testing.T) {
 	n, dom, rules := splitCase30(t)
 	opt := LMPBoundOptions{TighteningPasses: 1, TighteningWork: 2e6, MIPWork: 2e6, PatternSplitWork: 4e7, KnownPrice: 30, PatternSplitTarget: 1.5}
-	run := func(procs int) *LMPEvidence {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		ev, reason, err := n.lmpBound(context.Background(), dom, rules, opt)
-		if err != nil || ev == nil {
-			t.Fatalf("lmpBound (GOMAXPROCS %d): %v %s", procs, err, reason)
-		}
-		return ev
-	}
-	one, two := run(1), run(2)
-	if len(one.PatternSplits) < 10 {
-		t.Fatalf("%d split records, want the level's buses", len(one.PatternSplits))
-	}
-	if !reflect.DeepEqual(one.PatternSplits, two.PatternSplits) {
-		t.Fatalf("the split records differ:\n%+v\n%+v", one.PatternSplits, two.PatternSplits)
-	}
-	for i := range one.PriceHi {
-		if math.Float64bits(one.PriceHi[i]) != math.Float64bits(two.PriceHi[i]) {
-			t.Errorf("bus %d: price bound %v with 1 goroutine, %v with 2", n.BusID[i], one.PriceHi[i], two.PriceHi[i])
-		}
-	}
+	checkSplitDeterministic(t, n, dom, rules, opt, 10)
 }
 
 // TestLMPSplitTighteningShare checks the work the split with a target
