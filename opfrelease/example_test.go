@@ -99,3 +99,32 @@ func ExampleLoadPlan() {
 	// Output:
 	// true true
 }
+
+// The withdrawal domain of a plan: the public demand box shifted by the
+// network's shunt withdrawals. A cost certificate for releases on this
+// network (`privopt certify`, Options.CertificateFile) is computed over it.
+// Here bus 2 of the demo case gets a 3 MW shunt withdrawal (Gs).
+func ExamplePublicNetwork_WithdrawalDomain() {
+	c := grid.DemoCase()
+	c.Buses = append([]grid.Bus(nil), c.Buses...)
+	c.Buses[1].Gs = 3
+	net, err := grid.NewNetwork(c, grid.DCOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	pub, loads, err := opfrelease.Split(net)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	dom, _ := grid.ReferenceBand(loads.Values(), 0.1)
+	w := pub.WithdrawalDomain(dom)
+	for i := range 3 {
+		fmt.Printf("bus %d: demand [%.4g, %.4g] MW, withdrawal [%.4g, %.4g] MW\n", net.BusID[i], dom.Lo[i], dom.Hi[i], w.Lo[i], w.Hi[i])
+	}
+	// Output:
+	// bus 1: demand [0, 0] MW, withdrawal [0, 0] MW
+	// bus 2: demand [0, 0] MW, withdrawal [3, 3] MW
+	// bus 3: demand [108, 132] MW, withdrawal [108, 132] MW
+}
