@@ -219,15 +219,17 @@ type LMPBoundOptions struct {
 	// (patternSplitCheckable, lmppatternproof.go: one tree per split bus in
 	// the proof). Not on the N-1 route, not in a box of Split.
 	PatternSplitWork float64
-	// PatternSplitTarget, when above 1 (with PatternSplitWork and KnownPrice
-	// above 0, not with Checkable), is the ratio to the known price at which
-	// the congestion-pattern split stops: no level's cutoff falls below
-	// PatternSplitTarget × KnownPrice, and a level whose cutoff is that
-	// floor is the last (its buses are all those with a larger bound). When
-	// that level ends with every bus at most its cutoff, the certified
-	// maximum price is at most PatternSplitTarget × KnownPrice. Both inputs
-	// are public (KnownPrice is a price found by a search over the public
-	// domain), so the floor is too. 0: no floor (levels until the budget).
+	// PatternSplitTarget τ, when above 1 (with PatternSplitWork and
+	// KnownPrice above 0, not with Checkable), replaces the split's doubling
+	// levels by one level at the cutoff τ·p (patternTargetLevel): p is the
+	// larger of KnownPrice and the largest price a search from the load
+	// vectors the bound has seen finds (a price the market LP takes in the
+	// domain), and every varying bus whose bound is above τ·p is split
+	// against it. When that level ends with every bus at most the cutoff,
+	// the certified maximum price is τ·p. All of it is computed from public
+	// inputs. With the default tightening work, the tightening then gets
+	// 1/32 of PatternSplitWork on top (splitTighteningShare). 0: the
+	// doubling levels until the budget.
 	PatternSplitTarget float64
 	// splitBuses, when above 0, replaces patternSplitMaxBuses as the number
 	// of buses of the split step's first level (tests: levels on a small

@@ -56,9 +56,8 @@ const patternSplitMaxBuses = 20
 // split before are split again against the lower cutoff, starting from
 // their lowered bounds. It stops at a level some bus of S does not reach
 // (or that it gives up, patternSplitGiveUp), or when the cutoff would not
-// fall. With a target (LMPBoundOptions.PatternSplitTarget = τ), no cutoff
-// falls below τ·known: the level whose cutoff would is run at τ·known on
-// every bus above it and is the last. Measured on 118_ieee ±30% (BENCHMARKS.md,
+// fall. With a target (LMPBoundOptions.PatternSplitTarget = τ) the step
+// runs one level instead (patternTargetLevel). Measured on 118_ieee ±30% (BENCHMARKS.md,
 // "End of round 12"): the first level ends at its cutoff, the 21st bound
 // 837.757, with two thirds of the budget left.
 //
@@ -84,40 +83,15 @@ func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules Ma
 	}
 	left := work
 	top := math.Inf(1) // the largest bound of a varying bus after the previous level
-	floor := known     // no cutoff below it
 	if opt.PatternSplitTarget > 1 && known > 0 {
-		floor = opt.PatternSplitTarget * known
-		ev.PatternSplitTarget = opt.PatternSplitTarget
+		return n.patternTargetLevel(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, known, work, opt)
 	}
 	k0 := patternSplitMaxBuses
 	if opt.splitBuses > 0 {
 		k0 = opt.splitBuses
 	}
-	if floor > known {
-		k0 = len(m.vars) // the target's level at once
-	}
 	for k := k0; ; k *= 2 {
-		sel, cutoff, all := patternSplitSet(m.vars, piHi, k, floor)
-		if floor > known && (cutoff <= floor || all) {
-			// The target's level: every bus above the floor, after a
-			// search from the points the bound has seen may raise it.
-			if f, err := n.patternTargetFloor(ctx, dom, rules, ev, known, opt); err != nil {
-				return err
-			} else if f > floor {
-				floor = f
-				if top <= floor {
-					return nil
-				}
-			}
-			sel, cutoff, all = nil, floor, true
-			for _, i := range m.vars {
-				if piHi[i] > floor && !math.IsInf(piHi[i], 0) {
-					sel = append(sel, i)
-				}
-			}
-			sort.SliceStable(sel, func(a, b int) bool { return piHi[sel[a]] > piHi[sel[b]] })
-			progress(opt.Progress, "lmp-bound: pattern split target level: cutoff %.6g = %.6g × the price found %.6g, %d buses above it", cutoff, opt.PatternSplitTarget, floor/opt.PatternSplitTarget, len(sel))
-		}
+		sel, cutoff, all := patternSplitSet(m.vars, piHi, k, known)
 		if cutoff <= 0 || math.IsInf(cutoff, 0) || cutoff >= top {
 			return nil
 		}
@@ -139,6 +113,35 @@ func (n *Network) patternSplitStep(ctx context.Context, dom LoadDomain, rules Ma
 			return nil
 		}
 	}
+}
+
+// patternTargetLevel is the split with a target τ
+// (LMPBoundOptions.PatternSplitTarget): one level, at the cutoff τ·p with p
+// from patternTargetFloor, over every varying bus whose (finite) bound is
+// above it, largest first, within work units, in the rounds of
+// patternSplitLevel. When every bus ends at most the cutoff, the certified
+// maximum is τ·p.
+func (n *Network) patternTargetLevel(ctx context.Context, dom LoadDomain, rules MarketRules, hopt highs.Options, ev *LMPEvidence,
+	piLo, piHi []float64, need []bool, m *marketLP, known, work float64, opt LMPBoundOptions) error {
+	ev.PatternSplitTarget, ev.PatternSplitWork = opt.PatternSplitTarget, work
+	cutoff, err := n.patternTargetFloor(ctx, dom, rules, ev, known, opt)
+	if err != nil {
+		return err
+	}
+	var sel []int
+	for _, i := range m.vars {
+		if piHi[i] > cutoff && !math.IsInf(piHi[i], 0) {
+			sel = append(sel, i)
+		}
+	}
+	sort.SliceStable(sel, func(a, b int) bool { return piHi[sel[a]] > piHi[sel[b]] })
+	progress(opt.Progress, "lmp-bound: pattern split target level: cutoff %.6g = %.6g × the price found %.6g, %d buses above it", cutoff, opt.PatternSplitTarget, cutoff/opt.PatternSplitTarget, len(sel))
+	if len(sel) == 0 {
+		return nil
+	}
+	left := work
+	_, err = n.patternSplitLevel(ctx, dom, rules, hopt, ev, piLo, piHi, need, m, sel, cutoff, &left, opt)
+	return err
 }
 
 // patternTargetSearch are the options of the search that patternTargetFloor
